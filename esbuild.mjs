@@ -1,0 +1,35 @@
+// One build script for every bundle: the extension client, the language server,
+// the command line, the benchmark load worker and the webview.
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  external: ['vscode'],
+};
+
+const builds = [
+  { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { cli: 'cli/src/main.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { loadWorker: 'bench/src/loadWorker.ts' }, outdir: 'dist' },
+  {
+    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production,
+    logLevel: 'warning', entryPoints: { webview: 'webview/src/main.ts' }, outdir: 'dist',
+  },
+].filter((b) => Object.values(b.entryPoints).every((p) => existsSync(p)));
+
+if (watch) {
+  for (const b of builds) (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,35 @@
+// Test entry: `node scripts/test.mjs unit|e2e|all`. Unit, grammar and corpus tests run under
+// node's own test runner (TypeScript through tsx); the editor tests run after a build.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const which = process.argv[2] ?? 'all';
+
+function find(dir, pred, out = []) {
+  let names = [];
+  try { names = readdirSync(dir); } catch { return out; }
+  for (const n of names) {
+    const p = join(dir, n);
+    if (statSync(p).isDirectory()) find(p, pred, out);
+    else if (pred(p)) out.push(p);
+  }
+  return out;
+}
+
+function run(cmd, args, extraEnv = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const isTest = (p) => p.endsWith('.test.ts');
+if (which === 'unit' || which === 'all') {
+  run('node', ['esbuild.mjs']);
+  const files = find('test', (p) => isTest(p) && !p.includes(`${join('test', 'e2e')}`)).sort();
+  run('node', ['--import', 'tsx', '--test', '--test-concurrency=1', ...files]);
+}
+if (which === 'e2e' || which === 'all') {
+  run('node', ['esbuild.mjs']);
+  const files = find(join('test', 'e2e'), isTest).sort();
+  if (files.length) run('node', ['--import', 'tsx', '--test', '--test-concurrency=1', ...files]);
+}

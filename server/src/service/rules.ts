@@ -1,0 +1,254 @@
+// The rule engine shared by both languages. A rule is a row of data (see RuleMeta); the
+// language modules produce Findings (offsets, a rule id, fixes) and this file turns them into
+// LSP diagnostics: severity from the row or the user's settings, suppression comments, and the
+// quick fixes carried in `Diagnostic.data` so that code actions need no second analysis.
+import type { CodeAction, Diagnostic, DiagnosticSeverity, TextEdit } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
+import { versionInRange } from './version';
+
+export type RuleCategory = 'syntax' | 'correctness' | 'compatibility' | 'performance' | 'security' | 'style';
+
+export interface RuleMeta {
+  /** Stable id, `<language>/<kebab-name>`, shown as the diagnostic code. */
+  id: string;
+  language: LanguageId;
+  category: RuleCategory;
+  severity: Exclude<RuleSeverity, 'off'>;
+  /** One line: what the rule flags. */
+  title: string;
+  /** Why it matters, in our own words. */
+  why: string;
+  /** The official documentation the rule rests on. */
+  docUrl: string;
+  /** Target versions the rule applies to: [since, until). Omitted bounds are open. */
+  since?: string;
+  until?: string;
+  /** What the quick fix does, when there is one. */
+  fix?: string;
+}
+
+export interface FixEdit {
+  start: number;
+  end: number;
+  newText: string;
+}
+
+export interface Fix {
+  title: string;
+  edits: FixEdit[];
+  /** Safe fixes are applied by `source.fixAll` and `check --fix`. */
+  safe: boolean;
+}
+
+export interface Finding {
+  ruleId: string;
+  start: number;
+  end: number;
+  message: string;
+  fixes?: Fix[];
+  /** Overrides the rule's severity for this finding (e.g. a hint-level variant). */
+  severity?: Exclude<RuleSeverity, 'off'>;
+  unnecessary?: boolean;
+  deprecated?: boolean;
+}
+
+export interface DiagnosticData {
+  fixes?: { title: string; edits: TextEdit[]; safe: boolean }[];
+}
+
+const SEVERITY: Record<Exclude<RuleSeverity, 'off'>, DiagnosticSeverity> = {
+  error: 1,
+  warning: 2,
+  information: 3,
+  hint: 4,
+};
+
+export const SEVERITY_NAME: Record<number, Exclude<RuleSeverity, 'off'>> = {
+  1: 'error',
+  2: 'warning',
+  3: 'information',
+  4: 'hint',
+};
+
+export const DISABLE_COMMENT = 'proxy-tuner-disable-next-line';
+
+interface Suppression {
+  line: number; // the line the comment suppresses
+  ids: Set<string>;
+  reason: string;
+  commentLine: number;
+  used: boolean;
+}
+
+/** `# proxy-tuner-disable-next-line RULE[, RULE] -- reason` comments, by suppressed line. */
+export function findSuppressions(doc: TextDocument): Map<number, Suppression> {
+  const out = new Map<number, Suppression>();
+  const text = doc.getText();
+  const re = /#\s*proxy-tuner-disable-next-line\b([^\n]*)/g;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    const rest = m[1];
+    const dash = rest.indexOf('--');
+    const idsPart = dash >= 0 ? rest.slice(0, dash) : rest;
+    const reason = dash >= 0 ? rest.slice(dash + 2).trim() : '';
+    const ids = new Set(idsPart.split(/[\s,]+/).filter(Boolean));
+    const commentLine = doc.positionAt(m.index).line;
+    out.set(commentLine + 1, { line: commentLine + 1, ids, reason, commentLine, used: false });
+  }
+  return out;
+}
+
+export class RuleRegistry {
+  private readonly rules = new Map<string, RuleMeta>();
+
+  constructor(rows: Iterable<RuleMeta> = []) {
+    for (const r of rows) this.add(r);
+  }
+
+  add(rule: RuleMeta): void {
+    if (this.rules.has(rule.id)) throw new Error(`duplicate rule id ${rule.id}`);
+    this.rules.set(rule.id, rule);
+  }
+
+  get(id: string): RuleMeta | undefined {
+    return this.rules.get(id);
+  }
+
+  all(): RuleMeta[] {
+    return [...this.rules.values()];
+  }
+
+  /** Whether a rule is on for the target version and the user's settings. */
+  isActive(id: string, settings: ServiceSettings): boolean {
+    const rule = this.rules.get(id);
+    if (!rule) return true;
+    if (settings.rules?.[id] === 'off') return false;
+    const target = rule.language === 'nginx' ? settings.nginxVersion : settings.haproxyVersion;
+    return versionInRange(target, rule.since, rule.until);
+  }
+
+  /**
+   * Findings to diagnostics: applies settings and suppression comments. A suppression without
+   * a reason is itself reported, so that every silenced rule says why.
+   */
+  toDiagnostics(doc: TextDocument, findings: Finding[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
+    const suppressions = findSuppressions(doc);
+    const out: Diagnostic[] = [];
+    for (const f of findings) {
+      if (!this.isActive(f.ruleId, settings)) continue;
+      const rule = this.rules.get(f.ruleId);
+      const start = doc.positionAt(f.start);
+      const end = doc.positionAt(Math.max(f.start, f.end));
+      const sup = suppressions.get(start.line);
+      if (sup && (sup.ids.has(f.ruleId) || sup.ids.has('all'))) {
+        sup.used = true;
+        continue;
+      }
+      const configured = settings.rules?.[f.ruleId];
+      const sev = configured && configured !== 'off' ? configured : (f.severity ?? rule?.severity ?? 'warning');
+      const d: Diagnostic = {
+        range: { start, end },
+        severity: SEVERITY[sev],
+        code: f.ruleId,
+        source: 'proxy-tuner',
+        message: f.message,
+      };
+      if (rule?.docUrl) d.codeDescription = { href: rule.docUrl };
+      const tags: (1 | 2)[] = [];
+      if (f.unnecessary) tags.push(1);
+      if (f.deprecated) tags.push(2);
+      if (tags.length) d.tags = tags;
+      if (f.fixes?.length) {
+        const data: DiagnosticData = {
+          fixes: f.fixes.map((fx) => ({
+            title: fx.title,
+            safe: fx.safe,
+            edits: fx.edits.map((e) => ({
+              range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) },
+              newText: e.newText,
+            })),
+          })),
+        };
+        d.data = data;
+      }
+      out.push(d);
+    }
+    for (const sup of suppressions.values()) {
+      if (!sup.reason) {
+        const line = doc.getText({ start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine + 1, character: 0 } });
+        out.push({
+          range: { start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine, character: line.replace(/\r?\n$/, '').length } },
+          severity: 3,
+          code: `${language}/suppression-without-reason`,
+          source: 'proxy-tuner',
+          message: `Say why the rule is turned off: "# ${DISABLE_COMMENT} RULE -- reason".`,
+        });
+      }
+    }
+    return out;
+  }
+}
+
+/** Quick-fix code actions carried by the diagnostics (plus a "disable for this line" action). */
+export function quickFixes(doc: TextDocument, diagnostics: Diagnostic[]): CodeAction[] {
+  const actions: CodeAction[] = [];
+  for (const d of diagnostics) {
+    const data = d.data as DiagnosticData | undefined;
+    data?.fixes?.forEach((fx, i) => {
+      actions.push({
+        title: fx.title,
+        kind: 'quickfix',
+        diagnostics: [d],
+        isPreferred: i === 0 && fx.safe,
+        edit: { changes: { [doc.uri]: fx.edits } },
+      });
+    });
+    if (typeof d.code === 'string' && d.source === 'proxy-tuner' && !d.code.endsWith('/suppression-without-reason')) {
+      const line = d.range.start.line;
+      const lineText = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
+      const indent = /^[ \t]*/.exec(lineText)?.[0] ?? '';
+      actions.push({
+        title: `Disable ${d.code} for this line`,
+        kind: 'quickfix',
+        diagnostics: [d],
+        edit: {
+          changes: {
+            [doc.uri]: [
+              { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# ${DISABLE_COMMENT} ${d.code} -- reason\n` },
+            ],
+          },
+        },
+      });
+    }
+  }
+  return actions;
+}
+
+/** Every safe fix, without overlapping edits (first come, first kept), as one edit list. */
+export function safeFixEdits(diagnostics: Diagnostic[]): TextEdit[] {
+  const chosen: TextEdit[] = [];
+  const cmp = (a: { line: number; character: number }, b: { line: number; character: number }) =>
+    a.line - b.line || a.character - b.character;
+  for (const d of diagnostics) {
+    const data = d.data as DiagnosticData | undefined;
+    const fx = data?.fixes?.find((f) => f.safe);
+    if (!fx) continue;
+    const overlaps = fx.edits.some((e) =>
+      chosen.some((c) => cmp(e.range.start, c.range.end) < 0 && cmp(c.range.start, e.range.end) < 0),
+    );
+    if (!overlaps) chosen.push(...fx.edits);
+  }
+  return chosen;
+}
+
+/** Applies LSP text edits to a text (edits must not overlap). */
+export function applyEdits(doc: TextDocument, edits: TextEdit[]): string {
+  const text = doc.getText();
+  const sorted = edits
+    .map((e) => ({ s: doc.offsetAt(e.range.start), e: doc.offsetAt(e.range.end), t: e.newText }))
+    .sort((a, b) => b.s - a.s || b.e - a.e);
+  let out = text;
+  for (const e of sorted) out = out.slice(0, e.s) + e.t + out.slice(e.e);
+  return out;
+}
