@@ -8,6 +8,8 @@ import type {
   DocumentSymbol,
   FoldingRange,
   Hover,
+  Location,
+  LocationLink,
   Position,
   Range,
   SelectionRange,
@@ -48,4 +50,6 @@ export interface LanguageModule<Ast = unknown> {
   folding?(doc: TextDocument, ast: Ast): FoldingRange[];
   selectionRanges?(doc: TextDocument, ast: Ast, positions: Position[]): SelectionRange[];
   format?(doc: TextDocument, ast: Ast, range: Range | undefined, options: { tabSize: number; insertSpaces: boolean }): TextEdit[];
+  /** Go to definition (an upstream, a backend, a named location, an included file). */
+  definition?(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): Location | Location[] | LocationLink[] | null;
 }
