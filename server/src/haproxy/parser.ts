@@ -1,0 +1,527 @@
+// Error-tolerant, line-oriented HAProxy parser. A chevrotain lexer splits the text into words,
+// comments and line ends the way HAProxy's own line reader does (quotes join pieces into one
+// word, `#` outside quotes starts a comment, backslashes escape); a chevrotain parser groups the
+// tokens into lines; the lines are then folded into sections and statements, with conditions,
+// ACL declarations and sample expressions picked apart. `parseHaproxy` never throws.
+import { createToken, EmbeddedActionsParser, Lexer, type IToken } from 'chevrotain';
+import {
+  CONDITION_KEYWORDS,
+  KEYWORD_FAMILIES,
+  SECTION_KEYWORDS,
+  type AclDecl,
+  type Comment,
+  type CondTerm,
+  type Condition,
+  type HaproxyFile,
+  type SampleConverter,
+  type SampleExpr,
+  type Section,
+  type Statement,
+  type SyntaxIssue,
+  type Word,
+} from './ast';
+
+const Newline = createToken({ name: 'Newline', pattern: /\r\n|\r|\n/, line_breaks: true });
+const Blank = createToken({ name: 'Blank', pattern: /[ \t\f\v]+/, group: Lexer.SKIPPED });
+const CommentTok = createToken({ name: 'Comment', pattern: /#[^\r\n]*/ });
+// A word is a run of unquoted characters, backslash escapes, and quoted strings (a quote left
+// open runs to the end of the line, as a syntax error reported later).
+const WordTok = createToken({
+  name: 'Word',
+  pattern: /(?:[^ \t\f\v\r\n"'#\\]|\\[^\r\n]|\\(?=[\r\n]|$)|"(?:[^"\\\r\n]|\\[^\r\n])*"?|'[^'\r\n]*'?)+/,
+  line_breaks: false,
+});
+
+const allTokens = [Newline, Blank, CommentTok, WordTok];
+const lexer = new Lexer(allTokens, {
+  positionTracking: 'onlyOffset',
+  ensureOptimizations: false,
+  skipValidations: true,
+});
+
+interface RawLine {
+  words: IToken[];
+  comment?: IToken;
+}
+
+/** lines := line* ; line := Word* Comment? (Newline | EOF) */
+class LineParser extends EmbeddedActionsParser {
+  constructor() {
+    super(allTokens, { recoveryEnabled: true, skipValidations: true });
+    this.performSelfAnalysis();
+  }
+
+  public file = this.RULE('file', () => {
+    const lines: RawLine[] = [];
+    this.MANY(() => {
+      lines.push(this.SUBRULE(this.line));
+    });
+    return lines;
+  });
+
+  private line = this.RULE('line', () => {
+    const words: IToken[] = [];
+    let comment: IToken | undefined;
+    this.MANY(() => {
+      words.push(this.CONSUME(WordTok));
+    });
+    this.OPTION(() => {
+      comment = this.CONSUME(CommentTok);
+    });
+    this.CONSUME(Newline);
+    return { words, comment } as RawLine;
+  });
+}
+
+let parserInstance: LineParser | undefined;
+function lineParser(): LineParser {
+  parserInstance ??= new LineParser();
+  return parserInstance;
+}
+
+/** Groups tokens into lines. The grammar accepts any token sequence; the last line may lack a newline. */
+function groupLines(tokens: IToken[]): RawLine[] {
+  // The chevrotain grammar above handles newline-terminated lines; the final line without a
+  // newline is split off first so the grammar never needs to recover.
+  let lastNl = -1;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    if (tokens[i].tokenType === Newline) {
+      lastNl = i;
+      break;
+    }
+  }
+  const head = tokens.slice(0, lastNl + 1);
+  const tail = tokens.slice(lastNl + 1);
+  const p = lineParser();
+  p.input = head;
+  let lines: RawLine[] = [];
+  try {
+    lines = p.file() ?? [];
+  } catch {
+    lines = [];
+  }
+  if (p.errors.length || !Array.isArray(lines)) lines = manualGroup(head);
+  if (tail.length) {
+    const words = tail.filter((t) => t.tokenType === WordTok);
+    const comment = tail.find((t) => t.tokenType === CommentTok);
+    lines.push({ words, comment });
+  }
+  return lines;
+}
+
+function manualGroup(tokens: IToken[]): RawLine[] {
+  const lines: RawLine[] = [];
+  let cur: RawLine = { words: [] };
+  for (const t of tokens) {
+    if (t.tokenType === Newline) {
+      lines.push(cur);
+      cur = { words: [] };
+    } else if (t.tokenType === CommentTok) cur.comment = t;
+    else cur.words.push(t);
+  }
+  if (cur.words.length || cur.comment) lines.push(cur);
+  return lines;
+}
+
+/** HAProxy's unquoting: single quotes keep everything, double quotes and bare text resolve escapes. */
+export function unquote(raw: string): { value: string; quoted: boolean; envVars?: string[]; unterminated?: boolean } {
+  let out = '';
+  let squote = false;
+  let dquote = false;
+  let quoted = false;
+  let envVars: string[] | undefined;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === "'" && !dquote) {
+      squote = !squote;
+      quoted = true;
+      continue;
+    }
+    if (c === '"' && !squote) {
+      dquote = !dquote;
+      quoted = true;
+      continue;
+    }
+    if (c === '\\' && !squote) {
+      const n = raw[i + 1];
+      switch (n) {
+        case ' ':
+        case '\\':
+        case '#':
+        case "'":
+        case '"':
+          out += n;
+          i++;
+          continue;
+        case 't':
+          out += '\t';
+          i++;
+          continue;
+        case 'n':
+          out += '\n';
+          i++;
+          continue;
+        case 'r':
+          out += '\r';
+          i++;
+          continue;
+        case '$':
+          if (dquote) {
+            out += '$';
+            i++;
+            continue;
+          }
+          break;
+        case 'x': {
+          const hex = raw.slice(i + 2, i + 4);
+          if (/^[0-9a-fA-F]{2}$/.test(hex)) {
+            out += String.fromCharCode(parseInt(hex, 16));
+            i += 3;
+            continue;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      out += c;
+      continue;
+    }
+    if (c === '$' && dquote) {
+      const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)/.exec(raw.slice(i)) ?? /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(raw.slice(i));
+      if (m) (envVars ??= []).push(m[1]);
+    }
+    out += c;
+  }
+  const r: { value: string; quoted: boolean; envVars?: string[]; unterminated?: boolean } = { value: out, quoted };
+  if (envVars) r.envVars = envVars;
+  if (squote || dquote) r.unterminated = true;
+  return r;
+}
+
+function toWord(t: IToken): Word {
+  const raw = t.image;
+  const u = unquote(raw);
+  const w: Word = { start: t.startOffset, end: t.startOffset + raw.length, raw, value: u.value, quoted: u.quoted };
+  if (u.envVars) w.envVars = u.envVars;
+  if (u.unterminated) w.unterminated = true;
+  return w;
+}
+
+/** Splits `a,b(c,d)` at top-level commas, honouring quotes and nested parentheses. */
+function splitTop(s: string): { text: string; offset: number }[] {
+  const out: { text: string; offset: number }[] = [];
+  let depth = 0;
+  let q: string | undefined;
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (q) {
+      if (c === '\\' && q === '"') i++;
+      else if (c === q) q = undefined;
+      continue;
+    }
+    if (c === '"' || c === "'") q = c;
+    else if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === ',' && depth === 0) {
+      out.push({ text: s.slice(from, i), offset: from });
+      from = i + 1;
+    }
+  }
+  out.push({ text: s.slice(from), offset: from });
+  return out;
+}
+
+function callParts(text: string): { name: string; args: string[]; unclosed: boolean } {
+  const p = text.indexOf('(');
+  if (p < 0) return { name: text, args: [], unclosed: false };
+  const name = text.slice(0, p);
+  const close = text.lastIndexOf(')');
+  const unclosed = close < p;
+  const inner = text.slice(p + 1, unclosed ? undefined : close);
+  const args = inner.length ? splitTop(inner).map((a) => a.text) : [];
+  return { name, args, unclosed };
+}
+
+/** Parses `fetch(args),conv(args),...` found at `base` in the text. */
+export function parseSampleExpr(text: string, base: number): SampleExpr {
+  const parts = splitTop(text);
+  const first = parts[0];
+  const fp = callParts(first.text);
+  const converters: SampleConverter[] = [];
+  for (const part of parts.slice(1)) {
+    const cp = callParts(part.text);
+    converters.push({
+      name: cp.name,
+      args: cp.args,
+      start: base + part.offset,
+      end: base + part.offset + part.text.length,
+      nameEnd: base + part.offset + cp.name.length,
+    });
+  }
+  const s: SampleExpr = {
+    fetch: fp.name,
+    fetchEnd: base + fp.name.length,
+    args: fp.args,
+    converters,
+    start: base,
+    end: base + text.length,
+  };
+  if (fp.unclosed) s.unclosed = true;
+  return s;
+}
+
+/** Every `%[...]` sample expression inside a log-format word. */
+export function logFormatSamples(w: Word): SampleExpr[] {
+  const out: SampleExpr[] = [];
+  const raw = w.raw;
+  let i = raw.indexOf('%[');
+  while (i >= 0) {
+    let depth = 0;
+    let j = i + 2;
+    for (; j < raw.length; j++) {
+      const c = raw[j];
+      if (c === '[') depth++;
+      else if (c === ']') {
+        if (depth === 0) break;
+        depth--;
+      }
+    }
+    const inner = raw.slice(i + 2, j);
+    if (inner.length) {
+      const s = parseSampleExpr(inner, w.start + i + 2);
+      if (j >= raw.length) s.unclosed = true;
+      out.push(s);
+    }
+    i = raw.indexOf('%[', j);
+  }
+  return out;
+}
+
+function wordSample(w: Word): SampleExpr {
+  return parseSampleExpr(w.raw, w.start);
+}
+
+function span(words: Word[]): { start: number; end: number } {
+  return { start: words[0].start, end: words[words.length - 1].end };
+}
+
+/** Parses the words after `if`/`unless`. */
+export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition {
+  const kw = words[0];
+  const groups: CondTerm[][] = [[]];
+  const terms: CondTerm[] = [];
+  let negated = false;
+  let negStart = -1;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i];
+    const v = w.quoted ? null : w.value;
+    if (v === '||' || v === 'or') {
+      if (negated) errors.push({ start: w.start, end: w.end, message: "'!' must be followed by an ACL" });
+      negated = false;
+      if (groups[groups.length - 1].length === 0) errors.push({ start: w.start, end: w.end, message: `'${v}' must follow an ACL` });
+      groups.push([]);
+      continue;
+    }
+    if (v === '!') {
+      negated = !negated;
+      if (negStart < 0) negStart = w.start;
+      continue;
+    }
+    const termStart = negStart >= 0 ? negStart : w.start;
+    let term: CondTerm;
+    if (v === '{') {
+      const inner: Word[] = [];
+      let j = i + 1;
+      let closed = false;
+      for (; j < words.length; j++) {
+        if (!words[j].quoted && words[j].value === '}') {
+          closed = true;
+          break;
+        }
+        inner.push(words[j]);
+      }
+      const endWord = closed ? words[j] : words[words.length - 1];
+      term = { kind: 'anonymous', negated, words: inner, start: termStart, end: endWord.end };
+      if (inner.length) term.sample = wordSample(inner[0]);
+      if (!closed) {
+        term.unclosed = true;
+        errors.push({ start: w.start, end: w.end, message: "missing closing '}' in condition" });
+      } else if (inner.length === 0) {
+        errors.push({ start: w.start, end: words[j].end, message: 'anonymous ACL is empty' });
+      }
+      i = closed ? j : words.length;
+    } else {
+      let name = w.value;
+      let neg = negated;
+      if (!w.quoted && name.startsWith('!') && name.length > 1) {
+        name = name.slice(1);
+        neg = !neg;
+      }
+      term = { kind: 'acl', negated: neg, name, nameWord: w, start: termStart, end: w.end };
+    }
+    groups[groups.length - 1].push(term);
+    terms.push(term);
+    negated = false;
+    negStart = -1;
+  }
+  if (negated) errors.push({ start: words[words.length - 1].start, end: words[words.length - 1].end, message: "'!' must be followed by an ACL" });
+  if (terms.length === 0) errors.push({ start: kw.start, end: kw.end, message: `'${kw.value}' must be followed by a condition` });
+  else if (groups[groups.length - 1].length === 0) {
+    const last = words[words.length - 1];
+    errors.push({ start: last.start, end: last.end, message: `'${last.value}' must be followed by an ACL` });
+  }
+  return {
+    keyword: kw.value as 'if' | 'unless',
+    keywordWord: kw,
+    groups: groups.filter((g) => g.length),
+    terms,
+    words,
+    ...span(words),
+  };
+}
+
+const SAMPLE_ACTION = /^(set-var|set-var-fmt|track-sc\d+|capture|sc-inc-gpc\d*|set-src|set-dst)/;
+
+function buildStatement(raw: RawLine, lineNo: number, errors: SyntaxIssue[]): Statement {
+  const words = raw.words.map(toWord);
+  const comment: Comment | undefined = raw.comment
+    ? { start: raw.comment.startOffset, end: raw.comment.startOffset + raw.comment.image.length, text: raw.comment.image.slice(1) }
+    : undefined;
+  for (const w of words) {
+    if (w.unterminated) errors.push({ start: w.start, end: w.end, message: 'unmatched quote' });
+  }
+  const st: Statement = {
+    type: 'statement',
+    line: lineNo,
+    args: [],
+    words,
+    samples: [],
+    start: words.length ? words[0].start : (comment?.start ?? 0),
+    end: words.length ? words[words.length - 1].end : (comment?.end ?? 0),
+  };
+  if (comment) st.comment = comment;
+  if (!words.length) return st;
+  let k = 0;
+  if (!words[0].quoted && (words[0].value === 'no' || words[0].value === 'default') && words.length > 1) {
+    st.prefix = words[0];
+    k = 1;
+  }
+  st.keyword = words[k];
+  const kw = words[k].value;
+  let rest = words.slice(k + 1);
+  if (CONDITION_KEYWORDS.has(kw)) {
+    const ci = rest.findIndex((w) => !w.quoted && (w.value === 'if' || w.value === 'unless'));
+    if (ci >= 0) {
+      st.condition = parseCondition(rest.slice(ci), errors);
+      for (const t of st.condition.terms) if (t.sample) st.samples.push(t.sample);
+      rest = rest.slice(0, ci);
+    }
+  }
+  st.args = rest;
+  if (KEYWORD_FAMILIES.has(kw) && rest.length) st.sub = rest[0];
+  if (kw === 'acl' && rest.length) {
+    const acl: AclDecl = { name: rest[0], rest: rest.slice(2) };
+    if (rest[1]) {
+      acl.criterion = rest[1];
+      acl.sample = wordSample(rest[1]);
+      st.samples.push(acl.sample);
+    }
+    st.acl = acl;
+  } else if (kw === 'stick' && rest.length > 1 && /^(on|match|store-request|store-response)$/.test(rest[0].value)) {
+    st.samples.push(wordSample(rest[1]));
+  } else if (/^(http-request|http-response|http-after-response|tcp-request|tcp-response)$/.test(kw)) {
+    for (let i = 0; i < rest.length - 1; i++) {
+      const a = rest[i].value;
+      if (SAMPLE_ACTION.test(a) && !a.startsWith('set-var-fmt')) {
+        const next = rest[i + 1];
+        if (!next.raw.includes('%[')) st.samples.push(wordSample(next));
+        break;
+      }
+    }
+  }
+  if (kw !== 'acl') {
+    for (const w of rest) if (w.raw.includes('%[')) st.samples.push(...logFormatSamples(w));
+  }
+  st.samples.sort((a, b) => a.start - b.start);
+  return st;
+}
+
+function computeLineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) starts.push(i + 1);
+    else if (c === 13) {
+      if (text.charCodeAt(i + 1) === 10) i++;
+      starts.push(i + 1);
+    }
+  }
+  return starts;
+}
+
+/** Parses a whole HAProxy configuration. Never throws. */
+export function parseHaproxy(text: string): HaproxyFile {
+  const file: HaproxyFile = { type: 'file', text, sections: [], orphans: [], comments: [], errors: [], lineStarts: [] };
+  try {
+    file.lineStarts = computeLineStarts(text);
+    const lexed = lexer.tokenize(text);
+    for (const e of lexed.errors) file.errors.push({ start: e.offset, end: e.offset + Math.max(1, e.length), message: e.message });
+    const lines = groupLines(lexed.tokens);
+    let current: Section | undefined;
+    const lineStarts = file.lineStarts;
+    let lineIdx = 0;
+    for (const raw of lines) {
+      const first = raw.words[0] ?? raw.comment;
+      if (!first) continue;
+      const off = first.startOffset;
+      while (lineIdx + 1 < lineStarts.length && lineStarts[lineIdx + 1] <= off) lineIdx++;
+      const st = buildStatement(raw, lineIdx, file.errors);
+      if (st.comment) {
+        file.comments.push(st.comment);
+        if (current) current.comments.push(st.comment);
+      }
+      if (!st.words.length) continue;
+      const kw = st.keyword && !st.prefix && !st.keyword.quoted ? st.keyword.value : undefined;
+      if (kw !== undefined && Object.prototype.hasOwnProperty.call(SECTION_KEYWORDS, kw)) {
+        if (current) closeSection(current, lineStarts[lineIdx]);
+        const lineEnd = lineIdx + 1 < lineStarts.length ? lineStarts[lineIdx + 1] : text.length;
+        const sec: Section = {
+          type: 'section',
+          keyword: kw,
+          header: st,
+          headerStart: st.start,
+          headerEnd: st.comment ? st.comment.end : st.end,
+          bodyStart: lineEnd,
+          bodyEnd: text.length,
+          statements: [],
+          comments: [],
+          start: st.start,
+          end: text.length,
+        };
+        if (st.args[0]) sec.name = st.args[0];
+        if (st.comment) sec.comments.push(st.comment);
+        file.sections.push(sec);
+        current = sec;
+      } else if (current) {
+        current.statements.push(st);
+      } else {
+        file.orphans.push(st);
+      }
+    }
+    if (current) closeSection(current, text.length);
+  } catch (e) {
+    file.errors.push({ start: 0, end: 0, message: `internal parser error: ${(e as Error)?.message ?? String(e)}` });
+  }
+  return file;
+}
+
+function closeSection(sec: Section, nextHeaderLineStart: number): void {
+  // The body runs to the line of the next section header (blank lines and comments included),
+  // so that a cursor on an empty line after the last statement is still in the section.
+  sec.bodyEnd = Math.max(sec.bodyStart, nextHeaderLineStart);
+  if (sec.bodyStart > sec.bodyEnd) sec.bodyStart = sec.bodyEnd;
+  sec.end = Math.max(sec.headerEnd, sec.bodyEnd);
+}
