@@ -1,12 +1,27 @@
 // The service facade: one entry per LSP feature, dispatching to the language module.
 // Pure functions over a TextDocument; the LSP adapter (server.ts) and the command line
 // (cli/) both call these, so the editor and `proxy-tuner check` can never disagree.
-import type { CodeAction, Diagnostic, Position, Range } from 'vscode-languageserver-types';
+import type {
+  CodeAction,
+  CompletionList,
+  Diagnostic,
+  DocumentSymbol,
+  FoldingRange,
+  Hover,
+  Location,
+  LocationLink,
+  Position,
+  Range,
+  SelectionRange,
+  TextEdit,
+} from 'vscode-languageserver-types';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, LanguageModule, ServiceSettings } from './types';
 import { nginxModule } from '../nginx';
 import { haproxyModule } from '../haproxy';
 import { applyEdits, quickFixes, safeFixEdits } from './rules';
+
+export { safeFixEdits };
 
 const modules: Record<LanguageId, LanguageModule<any>> = {
   nginx: nginxModule,
@@ -17,12 +32,53 @@ export function getModule(lang: LanguageId): LanguageModule<any> {
   return modules[lang];
 }
 
-/** Language of a file from its name, then its content (HAProxy sections at line starts). */
+/** The optional features a module may implement; the adapter registers those some module has. */
+export type OptionalFeature = 'symbols' | 'folding' | 'selectionRanges' | 'format' | 'definition';
+
+export function supports(lang: LanguageId, feature: OptionalFeature): boolean {
+  return typeof modules[lang][feature] === 'function';
+}
+
+export function anySupports(feature: OptionalFeature): boolean {
+  return (Object.keys(modules) as LanguageId[]).some((l) => supports(l, feature));
+}
+
+/**
+ * Language of an open document: the client's languageId when it is one of ours, else guessed
+ * from the uri and the text (Neovim, for one, sends its filetype, often `conf`).
+ */
+export function languageOf(languageId: string | undefined, uri: string, text = ''): LanguageId {
+  if (languageId === 'nginx' || languageId === 'haproxy') return languageId;
+  let path = uri;
+  try {
+    path = decodeURIComponent(uri.replace(/^file:\/\//, ''));
+  } catch {
+    // a malformed escape: the raw uri still carries the file name
+  }
+  return detectLanguage(path, text);
+}
+
+const HAPROXY_SECTION = /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|mailers|http-errors|ring|program|cache)\b/m;
+const NGINX_SHAPE = /^\s*(events|http|stream|mail|server|location|upstream)\b[^\n]*\{|;[ \t]*(#[^\n]*)?$/m;
+
+/**
+ * Language of a file: its name first (`haproxy.cfg`, `nginx.conf`), then its folder
+ * (`/etc/haproxy/`, `conf.d/`, `sites-enabled/`), then its content (HAProxy sections at line
+ * starts, nginx blocks and `;`), then its extension (`.cfg` HAProxy); nginx when nothing tells.
+ */
 export function detectLanguage(fileName: string, text = ''): LanguageId {
-  const base = fileName.split(/[\\/]/).pop() ?? fileName;
-  if (/haproxy/i.test(base) || /\.cfg$/i.test(base) || /[\\/]haproxy[\\/]/i.test(fileName)) return 'haproxy';
-  if (/nginx|\.conf$|\.nginx$/i.test(base) || /[\\/](nginx|conf\.d|sites-(available|enabled))[\\/]/.test(fileName)) return 'nginx';
-  return /^(global|defaults|frontend|backend|listen)\b/m.test(text) ? 'haproxy' : 'nginx';
+  const path = fileName.replace(/\\/g, '/');
+  const base = path.split('/').pop() ?? path;
+  const dir = path.slice(0, path.length - base.length);
+  if (/haproxy/i.test(base)) return 'haproxy';
+  if (/nginx|openresty/i.test(base)) return 'nginx';
+  if (/(^|\/)haproxy[^/]*\//i.test(dir)) return 'haproxy';
+  if (/(^|\/)(nginx|openresty)[^/]*\/|(^|\/)(conf\.d|sites-(available|enabled)|snippets)\//i.test(dir) && !HAPROXY_SECTION.test(text)) {
+    return 'nginx';
+  }
+  if (HAPROXY_SECTION.test(text)) return 'haproxy';
+  if (NGINX_SHAPE.test(text)) return 'nginx';
+  return /\.cfg$/i.test(base) ? 'haproxy' : 'nginx';
 }
 
 /** A parse cache keyed by uri and version, so each feature request reuses one parse. */
@@ -74,12 +130,56 @@ export function fixAll(doc: TextDocument, lang: LanguageId, settings: ServiceSet
   return current.getText();
 }
 
-export function complete(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache) {
-  const ast = cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
-  return modules[lang].complete(doc, ast, pos, settings);
+/** The edits of `source.fixAll`: every safe fix of the current diagnostics, without overlaps. */
+export function fixAllEdits(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, cache?: ParseCache): TextEdit[] {
+  return safeFixEdits(validate(doc, lang, settings, cache));
 }
 
-export function hover(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache) {
-  const ast = cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
-  return modules[lang].hover(doc, ast, pos, settings);
+function astOf(doc: TextDocument, lang: LanguageId, cache?: ParseCache): unknown {
+  return cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
+}
+
+export function complete(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): CompletionList {
+  return modules[lang].complete(doc, astOf(doc, lang, cache), pos, settings);
+}
+
+export function hover(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): Hover | null {
+  return modules[lang].hover(doc, astOf(doc, lang, cache), pos, settings);
+}
+
+export function symbols(doc: TextDocument, lang: LanguageId, cache?: ParseCache): DocumentSymbol[] {
+  const m = modules[lang];
+  return m.symbols ? m.symbols(doc, astOf(doc, lang, cache)) : [];
+}
+
+export function folding(doc: TextDocument, lang: LanguageId, cache?: ParseCache): FoldingRange[] {
+  const m = modules[lang];
+  return m.folding ? m.folding(doc, astOf(doc, lang, cache)) : [];
+}
+
+export function selectionRanges(doc: TextDocument, lang: LanguageId, positions: Position[], cache?: ParseCache): SelectionRange[] {
+  const m = modules[lang];
+  return m.selectionRanges ? m.selectionRanges(doc, astOf(doc, lang, cache), positions) : [];
+}
+
+export function format(
+  doc: TextDocument,
+  lang: LanguageId,
+  range: Range | undefined,
+  options: { tabSize: number; insertSpaces: boolean },
+  cache?: ParseCache,
+): TextEdit[] {
+  const m = modules[lang];
+  return m.format ? m.format(doc, astOf(doc, lang, cache), range, options) : [];
+}
+
+export function definition(
+  doc: TextDocument,
+  lang: LanguageId,
+  pos: Position,
+  settings: ServiceSettings,
+  cache?: ParseCache,
+): Location | Location[] | LocationLink[] | null {
+  const m = modules[lang];
+  return m.definition ? m.definition(doc, astOf(doc, lang, cache), pos, settings) : null;
 }

@@ -1,0 +1,327 @@
+// The LSP adapter: the only file that knows the protocol. It owns the connection, the open
+// documents, a parse cache, debounced validation and the settings; every feature handler is a
+// few lines calling the service facade. Runs over stdio (`node dist/server.js --stdio`, any LSP
+// client) or Node IPC (the VS Code client); `createConnection()` reads the transport from argv.
+//
+// The server must outlive anything it is fed: every handler runs inside `guard`, which turns an
+// exception into a logged error (on the LSP log channel, never stdout: stdout is the wire) and
+// an empty answer.
+import {
+  CodeActionKind,
+  DidChangeConfigurationNotification,
+  TextDocumentSyncKind,
+  TextDocuments,
+  createConnection,
+  type InitializeParams,
+  type InitializeResult,
+  type ServerCapabilities,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+// The service speaks the types package the project pins; the protocol package may nest a newer one.
+import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
+import * as service from './service/languageService';
+import { readConfig, resolveSettings, type ProxyTunerConfig } from './service/settings';
+import type { LanguageId, ServiceSettings } from './service/types';
+
+const VALIDATION_DELAY_MS = 250;
+const FIX_ALL_TITLE = 'Apply every safe Proxy Tuner fix';
+
+const connection = createConnection();
+const documents = new TextDocuments(TextDocument);
+const parses = new service.ParseCache();
+
+/** Runs a handler; an exception is logged and answered with `fallback`. */
+function guard<P extends unknown[], R>(name: string, fallback: R, fn: (...args: P) => R): (...args: P) => R {
+  return (...args: P) => {
+    try {
+      return fn(...args);
+    } catch (err) {
+      logError(name, err);
+      return fallback;
+    }
+  };
+}
+
+/** The same for handlers that await (settings come from the client). */
+function guardAsync<P extends unknown[], R>(name: string, fallback: R, fn: (...args: P) => Promise<R>): (...args: P) => Promise<R> {
+  return async (...args: P) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      logError(name, err);
+      return fallback;
+    }
+  };
+}
+
+function logError(where: string, err: unknown): void {
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  try {
+    connection.console.error(`[proxy-tuner] ${where} failed: ${text}`);
+  } catch {
+    // the connection itself is gone: nothing left to tell
+  }
+}
+
+process.on('uncaughtException', (err) => logError('uncaught exception', err));
+process.on('unhandledRejection', (err) => logError('unhandled rejection', err));
+
+// ---------------------------------------------------------------------------------------------
+// Settings: pulled per document through `workspace/configuration` when the client can answer
+// it, else taken from `initializationOptions` and later `didChangeConfiguration` pushes.
+
+let canPullConfiguration = false;
+let canRegisterConfigurationChange = false;
+let pushedConfig: ProxyTunerConfig = {};
+const settingsByUri = new Map<string, Promise<ServiceSettings>>();
+
+function settingsFor(uri: string): Promise<ServiceSettings> {
+  let pending = settingsByUri.get(uri);
+  if (!pending) {
+    pending = canPullConfiguration
+      ? connection.workspace
+          .getConfiguration({ scopeUri: uri, section: 'proxyTuner' })
+          .then((raw: unknown) => resolveSettings(readConfig(raw)))
+          .catch((err: unknown) => {
+            logError('workspace/configuration', err);
+            return resolveSettings(pushedConfig);
+          })
+      : Promise.resolve(resolveSettings(pushedConfig));
+    settingsByUri.set(uri, pending);
+  }
+  return pending;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents and validation.
+
+function languageOf(doc: TextDocument): LanguageId {
+  return service.languageOf(doc.languageId, doc.uri, doc.getText());
+}
+
+/** The last diagnostics computed per document, so code actions need no second validation. */
+const lastDiagnostics = new Map<string, { version: number; settings: ServiceSettings; diagnostics: Diagnostic[] }>();
+const pendingValidation = new Map<string, ReturnType<typeof setTimeout>>();
+
+function diagnosticsOf(doc: TextDocument, settings: ServiceSettings): Diagnostic[] {
+  const hit = lastDiagnostics.get(doc.uri);
+  if (hit && hit.version === doc.version && hit.settings === settings) return hit.diagnostics;
+  const diagnostics = service.validate(doc, languageOf(doc), settings, parses);
+  lastDiagnostics.set(doc.uri, { version: doc.version, settings, diagnostics });
+  return diagnostics;
+}
+
+const validateNow = guardAsync('validation', undefined, async (uri: string): Promise<void> => {
+  const doc = documents.get(uri);
+  if (!doc) return;
+  const settings = await settingsFor(uri);
+  const current = documents.get(uri);
+  if (!current || current.version !== doc.version) return; // a newer edit schedules its own run
+  const diagnostics = diagnosticsOf(current, settings);
+  await connection.sendDiagnostics({ uri, version: current.version, diagnostics });
+});
+
+function scheduleValidation(uri: string, delay: number): void {
+  const pending = pendingValidation.get(uri);
+  if (pending) clearTimeout(pending);
+  pendingValidation.set(
+    uri,
+    setTimeout(() => {
+      pendingValidation.delete(uri);
+      void validateNow(uri);
+    }, delay),
+  );
+}
+
+function revalidateAll(): void {
+  for (const doc of documents.all()) scheduleValidation(doc.uri, 0);
+}
+
+/** Documents whose didOpen is being handled: TextDocuments reports it as a content change too. */
+const justOpened = new Set<string>();
+
+documents.onDidOpen(
+  guard('didOpen', undefined, (e) => {
+    justOpened.add(e.document.uri);
+    scheduleValidation(e.document.uri, 0);
+  }),
+);
+documents.onDidChangeContent(
+  guard('didChange', undefined, (e) => {
+    if (justOpened.delete(e.document.uri)) return;
+    scheduleValidation(e.document.uri, VALIDATION_DELAY_MS);
+  }),
+);
+documents.onDidClose(
+  guard('didClose', undefined, (e) => {
+    const uri = e.document.uri;
+    const pending = pendingValidation.get(uri);
+    if (pending) clearTimeout(pending);
+    pendingValidation.delete(uri);
+    justOpened.delete(uri);
+    parses.delete(uri);
+    lastDiagnostics.delete(uri);
+    settingsByUri.delete(uri);
+    void connection.sendDiagnostics({ uri, diagnostics: [] }).catch((err: unknown) => logError('clear diagnostics', err));
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Lifecycle.
+
+connection.onInitialize(
+  guard('initialize', { capabilities: {} } as InitializeResult, (params: InitializeParams): InitializeResult => {
+    const workspace = params.capabilities?.workspace;
+    canPullConfiguration = workspace?.configuration === true;
+    canRegisterConfigurationChange = workspace?.didChangeConfiguration?.dynamicRegistration === true;
+    pushedConfig = readConfig(params.initializationOptions);
+
+    const capabilities: ServerCapabilities = {
+      textDocumentSync: {
+        openClose: true,
+        change: TextDocumentSyncKind.Incremental,
+      },
+      completionProvider: { triggerCharacters: ['$', ' ', '%', '[', '(', ',', ':'], resolveProvider: false },
+      hoverProvider: true,
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.SourceFixAll] },
+    };
+    // Features a language module may add later: declared only when some module implements them.
+    if (service.anySupports('symbols')) capabilities.documentSymbolProvider = true;
+    if (service.anySupports('folding')) capabilities.foldingRangeProvider = true;
+    if (service.anySupports('selectionRanges')) capabilities.selectionRangeProvider = true;
+    if (service.anySupports('format')) {
+      capabilities.documentFormattingProvider = true;
+      capabilities.documentRangeFormattingProvider = true;
+    }
+    if (service.anySupports('definition')) capabilities.definitionProvider = true;
+    return { capabilities, serverInfo: { name: 'proxy-tuner' } };
+  }),
+);
+
+connection.onInitialized(
+  guard('initialized', undefined, () => {
+    if (canRegisterConfigurationChange) {
+      void connection.client
+        .register(DidChangeConfigurationNotification.type, { section: 'proxyTuner' })
+        .catch((err: unknown) => logError('register didChangeConfiguration', err));
+    }
+  }),
+);
+
+connection.onDidChangeConfiguration(
+  guard('didChangeConfiguration', undefined, (change) => {
+    // Push-model clients send the values; pull-model clients only say "something changed".
+    const raw: unknown = change?.settings;
+    if (raw && typeof raw === 'object' && Object.keys(raw).length) pushedConfig = readConfig(raw);
+    settingsByUri.clear();
+    revalidateAll();
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Features: each a few lines over the facade.
+
+connection.onCompletion(
+  guardAsync('completion', null, async (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return null;
+    const settings = await settingsFor(doc.uri);
+    return service.complete(doc, languageOf(doc), params.position, settings, parses);
+  }),
+);
+
+connection.onHover(
+  guardAsync('hover', null, async (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return null;
+    const settings = await settingsFor(doc.uri);
+    return service.hover(doc, languageOf(doc), params.position, settings, parses);
+  }),
+);
+
+connection.onCodeAction(
+  guardAsync('codeAction', [] as CodeAction[], async (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return [];
+    const lang = languageOf(doc);
+    const settings = await settingsFor(doc.uri);
+    const only = params.context?.only;
+    const wants = (kind: string) => !only || only.some((k) => kind === k || kind.startsWith(`${k}.`));
+    const actions: CodeAction[] = [];
+    if (wants(CodeActionKind.QuickFix)) {
+      // Clients may drop `data` from the diagnostics they send back: use ours when they match.
+      const own = diagnosticsOf(doc, settings);
+      const sent = (params.context?.diagnostics ?? []) as unknown as Diagnostic[];
+      const asked = sent.map((d) => sameDiagnostic(own, d) ?? d);
+      actions.push(...service.codeActions(doc, lang, params.range, asked, settings, parses));
+    }
+    if (wants(CodeActionKind.SourceFixAll)) {
+      const edits = service.safeFixEdits(diagnosticsOf(doc, settings));
+      if (edits.length) actions.push({ title: FIX_ALL_TITLE, kind: CodeActionKind.SourceFixAll, edit: { changes: { [doc.uri]: edits } } });
+    }
+    return actions;
+  }),
+);
+
+function sameDiagnostic(own: Diagnostic[], d: Diagnostic): Diagnostic | undefined {
+  const r = d?.range;
+  if (!r) return undefined;
+  return own.find(
+    (o) =>
+      o.code === d.code &&
+      o.range.start.line === r.start?.line &&
+      o.range.start.character === r.start?.character &&
+      o.range.end.line === r.end?.line &&
+      o.range.end.character === r.end?.character,
+  );
+}
+
+// Optional features: the handlers are always installed, but the client only sends these
+// requests when initialize declared them (some module implements the feature).
+
+connection.onDocumentSymbol(
+  guard('documentSymbol', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.symbols(doc, languageOf(doc), parses) : [];
+  }),
+);
+
+connection.onFoldingRanges(
+  guard('foldingRange', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.folding(doc, languageOf(doc), parses) : [];
+  }),
+);
+
+connection.onSelectionRanges(
+  guard('selectionRange', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.selectionRanges(doc, languageOf(doc), params.positions, parses) : [];
+  }),
+);
+
+connection.onDocumentFormatting(
+  guard('formatting', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.format(doc, languageOf(doc), undefined, params.options, parses) : [];
+  }),
+);
+
+connection.onDocumentRangeFormatting(
+  guard('rangeFormatting', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.format(doc, languageOf(doc), params.range, params.options, parses) : [];
+  }),
+);
+
+connection.onDefinition(
+  guardAsync('definition', null, async (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return null;
+    const settings = await settingsFor(doc.uri);
+    return service.definition(doc, languageOf(doc), params.position, settings, parses);
+  }),
+);
+
+documents.listen(connection);
+connection.listen();

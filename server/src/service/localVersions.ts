@@ -1,0 +1,55 @@
+// The default target version: the nginx / HAProxy installed on this machine, when there is one.
+// Plain Node (no LSP), shared by the language server and the command line so that both judge
+// a config against the same version. Each binary is asked once per process, with a short
+// timeout; a missing or hanging binary only means "no local version" (judge as the newest).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { LanguageId } from './types';
+
+/** Where package managers put the binaries when /usr/sbin is not on a user's PATH. */
+const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin', '/opt/homebrew/bin', '/usr/local/nginx/sbin'];
+
+const BINARY: Record<LanguageId, string> = { nginx: 'nginx', haproxy: 'haproxy' };
+
+/** `nginx version: nginx/1.22.1`, `nginx version: openresty/1.21.4.1`, `HAProxy version 2.6.12-1+deb12u4 ...`. */
+export function parseVersionOutput(lang: LanguageId, output: string): string | undefined {
+  const re = lang === 'nginx' ? /nginx version:\s*[\w.-]*\/(\d+\.\d+(?:\.\d+)?)/i : /HA-?Proxy version\s+(\d+\.\d+(?:\.\d+)?)/i;
+  return re.exec(output)?.[1];
+}
+
+/** The binary to ask: an explicit path, else the first one on PATH or in the usual sbin folders. */
+export function findBinary(lang: LanguageId, explicitPath?: string, envPath = process.env.PATH ?? ''): string | undefined {
+  if (explicitPath) return existsSync(explicitPath) ? explicitPath : undefined;
+  const exe = process.platform === 'win32' ? `${BINARY[lang]}.exe` : BINARY[lang];
+  for (const dir of [...envPath.split(delimiter).filter(Boolean), ...EXTRA_DIRS]) {
+    const candidate = join(dir, exe);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+const cache = new Map<string, string | undefined>();
+
+/**
+ * The version of the local binary (`nginx -v` / `haproxy -v`), or undefined when there is none
+ * or it does not answer within `timeoutMs`. Never throws; the answer is cached per binary.
+ * `PROXY_TUNER_NO_LOCAL_VERSION=1` turns the probe off (reproducible runs, tests).
+ */
+export function localVersion(lang: LanguageId, explicitPath?: string, timeoutMs = 2000): string | undefined {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1') return undefined;
+  const key = `${lang}\0${explicitPath ?? ''}`;
+  if (cache.has(key)) return cache.get(key);
+  let version: string | undefined;
+  try {
+    const bin = findBinary(lang, explicitPath);
+    if (bin) {
+      const r = spawnSync(bin, ['-v'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      version = parseVersionOutput(lang, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+    }
+  } catch {
+    version = undefined;
+  }
+  cache.set(key, version);
+  return version;
+}

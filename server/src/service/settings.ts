@@ -1,0 +1,74 @@
+// User settings (`proxyTuner.*` in package.json) to ServiceSettings. Plain data in, plain data
+// out: the LSP adapter feeds it what `workspace/configuration` or `initializationOptions` gave,
+// the command line feeds it its flags. Anything malformed is ignored rather than trusted.
+import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
+import { localVersion } from './localVersions';
+
+/** The `proxyTuner` section as a client sends it (every field optional, any field may be junk). */
+export interface ProxyTunerConfig {
+  nginx?: { version?: string; path?: string };
+  haproxy?: { version?: string; path?: string };
+  rules?: Record<string, RuleSeverity>;
+}
+
+const SEVERITIES = new Set<RuleSeverity>(['off', 'error', 'warning', 'information', 'hint']);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined;
+}
+
+/**
+ * Reads the `proxyTuner` section from what a client sent: the section itself
+ * (`{nginx: {version}}`), an object holding it (`{proxyTuner: {...}}`), or flat dotted keys
+ * (`{"proxyTuner.nginx.version": "1.22"}`), which some clients send in `initializationOptions`.
+ */
+export function readConfig(raw: unknown): ProxyTunerConfig {
+  if (!isObject(raw)) return {};
+  let section: Record<string, unknown> = isObject(raw.proxyTuner) ? raw.proxyTuner : raw;
+  const flat = Object.keys(raw).filter((k) => k.startsWith('proxyTuner.'));
+  if (flat.length) {
+    section = { ...section };
+    for (const key of flat) {
+      const path = key.split('.').slice(1);
+      let node: Record<string, unknown> = section;
+      for (const part of path.slice(0, -1)) {
+        node[part] = isObject(node[part]) ? { ...(node[part] as Record<string, unknown>) } : {};
+        node = node[part] as Record<string, unknown>;
+      }
+      node[path[path.length - 1]] = raw[key];
+    }
+  }
+  const out: ProxyTunerConfig = {};
+  for (const lang of ['nginx', 'haproxy'] as const) {
+    const v = section[lang];
+    if (isObject(v)) out[lang] = { version: str(v.version), path: str(v.path) };
+  }
+  if (isObject(section.rules)) {
+    const rules: Record<string, RuleSeverity> = {};
+    for (const [id, sev] of Object.entries(section.rules)) {
+      if (typeof sev === 'string' && SEVERITIES.has(sev as RuleSeverity)) rules[id] = sev as RuleSeverity;
+    }
+    out.rules = rules;
+  }
+  return out;
+}
+
+/** Finds the default version of a language when the user set none (the local binary's). */
+export type VersionProbe = (lang: LanguageId, binaryPath?: string) => string | undefined;
+
+/**
+ * The settings the service judges with. An empty version setting falls back to the local
+ * binary's version (`nginx -v` / `haproxy -v`), and to undefined (the newest known) without one.
+ */
+export function resolveSettings(config: ProxyTunerConfig, probe: VersionProbe = localVersion): ServiceSettings {
+  const settings: ServiceSettings = {
+    nginxVersion: config.nginx?.version ?? probe('nginx', config.nginx?.path),
+    haproxyVersion: config.haproxy?.version ?? probe('haproxy', config.haproxy?.path),
+  };
+  if (config.rules && Object.keys(config.rules).length) settings.rules = { ...config.rules };
+  return settings;
+}
