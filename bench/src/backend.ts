@@ -1,0 +1,293 @@
+// The built-in backend: a node:http (and https) server plus a TCP echo server, all on 127.0.0.1,
+// running in a child process so its CPU is accounted apart from the generator's and a busy
+// generator cannot delay its answers. It counts connections opened vs requests served (a new
+// upstream connection per request is the missing-keepalive symptom) and can stall for tests.
+// The child exits when its IPC channel closes, so it never outlives the process that started it.
+import { fork, type ChildProcess } from 'node:child_process';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import { readFileSync } from 'node:fs';
+import type { BackendOptions, LatencySpec } from '../../protocol/bench';
+import { workerEntryPath, tsxExecArgv } from './paths';
+import { readProcCpuSeconds } from './proc';
+
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+export const BACKEND_FLAG = '--proxy-tuner-backend';
+
+export interface BackendPorts {
+  http: number;
+  https: number;
+  tcp: number;
+}
+
+export interface BackendStats {
+  /** HTTP(S) connections accepted. */
+  connections: number;
+  /** HTTP(S) requests answered. */
+  requests: number;
+  /** TCP echo connections accepted. */
+  tcpConnections: number;
+  /** Bytes echoed. */
+  tcpBytes: number;
+}
+
+type ToChild =
+  | { id: number; op: 'configure'; options: BackendOptions }
+  | { id: number; op: 'stall'; ms: number }
+  | { id: number; op: 'stats'; reset?: boolean };
+
+type FromChild =
+  | { op: 'ready'; ports: BackendPorts }
+  | { op: 'fatal'; message: string }
+  | { id: number; op: 'ok'; stats?: BackendStats };
+
+const DEFAULT_BODY = Buffer.from(JSON.stringify({ ok: true, service: 'proxy-tuner-backend', items: [1, 2, 3] }) + '\n');
+
+/** Draws one latency (ms) from the spec; exported for tests of the distribution itself. */
+export function sampleLatency(spec: LatencySpec | undefined, rnd: () => number = Math.random): number {
+  if (!spec) return 0;
+  switch (spec.kind) {
+    case 'fixed':
+      return Math.max(0, spec.ms);
+    case 'uniform':
+      return Math.max(0, spec.minMs + rnd() * (spec.maxMs - spec.minMs));
+    case 'choice': {
+      const total = spec.values.reduce((a, v) => a + Math.max(0, v.weight), 0);
+      if (total <= 0) return 0;
+      let x = rnd() * total;
+      for (const v of spec.values) {
+        x -= Math.max(0, v.weight);
+        if (x < 0) return Math.max(0, v.ms);
+      }
+      return Math.max(0, spec.values[spec.values.length - 1].ms);
+    }
+    case 'exponential':
+      return (spec.minMs ?? 0) + -Math.log(1 - rnd()) * spec.meanMs;
+    default:
+      return 0;
+  }
+}
+
+function validateOptions(o: BackendOptions): void {
+  if (o.responseBytes !== undefined && (!Number.isInteger(o.responseBytes) || o.responseBytes < 0 || o.responseBytes > MAX_RESPONSE_BYTES))
+    throw new Error(`backend response size must be an integer from 0 to ${MAX_RESPONSE_BYTES} bytes`);
+  if (o.status !== undefined && (!Number.isInteger(o.status) || o.status < 200 || o.status > 599))
+    throw new Error('backend status must be an integer from 200 to 599');
+}
+
+/** Runs inside the child process. */
+export function runBackendChild(): void {
+  const send = (m: FromChild) => process.send?.(m);
+  let options: BackendOptions = {};
+  let body = DEFAULT_BODY;
+  let stallUntil = 0;
+  const stats: BackendStats = { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const answer = () => {
+      const delay = Math.max(0, stallUntil - Date.now()) + sampleLatency(options.latency);
+      const reply = () => {
+        stats.requests++;
+        res.writeHead(options.status ?? 200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
+        res.end(body);
+      };
+      if (delay > 0) setTimeout(reply, delay);
+      else reply();
+    };
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      req.resume();
+      answer();
+    } else {
+      req.on('data', () => undefined);
+      req.on('end', answer);
+    }
+  };
+  const tuneServer = (s: http.Server) => {
+    s.keepAliveTimeout = 120_000;
+    s.headersTimeout = 130_000;
+    s.requestTimeout = 0;
+    s.maxRequestsPerSocket = 0;
+    s.on('connection', (sock: net.Socket) => {
+      stats.connections++;
+      sock.setNoDelay(true);
+    });
+  };
+  const plain = http.createServer(handler);
+  tuneServer(plain);
+  const certFile = process.env.PROXY_TUNER_BACKEND_CERT;
+  const keyFile = process.env.PROXY_TUNER_BACKEND_KEY;
+  const secure = certFile && keyFile ? https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler) : null;
+  if (secure) tuneServer(secure);
+  const echo = net.createServer((sock) => {
+    stats.tcpConnections++;
+    sock.setNoDelay(true);
+    sock.on('data', (b) => {
+      stats.tcpBytes += b.length;
+      const delay = Math.max(0, stallUntil - Date.now());
+      if (delay > 0) setTimeout(() => sock.write(b), delay);
+      else sock.write(b);
+    });
+    sock.on('error', () => undefined);
+  });
+
+  const listen = (s: net.Server) =>
+    new Promise<number>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => resolve((s.address() as net.AddressInfo).port));
+    });
+
+  process.on('disconnect', () => process.exit(0));
+  process.on('message', (m: ToChild) => {
+    try {
+      if (m.op === 'configure') {
+        validateOptions(m.options);
+        options = m.options;
+        body = options.responseBytes === undefined ? DEFAULT_BODY : Buffer.alloc(options.responseBytes, 0x78);
+        send({ id: m.id, op: 'ok' });
+      } else if (m.op === 'stall') {
+        stallUntil = Date.now() + Math.max(0, m.ms);
+        send({ id: m.id, op: 'ok' });
+      } else if (m.op === 'stats') {
+        send({ id: m.id, op: 'ok', stats: { ...stats } });
+        if (m.reset) {
+          stats.connections = 0;
+          stats.requests = 0;
+          stats.tcpConnections = 0;
+          stats.tcpBytes = 0;
+        }
+      }
+    } catch (e) {
+      send({ op: 'fatal', message: (e as Error).message });
+    }
+  });
+  Promise.all([listen(plain), secure ? listen(secure) : Promise.resolve(0), listen(echo)]).then(
+    ([h, s, t]) => send({ op: 'ready', ports: { http: h, https: s, tcp: t } }),
+    (e: Error) => {
+      send({ op: 'fatal', message: e.message });
+      process.exit(1);
+    },
+  );
+}
+
+/** Parent side: a running backend child. */
+export class Backend {
+  private seq = 0;
+  private pending = new Map<number, { resolve: (s?: BackendStats) => void; reject: (e: Error) => void }>();
+  private exited = false;
+  private exitPromise: Promise<void>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly ports: BackendPorts,
+  ) {
+    this.exitPromise = new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('exit', () => resolve());
+    });
+    child.on('exit', () => {
+      this.exited = true;
+      for (const p of this.pending.values()) p.reject(new Error('backend exited'));
+      this.pending.clear();
+    });
+    child.on('message', (m: FromChild) => {
+      if ('id' in m) {
+        const p = this.pending.get(m.id);
+        this.pending.delete(m.id);
+        p?.resolve(m.stats);
+      }
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  /** Starts the backend child; `tls` gives it a certificate for its HTTPS port. */
+  static async start(options: BackendOptions = {}, tls?: { certFile: string; keyFile: string }): Promise<Backend> {
+    validateOptions(options);
+    const env = { ...process.env };
+    if (tls) {
+      env.PROXY_TUNER_BACKEND_CERT = tls.certFile;
+      env.PROXY_TUNER_BACKEND_KEY = tls.keyFile;
+    } else {
+      delete env.PROXY_TUNER_BACKEND_CERT;
+      delete env.PROXY_TUNER_BACKEND_KEY;
+    }
+    const entry = workerEntryPath();
+    const child = fork(entry, [BACKEND_FLAG], {
+      env,
+      execArgv: tsxExecArgv(entry),
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    let stderr = '';
+    child.stderr?.on('data', (b: Buffer) => {
+      if (stderr.length < 8192) stderr += b.toString();
+    });
+    const ports = await new Promise<BackendPorts>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error('the built-in backend did not start within 10 s'));
+      }, 10_000);
+      child.on('message', (m: FromChild) => {
+        if (m.op === 'ready') {
+          clearTimeout(timer);
+          resolve(m.ports);
+        } else if (m.op === 'fatal') {
+          clearTimeout(timer);
+          child.kill('SIGKILL');
+          reject(new Error(`built-in backend: ${m.message}`));
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`built-in backend exited (code ${code}) ${stderr.trim()}`));
+      });
+    });
+    const b = new Backend(child, ports);
+    await b.call({ op: 'configure', options });
+    return b;
+  }
+
+  private call(m: { op: 'configure'; options: BackendOptions } | { op: 'stall'; ms: number } | { op: 'stats'; reset?: boolean }): Promise<BackendStats | undefined> {
+    if (this.exited) return Promise.reject(new Error('backend exited'));
+    const id = ++this.seq;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.send({ ...m, id } as ToChild);
+    });
+  }
+
+  configure(options: BackendOptions): Promise<void> {
+    validateOptions(options);
+    return this.call({ op: 'configure', options }).then(() => undefined);
+  }
+
+  /** Holds every answer (and echo) for `ms` from now. */
+  stall(ms: number): Promise<void> {
+    return this.call({ op: 'stall', ms }).then(() => undefined);
+  }
+
+  async stats(reset = false): Promise<BackendStats> {
+    const s = await this.call({ op: 'stats', reset });
+    return s ?? { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+  }
+
+  cpuSeconds(): number {
+    return this.exited ? 0 : readProcCpuSeconds([this.pid]);
+  }
+
+  /** Stops the child (closing the IPC channel makes it exit; SIGKILL after 2 s). */
+  async stop(): Promise<void> {
+    if (this.exited) return;
+    try {
+      this.child.disconnect();
+    } catch {
+      // already disconnected
+    }
+    const t = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    await this.exitPromise;
+    clearTimeout(t);
+  }
+}

@@ -1,0 +1,707 @@
+// The load generator's inner loop; runs inside a worker thread (see loadWorker.ts).
+// Raw net/tls sockets with a lean HTTP/1.1 parser (no pipelining), node:http2 for HTTP/2 and a
+// raw echo exchange for L4. Closed model: each connection sends its next request as soon as the
+// previous answer is complete. Open model: request i is due at t0 + i/R and its latency is measured
+// from that intended time, so a stalled server cannot hide behind a waiting generator.
+// The loop stops by itself at endAt (plus a short grace for requests in flight).
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import * as http2 from 'node:http2';
+import { performance } from 'node:perf_hooks';
+import type { ErrorCounts, ScenarioName, StepLoad } from '../../protocol/bench';
+import { Feed, H1ResponseParser } from './h1parser';
+
+export interface LoadTarget {
+  host: string;
+  port: number;
+  tls: boolean;
+}
+
+export interface WorkerConfig {
+  id: number;
+  scenario: ScenarioName;
+  target: LoadTarget;
+  /** TLS listener for the TLS share of the `mixed` scenario. */
+  tlsTarget?: LoadTarget;
+  connections: number;
+  /** Requests per second for this worker; 0 = closed model. */
+  rate: number;
+  /** Shifts this worker's schedule so workers interleave (ms). */
+  phaseOffsetMs: number;
+  path: string;
+  hostHeader: string;
+  streams: number;
+  timeoutMs: number;
+  /** Epoch ms (performance.timeOrigin + performance.now()) of warm-up start, measurement start, end. */
+  startAt: number;
+  measureAt: number;
+  endAt: number;
+  step?: StepLoad;
+  /** How long to wait for requests in flight after endAt. */
+  graceMs: number;
+}
+
+export type ErrorKind = keyof ErrorCounts;
+
+export interface BatchMessage {
+  type: 'batch';
+  worker: number;
+  /** Second index relative to measureAt: 0 = first measured second; negative = warm-up. */
+  sec: number;
+  /** Latencies in microseconds; the first n entries are valid. */
+  lat: Float64Array;
+  n: number;
+  errors: Partial<ErrorCounts>;
+  tlsFull: number;
+  tlsResumed: number;
+}
+
+export interface DoneMessage {
+  type: 'done';
+  worker: number;
+  inFlightDropped: number;
+}
+
+export type WorkerMessage =
+  | BatchMessage
+  | DoneMessage
+  | { type: 'ready'; worker: number }
+  | { type: 'fatal'; worker: number; message: string };
+
+const READ_BUF_SIZE = 64 * 1024;
+const TCP_MESSAGE = Buffer.alloc(64, 0x61);
+const POST_BODY = Buffer.from(JSON.stringify({ data: 'x'.repeat(1000) }).slice(0, 1024));
+
+interface Slot {
+  busy: boolean;
+  /** performance.now() when the current request started (connect or write). */
+  startedAt: number;
+  start(intended: number): void;
+  checkTimeout(now: number, timeoutMs: number): void;
+  destroy(): void;
+}
+
+type Sink = (slot: Slot, latencyStartRel: number, status: number) => void;
+
+function classify(err: NodeJS.ErrnoException | undefined, connected: boolean, tlsConn: boolean): ErrorKind {
+  const code = err?.code ?? '';
+  if (!connected) {
+    if (tlsConn && (code.startsWith('ERR_SSL') || code === 'ECONNRESET' || /ssl|tls|handshake/i.test(err?.message ?? '')))
+      return 'tls';
+    return 'connect';
+  }
+  if (code === 'ETIMEDOUT') return 'timeout';
+  return 'reset';
+}
+
+export class Generator {
+  private readonly cfg: WorkerConfig;
+  private readonly post: (m: WorkerMessage, transfer?: ArrayBuffer[]) => void;
+  /** performance.now() value of cfg.startAt / measureAt / endAt in this thread. */
+  private readonly tStart: number;
+  private readonly tMeasure: number;
+  private readonly tEnd: number;
+  private running = true;
+  private finished = false;
+  private slots: Slot[] = [];
+  private free: Slot[] = [];
+  private readonly readBuf = Buffer.allocUnsafe(READ_BUF_SIZE);
+  // open model
+  private nextIntended = 0;
+  private pumpTimer: NodeJS.Timeout | null = null;
+  private stepIndex = 0;
+  // batch
+  private sec = Number.NaN;
+  private lat = new Float64Array(16384);
+  private n = 0;
+  private errors: Partial<ErrorCounts> = {};
+  private tlsFull = 0;
+  private tlsResumed = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private readonly reqGet: Buffer;
+  private readonly reqGetClose: Buffer;
+  private readonly reqPost: Buffer;
+  private reqCounter = 0;
+
+  constructor(cfg: WorkerConfig, post: (m: WorkerMessage, transfer?: ArrayBuffer[]) => void) {
+    this.cfg = cfg;
+    this.post = post;
+    const origin = performance.timeOrigin;
+    this.tStart = cfg.startAt - origin;
+    this.tMeasure = cfg.measureAt - origin;
+    this.tEnd = cfg.endAt - origin;
+    const base = `GET ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n`;
+    this.reqGet = Buffer.from(base + '\r\n', 'latin1');
+    this.reqGetClose = Buffer.from(base + 'Connection: close\r\n\r\n', 'latin1');
+    this.reqPost = Buffer.concat([
+      Buffer.from(
+        `POST ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${POST_BODY.length}\r\n\r\n`,
+        'latin1',
+      ),
+      POST_BODY,
+    ]);
+  }
+
+  run(): void {
+    const c = this.cfg;
+    const conns = Math.max(1, Math.floor(c.connections));
+    for (let i = 0; i < conns; i++) this.addConnectionSlots(i);
+    const wait = Math.max(0, this.tStart - performance.now());
+    this.timers.push(
+      setTimeout(() => {
+        if (c.rate > 0) {
+          this.nextIntended = this.tStart + c.phaseOffsetMs;
+          this.free = [...this.slots];
+          this.pump();
+        } else {
+          for (const s of this.slots) this.startNext(s);
+        }
+      }, wait),
+    );
+    // Time-outs, periodic flushes, step load and the end: all timers, all cleared at finish.
+    this.timers.push(setInterval(() => this.tick(), 100));
+    this.timers.push(setTimeout(() => this.stop(), Math.max(0, this.tEnd - performance.now())));
+    if (c.step && c.step.intervalMs > 0 && c.step.percent > 0) {
+      this.timers.push(setInterval(() => this.stepUp(), c.step.intervalMs));
+    }
+  }
+
+  private addConnectionSlots(i: number): void {
+    const c = this.cfg;
+    const sink: Sink = (slot, t0, status) => this.complete(slot, t0, status);
+    const err = (slot: Slot, kind: ErrorKind, backoff: boolean) => this.fail(slot, kind, backoff);
+    const tlsCount = (resumed: boolean) => (resumed ? this.tlsResumed++ : this.tlsFull++);
+    switch (c.scenario) {
+      case 'http2': {
+        const sess = new H2Session(c.target, c.hostHeader, c.path, sink, err);
+        for (let k = 0; k < Math.max(1, c.streams); k++) this.slots.push(new H2Slot(sess));
+        return;
+      }
+      case 'tcp':
+        this.slots.push(new TcpSlot(c.target, sink, err, this.readBuf));
+        return;
+      case 'http1-close':
+        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        return;
+      case 'https-handshake':
+        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        return;
+      case 'https-resume':
+        this.slots.push(new H1Slot(c.target, false, 'resume', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        return;
+      case 'get-post-mix':
+        this.slots.push(new H1Slot(c.target, true, 'none', () => this.nextMixRequest(), sink, err, tlsCount, this.readBuf));
+        return;
+      case 'mixed': {
+        const k = i % 10;
+        if (k < 5) this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf));
+        else if (k < 7 || !c.tlsTarget)
+          this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        else
+          this.slots.push(new H1Slot(c.tlsTarget, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        return;
+      }
+      default:
+        this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf));
+    }
+  }
+
+  /** 70% GET / 30% POST, in a fixed interleaving (3 POSTs in every 10 requests). */
+  private nextMixRequest(): Buffer {
+    const k = this.reqCounter++ % 10;
+    return k === 2 || k === 5 || k === 8 ? this.reqPost : this.reqGet;
+  }
+
+  private stepUp(): void {
+    if (!this.running) return;
+    const c = this.cfg;
+    const step = c.step!;
+    this.stepIndex++;
+    if (c.rate === 0) {
+      // closed model: add connections
+      const base = Math.max(1, Math.floor(c.connections));
+      const add = Math.max(1, Math.round((base * step.percent) / 100));
+      for (let j = 0; j < add && this.slots.length < 10000; j++) {
+        const before = this.slots.length;
+        this.addConnectionSlots(before);
+        for (let k = before; k < this.slots.length; k++) this.startNext(this.slots[k]);
+      }
+    }
+  }
+
+  private currentRate(): number {
+    const c = this.cfg;
+    if (!c.step) return c.rate;
+    return c.rate * (1 + (this.stepIndex * c.step.percent) / 100);
+  }
+
+  /** Current load level for progress: offered rate (open) or slots (closed). */
+  private pump(): void {
+    this.pumpTimer = null;
+    if (!this.running) return;
+    const now = performance.now();
+    // Bounded: at most one iteration per free slot.
+    while (this.nextIntended <= now && this.free.length > 0) {
+      const s = this.free.pop()!;
+      const intended = this.nextIntended;
+      this.nextIntended += 1000 / this.currentRate();
+      s.start(intended);
+    }
+    if (this.nextIntended > now) {
+      this.pumpTimer = setTimeout(() => this.pump(), this.nextIntended - now);
+    }
+    // Otherwise requests are overdue and wait for a slot; complete() pumps again.
+  }
+
+  private startNext(s: Slot): void {
+    if (!this.running) return;
+    if (this.cfg.rate > 0) {
+      this.free.push(s);
+      if (this.pumpTimer === null) this.pump();
+    } else {
+      s.start(performance.now());
+    }
+  }
+
+  private bucket(now: number): void {
+    const sec = Math.floor((now - this.tMeasure) / 1000);
+    if (sec !== this.sec) {
+      this.flush();
+      this.sec = sec;
+    }
+  }
+
+  private complete(slot: Slot, t0: number, status: number): void {
+    const now = performance.now();
+    this.bucket(now);
+    if (this.n === this.lat.length) {
+      const grown = new Float64Array(this.lat.length * 2);
+      grown.set(this.lat);
+      this.lat = grown;
+    }
+    this.lat[this.n++] = (now - t0) * 1000;
+    if (status < 200 || status > 299) this.errors.non2xx = (this.errors.non2xx ?? 0) + 1;
+    if (now >= this.tEnd) {
+      this.maybeFinish();
+      return;
+    }
+    this.startNext(slot);
+  }
+
+  private fail(slot: Slot, kind: ErrorKind, backoff: boolean): void {
+    const now = performance.now();
+    this.bucket(now);
+    this.errors[kind] = (this.errors[kind] ?? 0) + 1;
+    if (!this.running) {
+      this.maybeFinish();
+      return;
+    }
+    if (backoff) {
+      const t = setTimeout(() => {
+        const i = this.timers.indexOf(t);
+        if (i >= 0) this.timers.splice(i, 1);
+        this.startNext(slot);
+      }, 10);
+      this.timers.push(t);
+    } else {
+      this.startNext(slot);
+    }
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    for (const s of this.slots) if (s.busy) s.checkTimeout(now, this.cfg.timeoutMs);
+    this.bucket(now);
+    this.flush();
+  }
+
+  private flush(): void {
+    const hasErrors = Object.keys(this.errors).length > 0;
+    if (this.n === 0 && !hasErrors && this.tlsFull === 0 && this.tlsResumed === 0) return;
+    if (Number.isNaN(this.sec)) return;
+    const lat = this.lat;
+    const msg: BatchMessage = {
+      type: 'batch',
+      worker: this.cfg.id,
+      sec: this.sec,
+      lat,
+      n: this.n,
+      errors: this.errors,
+      tlsFull: this.tlsFull,
+      tlsResumed: this.tlsResumed,
+    };
+    this.lat = new Float64Array(lat.length);
+    this.n = 0;
+    this.errors = {};
+    this.tlsFull = 0;
+    this.tlsResumed = 0;
+    this.post(msg, [lat.buffer as ArrayBuffer]);
+  }
+
+  stop(): void {
+    if (!this.running) return;
+    this.running = false;
+    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    this.pumpTimer = null;
+    this.timers.push(setTimeout(() => this.finish(), this.cfg.graceMs));
+    this.maybeFinish();
+  }
+
+  private maybeFinish(): void {
+    if (this.running) return;
+    if (this.slots.every((s) => !s.busy)) this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.running = false;
+    let dropped = 0;
+    for (const s of this.slots) {
+      if (s.busy) dropped++;
+      s.destroy();
+    }
+    for (const t of this.timers) clearTimeout(t);
+    this.timers = [];
+    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    this.bucket(performance.now());
+    this.flush();
+    this.post({ type: 'done', worker: this.cfg.id, inFlightDropped: dropped });
+  }
+}
+
+type TlsMode = 'none' | 'resume';
+
+/** One HTTP/1.1 connection slot: keep-alive (reused) or a new connection per request. */
+class H1Slot implements Slot {
+  busy = false;
+  startedAt = 0;
+  private sock: net.Socket | null = null;
+  private connected = false;
+  private t0 = 0;
+  private readonly parser = new H1ResponseParser();
+  private session: Buffer | undefined;
+  private failed = false;
+  private req: Buffer | null = null;
+
+  constructor(
+    private readonly target: LoadTarget,
+    private readonly keepAlive: boolean,
+    private readonly tlsMode: TlsMode,
+    private readonly nextRequest: () => Buffer,
+    private readonly sink: Sink,
+    private readonly onError: (s: Slot, kind: ErrorKind, backoff: boolean) => void,
+    private readonly tlsCount: (resumed: boolean) => void,
+    private readonly readBuf: Buffer,
+  ) {}
+
+  start(intended: number): void {
+    this.busy = true;
+    this.failed = false;
+    this.t0 = intended;
+    this.startedAt = performance.now();
+    this.parser.reset();
+    this.req = this.nextRequest();
+    if (this.sock !== null && this.connected) {
+      this.sock.write(this.req);
+    } else {
+      if (this.sock !== null) this.drop();
+      this.connect();
+    }
+  }
+
+  private connect(): void {
+    const t = this.target;
+    let sock: net.Socket;
+    if (t.tls) {
+      const opts: tls.ConnectionOptions = { host: t.host, port: t.port, rejectUnauthorized: false };
+      if (!net.isIP(t.host)) opts.servername = t.host;
+      if (this.tlsMode === 'resume' && this.session) opts.session = this.session;
+      const ts = tls.connect(opts);
+      ts.on('secureConnect', () => {
+        this.connected = true;
+        this.tlsCount(ts.isSessionReused());
+        ts.setNoDelay(true);
+        if (this.busy && this.req) ts.write(this.req);
+      });
+      if (this.tlsMode === 'resume') ts.on('session', (s: Buffer) => (this.session = s));
+      ts.on('data', (b: Buffer) => this.onBytes(ts, b, 0, b.length));
+      sock = ts;
+    } else {
+      sock = net.connect({
+        host: t.host,
+        port: t.port,
+        onread: {
+          buffer: this.readBuf,
+          callback: (n: number, b: Uint8Array) => {
+            this.onBytes(sock, b as Buffer, 0, n);
+            return true;
+          },
+        },
+      } as net.NetConnectOpts);
+      sock.on('connect', () => {
+        this.connected = true;
+        sock.setNoDelay(true);
+        if (this.busy && this.req) sock.write(this.req);
+      });
+    }
+    this.sock = sock;
+    this.connected = false;
+    sock.on('error', (e: NodeJS.ErrnoException) => this.onSockError(sock, e));
+    sock.on('close', () => this.onSockClose(sock));
+    sock.on('end', () => this.onSockEnd(sock));
+  }
+
+  private onBytes(sock: net.Socket, b: Buffer, s: number, e: number): void {
+    if (sock !== this.sock || !this.busy) return;
+    const r = this.parser.feed(b, s, e);
+    if (r === Feed.More) return;
+    if (r === Feed.Error) {
+      this.busy = false;
+      this.drop();
+      this.onError(this, 'protocol', false);
+      return;
+    }
+    this.busy = false;
+    if (this.parser.close || !this.keepAlive) this.drop();
+    this.sink(this, this.t0, this.parser.status);
+  }
+
+  private onSockEnd(sock: net.Socket): void {
+    if (sock !== this.sock) return;
+    if (this.busy && this.parser.untilClose) {
+      this.busy = false;
+      this.drop();
+      this.sink(this, this.t0, this.parser.status);
+    }
+  }
+
+  private onSockError(sock: net.Socket, e: NodeJS.ErrnoException): void {
+    if (sock !== this.sock) return;
+    const wasConnected = this.connected;
+    this.drop();
+    if (this.busy && !this.failed) {
+      this.busy = false;
+      this.failed = true;
+      const kind = classify(e, wasConnected, this.target.tls);
+      this.onError(this, kind, kind === 'connect' || kind === 'tls');
+    }
+  }
+
+  private onSockClose(sock: net.Socket): void {
+    if (sock !== this.sock) return;
+    const wasConnected = this.connected;
+    this.sock = null;
+    this.connected = false;
+    if (this.busy && !this.failed) {
+      if (this.parser.untilClose) {
+        this.busy = false;
+        this.sink(this, this.t0, this.parser.status);
+        return;
+      }
+      this.busy = false;
+      this.failed = true;
+      this.onError(this, wasConnected ? 'reset' : 'connect', !wasConnected);
+    }
+  }
+
+  checkTimeout(now: number, timeoutMs: number): void {
+    if (this.busy && now - this.startedAt > timeoutMs) {
+      this.busy = false;
+      this.failed = true;
+      this.drop();
+      this.onError(this, 'timeout', false);
+    }
+  }
+
+  private drop(): void {
+    const s = this.sock;
+    this.sock = null;
+    this.connected = false;
+    if (s) s.destroy();
+  }
+
+  destroy(): void {
+    this.busy = false;
+    this.drop();
+  }
+}
+
+/** L4: a 64-byte message echoed back, connection kept. */
+class TcpSlot implements Slot {
+  busy = false;
+  startedAt = 0;
+  private sock: net.Socket | null = null;
+  private connected = false;
+  private t0 = 0;
+  private got = 0;
+
+  constructor(
+    private readonly target: LoadTarget,
+    private readonly sink: Sink,
+    private readonly onError: (s: Slot, kind: ErrorKind, backoff: boolean) => void,
+    private readonly readBuf: Buffer,
+  ) {}
+
+  start(intended: number): void {
+    this.busy = true;
+    this.t0 = intended;
+    this.startedAt = performance.now();
+    this.got = 0;
+    if (this.sock && this.connected) {
+      this.sock.write(TCP_MESSAGE);
+      return;
+    }
+    const sock = net.connect({
+      host: this.target.host,
+      port: this.target.port,
+      onread: {
+        buffer: this.readBuf,
+        callback: (n: number) => {
+          if (sock !== this.sock || !this.busy) return true;
+          this.got += n;
+          if (this.got >= TCP_MESSAGE.length) {
+            this.busy = false;
+            this.sink(this, this.t0, 200);
+          }
+          return true;
+        },
+      },
+    } as net.NetConnectOpts);
+    this.sock = sock;
+    this.connected = false;
+    sock.on('connect', () => {
+      this.connected = true;
+      sock.setNoDelay(true);
+      if (this.busy) sock.write(TCP_MESSAGE);
+    });
+    const lost = (e?: NodeJS.ErrnoException) => {
+      if (sock !== this.sock) return;
+      const was = this.connected;
+      this.sock = null;
+      this.connected = false;
+      sock.destroy();
+      if (this.busy) {
+        this.busy = false;
+        const kind = e ? classify(e, was, false) : was ? 'reset' : 'connect';
+        this.onError(this, kind, kind === 'connect');
+      }
+    };
+    sock.on('error', lost);
+    sock.on('close', () => lost());
+  }
+
+  checkTimeout(now: number, timeoutMs: number): void {
+    if (this.busy && now - this.startedAt > timeoutMs) {
+      this.busy = false;
+      const s = this.sock;
+      this.sock = null;
+      s?.destroy();
+      this.onError(this, 'timeout', false);
+    }
+  }
+
+  destroy(): void {
+    this.busy = false;
+    const s = this.sock;
+    this.sock = null;
+    s?.destroy();
+  }
+}
+
+/** One HTTP/2 connection shared by several stream slots; reconnects after GOAWAY or errors. */
+class H2Session {
+  private session: http2.ClientHttp2Session | null = null;
+  constructor(
+    readonly target: LoadTarget,
+    readonly authority: string,
+    readonly path: string,
+    readonly sink: Sink,
+    readonly onError: (s: Slot, kind: ErrorKind, backoff: boolean) => void,
+  ) {}
+
+  get(): http2.ClientHttp2Session {
+    const cur = this.session;
+    if (cur && !cur.closed && !cur.destroyed) return cur;
+    const t = this.target;
+    const url = `${t.tls ? 'https' : 'http'}://${t.host}:${t.port}`;
+    const s = http2.connect(url, t.tls ? { rejectUnauthorized: false } : {});
+    s.on('error', () => undefined); // surfaced per stream
+    s.on('goaway', () => {
+      if (this.session === s) this.session = null;
+    });
+    s.on('close', () => {
+      if (this.session === s) this.session = null;
+    });
+    this.session = s;
+    return s;
+  }
+
+  destroy(): void {
+    this.session?.destroy();
+    this.session = null;
+  }
+}
+
+class H2Slot implements Slot {
+  busy = false;
+  startedAt = 0;
+  private stream: http2.ClientHttp2Stream | null = null;
+  constructor(private readonly sess: H2Session) {}
+
+  start(intended: number): void {
+    this.busy = true;
+    this.startedAt = performance.now();
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = this.sess.get().request({ ':path': this.sess.path, ':method': 'GET', ':authority': this.sess.authority });
+    } catch {
+      this.busy = false;
+      this.sess.destroy();
+      this.sess.onError(this, 'connect', true);
+      return;
+    }
+    this.stream = stream;
+    let status = 0;
+    stream.on('response', (h) => (status = Number(h[':status'] ?? 0)));
+    stream.on('data', () => undefined);
+    stream.on('end', () => {
+      if (this.stream !== stream || !this.busy) return;
+      this.busy = false;
+      this.stream = null;
+      this.sess.sink(this, intended, status);
+    });
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (this.stream !== stream || !this.busy) return;
+      this.busy = false;
+      this.stream = null;
+      const code = e.code ?? '';
+      const kind: ErrorKind = code === 'ECONNREFUSED' ? 'connect' : code === 'ERR_HTTP2_STREAM_ERROR' ? 'protocol' : 'reset';
+      this.sess.onError(this, kind, kind === 'connect');
+    });
+    stream.on('close', () => {
+      if (this.stream !== stream || !this.busy) return;
+      // closed without 'end' (e.g. refused by GOAWAY): count as reset
+      this.busy = false;
+      this.stream = null;
+      this.sess.onError(this, 'reset', false);
+    });
+  }
+
+  checkTimeout(now: number, timeoutMs: number): void {
+    if (this.busy && now - this.startedAt > timeoutMs) {
+      this.busy = false;
+      const s = this.stream;
+      this.stream = null;
+      s?.close(http2.constants.NGHTTP2_CANCEL);
+      this.sess.onError(this, 'timeout', false);
+    }
+  }
+
+  destroy(): void {
+    this.busy = false;
+    this.stream = null;
+    this.sess.destroy();
+  }
+}

@@ -1,0 +1,213 @@
+// A lean HTTP/1.x response parser for the load generator. One response at a time per connection
+// (no pipelining). The fast path finds the end of the head with Buffer.indexOf and the length with
+// a case-sensitive search for the usual header spelling; anything unusual takes a slower path.
+// Every loop is bounded by the bytes it was given.
+
+const CRLF2 = Buffer.from('\r\n\r\n');
+const CL = Buffer.from('\r\nContent-Length:');
+const CL_LOWER = Buffer.from('\r\ncontent-length:');
+const CONN_CLOSE = Buffer.from('\r\nConnection: close');
+const CONN_CLOSE_LOWER = Buffer.from('\r\nconnection: close');
+const MAX_HEAD = 64 * 1024;
+
+const enum State {
+  Head,
+  Length,
+  ChunkSize,
+  ChunkData,
+  ChunkCrlf,
+  Trailers,
+  UntilClose,
+}
+
+export const enum Feed {
+  /** More bytes are needed. */
+  More = 0,
+  /** The response is complete. */
+  Done = 1,
+  /** The bytes are not a valid HTTP/1 response. */
+  Error = 2,
+}
+
+export class H1ResponseParser {
+  status = 0;
+  /** The server will close the connection after this response. */
+  close = false;
+  bodyBytes = 0;
+  private state = State.Head;
+  private left = 0;
+  private partial: Buffer | null = null;
+  private line = '';
+  /** Whether the request was HEAD (no body whatever the headers say). */
+  headRequest = false;
+
+  reset(): void {
+    this.status = 0;
+    this.close = false;
+    this.bodyBytes = 0;
+    this.state = State.Head;
+    this.left = 0;
+    this.partial = null;
+    this.line = '';
+  }
+
+  /** True while waiting for the end of a body delimited by the connection closing. */
+  get untilClose(): boolean {
+    return this.state === State.UntilClose;
+  }
+
+  /** Feeds buf[start, end). */
+  feed(buf: Buffer, start: number, end: number): Feed {
+    if (this.state === State.Head) {
+      let b = buf;
+      let s = start;
+      let e = end;
+      if (this.partial !== null) {
+        b = Buffer.concat([this.partial, buf.subarray(start, end)]);
+        s = 0;
+        e = b.length;
+      }
+      const idx = b.indexOf(CRLF2, s);
+      if (idx === -1 || idx + 4 > e) {
+        if (e - s > MAX_HEAD) return Feed.Error;
+        this.partial = Buffer.from(b.subarray(s, e));
+        return Feed.More;
+      }
+      this.partial = null;
+      const r = this.parseHead(b, s, idx);
+      if (r === Feed.Error) return r;
+      return this.afterHead(b, idx + 4, e);
+    }
+    return this.body(buf, start, end);
+  }
+
+  private parseHead(b: Buffer, s: number, idx: number): Feed {
+    // "HTTP/1.1 200 ..."
+    if (idx - s < 12 || b[s] !== 0x48 || b[s + 4] !== 0x2f) return Feed.Error;
+    const d0 = b[s + 9] - 48;
+    const d1 = b[s + 10] - 48;
+    const d2 = b[s + 11] - 48;
+    if (d0 < 1 || d0 > 5 || d1 < 0 || d1 > 9 || d2 < 0 || d2 > 9) return Feed.Error;
+    this.status = d0 * 100 + d1 * 10 + d2;
+    const http10 = b[s + 7] === 0x30;
+    let cl = -1;
+    let i = b.indexOf(CL, s);
+    if (i === -1 || i > idx) i = b.indexOf(CL_LOWER, s);
+    if (i !== -1 && i < idx) {
+      let j = i + CL.length;
+      while (j < idx && b[j] === 0x20) j++;
+      let n = 0;
+      let digits = 0;
+      while (j < idx && b[j] >= 48 && b[j] <= 57 && digits < 16) {
+        n = n * 10 + (b[j] - 48);
+        j++;
+        digits++;
+      }
+      if (digits > 0) cl = n;
+      let c = b.indexOf(CONN_CLOSE, s);
+      if (c === -1 || c > idx) c = b.indexOf(CONN_CLOSE_LOWER, s);
+      this.close = http10 || (c !== -1 && c < idx);
+      if (http10) {
+        const lower = b.toString('latin1', s, idx).toLowerCase();
+        if (lower.includes('\r\nconnection: keep-alive')) this.close = false;
+      }
+    } else {
+      // Slow path: no Content-Length in the usual spelling.
+      const lower = b.toString('latin1', s, idx).toLowerCase();
+      const m = /\r\ncontent-length:\s*(\d+)/.exec(lower);
+      if (m) cl = Number(m[1]);
+      const chunked = /\r\ntransfer-encoding:[^\r]*chunked/.test(lower);
+      const connClose = /\r\nconnection:[^\r]*close/.test(lower);
+      const keepAlive = /\r\nconnection:[^\r]*keep-alive/.test(lower);
+      this.close = connClose || (http10 && !keepAlive);
+      if (chunked) cl = -2;
+    }
+    const noBody = this.headRequest || this.status === 204 || this.status === 304 || this.status < 200;
+    if (noBody) {
+      this.state = State.Length;
+      this.left = 0;
+    } else if (cl >= 0) {
+      this.state = State.Length;
+      this.left = cl;
+    } else if (cl === -2) {
+      this.state = State.ChunkSize;
+      this.line = '';
+    } else {
+      this.state = State.UntilClose;
+      this.close = true;
+    }
+    return Feed.More;
+  }
+
+  private afterHead(b: Buffer, s: number, e: number): Feed {
+    if (this.state === State.Length && this.left === 0) return Feed.Done;
+    return this.body(b, s, e);
+  }
+
+  private body(b: Buffer, s: number, e: number): Feed {
+    let i = s;
+    // Bounded: each iteration consumes at least one byte or returns.
+    for (let guard = 0; guard <= e - s + 8; guard++) {
+      switch (this.state) {
+        case State.Length: {
+          const n = Math.min(this.left, e - i);
+          this.left -= n;
+          this.bodyBytes += n;
+          return this.left === 0 ? Feed.Done : Feed.More;
+        }
+        case State.UntilClose:
+          this.bodyBytes += e - i;
+          return Feed.More;
+        case State.ChunkSize:
+        case State.Trailers: {
+          if (i >= e) return Feed.More;
+          const nl = b.indexOf(10, i);
+          if (nl === -1 || nl >= e) {
+            this.line += b.toString('latin1', i, e);
+            if (this.line.length > 4096) return Feed.Error;
+            return Feed.More;
+          }
+          const line = (this.line + b.toString('latin1', i, nl)).replace(/\r$/, '');
+          this.line = '';
+          i = nl + 1;
+          if (this.state === State.Trailers) {
+            if (line === '') return Feed.Done;
+            continue;
+          }
+          const size = parseInt(line, 16);
+          if (!Number.isFinite(size) || size < 0) return Feed.Error;
+          if (size === 0) {
+            this.state = State.Trailers;
+          } else {
+            this.left = size;
+            this.state = State.ChunkData;
+          }
+          continue;
+        }
+        case State.ChunkData: {
+          const n = Math.min(this.left, e - i);
+          this.left -= n;
+          this.bodyBytes += n;
+          i += n;
+          if (this.left === 0) {
+            this.state = State.ChunkCrlf;
+            this.left = 2;
+          }
+          if (i >= e) return Feed.More;
+          continue;
+        }
+        case State.ChunkCrlf: {
+          const n = Math.min(this.left, e - i);
+          this.left -= n;
+          i += n;
+          if (this.left === 0) this.state = State.ChunkSize;
+          if (i >= e) return Feed.More;
+          continue;
+        }
+        default:
+          return Feed.Error;
+      }
+    }
+    return Feed.Error;
+  }
+}

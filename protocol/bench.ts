@@ -1,0 +1,165 @@
+// Typed options, progress samples and results of the benchmark engine. Shared by the engine
+// (bench/src), the command line (cli/src/bench.ts), the panel host (client/src) and the webview.
+// Plain data only: everything here survives JSON.stringify / postMessage.
+
+export const SCENARIOS = [
+  'http1-keepalive',
+  'http1-close',
+  'https-keepalive',
+  'https-handshake',
+  'https-resume',
+  'http2',
+  'tcp',
+  'large',
+  'get-post-mix',
+  'mixed',
+] as const;
+
+/**
+ * - `http1-keepalive`: HTTP/1.1 GET, connections kept open.
+ * - `http1-close`: a new TCP connection per request.
+ * - `https-keepalive`: HTTP/1.1 over TLS, connections kept open.
+ * - `https-handshake`: a new TLS connection with a full handshake per request.
+ * - `https-resume`: a new TLS connection per request resuming the previous session.
+ * - `http2`: HTTP/2 (h2c, or h2 over TLS when the listener has `ssl`), several streams per connection.
+ * - `tcp`: L4 stream proxy; a 64-byte message echoed back by the backend, connection kept open.
+ * - `large`: like http1-keepalive with 1 MiB responses.
+ * - `get-post-mix`: 70% GET, 30% POST with a 1 KiB body, keep-alive.
+ * - `mixed`: 50% of connections long-lived (keep-alive), 20% short (new connection per request),
+ *   30% short with a full TLS handshake per request.
+ */
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export type ProxyKind = 'nginx' | 'haproxy';
+
+/** Backend response latency: fixed, uniform, weighted choice, or exponential with a minimum. */
+export type LatencySpec =
+  | { kind: 'fixed'; ms: number }
+  | { kind: 'uniform'; minMs: number; maxMs: number }
+  | { kind: 'choice'; values: { ms: number; weight: number }[] }
+  | { kind: 'exponential'; meanMs: number; minMs?: number };
+
+export interface BackendOptions {
+  /** Response body size in bytes (default: a small fixed JSON document); at most 1 MiB. */
+  responseBytes?: number;
+  /** Added response latency (default none). */
+  latency?: LatencySpec;
+  /** HTTP status of every response (default 200). */
+  status?: number;
+}
+
+export interface StepLoad {
+  /** Increase by this percentage (of the starting value) every interval. */
+  percent: number;
+  intervalMs: number;
+}
+
+export interface BenchOptions {
+  /** The user's nginx.conf or haproxy.cfg (read, never written). Omit with `target`. */
+  configPath?: string;
+  /** Which proxy; default from the file name/contents. */
+  kind?: ProxyKind;
+  /** Path of the nginx / haproxy binary; default found on PATH. */
+  binary?: string;
+  /** Run against an already running server instead of a sandboxed proxy (loopback only). */
+  target?: { host: string; port: number; tls?: boolean };
+  scenario?: ScenarioName;
+  /** Concurrent connections (closed model) or connection pool size (open model). Default 10. */
+  connections?: number;
+  /** Open model: requests per second in total; 0/undefined = closed model. */
+  rate?: number;
+  /** Measured duration in ms (default 10000, at most 600000). */
+  durationMs?: number;
+  /** Warm-up before measuring in ms (default 2000). */
+  warmupMs?: number;
+  /** Request path (default "/"). */
+  path?: string;
+  /** Host header (default "localhost"). */
+  host?: string;
+  /** HTTP/2 streams per connection (default 10). */
+  streams?: number;
+  /** Generator worker threads (default 1). */
+  threads?: number;
+  /** Per-request timeout in ms (default 5000). */
+  timeoutMs?: number;
+  /** Step load: raise the rate (open model) or the connections (closed model). */
+  step?: StepLoad;
+  backend?: BackendOptions;
+  /** Also run the same load straight at the backend (baseline without the proxy). */
+  direct?: boolean;
+}
+
+export interface LatencySummaryMs {
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
+
+export interface ErrorCounts {
+  connect: number;
+  timeout: number;
+  reset: number;
+  non2xx: number;
+  tls: number;
+  protocol: number;
+}
+
+export interface SecondSample {
+  /** Seconds since the start of measurement (1 = the first second). */
+  t: number;
+  /** 'warmup' samples are reported for progress but excluded from the result. */
+  phase: 'warmup' | 'measure';
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  errors: number;
+  /** Offered rate in the open model, connections in the closed model. */
+  load: number;
+}
+
+export interface DirectResult {
+  requests: number;
+  rps: number;
+  latencyMs: LatencySummaryMs;
+  errors: ErrorCounts;
+  backend: { connections: number; requests: number };
+}
+
+export interface BenchResult {
+  scenario: ScenarioName;
+  model: 'closed' | 'open';
+  connections: number;
+  rate?: number;
+  durationS: number;
+  proxy: { kind: ProxyKind | 'external'; binary: string; version: string };
+  /** Address the load was sent to. */
+  listener: { host: string; port: number; tls: boolean; http2: boolean; stream: boolean };
+  requests: number;
+  rps: number;
+  latencyMs: LatencySummaryMs;
+  /** Whole-run distribution: [percentile, ms] pairs (HDR iteration). */
+  distribution: [number, number][];
+  perSecond: SecondSample[];
+  errors: ErrorCounts;
+  cpuSeconds: { proxy: number; generator: number; backend: number };
+  /** Connections the backend accepted vs requests it served during measurement. */
+  backend: { connections: number; requests: number; connectionsPerRequest: number };
+  direct?: DirectResult;
+  /** Load average at start/end and the CPU count, to judge noise from other processes. */
+  host: { cpus: number; loadavgStart: number[]; loadavgEnd: number[] };
+  warnings: string[];
+}
+
+/** Messages between the panel host and the webview about benchmarks. */
+export type BenchPanelMessage =
+  | { type: 'bench/start'; options: BenchOptions }
+  | { type: 'bench/cancel' }
+  | { type: 'bench/progress'; sample: SecondSample }
+  | { type: 'bench/done'; result: BenchResult }
+  | { type: 'bench/error'; message: string };
