@@ -1,0 +1,46 @@
+// How the server turns what a client sends (`workspace/configuration` answers,
+// `initializationOptions`, `didChangeConfiguration` pushes) into ServiceSettings.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readConfig, resolveSettings } from '../../server/src/service/settings';
+
+describe('readConfig', () => {
+  it('reads the proxyTuner section in its three shapes', () => {
+    const expected = { nginx: { version: '1.22.1', path: undefined }, rules: { 'nginx/unknown-directive': 'off' } };
+    assert.deepEqual(readConfig({ nginx: { version: '1.22.1' }, rules: { 'nginx/unknown-directive': 'off' } }), expected);
+    assert.deepEqual(readConfig({ proxyTuner: { nginx: { version: '1.22.1' }, rules: { 'nginx/unknown-directive': 'off' } } }), expected);
+    assert.deepEqual(
+      readConfig({ 'proxyTuner.nginx.version': '1.22.1', 'proxyTuner.rules': { 'nginx/unknown-directive': 'off' } }),
+      expected,
+    );
+  });
+
+  it('drops what is malformed instead of trusting it', () => {
+    assert.deepEqual(readConfig(null), {});
+    assert.deepEqual(readConfig('junk'), {});
+    assert.deepEqual(readConfig([1, 2]), {});
+    assert.deepEqual(readConfig({ nginx: 'x', haproxy: { version: 26, path: '' } }), { haproxy: { version: undefined, path: undefined } });
+    assert.deepEqual(readConfig({ rules: { a: 'loud', b: 'hint', c: 3 } }), { rules: { b: 'hint' } });
+    assert.deepEqual(readConfig({ nginx: { version: '   ' } }), { nginx: { version: undefined, path: undefined } });
+  });
+});
+
+describe('resolveSettings', () => {
+  it('uses the configured versions and asks the probe only for the missing ones', () => {
+    const asked: string[] = [];
+    const probe = (lang: string, path?: string) => {
+      asked.push(`${lang}:${path ?? ''}`);
+      return lang === 'nginx' ? '1.22.1' : undefined;
+    };
+    assert.deepEqual(resolveSettings({ haproxy: { version: '2.8' } }, probe), { nginxVersion: '1.22.1', haproxyVersion: '2.8' });
+    assert.deepEqual(asked, ['nginx:']);
+    asked.length = 0;
+    assert.deepEqual(resolveSettings({ nginx: { path: '/opt/nginx/sbin/nginx' } }, probe), { nginxVersion: '1.22.1', haproxyVersion: undefined });
+    assert.deepEqual(asked, ['nginx:/opt/nginx/sbin/nginx', 'haproxy:']);
+  });
+
+  it('passes rule severities through', () => {
+    const s = resolveSettings({ rules: { 'haproxy/x': 'error' } }, () => undefined);
+    assert.deepEqual(s, { nginxVersion: undefined, haproxyVersion: undefined, rules: { 'haproxy/x': 'error' } });
+  });
+});
