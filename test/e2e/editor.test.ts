@@ -1,0 +1,141 @@
+// End-to-end: the packaged extension in a real VS Code (code-server 4.100.3, on loopback),
+// driven by headless Chromium through playwright-core. Checks what a user sees: squiggles and
+// Problems entries with our messages, hovers, and context-aware completion, for nginx and HAProxy.
+//
+// Needs: /usr/bin/chromium, and code-server in .e2e/code-server (installed on first run by
+// scripts/e2e-setup.mjs). PROXY_TUNER_E2E_MODE=dev loads the extension from the repo in
+// development mode instead of installing the .vsix. Screenshots go to test-results/e2e/.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { CodeServer } from '../../scripts/e2e-codeserver.mjs' with { 'resolution-mode': 'import' };
+import { Workbench } from './workbench';
+
+// The launcher is a plain ES module shared with `npm start`.
+type Launcher = typeof import('../../scripts/e2e-codeserver.mjs', { with: { 'resolution-mode': 'import' } });
+const repoRoot = join(__dirname, '..', '..');
+
+const mode = process.env.PROXY_TUNER_E2E_MODE === 'dev' ? 'dev' : 'vsix';
+const fixture = join(repoRoot, 'test', 'e2e', 'fixtures', 'workspace');
+const shots = join(repoRoot, 'test-results', 'e2e');
+
+const t0 = Date.now();
+function step(msg: string): void {
+  process.stdout.write(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+}
+
+describe('editor end-to-end (code-server + chromium)', { timeout: 10 * 60_000 }, () => {
+  let server: CodeServer | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let wb: Workbench;
+  let workspace = '';
+  let browserProfile = '';
+
+  before(async () => {
+    const { chromiumArgs, startCodeServer }: Launcher = await import('../../scripts/e2e-codeserver.mjs');
+    let vsix: string | undefined;
+    if (mode === 'vsix') {
+      step('packaging the extension (npm run package)');
+      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs')], { cwd: repoRoot, encoding: 'utf8' });
+      assert.equal(r.status, 0, `packaging failed:\n${r.stderr}`);
+      vsix = r.stdout.trim().split('\n').pop();
+      step(`packaged ${vsix}`);
+    }
+    workspace = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-ws-'));
+    cpSync(fixture, workspace, { recursive: true });
+    step(`starting code-server (${mode} mode) on a fresh state folder`);
+    server = await startCodeServer(mode === 'vsix' ? { vsix } : { devPath: repoRoot });
+    step(`code-server up at ${server.base} (process group ${server.pgid})`);
+
+    browserProfile = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-chromium-'));
+    context = await chromium.launchPersistentContext(browserProfile, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: chromiumArgs,
+      viewport: { width: 1400, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    wb = new Workbench(page, shots);
+    await page.goto(server.openUrl(workspace));
+    await wb.ready();
+    step('workbench ready');
+  });
+
+  after(async () => {
+    await context?.close().catch(() => undefined);
+    if (server) {
+      await server.stop();
+      step(`code-server process group ${server.pgid} ended`);
+    }
+    if (workspace) rmSync(workspace, { recursive: true, force: true });
+    if (browserProfile) rmSync(browserProfile, { recursive: true, force: true });
+    step('done');
+  });
+
+  // Snap the screen after every step, passed or failed, for the record.
+  async function snap(name: string, body: () => Promise<void>): Promise<void> {
+    step(name);
+    try {
+      await body();
+    } finally {
+      if (page) step(`  screenshot ${await wb.screenshot(name).catch((e) => `failed: ${e}`)}`);
+    }
+  }
+
+  it('nginx: squiggles and Problems entries with our messages', async () => {
+    await snap('nginx-diagnostics', async () => {
+      await wb.openFile('nginx.conf');
+      assert.equal(await wb.languageMode(), 'nginx');
+      await wb.problems(
+        (rows) => rows.some((r) => r.includes('nginx/unknown-directive') && r.includes('proxy_read_timout')),
+        'the unknown-directive problem',
+      );
+      const rows = await wb.problems((rows) => rows.some((r) => r.includes('proxy_set_header')), 'the proxy_set_header arity problem');
+      assert.ok(rows.every((r) => !r.includes('proxy_pass')), `no problem on the valid proxy_pass line: ${rows.join('\n')}`);
+      assert.ok((await wb.squiggles('error')) >= 2, 'two error squiggles in the editor');
+    });
+  });
+
+  it('nginx: hover shows the directive syntax', async () => {
+    await snap('nginx-hover', async () => {
+      const text = await wb.hoverAt(17, 15, (t) => t.includes('proxy_pass'), 'the proxy_pass hover');
+      assert.match(text, /proxy_pass\s+URL/i);
+      await wb.escape();
+    });
+  });
+
+  it('nginx: completion follows the block context', async () => {
+    await snap('nginx-completion-server', async () => {
+      const inServer = await wb.completeAt(22, 1, '        proxy_pa', (l) => l.includes('proxy_pass'), 'proxy_pass offered inside server {}');
+      assert.ok(inServer.includes('proxy_pass'));
+      await wb.escape();
+      const inHttp = await wb.completeAt(24, 1, '    upstr', (l) => l.includes('upstream'), 'upstream offered inside http {}');
+      assert.ok(inHttp.includes('upstream'));
+      await wb.escape();
+    });
+  });
+
+  it('haproxy: nbproc diagnostic, hover and completion', async () => {
+    await snap('haproxy-diagnostics', async () => {
+      await wb.openFile('haproxy.cfg');
+      assert.equal(await wb.languageMode(), 'HAProxy');
+      await wb.problems((rows) => rows.some((r) => r.includes('nbproc')), 'the nbproc problem');
+      assert.ok((await wb.squiggles('error')) >= 1 || (await wb.squiggles('warning')) >= 1, 'a squiggle on nbproc');
+    });
+    await snap('haproxy-hover', async () => {
+      const text = await wb.hoverAt(17, 6, (t) => t.includes('balance'), 'the balance hover');
+      assert.match(text, /roundrobin/);
+      await wb.escape();
+    });
+    await snap('haproxy-completion', async () => {
+      const labels = await wb.completeAt(19, 1, '    bal', (l) => l.includes('balance'), 'balance offered in a backend');
+      assert.ok(labels.includes('balance'));
+      await wb.escape();
+    });
+  });
+});
