@@ -1,0 +1,108 @@
+// The panel protocol's validators: what the host accepts from the webview and the webview from
+// the host. Everything not exactly of a declared shape is rejected.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_RUN_OPTIONS, isRequestPath, runOptionsProblem, validateHostMessage, validatePanelMessage } from '../../protocol/panel';
+import { run, sample } from './fixtures';
+
+const good = { ...DEFAULT_RUN_OPTIONS, path: '/api/v1?x=1' };
+
+describe('validatePanelMessage (webview -> host)', () => {
+  it('accepts every declared message and returns a copy of it', () => {
+    const msgs = [
+      { type: 'ready' },
+      { type: 'stop' },
+      { type: 'run', options: good },
+      { type: 'compare', a: 'run-1', b: null },
+      { type: 'export', runId: 'run-1', format: 'csv' },
+      { type: 'export', runId: 'run-1', format: 'json' },
+      { type: 'copyMarkdown', runIds: ['a', 'b'] },
+      { type: 'deleteRun', runId: 'abc_1' },
+      { type: 'revealLine', line: 12 },
+    ];
+    for (const m of msgs) {
+      const v = validatePanelMessage(m);
+      assert.ok(v.ok, `${JSON.stringify(m)}: ${v.ok ? '' : v.error}`);
+      assert.deepEqual(v.message, m);
+    }
+  });
+
+  it('rejects unknown types, non-objects and extra fields', () => {
+    for (const m of [null, 42, 'run', [], {}, { type: 'launch' }, { type: 'stop', force: true }, { type: 'ready', x: 1 }]) {
+      assert.equal(validatePanelMessage(m).ok, false, JSON.stringify(m));
+    }
+    const v = validatePanelMessage({ type: 'nope' });
+    assert.ok(!v.ok && /unknown message type "nope"/.test(v.error));
+  });
+
+  it('rejects run options out of range or of the wrong type, naming the field', () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ connections: 0 }, /connections/],
+      [{ connections: 1.5 }, /connections/],
+      [{ connections: '10' }, /connections/],
+      [{ durationS: 601 }, /durationS/],
+      [{ warmupS: -1 }, /warmupS/],
+      [{ scenario: 'http9' }, /scenario/],
+      [{ model: 'open', rate: 0 }, /rate/],
+      [{ path: 'api' }, /path/],
+      [{ path: '/a b' }, /path/],
+      [{ path: '/a\nHost: evil' }, /path/],
+      [{ host: 'a b' }, /host/],
+      [{ method: 'DELETE' }, /method/],
+      [{ direct: 'yes' }, /direct/],
+      [{ extra: 1 }, /keys/],
+    ];
+    for (const [over, re] of cases) {
+      const v = validatePanelMessage({ type: 'run', options: { ...good, ...over } });
+      assert.ok(!v.ok, JSON.stringify(over));
+      assert.match(v.error, re, JSON.stringify(over));
+    }
+    const { path: _p, ...missing } = good;
+    assert.match(runOptionsProblem(missing) ?? '', /keys/);
+    assert.equal(runOptionsProblem({ ...good, model: 'open', rate: 5000 }), undefined);
+  });
+
+  it('rejects run ids that are not plain tokens and wrong counts of markdown runs', () => {
+    assert.equal(validatePanelMessage({ type: 'export', runId: '../../etc/passwd', format: 'json' }).ok, false);
+    assert.equal(validatePanelMessage({ type: 'export', runId: 'r1', format: 'xml' }).ok, false);
+    assert.equal(validatePanelMessage({ type: 'copyMarkdown', runIds: [] }).ok, false);
+    assert.equal(validatePanelMessage({ type: 'copyMarkdown', runIds: ['a', 'b', 'c'] }).ok, false);
+    assert.equal(validatePanelMessage({ type: 'compare', a: 'x y', b: null }).ok, false);
+    assert.equal(validatePanelMessage({ type: 'revealLine', line: -1 }).ok, false);
+  });
+
+  it('isRequestPath allows query strings and percent escapes only in printable ASCII', () => {
+    assert.ok(isRequestPath('/'));
+    assert.ok(isRequestPath('/static/app.js?v=%20'));
+    assert.ok(!isRequestPath(''));
+    assert.ok(!isRequestPath('/é'));
+    assert.ok(!isRequestPath('/' + 'a'.repeat(3000)));
+  });
+});
+
+describe('validateHostMessage (host -> webview)', () => {
+  it('accepts well-formed messages', () => {
+    const r = run('r1');
+    const msgs = [
+      { type: 'init', config: { uri: 'file:///x/nginx.conf', name: 'nginx.conf', kind: 'nginx' }, enabled: false, disabledReason: 'untrusted', options: good, runs: [r], compare: { a: null, b: 'r1' }, running: false },
+      { type: 'runStarted', runId: 'r2', label: '#2', options: good },
+      { type: 'progress', runId: 'r2', sample: sample(1, 3) },
+      { type: 'runDone', run: r },
+      { type: 'runError', runId: null, message: 'nginx -t failed', location: { uri: 'file:///x', line: 3 } },
+      { type: 'runs', runs: [] },
+      { type: 'compare', a: 'r1', b: 'r2' },
+    ];
+    for (const m of msgs) assert.ok(validateHostMessage(m).ok, JSON.stringify(m).slice(0, 80));
+  });
+
+  it('rejects malformed samples and results', () => {
+    assert.equal(validateHostMessage({ type: 'progress', runId: 'r', sample: { ...sample(1, 3), p99: 'slow' } }).ok, false);
+    assert.equal(validateHostMessage({ type: 'progress', runId: 'r', sample: { ...sample(1, 3), phase: 'cooldown' } }).ok, false);
+    assert.equal(validateHostMessage({ type: 'progress', runId: 'r', sample: { ...sample(1, 3), p99: Number.NaN } }).ok, false);
+    const r = run('r1');
+    assert.equal(validateHostMessage({ type: 'runDone', run: { ...r, result: { ...r.result, distribution: [[50]] } } }).ok, false);
+    assert.equal(validateHostMessage({ type: 'runDone', run: { ...r, id: '' } }).ok, false);
+    assert.equal(validateHostMessage({ type: 'runError', runId: null, message: 'x', location: { line: 2 } }).ok, false);
+    assert.equal(validateHostMessage({ type: 'script', code: 'alert(1)' }).ok, false);
+  });
+});
