@@ -20,10 +20,12 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 // The service speaks the types package the project pins; the protocol package may nest a newer one.
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from './service/languageService';
-import { readConfig, resolveSettings, type ProxyTunerConfig } from './service/settings';
+import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from './service/settings';
 import type { LanguageId, ServiceSettings } from './service/types';
 
 const VALIDATION_DELAY_MS = 250;
+/** A client that never answers `workspace/configuration` must not stall validation. */
+const CONFIGURATION_TIMEOUT_MS = 3000;
 const FIX_ALL_TITLE = 'Apply every safe Proxy Tuner fix';
 
 const connection = createConnection();
@@ -75,18 +77,41 @@ let canRegisterConfigurationChange = false;
 let pushedConfig: ProxyTunerConfig = {};
 const settingsByUri = new Map<string, Promise<ServiceSettings>>();
 
+/** The client's answer for one document, over what initializationOptions or pushes gave. */
+async function pullConfig(uri: string): Promise<ProxyTunerConfig> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CONFIGURATION_TIMEOUT_MS} ms`)), CONFIGURATION_TIMEOUT_MS);
+  });
+  try {
+    const raw: unknown = await Promise.race([connection.workspace.getConfiguration({ scopeUri: uri, section: 'proxyTuner' }), timeout]);
+    return mergeConfig(pushedConfig, readConfig(raw));
+  } catch (err) {
+    logError('workspace/configuration', err);
+    return pushedConfig;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+let lastTargets = '';
+
+/** Says once in the log which versions configs are judged against, and again when that changes. */
+function announce(settings: ServiceSettings): ServiceSettings {
+  const targets = `nginx ${settings.nginxVersion ?? 'newest'}, HAProxy ${settings.haproxyVersion ?? 'newest'}`;
+  if (targets !== lastTargets) {
+    lastTargets = targets;
+    connection.console.info(`[proxy-tuner] judging configs against ${targets}`);
+  }
+  return settings;
+}
+
 function settingsFor(uri: string): Promise<ServiceSettings> {
   let pending = settingsByUri.get(uri);
   if (!pending) {
-    pending = canPullConfiguration
-      ? connection.workspace
-          .getConfiguration({ scopeUri: uri, section: 'proxyTuner' })
-          .then((raw: unknown) => resolveSettings(readConfig(raw)))
-          .catch((err: unknown) => {
-            logError('workspace/configuration', err);
-            return resolveSettings(pushedConfig);
-          })
-      : Promise.resolve(resolveSettings(pushedConfig));
+    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then((config) =>
+      announce(resolveSettings(config)),
+    );
     settingsByUri.set(uri, pending);
   }
   return pending;

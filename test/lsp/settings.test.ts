@@ -2,7 +2,7 @@
 // `initializationOptions`, `didChangeConfiguration` pushes) into ServiceSettings.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readConfig, resolveSettings } from '../../server/src/service/settings';
+import { mergeConfig, readConfig, resolveSettings } from '../../server/src/service/settings';
 
 describe('readConfig', () => {
   it('reads the proxyTuner section in its three shapes', () => {
@@ -42,5 +42,17 @@ describe('resolveSettings', () => {
   it('passes rule severities through', () => {
     const s = resolveSettings({ rules: { 'haproxy/x': 'error' } }, () => undefined);
     assert.deepEqual(s, { nginxVersion: undefined, haproxyVersion: undefined, rules: { 'haproxy/x': 'error' } });
+  });
+});
+
+describe('mergeConfig', () => {
+  it('lets the pulled answer win field by field over initializationOptions', () => {
+    const base = readConfig({ nginx: { version: '1.22.1', path: '/usr/sbin/nginx' }, rules: { a: 'off', b: 'hint' } });
+    const over = readConfig({ nginx: { version: '1.25.0' }, haproxy: { version: '' }, rules: { b: 'error' } });
+    assert.deepEqual(mergeConfig(base, over), {
+      nginx: { version: '1.25.0', path: '/usr/sbin/nginx' },
+      rules: { a: 'off', b: 'error' },
+    });
+    assert.deepEqual(mergeConfig(base, readConfig(null)), base);
   });
 });

@@ -57,6 +57,18 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
   return out;
 }
 
+/** `over` wins field by field; what it leaves out comes from `base` (e.g. initializationOptions). */
+export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): ProxyTunerConfig {
+  const out: ProxyTunerConfig = {};
+  for (const lang of ['nginx', 'haproxy'] as const) {
+    const version = over[lang]?.version ?? base[lang]?.version;
+    const path = over[lang]?.path ?? base[lang]?.path;
+    if (version !== undefined || path !== undefined) out[lang] = { version, path };
+  }
+  if (base.rules || over.rules) out.rules = { ...base.rules, ...over.rules };
+  return out;
+}
+
 /** Finds the default version of a language when the user set none (the local binary's). */
 export type VersionProbe = (lang: LanguageId, binaryPath?: string) => string | undefined;
 
