@@ -183,3 +183,26 @@ export function expectNoScope(doc: Tokenized, needle: string, scope: string, whe
   const wrong = toks.filter((t) => hasScope(t, scope));
   assert.equal(wrong.length, 0, `${JSON.stringify(needle)} should not be ${scope}, got:\n  ${doc.describe(toks)}`);
 }
+
+/**
+ * Whether oniguruma accepts `source`. vscode-oniguruma 1.7 does not throw on a bad pattern: it
+ * swaps in one that matches the empty string everywhere. So the pattern is wrapped with an
+ * always-failing tail, `(?:source)(?!)`: a valid pattern then can never match, a rejected one still does.
+ */
+export async function onigAccepts(source: string): Promise<boolean> {
+  await loadOniguruma();
+  const scanner = new oniguruma.OnigScanner([`(?:${source})(?!)`]);
+  try {
+    for (const probe of ['', 'x', 'server { listen 80; } # "a" $b ${c} %[d] \\e']) {
+      if (scanner.findNextMatchSync(probe, 0) !== null) return false;
+    }
+    return true;
+  } finally {
+    scanner.dispose();
+  }
+}
+
+/** vscode-textmate fills back-references of an end/while pattern from the begin match before compiling it. */
+export function withBackReferencesFilled(source: string): string {
+  return source.replace(/\\(\d+)/g, 'x');
+}

@@ -286,6 +286,15 @@ describe('nginx grammar: Lua blocks', () => {
     expectScope(doc, 'add_header', 'meta.directive.location.nginx');
   });
 
+  it('reads a quoted directive name, as nginx does', async () => {
+    const doc = await nginx('"rewrite_by_lua_block" { a = { 1 } }\n\'worker_processes\' 2;\n');
+    expectScope(doc, 'rewrite_by_lua_block', 'keyword.other.directive.block.nginx', { exact: true });
+    expectScope(doc, 'a = ', 'meta.embedded.block.lua');
+    expectScope(doc, '}', 'punctuation.section.embedded.end.nginx', { after: '{ 1 } ' });
+    expectScope(doc, 'worker_processes', 'keyword.other.directive.nginx', { exact: true });
+    expectScope(doc, '2', 'constant.numeric.nginx');
+  });
+
   it('handles a one-line block with an argument before it', async () => {
     const doc = await nginx(conf);
     expectScope(doc, '$res', 'variable.other.nginx', { exact: true });
