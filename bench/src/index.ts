@@ -1,0 +1,246 @@
+// The benchmark engine's public API (plain Node, no `vscode`): used by the `bench` command line
+// and by the editor panel. runBenchmark sandboxes the user's config, starts the real binary and
+// the built-in backend on loopback, drives load, and always cleans up (end, error, cancel).
+import * as os from 'node:os';
+import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSample } from '../../protocol/bench';
+import { SCENARIOS } from '../../protocol/bench';
+import { Backend, type BackendStats, MAX_RESPONSE_BYTES } from './backend';
+import type { LoadTarget } from './generator';
+import { distribution, summarize } from './histogram';
+import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
+import { loadavg } from './proc';
+import { isLoopbackAddress, type SandboxListener } from './sandbox/common';
+import { ProxySandbox } from './sandbox/index';
+
+export { Backend } from './backend';
+export { runLoad } from './load';
+export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
+export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
+export type { LoadOptions, LoadResult } from './load';
+export type { LoadTarget } from './generator';
+
+export interface RunHooks {
+  onProgress?(sample: SecondSample): void;
+  signal?: AbortSignal;
+  /** Called with the sandbox once the proxy accepts connections (tests, the panel's "show config"). */
+  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend }): void;
+}
+
+/** Bad options: the caller's mistake (the command line exits 2 on it). */
+export class BenchUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BenchUsageError';
+  }
+}
+
+export interface ResolvedOptions {
+  scenario: ScenarioName;
+  connections: number;
+  rate: number;
+  durationMs: number;
+  warmupMs: number;
+  path: string;
+  streams: number;
+  threads: number;
+  timeoutMs: number;
+}
+
+/** Checks and completes options; throws BenchUsageError. */
+export function resolveOptions(o: BenchOptions): ResolvedOptions {
+  const scenario = o.scenario ?? 'http1-keepalive';
+  if (!(SCENARIOS as readonly string[]).includes(scenario)) throw new BenchUsageError(`unknown scenario "${scenario}" (one of: ${SCENARIOS.join(', ')})`);
+  const int = (v: number | undefined, def: number, min: number, max: number, what: string) => {
+    const x = v ?? def;
+    if (!Number.isFinite(x) || x < min || x > max) throw new BenchUsageError(`${what} must be between ${min} and ${max} (got ${v})`);
+    return x;
+  };
+  const connections = Math.floor(int(o.connections, 10, 1, 10_000, 'connections'));
+  const rate = int(o.rate, 0, 0, 1_000_000, 'rate');
+  const durationMs = int(o.durationMs, 10_000, 100, MAX_DURATION_MS, 'duration (ms)');
+  const warmupMs = int(o.warmupMs, 2000, 0, MAX_DURATION_MS, 'warm-up (ms)');
+  const streams = Math.floor(int(o.streams, 10, 1, 1000, 'streams'));
+  const threads = Math.floor(int(o.threads, 1, 1, 16, 'threads'));
+  const timeoutMs = int(o.timeoutMs, 5000, 10, 120_000, 'timeout (ms)');
+  const path = o.path ?? '/';
+  if (!path.startsWith('/') || /[\s\r\n]/.test(path)) throw new BenchUsageError(`path must start with "/" and contain no spaces (got "${path}")`);
+  if (o.backend?.responseBytes !== undefined && (o.backend.responseBytes < 0 || o.backend.responseBytes > MAX_RESPONSE_BYTES))
+    throw new BenchUsageError(`response size must be at most ${MAX_RESPONSE_BYTES} bytes`);
+  if (o.step && (!(o.step.percent > 0) || !(o.step.intervalMs >= 100))) throw new BenchUsageError('step load needs a percent > 0 and an interval >= 100 ms');
+  if (!o.configPath && !o.target) throw new BenchUsageError('a config file (or a target) is required');
+  if (o.target && !isLoopbackAddress(o.target.host)) throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
+  return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs };
+}
+
+const needsTls = (s: ScenarioName) => s === 'https-keepalive' || s === 'https-handshake' || s === 'https-resume';
+
+/** The listener a scenario sends its load to; throws BenchUsageError when the config has none. */
+export function pickListener(listeners: SandboxListener[], scenario: ScenarioName): { main: SandboxListener; tls?: SandboxListener } {
+  const http = listeners.filter((l) => !l.stream && !l.udp);
+  const plain = http.filter((l) => !l.ssl && !l.h2cOnly);
+  const secure = http.filter((l) => l.ssl);
+  let main: SandboxListener | undefined;
+  if (scenario === 'tcp') {
+    main = listeners.find((l) => l.stream && !l.udp && !l.ssl);
+    if (!main) throw new BenchUsageError('scenario "tcp" needs a plain TCP (L4) listener: nginx `stream { server { listen ...; } }` or a HAProxy frontend in `mode tcp`');
+    return { main };
+  }
+  if (needsTls(scenario)) {
+    main = secure[0];
+    if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a TLS listener (nginx \`listen ... ssl\`, HAProxy \`bind ... ssl crt ...\`)`);
+    return { main };
+  }
+  if (scenario === 'http2') {
+    main = http.find((l) => l.http2 && l.ssl) ?? http.find((l) => l.http2);
+    if (!main) throw new BenchUsageError('scenario "http2" needs an HTTP/2 listener (nginx `listen ... http2`, HAProxy `bind ... alpn h2` or `proto h2`)');
+    return { main };
+  }
+  main = plain[0] ?? (scenario === 'mixed' ? undefined : secure[0]);
+  if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a plain HTTP listener`);
+  return { main, tls: scenario === 'mixed' ? secure[0] : undefined };
+}
+
+function toTarget(l: SandboxListener): LoadTarget {
+  return { host: '127.0.0.1', port: l.port, tls: l.ssl };
+}
+
+function loadOptions(r: ResolvedOptions, target: LoadTarget, hostHeader: string, o: BenchOptions, tlsTarget?: LoadTarget): LoadOptions {
+  return {
+    scenario: r.scenario,
+    target,
+    tlsTarget,
+    connections: r.connections,
+    rate: r.rate,
+    durationMs: r.durationMs,
+    warmupMs: r.warmupMs,
+    path: r.path,
+    hostHeader,
+    streams: r.streams,
+    threads: r.threads,
+    timeoutMs: r.timeoutMs,
+    step: o.step,
+  };
+}
+
+/**
+ * Runs one benchmark. Rejects with BenchUsageError (bad options / no suitable listener),
+ * SandboxRefusal (cannot be confined to loopback), ConfigCheckError (the binary rejected the
+ * config; message mapped to the user's lines), an AbortError on cancel, or another Error.
+ * Nothing is left behind in any case: proxy process group, backend child, worker threads, temp folder.
+ */
+export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}): Promise<BenchResult> {
+  const r = resolveOptions(options);
+  const signal = hooks.signal;
+  if (signal?.aborted) throw abortError();
+  const warnings: string[] = [];
+  const loadStart = loadavg();
+  let sandbox: ProxySandbox | null = null;
+  let backend: Backend | null = null;
+  const backendOptions = { ...options.backend };
+  if (r.scenario === 'large' && backendOptions.responseBytes === undefined) backendOptions.responseBytes = MAX_RESPONSE_BYTES;
+  try {
+    let main: LoadTarget;
+    let tlsTarget: LoadTarget | undefined;
+    let hostHeader = options.host ?? 'localhost';
+    let listenerInfo: BenchResult['listener'];
+    let proxyInfo: BenchResult['proxy'];
+    if (options.target) {
+      backend = await Backend.start(backendOptions);
+      main = { host: options.target.host, port: options.target.port, tls: !!options.target.tls || needsTls(r.scenario) };
+      listenerInfo = { host: main.host, port: main.port, tls: main.tls, http2: r.scenario === 'http2', stream: r.scenario === 'tcp' };
+      proxyInfo = { kind: 'external', binary: '', version: '' };
+    } else {
+      sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
+      if (signal?.aborted) throw abortError();
+      backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
+      sandbox.plan(backend.ports);
+      const picked = pickListener(sandbox.listeners, r.scenario);
+      if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
+      await sandbox.start(signal);
+      hooks.onProxyReady?.({ pgid: sandbox.pgid, dir: sandbox.dir, listeners: sandbox.listeners, backend });
+      warnings.push(...sandbox.warnings);
+      main = toTarget(picked.main);
+      tlsTarget = picked.tls ? toTarget(picked.tls) : undefined;
+      hostHeader = options.host ?? picked.main.serverName ?? 'localhost';
+      listenerInfo = { host: main.host, port: main.port, tls: main.tls, http2: picked.main.http2, stream: picked.main.stream };
+      proxyInfo = { kind: sandbox.kind, binary: sandbox.binary, version: sandbox.version };
+    }
+    if (signal?.aborted) throw abortError();
+
+    const sb = sandbox;
+    const be = backend;
+    let proxyCpu0 = 0;
+    let backendCpu0 = 0;
+    let reset: Promise<BackendStats> | null = null;
+    const load = await runLoad(loadOptions(r, main, hostHeader, options, tlsTarget), {
+      onProgress: hooks.onProgress,
+      signal,
+      onMeasureStart: () => {
+        proxyCpu0 = sb?.cpuSeconds() ?? 0;
+        backendCpu0 = be.cpuSeconds();
+        reset = be.stats(true);
+      },
+    });
+    const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
+    const backendCpu = be.cpuSeconds() - backendCpu0;
+    if (reset) await reset;
+    const bstats = await be.stats(true);
+    const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
+    const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
+
+    if (load.tlsFull + load.tlsResumed > 0 && r.scenario === 'https-resume' && load.tlsResumed === 0)
+      warnings.push('https-resume: no TLS session was resumed (the server offers neither session tickets nor a session cache)');
+    if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
+
+    let direct: DirectResult | undefined;
+    if (options.direct && !options.target) {
+      const port = r.scenario === 'tcp' ? be.ports.tcp : needsTls(r.scenario) ? be.ports.https : be.ports.http;
+      if (r.scenario === 'http2') {
+        warnings.push('direct baseline: the built-in backend speaks HTTP/1.1 only; no baseline for http2');
+      } else {
+        await be.stats(true);
+        const dl = await runLoad(
+          loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: be.ports.https, tls: true } : undefined),
+          { signal, onMeasureStart: () => void be.stats(true) },
+        );
+        const ds = await be.stats(true);
+        direct = {
+          requests: dl.requests,
+          rps: Math.round(dl.requests / dl.durationS),
+          latencyMs: summarize(dl.whole),
+          errors: dl.errors,
+          backend: { connections: r.scenario === 'tcp' ? ds.tcpConnections : ds.connections, requests: r.scenario === 'tcp' ? dl.requests : ds.requests },
+        };
+      }
+    }
+
+    const loadEnd = loadavg();
+    const cpus = os.cpus().length;
+    if (loadStart[0] > cpus * 0.5)
+      warnings.push(`the machine was busy before the run (load average ${loadStart[0]} on ${cpus} CPUs): absolute numbers are noisy, compare ratios measured in one run`);
+    return {
+      scenario: r.scenario,
+      model: r.rate > 0 ? 'open' : 'closed',
+      connections: r.connections,
+      rate: r.rate > 0 ? r.rate : undefined,
+      durationS: load.durationS,
+      proxy: proxyInfo,
+      listener: listenerInfo,
+      requests: load.requests,
+      rps: Math.round(load.requests / load.durationS),
+      latencyMs: summarize(load.whole),
+      distribution: distribution(load.whole),
+      perSecond: load.perSecond,
+      errors: load.errors,
+      cpuSeconds: { proxy: round2(proxyCpu), generator: round2(load.generatorCpuSeconds), backend: round2(backendCpu) },
+      backend: { connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0 },
+      direct,
+      host: { cpus, loadavgStart: loadStart, loadavgEnd: loadEnd },
+      warnings,
+    };
+  } finally {
+    await Promise.all([sandbox?.dispose(), backend?.stop()]);
+  }
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;

@@ -1,0 +1,186 @@
+// Process control for the proxy binary. The binary runs under a tiny /bin/sh supervisor that is
+// the leader of a new process group (spawned detached) and reads its stdin, a pipe from us: when
+// we close it, or when our process dies for any reason (the kernel closes the pipe), the
+// supervisor sends SIGTERM to the proxy, and SIGKILL to the whole group 3 s later; once the proxy
+// has exited it kills the group (nginx and HAProxy workers stay in their master's group in the
+// foreground modes we use). We then check /proc that the group is empty.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
+import { accessSync, constants } from 'node:fs';
+import * as path from 'node:path';
+import { groupCpuSeconds, groupMembers } from './proc';
+
+// A background list's stdin is /dev/null in a non-interactive shell: keep the pipe on fd 3.
+const SUPERVISOR = [
+  'exec 3<&0',
+  '"$@" </dev/null 3<&- &',
+  'c=$!',
+  "trap '' PIPE",
+  '{ read -r _ <&3; kill -TERM "$c" 2>/dev/null; sleep 3; kill -KILL 0 2>/dev/null; } &',
+  'wait "$c"; rc=$?',
+  'echo "__proxy_tuner_exit $rc" >&2',
+  'kill -KILL 0',
+].join('\n');
+
+const EXIT_MARK = /__proxy_tuner_exit (\d+)/;
+
+export interface ExitInfo {
+  code: number | null;
+  output: string;
+}
+
+export class SupervisedProcess {
+  private out = '';
+  private readonly exitPromise: Promise<ExitInfo>;
+  private exitedFlag = false;
+
+  private constructor(private readonly child: ChildProcess) {
+    const collect = (b: Buffer) => {
+      if (this.out.length < 65536) this.out += b.toString();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.stdin?.on('error', () => undefined);
+    this.exitPromise = new Promise((resolve) => {
+      child.once('close', () => {
+        this.exitedFlag = true;
+        const m = EXIT_MARK.exec(this.out);
+        resolve({ code: m ? Number(m[1]) : null, output: this.out.replace(EXIT_MARK, '').trim() });
+      });
+    });
+  }
+
+  /** Starts `cmd args...` under the supervisor in a new process group. */
+  static start(cmd: string, args: string[], cwd: string): SupervisedProcess {
+    const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'proxy-tuner-supervisor', cmd, ...args], {
+      cwd,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    return new SupervisedProcess(child);
+  }
+
+  /** Process group id (the supervisor's pid). */
+  get pgid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  get exited(): boolean {
+    return this.exitedFlag;
+  }
+
+  get output(): string {
+    return this.out.replace(EXIT_MARK, '').trim();
+  }
+
+  whenExited(): Promise<ExitInfo> {
+    return this.exitPromise;
+  }
+
+  /** CPU seconds of every live process in the group (master and workers). */
+  cpuSeconds(): number {
+    return this.pgid > 0 ? groupCpuSeconds(this.pgid) : 0;
+  }
+
+  /** Stops the proxy and waits until no process of the group is left (bounded: about 5 s). */
+  async stop(): Promise<ExitInfo> {
+    try {
+      this.child.stdin?.end();
+    } catch {
+      // pipe already closed
+    }
+    const timer = setTimeout(() => this.killGroup(), 4000);
+    const info = await this.exitPromise;
+    clearTimeout(timer);
+    for (let i = 0; i < 40 && this.pgid > 0 && groupMembers(this.pgid).length > 0; i++) {
+      if (i === 20) this.killGroup();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return info;
+  }
+
+  private killGroup(): void {
+    if (this.pgid <= 0) return;
+    try {
+      process.kill(-this.pgid, 'SIGKILL');
+    } catch {
+      // group already gone
+    }
+  }
+}
+
+/** Picks `n` distinct free ports on 127.0.0.1 (they may be taken again before use: callers retry). */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const s = net.createServer();
+      servers.push(s);
+      ports.push(
+        await new Promise<number>((resolve, reject) => {
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve((s.address() as net.AddressInfo).port));
+        }),
+      );
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(() => r(undefined)))));
+  }
+}
+
+/** Resolves once a TCP connection to 127.0.0.1:port succeeds; false after `timeoutMs`. */
+export async function waitForPort(port: number, timeoutMs: number, stillRunning: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; i < 1000 && Date.now() < deadline; i++) {
+    if (!stillRunning()) return false;
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect({ host: '127.0.0.1', port });
+      const done = (v: boolean) => {
+        s.destroy();
+        resolve(v);
+      };
+      s.once('connect', () => done(true));
+      s.once('error', () => done(false));
+      s.setTimeout(500, () => done(false));
+    });
+    if (ok) return true;
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  return false;
+}
+
+export const INSTALL_HINT: Record<'nginx' | 'haproxy', string> = {
+  nginx: 'nginx was not found on PATH; install it (Debian/Ubuntu: `apt-get install nginx`) or pass its path (--binary / proxyTuner.nginx.path).',
+  haproxy:
+    'haproxy was not found on PATH; install it (Debian/Ubuntu: `apt-get install haproxy`) or pass its path (--binary / proxyTuner.haproxy.path).',
+};
+
+/** Finds an executable on PATH (plus the usual sbin folders, which a normal user's PATH may lack). */
+export function findBinary(name: string, explicit?: string): string | null {
+  const isExec = (p: string) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (explicit) return isExec(explicit) ? explicit : null;
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
+  for (const d of dirs) {
+    if (!d) continue;
+    const p = path.join(d, name);
+    if (isExec(p)) return p;
+  }
+  return null;
+}
+
+/** `nginx -v` / `haproxy -v` → "1.22.1" / "2.6.12" (empty when unknown). */
+export function binaryVersion(kind: 'nginx' | 'haproxy', binary: string): string {
+  const r = spawnSync(binary, kind === 'nginx' ? ['-v'] : ['-v'], { encoding: 'utf8', timeout: 5000 });
+  const text = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  const m = kind === 'nginx' ? /nginx\/(\d+\.\d+\.\d+)/.exec(text) : /version (\d+\.\d+(?:\.\d+)?)/.exec(text);
+  return m ? m[1] : '';
+}

@@ -1,0 +1,153 @@
+// Shared parts of the config sandboxes: text edits that keep line numbers, the throw-away TLS
+// pair, loopback checks, refusals and the map from sandbox files back to the user's files.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Replace text[start, end) with `text` (no newlines in it: lines must keep their numbers). */
+export interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** A placeholder for a port chosen at render time (ports are re-picked when a bind race is lost). */
+export const portSlot = (i: number) => `\u0000P${i}\u0000`;
+
+export function fillPorts(text: string, ports: number[]): string {
+  return text.replace(/\u0000P(\d+)\u0000/g, (_m, i: string) => String(ports[Number(i)]));
+}
+
+/**
+ * Applies non-overlapping edits. A replaced span that contained newlines gets the same number of
+ * newlines after its replacement, so every line of the copy keeps the number it has in the original.
+ */
+export function applyEdits(text: string, edits: Edit[]): string {
+  const sorted = [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
+  let out = '';
+  let pos = 0;
+  for (const e of sorted) {
+    if (e.start < pos) continue; // overlapping edit: the first one wins
+    out += text.slice(pos, e.start);
+    const lines = (text.slice(e.start, e.end).match(/\n/g) ?? []).length;
+    out += e.text.replace(/[\r\n]/g, ' ') + '\n'.repeat(lines);
+    pos = e.end;
+  }
+  return out + text.slice(pos);
+}
+
+export function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** The config cannot be made loopback-only (or cannot be sandboxed at all). */
+export class SandboxRefusal extends Error {
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly line?: number,
+  ) {
+    super(file ? `${file}:${line ?? 0}: ${message}` : message);
+    this.name = 'SandboxRefusal';
+  }
+}
+
+/** The config failed the binary's own check (`nginx -t` / `haproxy -c`), mapped to the user's lines. */
+export class ConfigCheckError extends Error {
+  constructor(
+    message: string,
+    readonly details: string,
+  ) {
+    super(message);
+    this.name = 'ConfigCheckError';
+  }
+}
+
+export function isLoopbackAddress(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  if (net.isIPv4(h)) return h.startsWith('127.');
+  if (h.startsWith('::ffff:')) return net.isIPv4(h.slice(7)) && h.slice(7).startsWith('127.');
+  return false;
+}
+
+export interface TlsPair {
+  certFile: string;
+  keyFile: string;
+  /** Certificate and key in one file (HAProxy's `crt`). */
+  pemFile: string;
+}
+
+/** A throw-away self-signed pair for localhost / 127.0.0.1 made with the openssl command line. */
+export function makeTlsPair(dir: string, keyType: 'rsa' | 'ecdsa' = 'rsa'): TlsPair {
+  const certFile = path.join(dir, 'tls', 'cert.pem');
+  const keyFile = path.join(dir, 'tls', 'key.pem');
+  const pemFile = path.join(dir, 'tls', 'both.pem');
+  mkdirSync(path.join(dir, 'tls'), { recursive: true, mode: 0o700 });
+  const keyArgs = keyType === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+  const r = spawnSync(
+    'openssl',
+    ['req', '-x509', ...keyArgs, '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=localhost',
+      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
+  if (r.status !== 0) {
+    const why = (r.error?.message ?? r.stderr ?? '').split('\n').filter((l) => l && !/^[.+*\s]+$/.test(l)).slice(-3).join(' ');
+    throw new Error(`could not make a test certificate with openssl (is the openssl command installed?): ${why}`);
+  }
+  const pem = spawnSync('sh', ['-c', 'cat "$1" "$2" > "$3"', 'sh', certFile, keyFile, pemFile]);
+  if (pem.status !== 0) throw new Error('could not write the combined test certificate');
+  return { certFile, keyFile, pemFile };
+}
+
+export function makeSandboxDir(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-bench-'));
+}
+
+export function removeSandboxDir(dir: string): void {
+  if (!dir.startsWith(path.join(os.tmpdir(), 'proxy-tuner-bench-'))) return;
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+export function writeText(file: string, text: string): void {
+  writeFileSync(file, text, { mode: 0o600 });
+}
+
+/** Where the built-in backend listens; upstream addresses are pointed here. */
+export interface BackendAddr {
+  http: number;
+  https: number;
+  tcp: number;
+}
+
+/** One listener of the sandboxed proxy, with where it came from. */
+export interface SandboxListener {
+  /** Index into the port list chosen at render time. */
+  slot: number;
+  port: number;
+  ssl: boolean;
+  http2: boolean;
+  /** L4 (nginx `stream`, HAProxy `mode tcp`). */
+  stream: boolean;
+  udp: boolean;
+  /** nginx `listen ... http2` without ssl: HTTP/2 prior knowledge only. */
+  h2cOnly: boolean;
+  /** A name the server answers to, for the Host header. */
+  serverName?: string;
+  file: string;
+  line: number;
+  original: string;
+}
+
+/** Maps "FILE:LINE" in the binary's messages from sandbox copies back to the user's files. */
+export function mapMessages(text: string, fileMap: Map<string, string>): string {
+  let out = text;
+  for (const [copy, orig] of fileMap) {
+    out = out.split(copy).join(orig);
+  }
+  return out;
+}

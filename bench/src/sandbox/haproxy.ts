@@ -1,0 +1,271 @@
+// HAProxy sandbox: a private copy of the user's haproxy.cfg rewritten so that the real binary runs
+// it on loopback only, as the current user, in the foreground (`-db`):
+// - every `bind` address becomes 127.0.0.1:<free port>; `server`/`server-template`/`dispatch`
+//   addresses point at the built-in backend (HTTP, HTTPS with `ssl`, TCP echo in `mode tcp`);
+//   peers and mailers get loopback addresses nobody listens on;
+// - `daemon`, `chroot`, `user`/`group`, `pidfile`, `log` targets, `source`/`usesrc`, CA/CRL files go;
+//   `stats socket` moves into the sandbox; `crt` becomes the throw-away pair;
+// - what cannot be confined (a DNS `nameserver` off loopback, `do-resolve`, `option http_proxy`,
+//   Lua, external checks, `program` sections) is refused with the line. The user's file is only read.
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseHaproxy } from '../../../server/src/haproxy/parser';
+import type { Section, Statement, Word } from '../../../server/src/haproxy/ast';
+import { applyEdits, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
+
+export interface HaproxySandboxInput {
+  configPath: string;
+  dir: string;
+  backend: BackendAddr;
+  cert: { pemFile: string };
+}
+
+export interface HaproxySandboxPlan {
+  copy: string;
+  original: string;
+  text: string;
+  listeners: SandboxListener[];
+  portCount: number;
+  warnings: string[];
+}
+
+const PROXY_SECTIONS = new Set(['frontend', 'backend', 'listen', 'defaults']);
+/** Server/bind parameters followed by one value that must go (files, interfaces, source addresses). */
+const DROP_WITH_VALUE = new Set([
+  'ca-file',
+  'crl-file',
+  'crt-list',
+  'interface',
+  'namespace',
+  'source',
+  'usesrc',
+  'resolvers',
+  'addr',
+  'port',
+  'agent-addr',
+  'agent-port',
+  'agent-inter',
+  'user',
+  'group',
+  'uid',
+  'gid',
+  'ca-verify-file',
+  'ocsp-update',
+  'socks4',
+  'resolve-prefer',
+  'resolve-net',
+  'resolve-opts',
+]);
+const DROP_FLAGS = new Set(['transparent', 'accept-proxy', 'agent-check', 'send-proxy', 'send-proxy-v2', 'send-proxy-v2-ssl', 'send-proxy-v2-ssl-cn', 'check-send-proxy']);
+
+export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPlan {
+  const original = path.resolve(input.configPath);
+  let text: string;
+  try {
+    text = readFileSync(original, 'utf8');
+  } catch (e) {
+    throw new SandboxRefusal(`cannot read ${original}: ${(e as Error).message}`);
+  }
+  const ast = parseHaproxy(text);
+  const edits: Edit[] = [];
+  const listeners: SandboxListener[] = [];
+  const warnings: string[] = [];
+  let slots = 0;
+  const be = input.backend;
+  const dir = input.dir;
+  const lineOf = (st: Statement) => st.line + 1;
+  const refuse = (st: Statement, msg: string): never => {
+    throw new SandboxRefusal(msg, original, lineOf(st));
+  };
+  const dropLine = (st: Statement) => edits.push({ start: st.start, end: st.end, text: '' });
+  const replace = (w: Word, t: string) => edits.push({ start: w.start, end: w.end, text: t });
+  const removeFrom = (st: Statement, fromIdx: number, isBind: boolean) => {
+    // drops the parameters of a bind/server line that cannot stay (and their values)
+    const a = st.args;
+    for (let i = fromIdx; i < a.length; i++) {
+      const v = a[i].value;
+      if (isBind && (v === 'crt' || v === 'crt-list')) {
+        i++;
+        continue;
+      }
+      if (DROP_WITH_VALUE.has(v) && i + 1 < a.length) {
+        replace(a[i], '');
+        replace(a[i + 1], '');
+        i++;
+      } else if (DROP_FLAGS.has(v)) {
+        replace(a[i], '');
+      } else if (v === 'verify' && i + 1 < a.length) {
+        replace(a[i + 1], 'none');
+        i++;
+      } else if (v === 'crt' && i + 1 < a.length) {
+        // a client certificate on a server line; on a bind line it is replaced by the caller
+        replace(a[i], '');
+        replace(a[i + 1], '');
+        i++;
+      }
+    }
+  };
+
+  const modeOf = new Map<Section, string>();
+  let defaultsMode = 'tcp'; // HAProxy's own default
+  for (const sec of ast.sections) {
+    if (!PROXY_SECTIONS.has(sec.keyword)) continue;
+    let mode = sec.keyword === 'defaults' ? 'tcp' : defaultsMode;
+    for (const st of sec.statements) if (st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
+    if (sec.keyword === 'defaults') defaultsMode = mode;
+    modeOf.set(sec, mode);
+  }
+
+  if (ast.errors.length > 0) {
+    const e = ast.errors[0];
+    const line = ast.lineStarts.filter((s) => s <= e.start).length;
+    throw new SandboxRefusal(`syntax error: ${e.message}`, original, line);
+  }
+
+  for (const st of ast.orphans) if (st.keyword) refuse(st, `\`${st.keyword.value}\` outside of any section`);
+
+  for (const sec of ast.sections) {
+    const kw = sec.keyword;
+    if (kw === 'program') refuse(sec.header, '`program` sections run external commands; the benchmark cannot confine them to loopback');
+    for (const st of sec.statements) {
+      const k = st.keyword?.value ?? '';
+      if (st.prefix) continue; // `no option ...`
+      if (k === 'lua-load' || k === 'lua-load-per-thread' || k === 'lua-prepend-path')
+        refuse(st, `\`${k}\`: Lua scripts may open their own connections; the benchmark cannot confine them to loopback`);
+      if (k === 'external-check' || (k === 'option' && st.sub?.value === 'external-check'))
+        refuse(st, 'external checks run commands; the benchmark cannot confine them to loopback');
+      if (k === 'option' && st.sub?.value === 'http_proxy')
+        refuse(st, '`option http_proxy` connects to the address found in each request; it cannot be confined to loopback');
+      if (st.words.some((w) => /^do-resolve\(/.test(w.value))) refuse(st, '`do-resolve` sends DNS queries; the benchmark never sends them off this machine');
+
+      if (kw === 'global') {
+        if (['daemon', 'chroot', 'user', 'group', 'uid', 'gid', 'pidfile', 'ca-base', 'crt-base', 'unix-bind', 'log', 'log-send-hostname', 'nbproc', 'server-state-file', 'server-state-base'].includes(k)) {
+          if (k === 'nbproc') continue; // left for haproxy -c to judge (removed in 2.5)
+          dropLine(st);
+          continue;
+        }
+        if (k === 'stats' && st.sub?.value === 'socket') {
+          edits.push({ start: st.start, end: st.end, text: `stats socket ${path.join(dir, 'admin.sock')} mode 600 level admin` });
+          continue;
+        }
+        continue;
+      }
+      if (kw === 'resolvers') {
+        if (k === 'nameserver' && st.args[1]) {
+          const addr = st.args[1].value.replace(/^(udp|tcp|ipv4|ipv6)@/, '');
+          const host = addr.startsWith('[') ? addr.slice(0, addr.indexOf(']') + 1) : addr.replace(/:\d+$/, '');
+          if (!isLoopbackAddress(host))
+            refuse(st, `\`nameserver ${st.args[0]?.value ?? ''} ${st.args[1].value}\` is not a loopback address: the benchmark never sends DNS queries off this machine`);
+        }
+        if (k === 'parse-resolv-conf') refuse(st, '`parse-resolv-conf` uses the system name servers: the benchmark never sends DNS queries off this machine');
+        continue;
+      }
+      if (kw === 'peers' || kw === 'mailers') {
+        if ((k === 'peer' || k === 'mailer' || k === 'server') && st.args[1]) {
+          const slot = slots++;
+          replace(st.args[1], `127.0.0.1:${portSlot(slot)}`);
+        } else if (k === 'bind' && st.args[0]) {
+          replace(st.args[0], `127.0.0.1:${portSlot(slots++)}`);
+        } else if (k === 'log') dropLine(st);
+        continue;
+      }
+      if (kw === 'ring') {
+        if (k === 'server' && st.args[1]) replace(st.args[1], `127.0.0.1:${be.tcp}`);
+        continue;
+      }
+      if (kw === 'log-forward') {
+        if ((k === 'bind' || k === 'dgram-bind') && st.args[0]) replace(st.args[0], `127.0.0.1:${portSlot(slots++)}`);
+        if (k === 'log') dropLine(st);
+        continue;
+      }
+      if (!PROXY_SECTIONS.has(kw)) continue;
+      const mode = modeOf.get(sec) ?? 'tcp';
+      switch (k) {
+        case 'log':
+          if (st.args[0]?.value !== 'global') dropLine(st);
+          else if (kw !== 'defaults') {
+            // `log global` with no global log target is fine
+          }
+          break;
+        case 'source':
+          dropLine(st);
+          break;
+        case 'bind': {
+          if (kw === 'backend' || kw === 'defaults') break;
+          const a = st.args[0];
+          if (!a) break;
+          const addrs = a.value.split(',');
+          const params = st.args.slice(1).map((w) => w.value);
+          if (addrs.some((x) => /^(quic[46]?|udp[46]?)@/.test(x))) {
+            warnings.push(`${original}:${lineOf(st)}: QUIC/UDP bind removed (the load generator speaks TCP)`);
+            dropLine(st);
+            break;
+          }
+          const ssl = params.includes('ssl');
+          const alpnIdx = params.indexOf('alpn');
+          const alpn = alpnIdx >= 0 ? (params[alpnIdx + 1] ?? '') : '';
+          const protoIdx = params.indexOf('proto');
+          const h2 = (protoIdx >= 0 && params[protoIdx + 1] === 'h2') || /\bh2\b/.test(alpn);
+          const newAddrs = addrs.map(() => {
+            const slot = slots++;
+            listeners.push({
+              slot,
+              port: 0,
+              ssl,
+              http2: h2,
+              stream: mode === 'tcp',
+              udp: false,
+              h2cOnly: !ssl && protoIdx >= 0 && params[protoIdx + 1] === 'h2',
+              file: original,
+              line: lineOf(st),
+              original: st.words.map((w) => w.raw).join(' '),
+            });
+            return `127.0.0.1:${portSlot(slot)}`;
+          });
+          replace(a, newAddrs.join(','));
+          removeFrom(st, 1, true);
+          // `crt FILE` (maybe several) → the throw-away pair once
+          let crtDone = false;
+          const args = st.args;
+          for (let i = 1; i < args.length; i++) {
+            if ((args[i].value === 'crt' || args[i].value === 'crt-list') && i + 1 < args.length) {
+              if (!crtDone) {
+                edits.push({ start: args[i].start, end: args[i + 1].end, text: `crt ${input.cert.pemFile}` });
+                crtDone = true;
+              } else {
+                edits.push({ start: args[i].start, end: args[i + 1].end, text: '' });
+              }
+              i++;
+            }
+          }
+          break;
+        }
+        case 'server':
+        case 'server-template':
+        case 'default-server':
+        case 'dispatch': {
+          if (kw === 'frontend') break;
+          const addrIdx = k === 'server' ? 1 : k === 'server-template' ? 2 : k === 'dispatch' ? 0 : -1;
+          const params = st.args.map((w) => w.value);
+          const ssl = params.includes('ssl');
+          if (addrIdx >= 0 && st.args[addrIdx]) {
+            const port = mode === 'tcp' ? (ssl ? be.https : be.tcp) : ssl ? be.https : be.http;
+            replace(st.args[addrIdx], `127.0.0.1:${port}`);
+          }
+          removeFrom(st, Math.max(0, addrIdx + 1), false);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+  return {
+    copy: path.join(dir, 'haproxy.cfg'),
+    original,
+    text: applyEdits(text, edits),
+    listeners,
+    portCount: slots,
+    warnings,
+  };
+}

@@ -1,0 +1,497 @@
+// nginx sandbox: a private copy of the user's config (and of every file it includes) in a temp
+// folder, rewritten so that the real binary can run it on loopback only:
+// - every `listen` becomes 127.0.0.1:<free port> (same original address → same new port);
+//   servers without `listen` get one;
+// - upstream `server`s and literal `proxy_pass`/`fastcgi_pass`/... targets point at the built-in
+//   backend (hostnames and public addresses included: they are rewritten, never contacted);
+// - pid, logs, temp and cache paths go into the sandbox; `user`, `daemon`, `master_process` are set;
+// - TLS certificates are replaced by a throw-away pair; files that would be read from the
+//   system for client verification or stapling are dropped;
+// - what cannot be made loopback-only (a target address built from variables, a resolver on a
+//   non-loopback address, scripting modules that open their own connections) is refused with the
+//   file and line. The user's files are only read.
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parseNginx } from '../../../server/src/nginx/parser';
+import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/nginx/ast';
+import {
+  applyEdits,
+  isLoopbackAddress,
+  lineAt,
+  portSlot,
+  SandboxRefusal,
+  type BackendAddr,
+  type Edit,
+  type SandboxListener,
+} from './common';
+
+export interface NginxSandboxInput {
+  configPath: string;
+  dir: string;
+  backend: BackendAddr;
+  cert: { certFile: string; keyFile: string };
+  /** Path of the stream module to load when the config has `stream {}` but no load_module for it. */
+  streamModule?: string;
+  runningAsRoot: boolean;
+}
+
+export interface SandboxFileOut {
+  /** Path of the copy inside the sandbox. */
+  copy: string;
+  original: string;
+  /** Text with port placeholders. */
+  text: string;
+}
+
+export interface NginxSandboxPlan {
+  mainCopy: string;
+  files: SandboxFileOut[];
+  listeners: SandboxListener[];
+  /** Number of port slots to fill. */
+  portCount: number;
+  warnings: string[];
+}
+
+const PASS_DIRECTIVES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass', 'memcached_pass']);
+const TEMP_PATHS = new Set(['client_body_temp_path', 'proxy_temp_path', 'fastcgi_temp_path', 'uwsgi_temp_path', 'scgi_temp_path']);
+const CACHE_PATHS = new Set(['proxy_cache_path', 'fastcgi_cache_path', 'uwsgi_cache_path', 'scgi_cache_path']);
+/** Files read for client verification, stapling, tickets...: dropped (the throw-away pair replaces the certs). */
+const DROP_DIRECTIVES = new Set([
+  'user',
+  'pid',
+  'daemon',
+  'master_process',
+  'lock_file',
+  'working_directory',
+  'ssl_trusted_certificate',
+  'ssl_client_certificate',
+  'ssl_crl',
+  'ssl_dhparam',
+  'ssl_stapling',
+  'ssl_stapling_file',
+  'ssl_stapling_responder',
+  'ssl_stapling_verify',
+  'ssl_password_file',
+  'ssl_session_ticket_key',
+  'ssl_verify_client',
+  'ssl_verify_depth',
+  'ssl_ocsp',
+  'ssl_ocsp_responder',
+  'ssl_ocsp_cache',
+  'proxy_ssl_certificate',
+  'proxy_ssl_certificate_key',
+  'proxy_ssl_trusted_certificate',
+  'proxy_ssl_crl',
+  'proxy_ssl_password_file',
+  'proxy_ssl_verify',
+  'grpc_ssl_certificate',
+  'grpc_ssl_certificate_key',
+  'grpc_ssl_trusted_certificate',
+  'grpc_ssl_verify',
+  'uwsgi_ssl_certificate',
+  'uwsgi_ssl_certificate_key',
+  'uwsgi_ssl_trusted_certificate',
+  'uwsgi_ssl_verify',
+  'proxy_bind',
+  'fastcgi_bind',
+  'uwsgi_bind',
+  'scgi_bind',
+  'grpc_bind',
+  'memcached_bind',
+]);
+/** Modules that open connections of their own, which the sandbox cannot redirect. */
+const SCRIPTING = /(_by_lua(_block|_file)?$|^lua_|^perl|^js_)/;
+
+interface FileJob {
+  original: string;
+  copy: string;
+  context: string;
+}
+
+interface Ctx {
+  input: NginxSandboxInput;
+  files: SandboxFileOut[];
+  listeners: SandboxListener[];
+  portKeys: Map<string, number>;
+  warnings: string[];
+  upstreams: Set<string>;
+  httpsUpstreams: Set<string>;
+  streamUpstreams: Set<string>;
+  hasStream: boolean;
+  hasStreamModule: boolean;
+  includeCounter: number;
+  fileCount: number;
+  confDir: string;
+  usedSsl: boolean;
+}
+
+function readConfig(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new SandboxRefusal(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** Expands an nginx include pattern (glob with `*`, `?`, `[...]` in the last parts). */
+function expandInclude(pattern: string): string[] {
+  if (!/[*?[]/.test(pattern)) return existsSync(pattern) ? [pattern] : [];
+  const parts = pattern.split('/');
+  let bases = [parts[0] === '' ? '/' : parts[0]];
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i];
+    const next: string[] = [];
+    for (const b of bases) {
+      if (!/[*?[]/.test(part)) {
+        next.push(path.join(b, part));
+        continue;
+      }
+      const re = new RegExp(
+        '^' +
+          part
+            .replace(/[.+^${}()|\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]') +
+          '$',
+      );
+      let names: string[] = [];
+      try {
+        names = readdirSync(b);
+      } catch {
+        continue;
+      }
+      for (const n of names.sort()) if (re.test(n) && !n.startsWith('.')) next.push(path.join(b, n));
+    }
+    bases = next.slice(0, 500);
+  }
+  return bases.filter((p) => {
+    try {
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Parses `host:port`, `[v6]:port`, `port`, `*:port`, `unix:/path`; the port may be absent. */
+function splitHostPort(a: string): { host: string; port?: string } {
+  if (a.startsWith('unix:')) return { host: a };
+  if (a.startsWith('[')) {
+    const close = a.indexOf(']');
+    const host = a.slice(0, close + 1);
+    const rest = a.slice(close + 1);
+    return { host, port: rest.startsWith(':') ? rest.slice(1) : undefined };
+  }
+  if (/^\d+$/.test(a)) return { host: '*', port: a };
+  const i = a.lastIndexOf(':');
+  if (i >= 0 && a.indexOf(':') === i) return { host: a.slice(0, i), port: a.slice(i + 1) };
+  return { host: a };
+}
+
+const q = (s: string) => (/[\s;{}"'#$\\]/.test(s) ? `"${s.replace(/["\\]/g, '\\$&')}"` : s);
+
+function refuse(file: NginxFile, original: string, at: { start: number }, message: string): never {
+  throw new SandboxRefusal(message, original, lineAt(file.text, at.start));
+}
+
+/** Collects upstream names and how they are used (pre-pass over one file and its includes). */
+function collectNames(ctx: Ctx, file: NginxFile, context: string, baseDir: string, depth: number): void {
+  const visit = (list: Directive[], c: string) => {
+    for (const d of list) {
+      if (d.entry) continue;
+      if (d.name === 'upstream' && d.args[0]) {
+        if (c === 'http') ctx.upstreams.add(d.args[0].value);
+        if (c === 'stream') ctx.streamUpstreams.add(d.args[0].value);
+      }
+      if (d.name === 'stream' && c === 'main') ctx.hasStream = true;
+      if (d.name === 'load_module' && d.args[0] && /ngx_stream_module/.test(d.args[0].value)) ctx.hasStreamModule = true;
+      if (d.name === 'proxy_pass' && d.args[0]) {
+        const m = /^https:\/\/([^/:$]+)/.exec(d.args[0].value);
+        if (m) ctx.httpsUpstreams.add(m[1]);
+      }
+      if (d.name === 'include' && d.args[0] && depth < 16) {
+        const pattern = path.isAbsolute(d.args[0].value) ? d.args[0].value : path.join(baseDir, d.args[0].value);
+        for (const f of expandInclude(pattern)) {
+          try {
+            collectNames(ctx, parseNginx(readFileSync(f, 'utf8')), c, baseDir, depth + 1);
+          } catch {
+            // unreadable: reported by the rewrite pass
+          }
+        }
+      }
+      if (d.block && !d.rawBody) visit(d.block.children, childContext(c, d.name));
+    }
+  };
+  visit(file.directives, context);
+}
+
+export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
+  const original = path.resolve(input.configPath);
+  const ctx: Ctx = {
+    input,
+    files: [],
+    listeners: [],
+    portKeys: new Map(),
+    warnings: [],
+    upstreams: new Set(),
+    httpsUpstreams: new Set(),
+    streamUpstreams: new Set(),
+    hasStream: false,
+    hasStreamModule: false,
+    includeCounter: 0,
+    fileCount: 0,
+    confDir: path.dirname(original),
+    usedSsl: false,
+  };
+  const mainText = readConfig(original);
+  const mainAst = parseNginx(mainText);
+  collectNames(ctx, mainAst, 'main', ctx.confDir, 0);
+  mkdirSync(path.join(input.dir, 'conf'), { recursive: true });
+  for (const sub of ['logs', 'temp', 'cache']) mkdirSync(path.join(input.dir, sub), { recursive: true });
+  const mainCopy = path.join(input.dir, 'conf', 'nginx.conf');
+  rewriteFile(ctx, { original, copy: mainCopy, context: 'main' }, mainAst, 0);
+  // Main-context settings, prepended to line 1 so that no line moves.
+  const dir = input.dir;
+  const pre = [
+    'daemon off;',
+    'master_process on;',
+    `pid ${q(path.join(dir, 'nginx.pid'))};`,
+    `lock_file ${q(path.join(dir, 'nginx.lock'))};`,
+  ];
+  if (input.runningAsRoot) pre.push('user root;');
+  if (ctx.hasStream && !ctx.hasStreamModule && input.streamModule) pre.push(`load_module ${q(input.streamModule)};`);
+  const main = ctx.files.find((f) => f.copy === mainCopy)!;
+  main.text = pre.join(' ') + ' ' + main.text;
+  return { mainCopy, files: ctx.files, listeners: ctx.listeners, portCount: ctx.portKeys.size, warnings: ctx.warnings };
+}
+
+function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): void {
+  if (++ctx.fileCount > 500) throw new SandboxRefusal('more than 500 included files');
+  const edits: Edit[] = [];
+  const file = ast;
+  const orig = job.original;
+  const dir = ctx.input.dir;
+  const be = ctx.input.backend;
+  const loopback = `127.0.0.1`;
+  if (ast.errors.length > 0) {
+    const e = ast.errors[0];
+    throw new SandboxRefusal(`syntax error: ${e.message}`, orig, lineAt(ast.text, e.start));
+  }
+  const replaceWord = (w: Word, text: string) => edits.push({ start: w.start, end: w.end, text });
+  const drop = (d: Directive) => edits.push({ start: d.start, end: d.end, text: '' });
+  const replaceDirective = (d: Directive, text: string) => edits.push({ start: d.start, end: d.end, text });
+
+  const newPortSlot = (key: string): number => {
+    let slot = ctx.portKeys.get(key);
+    if (slot === undefined) {
+      slot = ctx.portKeys.size;
+      ctx.portKeys.set(key, slot);
+    }
+    return slot;
+  };
+
+  const serverNameOf = (server: Directive | undefined): string | undefined => {
+    const sn = server?.block?.children.find((c) => c.name === 'server_name');
+    const name = sn?.args.map((a) => a.value).find((v) => v && !v.includes('*') && !v.startsWith('~') && v !== '_' && !v.startsWith('.'));
+    return name;
+  };
+
+  const addListener = (d: Directive | null, server: Directive | undefined, c: string, key: string, flags: string[], at: number) => {
+    const slot = newPortSlot(key);
+    const ssl =
+      flags.includes('ssl') || !!server?.block?.children.some((x) => x.name === 'ssl' && x.args[0]?.value === 'on');
+    const http2 = flags.includes('http2');
+    const udp = flags.includes('udp');
+    if (ssl) ctx.usedSsl = true;
+    ctx.listeners.push({
+      slot,
+      port: 0,
+      ssl,
+      http2,
+      stream: c === 'stream/server',
+      udp,
+      h2cOnly: http2 && !ssl,
+      serverName: serverNameOf(server),
+      file: orig,
+      line: lineAt(file.text, at),
+      original: d ? file.text.slice(d.start, d.end) : '(no listen: nginx default *:80)',
+    });
+    return slot;
+  };
+
+  const LISTEN_DROP = /^(ipv6only=|proxy_protocol$|setfib=|accept_filter=|so_keepalive=|quic$)/;
+
+  const rewritePass = (d: Directive, c: string) => {
+    const w = d.args[0];
+    if (!w) return;
+    const v = w.value;
+    if (d.name === 'proxy_pass' && c === 'stream/server') {
+      // stream: `proxy_pass address;` or `proxy_pass upstream;`
+      if (v.includes('$')) refuse(file, orig, d, `\`proxy_pass ${v}\` builds the target from variables at run time: it cannot be confined to loopback`);
+      if (ctx.streamUpstreams.has(v)) return;
+      replaceWord(w, `${loopback}:${be.tcp}`);
+      return;
+    }
+    const m = /^([a-z]+):\/\/([^/]*)(.*)$/i.exec(v);
+    let scheme = '';
+    let hostport = v;
+    let rest = '';
+    if (m) {
+      scheme = m[1].toLowerCase();
+      hostport = m[2];
+      rest = m[3];
+    }
+    if (hostport.includes('$')) {
+      refuse(file, orig, d, `\`${d.name} ${v}\` builds the target address from variables at run time: it cannot be confined to loopback`);
+    }
+    if (!hostport.startsWith('unix:') && (ctx.upstreams.has(hostport) || ctx.upstreams.has(hostport.replace(/:\d+$/, '')))) return;
+    const port = scheme === 'https' || scheme === 'grpcs' ? be.https : be.http;
+    if (d.name !== 'proxy_pass') ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: ${d.name} now points at the built-in HTTP backend, which does not speak its protocol: expect errors`);
+    replaceWord(w, `${scheme ? scheme + '://' : ''}${loopback}:${port}${rest.startsWith('unix:') ? '' : rest}`);
+  };
+
+  const visit = (list: Directive[], c: string, server: Directive | undefined, upstreamName: string | undefined) => {
+    for (const d of list) {
+      if (d.entry) continue;
+      const n = d.name;
+      if (SCRIPTING.test(n)) {
+        refuse(file, orig, d, `\`${n}\` runs scripts that may open their own network connections; the benchmark cannot confine them to loopback`);
+      }
+      if (DROP_DIRECTIVES.has(n)) {
+        drop(d);
+        continue;
+      }
+      switch (n) {
+        case 'include': {
+          const w = d.args[0];
+          if (!w) break;
+          if (depth >= 16) refuse(file, orig, d, 'includes nested more than 16 deep');
+          let pattern = path.isAbsolute(w.value) ? w.value : path.join(ctx.confDir, w.value);
+          let matches = expandInclude(pattern);
+          if (matches.length === 0 && !/[*?[]/.test(w.value) && !path.isAbsolute(w.value)) {
+            // A config kept in a project folder often includes the system's mime.types.
+            const sys = path.join('/etc/nginx', w.value);
+            if (existsSync(sys)) {
+              pattern = sys;
+              matches = [sys];
+              ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: ${w.value} not found next to the config; using ${sys}`);
+            }
+          }
+          if (matches.length === 0 && !/[*?[]/.test(w.value)) {
+            refuse(file, orig, d, `included file not found: ${pattern}`);
+          }
+          const k = ++ctx.includeCounter;
+          const incDir = path.join(dir, 'conf', 'inc', String(k));
+          mkdirSync(incDir, { recursive: true });
+          matches.forEach((m, i) => {
+            const copy = path.join(incDir, `${String(i).padStart(4, '0')}-${path.basename(m)}`);
+            const text = readConfig(m);
+            rewriteFile(ctx, { original: m, copy, context: c }, parseNginx(text), depth + 1);
+          });
+          replaceWord(w, q(path.join(incDir, '*')));
+          break;
+        }
+        case 'listen': {
+          if (c !== 'server' && c !== 'stream/server' && c !== 'mail/server') break;
+          const w = d.args[0];
+          if (!w) break;
+          const { host, port } = splitHostPort(w.value);
+          const key = `${c === 'stream/server' ? 'stream' : c === 'mail/server' ? 'mail' : 'http'} ${host.toLowerCase()}:${port ?? '80'}`;
+          const flags = d.args.slice(1).map((a) => a.value);
+          const slot = addListener(d, server, c, key, flags, d.start);
+          replaceWord(w, `${loopback}:${portSlot(slot)}`);
+          for (const a of d.args.slice(1)) {
+            if (LISTEN_DROP.test(a.value)) {
+              if (a.value === 'proxy_protocol')
+                ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: proxy_protocol removed from listen (the load generator does not send a PROXY header)`);
+              replaceWord(a, '');
+            }
+          }
+          break;
+        }
+        case 'server': {
+          if (d.block) {
+            const inner = c === 'http' ? 'server' : childContext(c, 'server');
+            if (inner === 'server' && !d.block.children.some((x) => x.name === 'listen')) {
+              const slot = addListener(null, d, inner, 'http *:80', [], d.start);
+              edits.push({ start: d.block.start + 1, end: d.block.start + 1, text: ` listen ${loopback}:${portSlot(slot)};` });
+            }
+            visit(d.block.children, inner, d, undefined);
+            continue;
+          }
+          if (c === 'upstream' || c === 'stream/upstream') {
+            const w = d.args[0];
+            if (!w) break;
+            const port = c === 'stream/upstream' ? be.tcp : upstreamName && ctx.httpsUpstreams.has(upstreamName) ? be.https : be.http;
+            replaceWord(w, `${loopback}:${port}`);
+            for (const a of d.args.slice(1)) if (/^(resolve|service=|route=)/.test(a.value)) replaceWord(a, '');
+          }
+          break;
+        }
+        case 'resolver': {
+          for (const a of d.args) {
+            if (a.value.includes('=')) continue;
+            const h = splitHostPort(a.value).host;
+            if (!isLoopbackAddress(h))
+              refuse(file, orig, d, `\`resolver ${a.value}\` is not a loopback address: the benchmark never sends DNS queries off this machine (remove the resolver or use 127.0.0.1)`);
+          }
+          break;
+        }
+        case 'error_log': {
+          const level = d.args.slice(1).map((a) => a.value).join(' ');
+          replaceDirective(d, `error_log ${q(path.join(dir, 'logs', 'error.log'))}${level ? ' ' + level : ''};`);
+          break;
+        }
+        case 'access_log': {
+          const w = d.args[0];
+          if (!w || w.value === 'off') break;
+          replaceWord(w, q(path.join(dir, 'logs', 'access.log')));
+          for (const a of d.args.slice(1)) if (/^(if=|flush=)/.test(a.value) === false && a.value.startsWith('syslog')) replaceWord(a, '');
+          break;
+        }
+        case 'auth_http':
+        case 'proxy_pass':
+        case 'fastcgi_pass':
+        case 'uwsgi_pass':
+        case 'scgi_pass':
+        case 'grpc_pass':
+        case 'memcached_pass':
+          if (n === 'auth_http') {
+            const w = d.args[0];
+            if (w) replaceWord(w, `http://${loopback}:${be.http}/`);
+          } else if (PASS_DIRECTIVES.has(n)) rewritePass(d, c);
+          break;
+        case 'ssl_certificate':
+        case 'ssl_certificate_key': {
+          // the first of each in a block gets the throw-away pair; further ones (a second key type) go
+          const siblings = list.filter((x) => x.name === n);
+          if (siblings[0] !== d) {
+            drop(d);
+            break;
+          }
+          const w = d.args[0];
+          if (w) replaceWord(w, q(n === 'ssl_certificate' ? ctx.input.cert.certFile : ctx.input.cert.keyFile));
+          break;
+        }
+        default:
+          if (TEMP_PATHS.has(n) && d.args[0]) {
+            replaceWord(d.args[0], q(path.join(dir, 'temp', n.replace(/_temp_path$/, ''))));
+          } else if (CACHE_PATHS.has(n) && d.args[0]) {
+            replaceWord(d.args[0], q(path.join(dir, 'cache', `${n.replace(/_cache_path$/, '')}-${d.start}`)));
+          }
+      }
+      if (n === 'http' && c === 'main' && d.block) {
+        // Without these, nginx would create its compiled-in temp folders outside the sandbox.
+        const set = new Set(d.block.children.map((x) => x.name));
+        const add = [...TEMP_PATHS].filter((t) => !set.has(t)).map((t) => `${t} ${q(path.join(dir, 'temp', t.replace(/_temp_path$/, '')))};`);
+        if (add.length) edits.push({ start: d.block.start + 1, end: d.block.start + 1, text: ' ' + add.join(' ') });
+      }
+      if (d.block && !d.rawBody) {
+        const inner = childContext(c, n);
+        visit(d.block.children, inner, server, n === 'upstream' ? d.args[0]?.value : upstreamName);
+      }
+    }
+  };
+  visit(ast.directives, job.context, undefined, undefined);
+  ctx.files.push({ copy: job.copy, original: orig, text: applyEdits(ast.text, edits) });
+}
