@@ -32,6 +32,8 @@ export const defaultUserSettings = {
   'remote.autoForwardPorts': false,
   'editor.stickyScroll.enabled': false,
   'editor.minimap.enabled': false,
+  // Completion must come from the language server, not from words already in the file.
+  'editor.wordBasedSuggestions': 'off',
 };
 
 /** Chromium flags for a headless run that only talks to loopback. */

@@ -111,12 +111,22 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 10 * 60_000 },
 
   it('nginx: completion follows the block context', async () => {
     await snap('nginx-completion-server', async () => {
-      const inServer = await wb.completeAt(22, 1, '        proxy_pa', (l) => l.includes('proxy_pass'), 'proxy_pass offered inside server {}');
-      assert.ok(inServer.includes('proxy_pass'));
-      await wb.escape();
-      const inHttp = await wb.completeAt(24, 1, '    upstr', (l) => l.includes('upstream'), 'upstream offered inside http {}');
-      assert.ok(inHttp.includes('upstream'));
-      await wb.escape();
+      // Line 22 is an empty line inside server {}, after the location block.
+      const proxy = await wb.completeAt(22, 1, '        proxy_conn', (l) => l.includes('proxy_connect_timeout'), 'proxy_connect_timeout inside server {}');
+      assert.ok(proxy.every((l) => l.startsWith('proxy_')), `only proxy_* items: ${proxy.join(', ')}`);
+      await wb.clearLine(22);
+      const listen = await wb.completeAt(22, 1, '        liste', (l) => l.includes('listen'), 'listen inside server {}');
+      assert.ok(listen.includes('listen'));
+      await wb.clearLine(22);
+    });
+    await snap('nginx-completion-http', async () => {
+      // Line 24 is an empty line inside http {}, outside any server.
+      const upstream = await wb.completeAt(24, 1, '    upstr', (l) => l.includes('upstream'), 'upstream inside http {}');
+      assert.ok(upstream.includes('upstream'));
+      await wb.clearLine(24);
+      const noListen = await wb.completeAt(24, 1, '    liste', () => true, 'the completion list inside http {}');
+      assert.ok(!noListen.includes('listen'), `listen is a server directive, not offered in http {}: ${noListen.join(', ')}`);
+      await wb.clearLine(24);
     });
   });
 
@@ -133,9 +143,10 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 10 * 60_000 },
       await wb.escape();
     });
     await snap('haproxy-completion', async () => {
-      const labels = await wb.completeAt(19, 1, '    bal', (l) => l.includes('balance'), 'balance offered in a backend');
-      assert.ok(labels.includes('balance'));
-      await wb.escape();
+      // Line 19 is an empty line at the end of the backend section.
+      const labels = await wb.completeAt(19, 1, '    http-reu', (l) => l.includes('http-reuse'), 'http-reuse offered in a backend');
+      assert.ok(labels.includes('http-reuse'));
+      await wb.clearLine(19);
     });
   });
 });

@@ -154,30 +154,47 @@ export class Workbench {
   }
 
   /**
-   * Types `prefix` at a position, triggers completion and returns the suggested labels once
-   * `expect` accepts them. The typed text stays in the (unsaved) buffer.
+   * Types `prefix` at a position, triggers completion and waits for the suggestion list to settle
+   * (rows shown, or "No suggestions."); returns the labels once `accept` takes them. The typed text
+   * stays in the (unsaved) buffer.
    */
-  async completeAt(line: number, column: number, prefix: string, expect: (labels: string[]) => boolean, what: string): Promise<string[]> {
+  async completeAt(
+    line: number,
+    column: number,
+    prefix: string,
+    accept: (labels: string[]) => boolean,
+    what: string,
+  ): Promise<string[]> {
     const { page } = this;
     await this.focusEditor();
     await this.goto(line, column);
     await page.keyboard.type(prefix);
     let attempts = 0;
-    const labels = await poll(
+    return poll(
       what,
       async () => {
+        // Ask again now and then: the first request can come before the server is ready.
         if (attempts++ % 20 === 0) {
           await page.keyboard.press('Escape');
           await page.keyboard.press('Control+Space');
         }
-        const rows = page.locator('.editor-instance .suggest-widget.visible .monaco-list-row .label-name');
-        if ((await rows.count()) === 0) return false;
-        const names = (await rows.allInnerTexts()).map((s) => s.trim());
-        return expect(names) ? names : false;
+        const widget = page.locator('.editor-instance .suggest-widget.visible');
+        if ((await widget.count()) === 0) return false;
+        const message = (await widget.locator('.message').innerText().catch(() => '')).trim();
+        const names = (await widget.locator('.monaco-list-row .label-name').allInnerTexts()).map((s) => s.trim());
+        if (names.length === 0 && !/no suggestions/i.test(message)) return false; // still loading
+        return accept(names) ? names : false;
       },
       { timeout: 30_000 },
     );
-    return labels;
+  }
+
+  /** Empties a line (1-based), e.g. after a completion probe, so later steps see the fixture text. */
+  async clearLine(line: number): Promise<void> {
+    await this.page.keyboard.press('Escape');
+    await this.goto(line, 1);
+    await this.page.keyboard.press('Shift+End');
+    await this.page.keyboard.press('Backspace');
   }
 
   async escape(): Promise<void> {
