@@ -50,6 +50,8 @@ export interface SampleExpr extends Span {
   converters: SampleConverter[];
   /** Whether a parenthesis was left open. */
   unclosed?: boolean;
+  /** What is wrong with the expression's shape (e.g. text after a closing parenthesis). */
+  malformed?: string;
 }
 
 /** One term of a condition: `name`, `!name`, `{ fetch flags values }`, `!{ ... }`. */

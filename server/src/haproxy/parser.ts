@@ -234,15 +234,33 @@ function splitTop(s: string): { text: string; offset: number }[] {
   return out;
 }
 
-function callParts(text: string): { name: string; args: string[]; unclosed: boolean } {
+function callParts(text: string): { name: string; args: string[]; unclosed: boolean; trailing: string } {
   const p = text.indexOf('(');
-  if (p < 0) return { name: text, args: [], unclosed: false };
+  if (p < 0) return { name: text, args: [], unclosed: false, trailing: '' };
   const name = text.slice(0, p);
-  const close = text.lastIndexOf(')');
-  const unclosed = close < p;
+  // the parenthesis that closes the first one, honouring quotes and nesting
+  let depth = 0;
+  let close = -1;
+  let q: string | undefined;
+  for (let i = p; i < text.length; i++) {
+    const c = text[i];
+    if (q) {
+      if (c === '\\' && q === '"') i++;
+      else if (c === q) q = undefined;
+      continue;
+    }
+    if (c === '"' || c === "'") q = c;
+    else if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) {
+      close = i;
+      break;
+    }
+  }
+  const unclosed = close < 0;
   const inner = text.slice(p + 1, unclosed ? undefined : close);
   const args = inner.length ? splitTop(inner).map((a) => a.text) : [];
-  return { name, args, unclosed };
+  return { name, args, unclosed, trailing: unclosed ? '' : text.slice(close + 1) };
 }
 
 /** Parses `fetch(args),conv(args),...` found at `base` in the text. */
@@ -269,7 +287,9 @@ export function parseSampleExpr(text: string, base: number): SampleExpr {
     start: base,
     end: base + text.length,
   };
-  if (fp.unclosed) s.unclosed = true;
+  if (fp.unclosed || converters.some((c, i) => callParts(parts[i + 1].text).unclosed)) s.unclosed = true;
+  const bad = [fp, ...parts.slice(1).map((x) => callParts(x.text))].find((x) => x.trailing);
+  if (bad) s.malformed = `unexpected '${bad.trailing}' after '${bad.name}(...)'`;
   return s;
 }
 
@@ -301,6 +321,9 @@ export function logFormatSamples(w: Word): SampleExpr[] {
 }
 
 function wordSample(w: Word): SampleExpr {
+  // A word quoted as a whole (`"var(txn.x),lower"`) holds the expression between its quotes.
+  const q = w.raw[0];
+  if ((q === '"' || q === "'") && w.raw.length >= 2 && w.raw[w.raw.length - 1] === q) return parseSampleExpr(w.raw.slice(1, -1), w.start + 1);
   return parseSampleExpr(w.raw, w.start);
 }
 
@@ -383,7 +406,7 @@ export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition 
   };
 }
 
-const SAMPLE_ACTION = /^(set-var|set-var-fmt|track-sc\d+|capture|sc-inc-gpc\d*|set-src|set-dst)/;
+const SAMPLE_ACTION = /^(set-var|track-sc\d+|capture|set-src|set-dst)/;
 
 function buildStatement(raw: RawLine, lineNo: number, errors: SyntaxIssue[]): Statement {
   const words = raw.words.map(toWord);

@@ -1,0 +1,198 @@
+// Typed access to the generated HAProxy tables (data/*.json), with lookup maps built once.
+import keywordsJson from './data/keywords.json';
+import optionsJson from './data/options.json';
+import samplesJson from './data/samples.json';
+import { compareVersions, versionInRange } from '../service/version';
+import { DESCRIPTIONS, REMOVED } from './overrides';
+
+export interface Versioned {
+  since?: string;
+  until?: string;
+}
+
+export interface KeywordInfo extends Versioned {
+  syntax?: string[];
+  doc: string;
+  /** For proxy keywords: the proxy section kinds that accept it. */
+  sections?: string[];
+  namedDefaultsOnly?: boolean;
+  noPrefix?: boolean;
+  deprecated?: boolean;
+}
+
+export interface OptionInfo extends Versioned {
+  syntax?: string[];
+  doc: string;
+  takesArg?: boolean;
+}
+
+export interface SampleInfo extends Versioned {
+  syntax?: string;
+  doc: string;
+  args?: string;
+  type?: string;
+}
+
+export interface ActionInfo extends Versioned {
+  sets: string[];
+  doc: string;
+  deprecated?: boolean;
+}
+
+export interface SectionInfo extends Versioned {
+  keywords?: Record<string, KeywordInfo>;
+}
+
+type Table<T> = Record<string, T>;
+
+const kw = keywordsJson as unknown as {
+  versions: string[];
+  sections: Table<SectionInfo>;
+  global: Table<KeywordInfo>;
+  proxy: Table<KeywordInfo>;
+  actions: Table<ActionInfo>;
+};
+const opts = optionsJson as unknown as { bind: Table<OptionInfo>; server: Table<OptionInfo> };
+const samples = samplesJson as unknown as {
+  fetches: Table<SampleInfo>;
+  converters: Table<SampleInfo>;
+  aclDerivatives: Table<Versioned>;
+  predefinedAcls: Table<Versioned>;
+  filters: string[];
+  services: string[];
+};
+
+export const VERSIONS: readonly string[] = kw.versions;
+export const NEWEST: string = VERSIONS[VERSIONS.length - 1];
+
+export const PROXY_KINDS = new Set(['defaults', 'frontend', 'backend', 'listen']);
+
+function toMap<T>(t: Table<T>): Map<string, T> {
+  return new Map(Object.entries(t));
+}
+
+export const SECTIONS = toMap(kw.sections);
+export const GLOBAL = toMap(kw.global);
+export const PROXY = toMap(kw.proxy);
+/** Action names with trailing digits folded (`track-sc0` → `track-sc`). */
+export const ACTIONS = new Map<string, ActionInfo>();
+for (const [n, e] of Object.entries(kw.actions)) {
+  const k = actionKey(n);
+  const cur = ACTIONS.get(k);
+  if (!cur) ACTIONS.set(k, { ...e, sets: [...e.sets] });
+  else for (const s of e.sets) if (!cur.sets.includes(s)) cur.sets.push(s);
+}
+export const BIND_OPTIONS = toMap(opts.bind);
+export const SERVER_OPTIONS = toMap(opts.server);
+export const FETCHES = toMap(samples.fetches);
+export const CONVERTERS = toMap(samples.converters);
+export const ACL_DERIVATIVES = toMap(samples.aclDerivatives);
+export const PREDEFINED_ACLS = toMap(samples.predefinedAcls);
+export const FILTERS = new Set(samples.filters);
+
+/** Per other section kind (resolvers, peers, ...), its keywords. */
+export const SECTION_KEYWORDS_MAP = new Map<string, Map<string, KeywordInfo>>();
+for (const [name, s] of SECTIONS) if (s.keywords) SECTION_KEYWORDS_MAP.set(name, toMap(s.keywords));
+
+/** Names of `option` keywords and `timeout` kinds. */
+export const OPTION_NAMES = [...PROXY.keys()].filter((k) => k.startsWith('option ')).map((k) => k.slice(7));
+export const TIMEOUT_KINDS = [...PROXY.keys()].filter((k) => k.startsWith('timeout ')).map((k) => k.slice(8));
+
+/** First word of every multi-word proxy keyword, for prefix matching (`capture request header`). */
+const PROXY_MULTI = new Map<string, string[]>();
+for (const k of PROXY.keys()) {
+  const first = k.split(' ')[0];
+  if (!PROXY_MULTI.has(first)) PROXY_MULTI.set(first, []);
+  PROXY_MULTI.get(first)!.push(k);
+}
+for (const list of PROXY_MULTI.values()) list.sort((a, b) => b.split(' ').length - a.split(' ').length);
+
+/** The longest proxy keyword matching the first words of a line. */
+export function matchProxyKeyword(words: string[]): { name: string; info: KeywordInfo; width: number } | undefined {
+  const cands = PROXY_MULTI.get(words[0]);
+  if (!cands) return undefined;
+  for (const c of cands) {
+    const parts = c.split(' ');
+    if (parts.every((p, i) => words[i] === p || (i > 0 && words[i]?.replace(/\(.*$/, '') === p))) return { name: c, info: PROXY.get(c)!, width: parts.length };
+  }
+  return undefined;
+}
+
+export function proxyKeywordFamily(first: string): string[] {
+  return PROXY_MULTI.get(first) ?? [];
+}
+
+export function actionKey(name: string): string {
+  return name.replace(/\(.*$/, '').replace(/\d+$/, '');
+}
+
+/** The target version to judge against: the user's, else the newest known. */
+export function targetVersion(v: string | undefined): string {
+  return v && /\d/.test(v) ? v : NEWEST;
+}
+
+export function isAvailable(info: Versioned, target: string): boolean {
+  return versionInRange(target, info.since, info.until);
+}
+
+/** "added in", "removed in" status of an entry at a target version. */
+export function availability(info: Versioned, target: string): 'ok' | 'newer' | 'removed' {
+  if (info.since && compareVersions(target, info.since) < 0) return 'newer';
+  if (info.until && compareVersions(target, info.until) >= 0) return 'removed';
+  return 'ok';
+}
+
+/** The docs page version for a target: docs.haproxy.org has one page per release line. */
+export function docVersion(target: string): string {
+  const m = /^(\d+)\.(\d+)/.exec(target);
+  const v = m ? `${m[1]}.${m[2]}` : NEWEST;
+  // development versions have their docs under "dev"
+  if (compareVersions(v, NEWEST) >= 0) return 'dev';
+  return v;
+}
+
+export function docUrl(section: string | undefined, keyword: string | undefined, target: string): string {
+  const base = `https://docs.haproxy.org/${docVersion(target)}/configuration.html`;
+  if (!section) return base;
+  return keyword ? `${base}#${section}-${keyword}` : `${base}#${section}`;
+}
+
+export function description(name: string): string | undefined {
+  return DESCRIPTIONS[name];
+}
+
+export function removedInfo(name: string): (typeof REMOVED)[string] | undefined {
+  return Object.prototype.hasOwnProperty.call(REMOVED, name) ? REMOVED[name] : undefined;
+}
+
+/** Levenshtein distance, bounded (stops early past `max`). */
+export function distance(a: string, b: string, max = 3): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      cur.push(v);
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The closest candidate, when close enough to be a likely typo. */
+export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const c of candidates) {
+    const d = distance(word, c, bestD);
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
+  }
+  return best;
+}

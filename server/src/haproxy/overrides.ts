@@ -1,0 +1,255 @@
+// The one hand-kept file of HAProxy facts: what the generated tables (data/*.json) cannot say.
+// Everything else about keywords comes from scripts/gen-haproxy-data.mjs. Descriptions are ours.
+
+/** Keywords gone before the oldest generated version (2.4), or with a better replacement to suggest. */
+export const REMOVED: Record<string, { until: string; use: string; sections?: 'global' | 'proxy' }> = {
+  nbproc: { until: '2.5', use: '`nbthread` (threads replace processes)', sections: 'global' },
+  'bind-process': { until: '2.7', use: '`thread` on the `bind` line', sections: 'proxy' },
+  grace: { until: '2.5', use: '`grace` in the `global` section (or nothing)', sections: 'proxy' },
+  'tune.chksize': { until: '2.5', use: 'nothing (the setting has no effect any more)', sections: 'global' },
+  'option http_proxy': { until: '2.5', use: '`http-request set-dst` with `http-request set-uri`', sections: 'proxy' },
+  block: { until: '2.1', use: '`http-request deny`', sections: 'proxy' },
+  reqadd: { until: '2.1', use: '`http-request add-header`', sections: 'proxy' },
+  reqdel: { until: '2.1', use: '`http-request del-header`', sections: 'proxy' },
+  reqrep: { until: '2.1', use: '`http-request replace-header`', sections: 'proxy' },
+  reqirep: { until: '2.1', use: '`http-request replace-header`', sections: 'proxy' },
+  reqallow: { until: '2.1', use: '`http-request allow`', sections: 'proxy' },
+  reqdeny: { until: '2.1', use: '`http-request deny`', sections: 'proxy' },
+  reqpass: { until: '2.1', use: 'nothing', sections: 'proxy' },
+  reqtarpit: { until: '2.1', use: '`http-request tarpit`', sections: 'proxy' },
+  rspadd: { until: '2.1', use: '`http-response add-header`', sections: 'proxy' },
+  rspdel: { until: '2.1', use: '`http-response del-header`', sections: 'proxy' },
+  rsprep: { until: '2.1', use: '`http-response replace-header`', sections: 'proxy' },
+  rspdeny: { until: '2.1', use: '`http-response deny`', sections: 'proxy' },
+  clitimeout: { until: '2.1', use: '`timeout client`', sections: 'proxy' },
+  contimeout: { until: '2.1', use: '`timeout connect`', sections: 'proxy' },
+  srvtimeout: { until: '2.1', use: '`timeout server`', sections: 'proxy' },
+  redispatch: { until: '2.1', use: '`option redispatch`', sections: 'proxy' },
+  'monitor-net': { until: '2.4', use: '`http-request return` or `tcp-request connection` rules on `src`', sections: 'proxy' },
+  'option independant-streams': { until: '2.1', use: '`option independent-streams`', sections: 'proxy' },
+};
+
+/**
+ * Lines the tuning blogs write in `global` that are not HAProxy keywords at all, with what was
+ * meant. The fix removes the line from `global`; the replacement goes into a proxy section.
+ */
+export const NOT_KEYWORDS_IN_GLOBAL: Record<string, { use: string; replacement?: string }> = {
+  'splice request': { use: '`option splice-request` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-request' },
+  'splice response': { use: '`option splice-response` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-response' },
+  'splice auto': { use: '`option splice-auto` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-auto' },
+  splice: { use: '`option splice-auto` (or `splice-request`/`splice-response`) in a proxy section', replacement: 'option splice-auto' },
+  'no log': { use: '`no log` in a proxy section (or drop the `log` line from `global`)', replacement: 'no log' },
+};
+
+/** Values of `mode` by version. */
+export const MODE_VALUES: Record<string, { since?: string; until?: string }> = {
+  tcp: {},
+  http: {},
+  health: { until: '2.4' },
+  log: { since: '2.9' },
+  spop: { since: '3.1' },
+};
+
+/** Load-balancing algorithms of `balance` by version. */
+export const BALANCE_ALGOS: Record<string, { since?: string; until?: string; takesArg?: boolean }> = {
+  roundrobin: {},
+  'static-rr': {},
+  leastconn: {},
+  first: {},
+  source: {},
+  uri: {},
+  url_param: { takesArg: true },
+  hdr: {},
+  random: {},
+  rdp_cookie: {},
+  hash: { since: '2.6', takesArg: true },
+  'log-hash': { since: '2.9' },
+  sticky: { since: '2.9' },
+};
+
+/**
+ * Keywords whose arguments are time values (a number with an optional unit us, ms, s, m, h, d);
+ * by keyword name, the index of the first time argument (after the keyword name's words).
+ */
+export const TIME_ARGS: Record<string, number> = {
+  'hard-stop-after': 0,
+  'close-spread-time': 0,
+  grace: 0,
+  'tune.lua.session-timeout': 0,
+  'tune.lua.task-timeout': 0,
+  'tune.lua.service-timeout': 0,
+  'tune.lua.burst-timeout': 0,
+  'tune.idletimer': 0,
+  hold: 1,
+  'timeout': 1,
+};
+
+/** bind/server options whose argument is a time value. */
+export const TIME_OPTIONS = new Set(['inter', 'fastinter', 'downinter', 'slowstart', 'agent-inter', 'pool-purge-delay', 'error-limit-time', 'tcp-ut', 'idle-ping']);
+
+/** bind/server options whose argument is a plain integer. */
+export const INT_OPTIONS = new Set(['rise', 'fall', 'weight', 'maxconn', 'minconn', 'maxqueue', 'port', 'id', 'backlog', 'error-limit', 'pool-max-conn', 'pool-low-conn', 'max-reuse', 'agent-port', 'mss', 'nice', 'uid', 'gid']);
+
+/** Keywords whose single argument is a positive integer. */
+export const INT_KEYWORDS = new Set([
+  'maxconn',
+  'nbthread',
+  'ulimit-n',
+  'maxsslconn',
+  'maxpipes',
+  'maxzlibmem',
+  'maxcompcpuusage',
+  'maxcomprate',
+  'maxconnrate',
+  'maxsessrate',
+  'maxsslrate',
+  'fullconn',
+  'retries',
+  'backlog',
+  'tune.bufsize',
+  'tune.maxrewrite',
+  'tune.maxaccept',
+  'tune.maxpollevents',
+  'tune.http.maxhdr',
+  'tune.ssl.cachesize',
+  'tune.ssl.maxrecord',
+  'tune.rcvbuf.client',
+  'tune.rcvbuf.server',
+  'tune.sndbuf.client',
+  'tune.sndbuf.server',
+  'tune.pipesize',
+  'tune.recv_enough',
+  'tune.h2.max-concurrent-streams',
+  'tune.h2.initial-window-size',
+  'tune.h2.header-table-size',
+]);
+
+/** Keywords whose argument is a size (a number with an optional k, m or g suffix). */
+export const SIZE_KEYWORDS: Record<string, number> = {
+  size: 0, // `size` in a ring section
+};
+
+/** Proxies the last of which wins when several declare one (names may be shared by a frontend and a backend). */
+export const PROXY_SECTIONS = new Set(['frontend', 'backend', 'listen', 'defaults']);
+
+/** Short descriptions in our own words for the keywords people type most; others get a generated line. */
+export const DESCRIPTIONS: Record<string, string> = {
+  global: 'Process-wide settings: limits, threads, logging, TLS defaults, tuning.',
+  defaults: 'Settings inherited by the proxies that follow it (or that name it with `from`).',
+  frontend: 'A set of listening addresses and the rules that pick a backend for each request.',
+  backend: 'A pool of servers and how traffic is balanced and checked across them.',
+  listen: 'A frontend and a backend in one section.',
+  resolvers: 'DNS servers used to resolve server names at run time.',
+  peers: 'Other HAProxy processes that stick-table contents are synchronised with.',
+  userlist: 'Users and groups for HTTP basic authentication.',
+  mailers: 'SMTP servers that receive e-mail alerts on server state changes.',
+  program: 'An external program started and supervised by the master process.',
+  'http-errors': 'A named set of error pages that proxies can refer to.',
+  ring: 'An in-memory ring buffer that receives logs or traces and may forward them.',
+  cache: 'A small in-memory HTTP response cache used with `http-request cache-use`.',
+  'log-forward': 'Receives syslog messages and forwards them to other log targets.',
+  'fcgi-app': 'A FastCGI application that backends can talk to.',
+  'crt-store': 'A named store of certificates and keys loaded once and referenced by name.',
+  traces: 'Traces set up at startup instead of through the runtime API.',
+  acme: 'Automatic certificate issuance and renewal through the ACME protocol.',
+  'log-profile': 'Per-step log formats that log targets can use.',
+  maxconn: 'Upper bound on concurrent connections (process-wide in `global`, per proxy elsewhere). Needs about twice as many file descriptors.',
+  nbthread: 'Number of worker threads; by default one per CPU the process may run on.',
+  nbproc: 'Number of worker processes. Removed in 2.5: threads (`nbthread`) replace it.',
+  daemon: 'Run in the background.',
+  log: 'Where log lines are sent (a syslog address, a file socket, a ring) and at which facility and level.',
+  chroot: 'Directory the process locks itself into after start-up.',
+  user: 'User the process switches to after start-up.',
+  group: 'Group the process switches to after start-up.',
+  'tune.bufsize': 'Size in bytes of each request/response buffer; bigger buffers cost memory per connection.',
+  'tune.maxrewrite': 'Part of each buffer kept free for header rewrites.',
+  'ssl-default-bind-ciphers': 'Default TLS 1.2 cipher list for `bind ... ssl` lines.',
+  'ssl-default-bind-options': 'Default TLS options (minimum version, tickets...) for `bind ... ssl` lines.',
+  bind: 'Address and port (or socket) the proxy listens on, followed by listener options.',
+  server: 'A server of the backend: its name, address and options such as `check`.',
+  'default-server': 'Options every following `server` line of the proxy starts with.',
+  mode: 'Protocol the proxy works at: `http` (parses HTTP) or `tcp` (forwards bytes).',
+  balance: 'How requests or connections are spread over the servers.',
+  timeout: 'How long to wait at one stage of a connection before giving up.',
+  'timeout connect': 'Maximum time to wait for a connection to a server to be established.',
+  'timeout client': 'Maximum inactivity time on the client side.',
+  'timeout server': 'Maximum inactivity time on the server side.',
+  'timeout http-request': 'Maximum time to receive a complete HTTP request (protects against slow clients).',
+  'timeout http-keep-alive': 'Maximum time to wait for the next request on a kept-alive connection.',
+  'timeout queue': 'Maximum time a request may wait in the queue for a free server slot.',
+  'timeout tunnel': 'Maximum inactivity time once a connection is a tunnel (WebSocket, CONNECT, TCP).',
+  'timeout check': 'Extra time allowed for a health check to get its answer.',
+  acl: 'Names a test on a sample (`acl NAME FETCH [flags] VALUES`) for use in conditions.',
+  use_backend: 'Backend to send the request to when the condition holds.',
+  default_backend: 'Backend used when no `use_backend` rule matched.',
+  'http-request': 'A rule applied to each HTTP request: set/remove headers, redirect, deny, route...',
+  'http-response': 'A rule applied to each HTTP response from a server.',
+  'http-after-response': 'A rule applied to every response, including the ones HAProxy generates itself.',
+  'tcp-request': 'A rule applied to incoming connections or their content before HTTP processing.',
+  'tcp-response': 'A rule applied to response contents in TCP mode.',
+  'option httplog': 'Detailed HTTP log lines (timers, status, headers captured).',
+  'option tcplog': 'Detailed TCP log lines (timers, bytes, termination state).',
+  'option forwardfor': 'Adds an `X-Forwarded-For` header with the client address.',
+  'option http-server-close': 'Close the server side after each response while keeping the client side alive.',
+  'option redispatch': 'Let a request move to another server when its assigned server is down.',
+  'option splice-auto': 'Let the kernel splice data between sockets when HAProxy thinks it pays off.',
+  'option splice-request': 'Always splice request data between sockets in the kernel.',
+  'option splice-response': 'Always splice response data between sockets in the kernel.',
+  'option httpchk': 'Health checks send an HTTP request instead of just connecting.',
+  'option dontlognull': 'Do not log connections that sent no data.',
+  'http-reuse': 'When idle server connections may be shared between client sessions.',
+  retries: 'How many times to retry a failed connection to a server.',
+  'stick-table': 'A table of keys (addresses, cookies...) with counters, used for rate limits and persistence.',
+  cookie: 'Cookie-based server persistence.',
+  'hash-type': 'How keys are hashed for hash-based balancing.',
+  'errorfile': 'Replaces an HAProxy-generated error page with the contents of a file.',
+  'compression': 'HTTP response compression settings.',
+  'stats': 'The statistics page or socket.',
+};
+
+/** Short descriptions of common bind/server options (ours). */
+export const OPTION_DESCRIPTIONS: Record<string, string> = {
+  ssl: 'Enable TLS on this listener or towards this server.',
+  crt: 'Certificate (and key) file or directory to serve.',
+  alpn: 'Protocols offered in the TLS ALPN extension (e.g. `h2,http/1.1`).',
+  check: 'Enable health checks of this server.',
+  inter: 'Interval between two health checks.',
+  rise: 'Successful checks needed to consider the server up.',
+  fall: 'Failed checks needed to consider the server down.',
+  weight: 'Relative share of the load this server gets.',
+  maxconn: 'Maximum concurrent connections to this server (or accepted on this listener).',
+  backup: 'Only used when all non-backup servers are down.',
+  verify: 'Whether the peer certificate is verified (`none` or `required`).',
+  'accept-proxy': 'Expect a PROXY protocol header on every accepted connection.',
+  'send-proxy': 'Send a PROXY protocol header to the server.',
+  'send-proxy-v2': 'Send a PROXY protocol v2 header to the server.',
+  thread: 'Threads that accept connections on this listener.',
+  process: 'Processes that accept connections on this listener (removed in 2.7 with multi-process mode).',
+  resolvers: 'A `resolvers` section used to re-resolve the server address at run time.',
+  'init-addr': 'How the server address is found at start-up.',
+  proto: 'Force the multiplexer protocol (e.g. `h2`).',
+  backlog: 'Length of the kernel accept queue for this listener.',
+  'tfo': 'Enable TCP Fast Open.',
+  cookie: 'Value of the persistence cookie for this server.',
+  'pool-max-conn': 'Maximum idle connections kept to this server for reuse.',
+};
+
+/** Condition predicates of `.if` lines and how we judge them without the running process. */
+export const COND_PREDICATES = new Set([
+  'defined',
+  'feature',
+  'streq',
+  'strneq',
+  'strstr',
+  'version_atleast',
+  'version_before',
+  'openssl_version_atleast',
+  'openssl_version_before',
+  'ssllib_name_startswith',
+  'enabled',
+  'awslc_api_atleast',
+  'awslc_api_before',
+]);
+
+/** Sample fetches and converters of optional device-detection modules, not in every build. */
+export const OPTIONAL_MODULE_SAMPLES = /^(wurfl-|51d\.|da-csv)/;
