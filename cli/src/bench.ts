@@ -1,7 +1,240 @@
-// `proxy-tuner bench`: owned by the benchmark engineer, who replaces this file. Until the engine
-// lands the subcommand says so and fails with the usage exit code.
+// `proxy-tuner bench FILE [options]`: runs the benchmark engine (bench/src) on a sandboxed copy of
+// the config and prints a live progress line (on a terminal), a final table, or one JSON document.
+// Exit codes: 0 done, 1 failure (refused config, binary missing, proxy failed...), 2 bad usage,
+// 130 interrupted.
+import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
+import { SCENARIOS } from '../../protocol/bench';
+import { BenchUsageError, ConfigCheckError, runBenchmark, SandboxRefusal } from '../../bench/src/index';
+import { parseArgs, UsageError, type FlagSpec } from './args';
+
+const HELP = `usage: proxy-tuner bench FILE [options]
+
+Runs the real nginx/haproxy binary on a private copy of FILE (rewritten to listen on 127.0.0.1 and
+to proxy to a built-in backend), sends load on loopback and reports throughput and latency.
+FILE is never written.
+
+options:
+  --scenario NAME      ${SCENARIOS.join(', ')}
+                       (default http1-keepalive)
+  --connections N      concurrent connections (default 10)
+  --rate R             open model: R requests/s in total, latency timed from each request's
+                       intended send time (default: closed model, as fast as the connections go)
+  --duration T         measured time, e.g. 10s, 500ms, 1m (default 10s)
+  --warmup T           warm-up before measuring (default 2s)
+  --step P%/T          step load: +P% of the start rate (or connections) every T, e.g. 20%/5s
+  --path P             request path (default /)
+  --host NAME          Host header (default: the listener's server_name, else localhost)
+  --streams N          HTTP/2 streams per connection (default 10)
+  --threads N          load generator threads (default 1)
+  --timeout T          per-request timeout (default 5s)
+  --response-bytes N   backend response size, e.g. 512, 16k, 1m (max 1m)
+  --latency T          backend latency per response, e.g. 5ms
+  --status N           backend response status (default 200)
+  --kind nginx|haproxy the config's kind (default: from the file name/contents)
+  --binary PATH        the nginx/haproxy binary (default: found on PATH)
+  --direct             also run the same load straight at the backend (the proxy's own cost)
+  --json               print one JSON document instead of the table
+  -h, --help           this help
+`;
+
+const SPEC: Record<string, FlagSpec> = {
+  scenario: { value: true, choices: SCENARIOS },
+  connections: { value: true, aliases: ['-c'] },
+  rate: { value: true },
+  duration: { value: true, aliases: ['-d'] },
+  warmup: { value: true },
+  step: { value: true },
+  path: { value: true },
+  host: { value: true },
+  streams: { value: true },
+  threads: { value: true },
+  timeout: { value: true },
+  'response-bytes': { value: true },
+  latency: { value: true },
+  status: { value: true },
+  kind: { value: true, choices: ['nginx', 'haproxy'] },
+  binary: { value: true },
+  direct: { value: false },
+  json: { value: false },
+  help: { value: false, aliases: ['-h'] },
+};
+
+/** "10s", "500ms", "1m", "2.5s", or a bare number of seconds → milliseconds. */
+export function parseDuration(s: string, what: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(s.trim());
+  if (!m) throw new UsageError(`${what}: expected a duration like 10s, 500ms or 1m (got '${s}')`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return Math.round(unit === 'ms' ? n : unit === 'm' ? n * 60_000 : n * 1000);
+}
+
+/** "512", "16k", "1m" → bytes. */
+export function parseSize(s: string, what: string): number {
+  const m = /^(\d+)([kKmM])?[bB]?$/.exec(s.trim());
+  if (!m) throw new UsageError(`${what}: expected a size like 512, 16k or 1m (got '${s}')`);
+  const mult = !m[2] ? 1 : m[2].toLowerCase() === 'k' ? 1024 : 1024 * 1024;
+  return Number(m[1]) * mult;
+}
+
+function parseNumber(s: string, what: string, integer = true): number {
+  const n = Number(s);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${what}: expected ${integer ? 'an integer' : 'a number'} (got '${s}')`);
+  return n;
+}
+
+/** Builds engine options from the command line (throws UsageError). */
+export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean } {
+  const { flags, positionals } = parseArgs(argv, SPEC);
+  if (flags.has('help')) return { options: {}, json: false, help: true };
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing FILE (nginx.conf or haproxy.cfg)' : 'exactly one FILE expected');
+  const get = (k: string) => {
+    const v = flags.get(k);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const o: BenchOptions = { configPath: positionals[0] };
+  const scenario = get('scenario');
+  if (scenario) o.scenario = scenario as ScenarioName;
+  if (get('connections')) o.connections = parseNumber(get('connections')!, '--connections');
+  if (get('rate')) o.rate = parseNumber(get('rate')!, '--rate', false);
+  if (get('duration')) o.durationMs = parseDuration(get('duration')!, '--duration');
+  if (get('warmup')) o.warmupMs = parseDuration(get('warmup')!, '--warmup');
+  if (get('step')) {
+    const m = /^(\d+(?:\.\d+)?)%?\/(.+)$/.exec(get('step')!);
+    if (!m) throw new UsageError(`--step: expected PERCENT%/INTERVAL like 20%/5s (got '${get('step')}')`);
+    o.step = { percent: Number(m[1]), intervalMs: parseDuration(m[2], '--step interval') };
+  }
+  if (get('path')) o.path = get('path');
+  if (get('host')) o.host = get('host');
+  if (get('streams')) o.streams = parseNumber(get('streams')!, '--streams');
+  if (get('threads')) o.threads = parseNumber(get('threads')!, '--threads');
+  if (get('timeout')) o.timeoutMs = parseDuration(get('timeout')!, '--timeout');
+  if (get('kind')) o.kind = get('kind') as ProxyKind;
+  if (get('binary')) o.binary = get('binary');
+  if (flags.has('direct')) o.direct = true;
+  const backend: BenchOptions['backend'] = {};
+  if (get('response-bytes')) backend.responseBytes = parseSize(get('response-bytes')!, '--response-bytes');
+  if (get('latency')) backend.latency = { kind: 'fixed', ms: parseDuration(get('latency')!.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--latency') };
+  if (get('status')) backend.status = parseNumber(get('status')!, '--status');
+  if (Object.keys(backend).length) o.backend = backend;
+  return { options: o, json: flags.has('json'), help: false };
+}
+
+/** The JSON document of `--json`. */
+export function resultJson(r: BenchResult): unknown {
+  return {
+    scenario: r.scenario,
+    proxy: r.proxy,
+    requests: r.requests,
+    rps: r.rps,
+    latencyMs: { p50: r.latencyMs.p50, p90: r.latencyMs.p90, p99: r.latencyMs.p99, p999: r.latencyMs.p999, max: r.latencyMs.max },
+    perSecond: r.perSecond.map((s) => ({ t: s.t, rps: s.rps, p50: s.p50, p99: s.p99, p999: s.p999, errors: s.errors })),
+    errors: r.errors,
+    cpuSeconds: { proxy: r.cpuSeconds.proxy, generator: r.cpuSeconds.generator, backend: r.cpuSeconds.backend },
+    backend: r.backend,
+    model: r.model,
+    connections: r.connections,
+    rate: r.rate,
+    durationS: r.durationS,
+    listener: r.listener,
+    direct: r.direct,
+    distribution: r.distribution,
+    host: r.host,
+    warnings: r.warnings,
+  };
+}
+
+const pad = (s: string | number, n: number) => String(s).padStart(n);
+
+export function formatTable(r: BenchResult): string {
+  const L = r.latencyMs;
+  const lines: string[] = [];
+  const errs = Object.entries(r.errors)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  lines.push(
+    `${r.proxy.kind} ${r.proxy.version} — ${r.scenario}, ${r.model === 'open' ? `open model ${r.rate} req/s` : 'closed model'}, ` +
+      `${r.connections} connections, ${r.durationS}s on ${r.listener.tls ? 'https' : 'http'}://${r.listener.host}:${r.listener.port}`,
+  );
+  lines.push('');
+  lines.push(`             ${pad('req/s', 9)} ${pad('p50 ms', 9)} ${pad('p90 ms', 9)} ${pad('p99 ms', 9)} ${pad('p99.9 ms', 9)} ${pad('max ms', 9)} ${pad('errors', 7)}`);
+  const row = (name: string, rps: number, l: typeof L, e: number) =>
+    `${name.padEnd(12)} ${pad(rps, 9)} ${pad(l.p50, 9)} ${pad(l.p90, 9)} ${pad(l.p99, 9)} ${pad(l.p999, 9)} ${pad(l.max, 9)} ${pad(e, 7)}`;
+  const total = (e: BenchResult['errors']) => Object.values(e).reduce((a, b) => a + b, 0);
+  lines.push(row('through proxy', r.rps, L, total(r.errors)));
+  if (r.direct) lines.push(row('direct', r.direct.rps, r.direct.latencyMs, total(r.direct.errors)));
+  lines.push('');
+  lines.push(`requests     ${r.requests}${errs ? `   errors: ${errs}` : ''}`);
+  lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
+  lines.push(
+    `backend      ${r.backend.connections} connections for ${r.backend.requests} requests (${r.backend.connectionsPerRequest} per request)` +
+      (r.backend.connectionsPerRequest > 0.5 && r.scenario !== 'tcp' && r.listener.stream === false
+        ? ' — a new upstream connection per request: upstream keep-alive is off'
+        : ''),
+  );
+  if (r.direct && r.direct.rps > 0) lines.push(`proxy cost   ${Math.round((r.rps / r.direct.rps) * 100)}% of the direct throughput`);
+  lines.push('');
+  lines.push(`  t   req/s    p50     p99   p99.9  errors`);
+  for (const s of r.perSecond) lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
+  for (const w of r.warnings) lines.push(`warning: ${w}`);
+  lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
+  return lines.join('\n') + '\n';
+}
+
+function progressLine(s: SecondSample): string {
+  return `${s.phase === 'warmup' ? 'warm-up' : `t=${s.t}s`}  ${s.rps} req/s  p50 ${s.p50} ms  p99 ${s.p99} ms  p99.9 ${s.p999} ms  errors ${s.errors}`;
+}
+
 export async function benchCommand(argv: string[]): Promise<number> {
-  void argv;
-  process.stderr.write('bench: not available yet\n');
-  return 2;
+  let parsed: ReturnType<typeof benchOptionsFromArgs>;
+  try {
+    parsed = benchOptionsFromArgs(argv);
+  } catch (e) {
+    process.stderr.write(`bench: ${(e as Error).message}\n(see: proxy-tuner bench --help)\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const tty = !parsed.json && !!process.stderr.isTTY;
+  const ac = new AbortController();
+  const onSig = () => ac.abort();
+  process.once('SIGINT', onSig);
+  process.once('SIGTERM', onSig);
+  try {
+    const r = await runBenchmark(parsed.options, {
+      signal: ac.signal,
+      onProgress: (s) => {
+        if (tty) process.stderr.write(`\r\x1b[K${progressLine(s)}`);
+      },
+    });
+    if (tty) process.stderr.write('\r\x1b[K');
+    process.stdout.write(parsed.json ? JSON.stringify(resultJson(r), null, 2) + '\n' : formatTable(r));
+    return 0;
+  } catch (e) {
+    if (tty) process.stderr.write('\r\x1b[K');
+    const err = e as Error;
+    if (err.name === 'AbortError') {
+      process.stderr.write('bench: interrupted; the proxy and the backend were stopped\n');
+      return 130;
+    }
+    if (err instanceof BenchUsageError) {
+      process.stderr.write(`bench: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof SandboxRefusal) {
+      process.stderr.write(`bench: refused: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof ConfigCheckError) {
+      process.stderr.write(`bench: ${err.message}\n${err.details}\n`);
+      return 1;
+    }
+    process.stderr.write(`bench: ${err.message}\n`);
+    return 1;
+  } finally {
+    process.removeListener('SIGINT', onSig);
+    process.removeListener('SIGTERM', onSig);
+  }
 }
