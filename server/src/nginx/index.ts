@@ -1,9 +1,35 @@
-// PLACEHOLDER until the nginx language module lands: replace this whole file.
-import type { LanguageModule } from '../service/types';
-export const nginxModule: LanguageModule<string> = {
+// The nginx language module: parser, validation, completion, hover (see types.ts).
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { LanguageModule, ServiceSettings } from '../service/types';
+import type { NginxFile } from './ast';
+import { parseNginx } from './parser';
+import { inferContext, nginxRules, validateFile } from './validation';
+import { doComplete } from './completion';
+import { doHover } from './hover';
+
+export type { NginxFile } from './ast';
+export { parseNginx } from './parser';
+export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validation';
+
+/**
+ * Validates a file as if included in `context` (`main`, `http`, `server`, `location`,
+ * `stream`, `stream/server`...); without one, the context is inferred from the top-level
+ * directives (a `sites-enabled` file holding `server {}` blocks is judged as `http`).
+ */
+export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
+  try {
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast) });
+    return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
+  } catch {
+    return [];
+  }
+}
+
+export const nginxModule: LanguageModule<NginxFile> = {
   id: 'nginx',
-  parse: (text) => text,
-  validate: () => [],
-  complete: () => ({ isIncomplete: false, items: [] }),
-  hover: () => null,
+  parse: (text) => parseNginx(text),
+  validate: (doc, ast, settings) => validateInContext(doc, ast, settings),
+  complete: (doc, ast, pos, settings) => doComplete(doc, ast, pos, settings),
+  hover: (doc, ast, pos, settings) => doHover(doc, ast, pos, settings),
 };

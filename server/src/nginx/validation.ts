@@ -1,0 +1,424 @@
+// nginx validation: judges a parsed file the way `nginx -t` would (syntax, unknown
+// directives, contexts, argument counts, values, duplicates, variables), version-aware.
+// Produces Findings against the rule rows below; the rule engine makes diagnostics of them.
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Finding, RuleMeta } from '../service/rules';
+import { RuleRegistry } from '../service/rules';
+import type { ServiceSettings } from '../service/types';
+import type { Directive, NginxFile, Word } from './ast';
+import { childContext, variablesIn } from './ast';
+import {
+  DIRECTIVES,
+  DIRECTIVE_NAMES,
+  DUPLICATE_CHECK,
+  NO_DUPLICATE_CHECK,
+  lookupVariable,
+  thirdPartyModule,
+  variantInVersion,
+  type DirectiveVariant,
+  type ValueType,
+} from './data';
+
+const DOC = 'https://nginx.org/en/docs/';
+const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
+  id: `nginx/${id}`,
+  language: 'nginx',
+  category,
+  severity,
+  title,
+  why,
+  docUrl,
+});
+
+export const NGINX_RULES: RuleMeta[] = [
+  rule('syntax', 'syntax', 'error', 'Syntax error', 'nginx refuses to start when its reader cannot split the file into directives and blocks.', 'https://nginx.org/en/docs/beginners_guide.html#conf_structure'),
+  rule('unknown-directive', 'correctness', 'error', 'Unknown directive', 'nginx stops at a directive no loaded module defines; usually a typo.'),
+  rule('not-allowed-here', 'correctness', 'error', 'Directive not allowed in this context', 'Each directive is accepted only in some blocks (http, server, location, stream...); elsewhere nginx refuses the config.'),
+  rule('arg-count', 'correctness', 'error', 'Wrong number of arguments', 'nginx checks the number of arguments of every directive when it reads the config.'),
+  rule('invalid-value', 'correctness', 'error', 'Invalid value', 'Flags, enumerations, sizes and times have fixed forms; nginx rejects anything else.'),
+  rule('duplicate', 'correctness', 'error', 'Duplicate directive', 'Single-valued directives may appear once per block, and locations, upstreams and maps must have distinct names.'),
+  rule('unknown-variable', 'correctness', 'error', 'Unknown variable', 'nginx refuses a config that uses a variable no module or `set`/`map`/`geo` defines.', 'https://nginx.org/en/docs/varindex.html'),
+  rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
+  rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
+  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a module that is not part of nginx (often packaged by distributions); it works only when that module is loaded.'),
+  rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
+  rule('missing-events', 'correctness', 'error', 'No events block', 'nginx requires an `events {}` block in the main configuration file.', 'https://nginx.org/en/docs/ngx_core_module.html#events'),
+];
+
+export const nginxRules = new RuleRegistry(NGINX_RULES);
+
+export interface ValidateOptions {
+  /** Target version (undefined: newest). */
+  version?: string;
+  /** Context the file is included in; `main` for a whole configuration. */
+  context?: string;
+}
+
+const SIZE_RE = /^\d+[kKmMgG]?$/;
+const TIME_RE = /^(\d+(ms|s|m|h|d|w|M|y)?)+$/;
+const NUMBER_RE = /^\d+$/;
+
+function checkType(t: ValueType, v: string): boolean {
+  switch (t) {
+    case 'size':
+      return SIZE_RE.test(v);
+    case 'time':
+      return TIME_RE.test(v.replace(/ /g, ''));
+    case 'number':
+      return NUMBER_RE.test(v);
+  }
+}
+
+/** Levenshtein distance, bounded (returns limit+1 when above). */
+export function editDistance(a: string, b: string, limit = 3): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev = new Array(b.length + 1);
+  let cur = new Array(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    let rowMin = cur[0];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (cur[j] < rowMin) rowMin = cur[j];
+    }
+    if (rowMin > limit) return limit + 1;
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length];
+}
+
+export function suggestDirective(name: string, context?: string): string | undefined {
+  const limit = name.length <= 4 ? 1 : name.length <= 8 ? 2 : 3;
+  let best: string | undefined;
+  let bestD = limit + 1;
+  for (const n of DIRECTIVE_NAMES) {
+    const d = editDistance(name, n, limit);
+    if (d < bestD || (d === bestD && best && context && allowedIn(n, context) && !allowedIn(best, context))) {
+      best = n;
+      bestD = d;
+    }
+  }
+  return bestD <= limit ? best : undefined;
+}
+
+function allowedIn(name: string, ctx: string): boolean {
+  return (DIRECTIVES.get(name) ?? []).some((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));
+}
+
+/** Variables the file defines: set, map, geo, split_clients, js_set, perl_set, regex captures... */
+export function collectDefinedVariables(file: NginxFile): Set<string> {
+  const out = new Set<string>();
+  const addWord = (w: Word | undefined) => {
+    if (!w) return;
+    const m = /^\$([A-Za-z0-9_]+)$/.exec(w.value);
+    if (m) out.add(m[1].toLowerCase());
+  };
+  const addCaptures = (w: Word | undefined) => {
+    if (!w) return;
+    for (const m of w.value.matchAll(/\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/g)) out.add(m[1].toLowerCase());
+    for (const m of w.value.matchAll(/\(\?P?'([A-Za-z_][A-Za-z0-9_]*)'/g)) out.add(m[1].toLowerCase());
+  };
+  const visit = (list: Directive[], parent: Directive | undefined) => {
+    for (const d of list) {
+      if (d.entry) {
+        addCaptures(d.nameWord);
+        if (parent && parent.name === 'geoip2') addWord(d.nameWord);
+      } else {
+        const n = d.name;
+        for (const a of d.args) if (a.value.includes('(?')) addCaptures(a);
+        if (d.nameWord.value.includes('(?')) addCaptures(d.nameWord);
+        if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') addWord(d.args[0]);
+        else if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') addWord(d.args[1]);
+        else if (n === 'geo') addWord(d.args[d.args.length - 1]);
+        else if (n.endsWith('_set') || n.startsWith('geoip2')) addWord(d.args[0]);
+        if (n === 'server_name') for (const a of d.args) addCaptures(a);
+      }
+      if (d.block && !d.rawBody) visit(d.block.children, d);
+    }
+  };
+  visit(file.directives, undefined);
+  return out;
+}
+
+interface Ctx {
+  findings: Finding[];
+  version?: string;
+  defined: Set<string>;
+  isFragment: boolean;
+}
+
+function fmtTarget(v: string | undefined): string {
+  return v ?? 'newest';
+}
+
+/** The nginx context a fragment most plausibly sits in, from its top-level directives. */
+export function inferContext(file: NginxFile): string {
+  const names = file.directives.filter((d) => !d.entry).map((d) => d.name);
+  if (names.length === 0) return 'main';
+  const known = names.filter((n) => DIRECTIVES.has(n) && n !== 'include');
+  if (known.length === 0) return 'main';
+  for (const ctx of ['main', 'http', 'server', 'location']) {
+    if (known.every((n) => allowedIn(n, ctx))) return ctx;
+  }
+  return 'main';
+}
+
+export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Finding[] {
+  const findings: Finding[] = [];
+  for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
+  const context = opts.context ?? 'main';
+  const c: Ctx = { findings, version: opts.version, defined: collectDefinedVariables(file), isFragment: context !== 'main' };
+  visitList(c, file.directives, context, undefined);
+  if (context === 'main') {
+    const top = file.directives;
+    const hasHttp = top.find((d) => d.name === 'http' || d.name === 'stream' || d.name === 'mail');
+    if (hasHttp && !top.some((d) => d.name === 'events') && !top.some((d) => d.name === 'include')) {
+      findings.push({ ruleId: 'nginx/missing-events', start: hasHttp.nameStart, end: hasHttp.nameEnd, message: 'no "events" section in configuration' });
+    }
+  }
+  return findings;
+}
+
+function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined): void {
+  const seen = new Map<string, Directive>();
+  const locations = new Map<string, Directive>();
+  for (const d of list) {
+    if (d.entry) {
+      if (parent?.name === 'map') {
+        for (const a of d.args) checkVariables(c, a);
+      }
+      continue;
+    }
+    const variant = checkDirective(c, d, ctx);
+    if (variant && isSingleValued(variant) && !NO_DUPLICATE_CHECK.has(d.name)) {
+      const prev = seen.get(d.name);
+      if (prev) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" directive is duplicate` });
+      else seen.set(d.name, d);
+    }
+    if (d.name === 'location' && variant && d.args.length) {
+      const key = locationKey(d);
+      if (key) {
+        if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${d.args[d.args.length - 1].value}"` });
+        else locations.set(key, d);
+      }
+    }
+    if (d.block && !d.rawBody) {
+      const inner = childContext(ctx, d.name);
+      if (inner.startsWith('block:')) continue; // unknown block: its content is not ours to judge
+      visitList(c, d.block.children, inner, d);
+    }
+  }
+}
+
+function locationKey(d: Directive): string | undefined {
+  const a = d.args;
+  if (a.length === 1) {
+    if (a[0].value.startsWith('@')) return undefined;
+    if (a[0].value.startsWith('=')) return `=${a[0].value.slice(1)}`;
+    if (a[0].value.startsWith('~')) return undefined;
+    return `p:${a[0].value}`;
+  }
+  if (a.length === 2) {
+    if (a[0].value === '=') return `=${a[1].value}`;
+    if (a[0].value === '^~') return `p:${a[1].value}`;
+  }
+  return undefined;
+}
+
+function isSingleValued(v: DirectiveVariant): boolean {
+  if (DUPLICATE_CHECK.has(v.name)) return true;
+  if (v.block || v.max !== 1 || v.min !== 1) return false;
+  if (v.flag) return true;
+  const t = v.argTypes?.[0];
+  return !!t && t.values.length === 0 && v.module !== 'Core functionality';
+}
+
+function checkDirective(c: Ctx, d: Directive, ctx: string): DirectiveVariant | undefined {
+  const all = DIRECTIVES.get(d.name);
+  const words = d.args;
+  if (!all) {
+    const tp = thirdPartyModule(d.name);
+    if (tp) {
+      c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
+      return undefined;
+    }
+    const s = suggestDirective(d.name, ctx);
+    const f: Finding = { ruleId: 'nginx/unknown-directive', start: d.nameStart, end: d.nameEnd, message: `unknown directive "${d.name}"${s ? `; did you mean "${s}"?` : ''}` };
+    if (s) f.fixes = [{ title: `Change to "${s}"`, edits: [{ start: d.nameStart, end: d.nameEnd, newText: s }], safe: false }];
+    c.findings.push(f);
+    return undefined;
+  }
+  const here = all.filter((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));
+  if (here.length === 0) {
+    // a third-party module may reuse a name in its own context
+    c.findings.push({ ruleId: 'nginx/not-allowed-here', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" directive is not allowed here (${ctx})` });
+    for (const w of words) checkVariables(c, w);
+    return undefined;
+  }
+  const inVersion = here.filter((v) => variantInVersion(v, c.version) === 'yes');
+  if (inVersion.length === 0) {
+    const newer = here.filter((v) => variantInVersion(v, c.version) === 'newer');
+    if (newer.length) {
+      const since = newer.map((v) => v.since!).sort()[0];
+      c.findings.push({ ruleId: 'nginx/needs-newer-version', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" needs nginx >= ${since} (target is ${fmtTarget(c.version)})` });
+    } else {
+      const until = here.map((v) => v.until!).sort()[0];
+      c.findings.push({ ruleId: 'nginx/removed-in-version', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" was removed in nginx ${until} (target is ${fmtTarget(c.version)})` });
+    }
+    return undefined;
+  }
+  if (inVersion.every((v) => v.commercial)) {
+    c.findings.push({ ruleId: 'nginx/commercial-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" is available only in the commercial subscription build of nginx` });
+  }
+  // block or not
+  const v = inVersion[0];
+  const wantsBlock = inVersion.some((x) => x.block);
+  const wantsPlain = inVersion.some((x) => !x.block);
+  if (d.block && !d.rawBody && !wantsBlock) {
+    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${d.name}" is not terminated by ";"` });
+  } else if (!d.block && d.terminated && !wantsPlain) {
+    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${d.name}" has no opening "{"` });
+  }
+  // arguments
+  const n = words.length;
+  const fits = inVersion.filter((x) => n >= x.min && (x.max < 0 || n <= x.max));
+  if (fits.length === 0) {
+    const end = n ? words[n - 1].end : d.nameEnd;
+    c.findings.push({ ruleId: 'nginx/arg-count', start: d.nameStart, end, message: `invalid number of arguments in "${d.name}" directive` });
+  } else {
+    checkValues(c, d, fits[0]);
+  }
+  if (d.name === 'if') checkIf(c, d);
+  words.forEach((w, i) => {
+    if (isScriptArg(d, i)) checkVariables(c, w);
+  });
+  return fits[0] ?? v;
+}
+
+/** Whether argument i is compiled as an nginx script (regexes and embedded code are not). */
+function isScriptArg(d: Directive, i: number): boolean {
+  switch (d.name) {
+    case 'location':
+    case 'server_name':
+    case 'perl':
+    case 'perl_modules':
+    case 'perl_require':
+    case 'js_import':
+    case 'js_include':
+      return false;
+    case 'rewrite':
+      return i !== 0;
+    case 'perl_set':
+      return i !== 1;
+    case 'if': {
+      // the operand after a regex operator is a regex
+      const prev = d.args[i - 1]?.value;
+      return !(prev === '~' || prev === '~*' || prev === '!~' || prev === '!~*');
+    }
+  }
+  return true;
+}
+
+function hasVariable(w: Word): boolean {
+  return w.raw.includes('$');
+}
+
+function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
+  const words = d.args;
+  if (v.flag) {
+    const w = words[0];
+    if (w && !hasVariable(w)) {
+      const val = w.value.toLowerCase();
+      if (val !== 'on' && val !== 'off') {
+        c.findings.push({
+          ruleId: 'nginx/invalid-value',
+          start: w.start,
+          end: w.end,
+          message: `invalid value "${w.value}" in "${d.name}" directive, it must be "on" or "off"`,
+          fixes: [
+            { title: 'Use "on"', edits: [{ start: w.start, end: w.end, newText: 'on' }], safe: false },
+            { title: 'Use "off"', edits: [{ start: w.start, end: w.end, newText: 'off' }], safe: false },
+          ],
+        });
+      }
+    }
+    return;
+  }
+  if (v.values) {
+    for (const w of words) {
+      if (hasVariable(w)) continue;
+      if (!v.values.includes(w.value)) {
+        c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive, it must be one of ${v.values.map((x) => `"${x}"`).join(', ')}` });
+      }
+    }
+    return;
+  }
+  if (v.argTypes) {
+    v.argTypes.forEach((t, i) => {
+      const w = words[i];
+      if (!t || !w || hasVariable(w)) return;
+      if (t.values.includes(w.value)) return;
+      if (t.types.some((ty) => checkType(ty, w.value))) return;
+      const what = t.types.join(' or ');
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `"${d.name}" directive invalid value "${w.value}": expected a ${what}${t.values.length ? ` or ${t.values.map((x) => `"${x}"`).join(', ')}` : ''}` });
+    });
+  }
+}
+
+/** nginx's own checks of `if (...)` (ngx_http_rewrite_if_condition), as far as they are static. */
+function checkIf(c: Ctx, d: Directive): void {
+  const a = d.args.map((w) => ({ w, v: w.value }));
+  if (a.length === 0) return;
+  const bad = (w: Word, text: string): void => {
+    c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid condition "${text}"` });
+  };
+  if (!a[0].v.startsWith('(')) return bad(a[0].w, a[0].v);
+  let cur = 0;
+  if (a[0].v.length === 1) cur = 1;
+  else a[0] = { w: a[0].w, v: a[0].v.slice(1) };
+  let last = a.length - 1;
+  if (!a[last].v.endsWith(')')) return bad(a[last].w, a[last].v);
+  if (a[last].v.length === 1) last--;
+  else a[last] = { w: a[last].w, v: a[last].v.slice(0, -1) };
+  if (cur > last || !a[cur]) return bad(d.args[d.args.length - 1], ')');
+  const p = a[cur].v;
+  if (p.length > 1 && p[0] === '$') {
+    if (cur !== last && cur + 2 !== last) return bad(a[cur].w, p);
+    if (cur + 2 === last) {
+      const op = a[cur + 1].v;
+      if (!['=', '!=', '~', '~*', '!~', '!~*'].includes(op)) c.findings.push({ ruleId: 'nginx/invalid-value', start: a[cur + 1].w.start, end: a[cur + 1].w.end, message: `unexpected "${op}" in condition` });
+    }
+    return;
+  }
+  if ((p.length === 2 && p[0] === '-') || (p.length === 3 && p[0] === '!' && p[1] === '-')) {
+    if (cur + 1 !== last) return bad(a[cur].w, p);
+    if (!/^!?-[fdex]$/.test(p)) return bad(a[cur].w, p);
+    return;
+  }
+  return bad(a[cur].w, p);
+}
+
+function checkVariables(c: Ctx, w: Word): void {
+  if (w.raw.indexOf('$') < 0) return;
+  for (const r of variablesIn(w)) {
+    const name = r.name.toLowerCase();
+    if (/^\d+$/.test(name)) continue; // regex captures
+    if (c.defined.has(name)) continue;
+    if (lookupVariable(name)) continue;
+    c.findings.push({
+      ruleId: 'nginx/unknown-variable',
+      start: r.start,
+      end: r.end,
+      message: `unknown "${r.name}" variable`,
+      severity: c.isFragment ? 'warning' : undefined,
+    });
+  }
+}
+
+export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
+  const findings = validateFile(file, { version: settings.nginxVersion, context: context ?? inferContext(file) });
+  return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
+}
+
