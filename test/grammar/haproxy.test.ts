@@ -103,6 +103,17 @@ describe('HAProxy grammar: keywords, options and acl', () => {
     expectScope(doc, 'content', 'keyword.other.haproxy', { exact: true });
   });
 
+  it('takes a bare lowercase word followed by ,converter for a fetch, but not a list of values', async () => {
+    const doc = await haproxy(
+      'backend b\n    http-request set-var(txn.net) src,ipmask(24),hex\n    http-response set-header Cache-Control no-cache,no-store\n',
+    );
+    expectScope(doc, 'src', 'support.function.fetch.haproxy', { exact: true });
+    expectScope(doc, 'ipmask', 'support.function.converter.haproxy', { exact: true });
+    expectScope(doc, '24', 'variable.parameter.haproxy', { exact: true });
+    expectScope(doc, 'hex', 'support.function.converter.haproxy', { exact: true });
+    expectNoScope(doc, 'no-cache,no-store', 'support.function');
+  });
+
   it('scopes server names and backend references', async () => {
     const doc = await haproxy(cfg);
     expectScope(doc, 's1', 'entity.name.tag.server.haproxy', { exact: true });
@@ -218,6 +229,11 @@ describe('HAProxy grammar: strings, environment variables, comments', () => {
   it('scopes ${VAR} in an address (the address parser expands it)', async () => {
     const doc = await haproxy(cfg);
     expectScope(doc, '${PORT}', 'variable.other.environment.haproxy', { exact: true });
+  });
+
+  it('leaves an unquoted $word alone (only ${VAR} is expanded outside quotes)', async () => {
+    const doc = await haproxy('userlist u\n    user admin password $6$rounds=5000$abc\n');
+    expectNoScope(doc, '$6$rounds=5000$abc', 'variable');
   });
 
   it('interprets nothing inside single quotes', async () => {

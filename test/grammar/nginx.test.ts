@@ -151,6 +151,14 @@ describe('nginx grammar: if conditions', () => {
     expectScope(doc, '"bot|crawl"', 'string.regexp.nginx', { exact: true });
   });
 
+  it('ends a condition still missing its ")" at the block brace, as nginx does', async () => {
+    const doc = await nginx('location / {\n  if ($a ~ x {\n    return 404;\n  }\n}\nzz_after;\n');
+    expectScope(doc, 'return', 'keyword.other.directive.nginx');
+    expectNoScope(doc, 'return', 'meta.condition');
+    const after = doc.tokensOf('zz_after')[0];
+    assert.deepEqual(after.scopes, ['source.nginx', 'meta.directive.nginx', 'keyword.other.directive.nginx']);
+  });
+
   it('scopes variables in the condition and the block after it', async () => {
     const doc = await nginx(conf);
     expectScope(doc, '$request_filename', 'variable.other.nginx', { exact: true });
