@@ -779,7 +779,7 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
 
   // Cross-proxy checks: backends named by switching rules, modes, timeouts.
   const byBackendName = new Map<string, ProxyFacts>();
-  for (const p of proxies) if (p.kind === 'backend' || p.kind === 'listen') byBackendName.set(p.name, p);
+  for (const p of proxies) if ((p.kind === 'backend' || p.kind === 'listen') && !byBackendName.has(p.name)) byBackendName.set(p.name, p);
   for (const p of proxies) {
     const mode = effectiveMode(p);
     for (const ref of p.backendRefs) {
