@@ -10,6 +10,7 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
+import { registerBenchmarkPanel } from './benchmark/index';
 
 /** A client-side feature: gets the context and the running client, returns what to dispose. */
 export type ClientFeature = (context: vscode.ExtensionContext, client: LanguageClient) => vscode.Disposable[];
@@ -18,7 +19,7 @@ export type ClientFeature = (context: vscode.ExtensionContext, client: LanguageC
  * Client-side features, registered after the server has started. The benchmark panel goes here
  * (its code lives in `client/src/benchmark/`, e.g. `registerBenchmarkPanel`).
  */
-const clientFeatures: ClientFeature[] = [];
+const clientFeatures: ClientFeature[] = [registerBenchmarkPanel];
 
 export const documentSelector = [
   { scheme: 'file', language: 'nginx' },

@@ -1,0 +1,52 @@
+// "Apply fix and re-run benchmark": for Proxy Tuner diagnostics that carry quick fixes in
+// Diagnostic.data (server/src/service/rules.ts DiagnosticData, passed through by
+// vscode-languageclient), a quick fix that applies the edit and benchmarks before and after.
+import * as vscode from 'vscode';
+import type { FixData } from './controller';
+
+interface DiagnosticWithData extends vscode.Diagnostic {
+  data?: unknown;
+}
+
+function isPosition(v: unknown): v is { line: number; character: number } {
+  const p = v as { line?: unknown; character?: unknown } | null;
+  return !!p && Number.isInteger(p.line) && Number.isInteger(p.character) && (p.line as number) >= 0 && (p.character as number) >= 0;
+}
+
+/** The fixes of a diagnostic's data, checked (the data crosses a process boundary). */
+export function fixesOf(d: vscode.Diagnostic): FixData[] {
+  const data = (d as DiagnosticWithData).data as { fixes?: unknown } | undefined;
+  if (!data || !Array.isArray(data.fixes)) return [];
+  const out: FixData[] = [];
+  for (const f of data.fixes as { title?: unknown; edits?: unknown }[]) {
+    if (typeof f?.title !== 'string' || !Array.isArray(f.edits) || f.edits.length === 0) continue;
+    const edits = (f.edits as { range?: { start?: unknown; end?: unknown }; newText?: unknown }[]).filter(
+      (e) => e && typeof e.newText === 'string' && isPosition(e.range?.start) && isPosition(e.range?.end),
+    ) as FixData['edits'];
+    if (edits.length === f.edits.length) out.push({ title: f.title, edits });
+  }
+  return out;
+}
+
+export class BenchmarkFixProvider implements vscode.CodeActionProvider {
+  static readonly kinds = [vscode.CodeActionKind.QuickFix];
+
+  provideCodeActions(doc: vscode.TextDocument, _range: vscode.Range, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    if (!vscode.workspace.isTrusted) return [];
+    const actions: vscode.CodeAction[] = [];
+    for (const d of context.diagnostics) {
+      if (d.source !== 'proxy-tuner') continue;
+      for (const fix of fixesOf(d)) {
+        const a = new vscode.CodeAction(`Apply fix and re-run benchmark: ${fix.title}`, vscode.CodeActionKind.QuickFix);
+        a.diagnostics = [d];
+        a.command = {
+          title: a.title,
+          command: 'proxyTuner.benchmark.applyFixAndRerun',
+          arguments: [doc.uri.toString(), fix],
+        };
+        actions.push(a);
+      }
+    }
+    return actions;
+  }
+}

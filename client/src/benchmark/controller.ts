@@ -1,0 +1,412 @@
+// The benchmark panel's host: runs the engine on the config of an editor (a temporary copy when
+// the editor has unsaved changes; the user's file is only ever read), streams progress to the
+// panel, a progress notification and a status bar item, keeps finished runs per config, and
+// turns failures into a message in the panel plus a diagnostic on the line they name.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { BenchOptions, BenchResult, ProxyKind } from '../../../protocol/bench';
+import {
+  DEFAULT_RUN_OPTIONS,
+  isRunOptions,
+  type HostToPanel,
+  type PanelRunOptions,
+  type PanelToHost,
+  type RunRecord,
+} from '../../../protocol/panel';
+import { runBenchmark } from '../../../bench/src/index';
+import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../webview/src/shape';
+import { mapBenchError } from './errors';
+import { BenchmarkPanel, type PanelHost } from './panel';
+import { findRoutes, type Route } from './routes';
+import { RunStore } from './runStore';
+
+export const UNTRUSTED_REASON =
+  'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
+  'Trust the workspace (Workspaces: Manage Workspace Trust) to run them.';
+
+/** A fix as carried in Diagnostic.data (server/src/service/rules.ts DiagnosticData), LSP-shaped. */
+export interface FixData {
+  title: string;
+  edits: { range: { start: { line: number; character: number }; end: { line: number; character: number } }; newText: string }[];
+}
+
+interface RunMeta {
+  route?: Route;
+  note?: string;
+}
+
+interface CurrentRun {
+  id: string;
+  configUri: string;
+  abort: AbortController;
+}
+
+export function configKind(doc: { languageId: string; fileName: string }): ProxyKind {
+  if (doc.languageId === 'haproxy' || doc.languageId === 'nginx') return doc.languageId;
+  return /haproxy|\.cfg$/i.test(path.basename(doc.fileName)) ? 'haproxy' : 'nginx';
+}
+
+/** Panel options to engine options. POST has no body setting in the engine: it uses its GET/POST mix. */
+export function toBenchOptions(o: PanelRunOptions, configPath: string, kind: ProxyKind, binary: string | undefined): BenchOptions {
+  const scenario = o.method === 'POST' && o.scenario === 'http1-keepalive' ? 'get-post-mix' : o.scenario;
+  return {
+    configPath,
+    kind,
+    binary: binary || undefined,
+    scenario,
+    connections: o.connections,
+    rate: o.model === 'open' ? o.rate : 0,
+    durationMs: o.durationS * 1000,
+    warmupMs: o.warmupS * 1000,
+    path: o.path,
+    host: o.host || undefined,
+    direct: o.direct,
+  };
+}
+
+export class BenchmarkController implements PanelHost {
+  readonly store: RunStore;
+  readonly diagnostics = vscode.languages.createDiagnosticCollection('proxy-tuner-bench');
+  private readonly status = vscode.window.createStatusBarItem('proxyTuner.benchmark', vscode.StatusBarAlignment.Left, 50);
+  private panel: BenchmarkPanel | undefined;
+  private current: CurrentRun | undefined;
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when runs or the running state change (the CodeLens listens). */
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.store = new RunStore(context.workspaceState, () => this.setting<number>(undefined, 'benchmark.keepRuns', 20));
+    this.status.name = 'Proxy Tuner benchmark';
+    this.status.command = 'proxyTuner.benchmark.stop';
+  }
+
+  dispose(): void {
+    this.current?.abort.abort();
+    this.panel?.panel.dispose();
+    this.diagnostics.dispose();
+    this.status.dispose();
+    this.changed.dispose();
+  }
+
+  get running(): boolean {
+    return this.current !== undefined;
+  }
+
+  private setting<T>(uri: vscode.Uri | undefined, key: string, fallback: T): T {
+    return vscode.workspace.getConfiguration('proxyTuner', uri).get<T>(key, fallback);
+  }
+
+  /** Defaults for a new run: the settings, then what the route says. */
+  defaultOptions(doc: vscode.TextDocument, route?: Route): PanelRunOptions {
+    const base = this.store.last(doc.uri.toString())?.options ?? {
+      ...DEFAULT_RUN_OPTIONS,
+      durationS: this.setting(doc.uri, 'benchmark.durationSeconds', DEFAULT_RUN_OPTIONS.durationS),
+      warmupS: this.setting(doc.uri, 'benchmark.warmupSeconds', DEFAULT_RUN_OPTIONS.warmupS),
+      connections: this.setting(doc.uri, 'benchmark.connections', DEFAULT_RUN_OPTIONS.connections),
+    };
+    const o: PanelRunOptions = { ...base };
+    if (route) {
+      o.path = route.path;
+      o.host = route.host;
+      if (route.scenario) o.scenario = route.scenario;
+      else if (o.scenario === 'tcp') o.scenario = 'http1-keepalive';
+    }
+    return isRunOptions(o) ? o : { ...DEFAULT_RUN_OPTIONS };
+  }
+
+  // ---- the panel --------------------------------------------------------------------------
+
+  /** Shows the panel for a config (creating it beside the editor if needed). */
+  showPanel(configUri: string | null): BenchmarkPanel {
+    if (!this.panel) {
+      this.panel = BenchmarkPanel.create(this.context.extensionUri, this, configUri);
+    } else if (configUri && this.panel.configUri !== configUri) {
+      this.panel.configUri = configUri;
+      this.panel.post(this.initMessage(configUri));
+    }
+    this.panel.setTitle(configUri ? path.basename(vscode.Uri.parse(configUri).path) : undefined);
+    this.panel.reveal();
+    return this.panel;
+  }
+
+  /** Takes over a panel restored after a reload. */
+  adoptPanel(webviewPanel: vscode.WebviewPanel, configUri: string | null): void {
+    this.panel?.panel.dispose();
+    this.panel = new BenchmarkPanel(webviewPanel, this.context.extensionUri, this, configUri);
+    this.panel.setTitle(configUri ? path.basename(vscode.Uri.parse(configUri).path) : undefined);
+  }
+
+  onPanelDisposed(panel: BenchmarkPanel): void {
+    if (this.panel === panel) this.panel = undefined;
+  }
+
+  private post(configUri: string, msg: HostToPanel): void {
+    if (this.panel && this.panel.configUri === configUri) this.panel.post(msg);
+  }
+
+  private initMessage(configUri: string | null): HostToPanel {
+    const trusted = vscode.workspace.isTrusted;
+    if (!configUri) {
+      return {
+        type: 'init',
+        config: null,
+        enabled: trusted,
+        disabledReason: trusted ? '' : UNTRUSTED_REASON,
+        options: { ...DEFAULT_RUN_OPTIONS },
+        runs: [],
+        compare: { a: null, b: null },
+        running: false,
+      };
+    }
+    const uri = vscode.Uri.parse(configUri);
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === configUri);
+    const kind = configKind(doc ?? { languageId: '', fileName: uri.path });
+    return {
+      type: 'init',
+      config: { uri: configUri, name: path.basename(uri.path), kind },
+      enabled: trusted,
+      disabledReason: trusted ? '' : UNTRUSTED_REASON,
+      options: doc ? this.defaultOptions(doc) : (this.store.last(configUri)?.options ?? { ...DEFAULT_RUN_OPTIONS }),
+      runs: this.store.runs(configUri),
+      compare: this.store.compare(configUri),
+      running: this.current?.configUri === configUri,
+    };
+  }
+
+  /** Re-sends the state (after a trust change). */
+  refreshPanel(): void {
+    if (this.panel) this.panel.post(this.initMessage(this.panel.configUri));
+  }
+
+  onPanelMessage(panel: BenchmarkPanel, msg: PanelToHost): void {
+    const configUri = panel.configUri;
+    switch (msg.type) {
+      case 'ready':
+        panel.post(this.initMessage(configUri));
+        return;
+      case 'run':
+        if (!configUri) return;
+        void this.openDocument(configUri).then((doc) => doc && this.run(doc, msg.options));
+        return;
+      case 'stop':
+        this.stop();
+        return;
+      case 'compare':
+        if (configUri) void this.store.setCompare(configUri, msg.a, msg.b);
+        return;
+      case 'export':
+        if (configUri) void this.exportRun(configUri, msg.runId, msg.format);
+        return;
+      case 'copyMarkdown': {
+        if (!configUri) return;
+        const runs = msg.runIds.map((id) => this.store.get(configUri, id)).filter((r): r is RunRecord => !!r);
+        if (runs.length === msg.runIds.length) {
+          void vscode.env.clipboard.writeText(runsToMarkdown(runs)).then(() => vscode.window.setStatusBarMessage('Benchmark table copied as markdown', 3000));
+        }
+        return;
+      }
+      case 'deleteRun':
+        if (!configUri) return;
+        void this.store.delete(configUri, msg.runId).then(() => {
+          this.post(configUri, { type: 'runs', runs: this.store.runs(configUri) });
+          this.changed.fire();
+        });
+        return;
+      case 'revealLine':
+        if (configUri) void this.revealLine(configUri, msg.line);
+        return;
+    }
+  }
+
+  private async openDocument(configUri: string): Promise<vscode.TextDocument | undefined> {
+    try {
+      return await vscode.workspace.openTextDocument(vscode.Uri.parse(configUri));
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Cannot open ${configUri}: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    }
+  }
+
+  private async revealLine(configUri: string, line: number): Promise<void> {
+    const doc = await this.openDocument(configUri);
+    if (!doc) return;
+    const pos = new vscode.Position(Math.min(line, doc.lineCount - 1), 0);
+    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+  }
+
+  private async exportRun(configUri: string, runId: string, format: 'json' | 'csv'): Promise<void> {
+    const run = this.store.get(configUri, runId);
+    if (!run) return;
+    const cfg = vscode.Uri.parse(configUri);
+    const base = `${path.basename(cfg.path).replace(/\.[^.]*$/, '')}-bench-${run.label.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}.${format}`;
+    const dir = cfg.scheme === 'file' ? vscode.Uri.file(path.dirname(cfg.fsPath)) : vscode.workspace.workspaceFolders?.[0]?.uri;
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: dir ? vscode.Uri.joinPath(dir, base) : undefined,
+      filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
+      saveLabel: `Export ${format.toUpperCase()}`,
+    });
+    if (!target) return;
+    if (target.toString() === configUri) {
+      void vscode.window.showErrorMessage('Not overwriting the config itself: choose another file.');
+      return;
+    }
+    const text = format === 'json' ? runToJson(run) : runToCsv(run);
+    await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(text));
+    vscode.window.setStatusBarMessage(`Benchmark run exported to ${path.basename(target.path)}`, 4000);
+  }
+
+  // ---- running ----------------------------------------------------------------------------
+
+  stop(): void {
+    this.current?.abort.abort();
+  }
+
+  /**
+   * Runs one benchmark of a config; resolves with the kept run, or undefined when it failed,
+   * was stopped or could not start (another run, untrusted workspace).
+   */
+  async run(doc: vscode.TextDocument, options: PanelRunOptions, meta: RunMeta = {}): Promise<RunRecord | undefined> {
+    const configUri = doc.uri.toString();
+    if (!vscode.workspace.isTrusted) {
+      this.showPanel(configUri);
+      void vscode.window.showWarningMessage(UNTRUSTED_REASON);
+      return undefined;
+    }
+    if (this.current) {
+      void vscode.window.showWarningMessage('A benchmark is already running: stop it first.');
+      return undefined;
+    }
+    if (!isRunOptions(options)) return undefined;
+    const kind = configKind(doc);
+    const id = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+    const label = [`#${this.store.nextNumber(configUri)}`, options.scenario, options.path !== '/' ? options.path : '', meta.route && !meta.route.path.startsWith('/') ? meta.route.label : '']
+      .filter(Boolean)
+      .join(' ');
+    const abort = new AbortController();
+    this.current = { id, configUri, abort };
+    this.changed.fire();
+    this.diagnostics.delete(doc.uri);
+    this.showPanel(configUri);
+    this.post(configUri, { type: 'runStarted', runId: id, label, options });
+
+    // The engine reads a file: the saved one, or a private copy of the editor's text.
+    let tmpDir: string | undefined;
+    let configPath = doc.uri.fsPath;
+    if (doc.isDirty || doc.isUntitled || doc.uri.scheme !== 'file') {
+      tmpDir = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-panel-'));
+      const name = doc.isUntitled ? (kind === 'haproxy' ? 'haproxy.cfg' : 'nginx.conf') : path.basename(doc.uri.path);
+      configPath = path.join(tmpDir, name);
+      writeFileSync(configPath, doc.getText(), { mode: 0o600 });
+    }
+    const binary = this.setting<string>(undefined, `${kind}.path`, '');
+    const totalS = options.warmupS + options.durationS;
+    const name = path.basename(doc.uri.path);
+    this.status.text = `$(loading~spin) Benchmark ${name}`;
+    this.status.tooltip = 'Proxy Tuner benchmark running: click to stop';
+    this.status.show();
+
+    try {
+      return await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Benchmark ${name}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          let seen = 0;
+          let result: BenchResult;
+          try {
+            result = await runBenchmark(toBenchOptions(options, configPath, kind, binary), {
+              signal: abort.signal,
+              onProgress: (sample) => {
+                this.post(configUri, { type: 'progress', runId: id, sample });
+                const done = sample.phase === 'warmup' ? sample.t : options.warmupS + sample.t;
+                const text = `${sample.phase === 'warmup' ? 'warm-up' : 'measuring'} ${done}/${totalS} s · P99 ${sample.p99.toFixed(2)} ms · ${Math.round(sample.rps)} req/s`;
+                progress.report({ message: text, increment: totalS > 0 ? ((done - seen) / totalS) * 100 : undefined });
+                seen = done;
+                this.status.text = `$(loading~spin) ${name}: P99 ${sample.p99.toFixed(2)} ms · ${done}/${totalS} s`;
+              },
+            });
+          } catch (err) {
+            this.failed(doc, err, [doc.uri.fsPath, configPath], id);
+            return undefined;
+          }
+          const record: RunRecord = {
+            id,
+            label,
+            finishedAt: new Date().toISOString(),
+            configUri,
+            route: meta.route?.key ?? 'config',
+            note: meta.note,
+            options,
+            result,
+          };
+          await this.store.add(record);
+          this.post(configUri, { type: 'runDone', run: record });
+          vscode.window.setStatusBarMessage(`Benchmark ${name}: ${summaryLine(result)}`, 8000);
+          return record;
+        },
+      );
+    } finally {
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+      this.status.hide();
+      this.current = undefined;
+      this.changed.fire();
+    }
+  }
+
+  private failed(doc: vscode.TextDocument, err: unknown, paths: string[], runId: string): void {
+    const m = mapBenchError(err, paths);
+    const configUri = doc.uri.toString();
+    this.post(configUri, {
+      type: 'runError',
+      runId,
+      message: m.message,
+      location: m.line === null ? null : { uri: configUri, line: m.line },
+    });
+    if (m.aborted) return;
+    if (m.line !== null && m.line < doc.lineCount) {
+      const line = doc.lineAt(m.line);
+      const range = new vscode.Range(m.line, line.firstNonWhitespaceCharacterIndex, m.line, line.text.length);
+      const d = new vscode.Diagnostic(range, `Benchmark: ${m.message}`, vscode.DiagnosticSeverity.Error);
+      d.source = 'proxy-tuner-bench';
+      d.code = `bench/${m.kind}`;
+      this.diagnostics.set(doc.uri, [d]);
+    }
+    void vscode.window.showErrorMessage(`Benchmark failed: ${m.message}`);
+  }
+
+  // ---- commands ---------------------------------------------------------------------------
+
+  /** Runs a config (or one of its routes) with the panel's last options for it. */
+  async runRoute(doc: vscode.TextDocument, routeKey?: string): Promise<RunRecord | undefined> {
+    const route = routeKey ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === routeKey) : undefined;
+    return this.run(doc, this.defaultOptions(doc, route), { route });
+  }
+
+  /**
+   * Applies a quick fix through a normal editor edit and benchmarks the changed config with the
+   * scenario of the last run (benchmarking the unchanged config first when there is none), then
+   * shows both runs compared in the panel.
+   */
+  async applyFixAndRerun(doc: vscode.TextDocument, fix: FixData): Promise<void> {
+    const configUri = doc.uri.toString();
+    let before = this.store.last(configUri);
+    const route = before?.route && before.route !== 'config' ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === before!.route) : undefined;
+    if (!before) {
+      before = await this.run(doc, this.defaultOptions(doc), { note: `before: ${fix.title}` });
+      if (!before) return;
+    }
+    const edit = new vscode.WorkspaceEdit();
+    for (const e of fix.edits) {
+      edit.replace(doc.uri, new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character), e.newText);
+    }
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      void vscode.window.showErrorMessage(`Could not apply "${fix.title}".`);
+      return;
+    }
+    const after = await this.run(doc, before.options, { note: `after: ${fix.title}`, route });
+    if (!after) return;
+    await this.store.setCompare(configUri, before.id, after.id);
+    this.post(configUri, { type: 'compare', a: before.id, b: after.id });
+  }
+}
