@@ -129,8 +129,9 @@ export class RuleRegistry {
   }
 
   /**
-   * Findings to diagnostics: applies settings and suppression comments. A suppression without
-   * a reason is itself reported, so that every silenced rule says why.
+   * Findings to diagnostics: applies settings and suppression comments. Comments without a
+   * reason are reported once per document by `finalizeDiagnostics`, not here, because several
+   * registries (the language module's, the tuning rules') each produce diagnostics.
    */
   toDiagnostics(doc: TextDocument, findings: Finding[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
     const suppressions = findSuppressions(doc);
@@ -174,20 +175,54 @@ export class RuleRegistry {
       }
       out.push(d);
     }
-    for (const sup of suppressions.values()) {
-      if (!sup.reason) {
-        const line = doc.getText({ start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine + 1, character: 0 } });
-        out.push({
-          range: { start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine, character: line.replace(/\r?\n$/, '').length } },
-          severity: 3,
-          code: `${language}/suppression-without-reason`,
-          source: 'proxy-tuner',
-          message: `Say why the rule is turned off: "# ${DISABLE_COMMENT} RULE -- reason".`,
-        });
-      }
-    }
     return out;
   }
+}
+
+/** The diagnostic code of a suppression comment that gives no reason. */
+export function suppressionWithoutReasonId(language: LanguageId): string {
+  return `${language}/suppression-without-reason`;
+}
+
+/** Rows of the rules the engine itself reports, one per language. */
+export function engineRules(language: LanguageId): RuleMeta[] {
+  return [
+    {
+      id: suppressionWithoutReasonId(language),
+      language,
+      category: 'style',
+      severity: 'information',
+      title: 'A `proxy-tuner-disable-next-line` comment gives no reason',
+      why:
+        'Turning a rule off for a line is fine when the next reader learns why. The comment takes the rule ids, then `--` and a reason: the reason is what keeps a silenced warning from hiding a real problem later.',
+      docUrl: '',
+      fix: 'None: write the reason after `--`.',
+    },
+  ];
+}
+
+/**
+ * The last pass over a document's diagnostics, run once by the facade after every registry:
+ * drops any suppression report a registry still produced and adds exactly one per comment
+ * that gives no reason (honouring a user's severity setting, or `off`, for that rule).
+ */
+export function finalizeDiagnostics(doc: TextDocument, language: LanguageId, diagnostics: Diagnostic[], settings: ServiceSettings = {}): Diagnostic[] {
+  const id = suppressionWithoutReasonId(language);
+  const out = diagnostics.filter((d) => d.code !== id);
+  const configured = settings.rules?.[id];
+  if (configured === 'off') return out;
+  for (const sup of findSuppressions(doc).values()) {
+    if (sup.reason) continue;
+    const line = doc.getText({ start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine + 1, character: 0 } });
+    out.push({
+      range: { start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine, character: line.replace(/\r?\n$/, '').length } },
+      severity: SEVERITY[configured ?? 'information'],
+      code: id,
+      source: 'proxy-tuner',
+      message: `Say why the rule is turned off: "# ${DISABLE_COMMENT} RULE -- reason".`,
+    });
+  }
+  return out;
 }
 
 /** Quick-fix code actions carried by the diagnostics (plus a "disable for this line" action). */

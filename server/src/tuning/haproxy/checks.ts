@@ -1,0 +1,316 @@
+// The HAProxy tuning and safety checks: each reads the AST and pushes Findings against the
+// rows of rules.ts. A proxy section inherits from the `defaults` section before it (or the one
+// named with `from`); HAProxy's own default mode is tcp.
+import type { Fix, FixEdit, Finding } from '../../service/rules';
+import type { ServiceSettings } from '../../service/types';
+import { compareVersions } from '../../service/version';
+import type { HaproxyFile, Section, Statement, Word } from '../../haproxy/ast';
+import { keywordName } from '../../haproxy/ast';
+import { indentAt, indentUnit, insertLinesAfter, removeSpan, replace } from '../text';
+import { HAPROXY_NBPROC_REMOVED, HAPROXY_TLS12_DEFAULT } from './rules';
+
+export interface HaproxyCheckContext {
+  file: HaproxyFile;
+  text: string;
+  settings: ServiceSettings;
+  version?: string;
+  unit: string;
+  out: Finding[];
+}
+
+export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings): HaproxyCheckContext {
+  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: indentUnit(file.text), out: [] };
+}
+
+const PROXIES = new Set(['frontend', 'backend', 'listen']);
+
+function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
+  return !ctx.version || compareVersions(ctx.version, v) >= 0;
+}
+
+function add(ctx: HaproxyCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+  ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
+}
+
+const live = (sec: Section) => sec.statements.filter((s) => !s.disabled && s.keyword);
+
+/** Statements with this lookup name (`option httplog`, `timeout client`, `bind`), `no` lines included. */
+function find(sec: Section | undefined, name: string): Statement[] {
+  return sec ? live(sec).filter((s) => keywordName(s) === name) : [];
+}
+
+/** The `defaults` section a proxy inherits from. */
+function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined {
+  const fromIdx = sec.header.args.findIndex((w) => w.value === 'from');
+  const fromName = fromIdx >= 0 ? sec.header.args[fromIdx + 1]?.value : undefined;
+  let found: Section | undefined;
+  for (const s of ctx.file.sections) {
+    if (s === sec) break;
+    if (s.keyword !== 'defaults') continue;
+    if (fromName === undefined || s.name?.value === fromName) found = s;
+  }
+  return found;
+}
+
+/** The last statement named `name` in the section, else in its defaults. */
+function lookup(ctx: HaproxyCheckContext, sec: Section, name: string): { st: Statement; from: Section } | undefined {
+  const own = find(sec, name).pop();
+  if (own) return { st: own, from: sec };
+  if (sec.keyword === 'defaults') return undefined;
+  const def = defaultsOf(ctx, sec);
+  const inherited = find(def, name).pop();
+  return inherited && def ? { st: inherited, from: def } : undefined;
+}
+
+/** Whether `option NAME` is on for the section (a `no option NAME` turns it off). */
+function optionOn(ctx: HaproxyCheckContext, sec: Section, name: string): boolean {
+  const hit = lookup(ctx, sec, `option ${name}`);
+  return !!hit && hit.st.prefix?.value !== 'no';
+}
+
+function modeOf(ctx: HaproxyCheckContext, sec: Section): string {
+  return lookup(ctx, sec, 'mode')?.st.args[0]?.value ?? 'tcp';
+}
+
+function lastWord(st: Statement): Word {
+  return st.words[st.words.length - 1];
+}
+
+/** Indentation of a section's statements. */
+function bodyIndent(ctx: HaproxyCheckContext, sec: Section | undefined): string {
+  const first = sec?.statements.find((s) => s.keyword);
+  if (first) return indentAt(ctx.text, first.start);
+  const any = ctx.file.sections.flatMap((s) => s.statements).find((s) => s.keyword);
+  return any ? indentAt(ctx.text, any.start) : ctx.unit;
+}
+
+/** Inserts lines at the end of a section's statements (after its header when it has none). */
+function appendToSection(ctx: HaproxyCheckContext, sec: Section, lines: string[]): FixEdit {
+  const last = live(sec).pop();
+  return insertLinesAfter(ctx.text, last ? last.end : sec.header.end, lines, bodyIndent(ctx, sec));
+}
+
+/** Inserts lines right after the section header. */
+function prependToSection(ctx: HaproxyCheckContext, sec: Section, lines: string[]): FixEdit {
+  return insertLinesAfter(ctx.text, sec.header.end, lines, bodyIndent(ctx, sec));
+}
+
+function insertAfterStatement(ctx: HaproxyCheckContext, st: Statement, lines: string[]): FixEdit {
+  return insertLinesAfter(ctx.text, st.end, lines, indentAt(ctx.text, st.start));
+}
+
+const sectionName = (sec: Section) => `${sec.keyword}${sec.name ? ` ${sec.name.value}` : ''}`;
+const headerWord = (sec: Section): Word => sec.name ?? sec.header.keyword!;
+
+// ---------------------------------------------------------------------------------------------
+
+function checkGlobal(ctx: HaproxyCheckContext): void {
+  const global = ctx.file.sections.find((s) => s.keyword === 'global');
+  if (!global) return;
+  if (!find(global, 'maxconn').length) {
+    const nofile = ctx.settings.host?.nofileLimit;
+    const value = nofile ? Math.max(256, Math.floor(nofile / 2)) : 4096;
+    add(ctx, 'haproxy/global-maxconn', global.header.keyword!, 'No `maxconn` in `global`: the connection limit is derived from whatever file-descriptor limit HAProxy starts with. Set it explicitly.', {
+      fixes: [{ title: `Add maxconn ${value}`, safe: false, edits: [prependToSection(ctx, global, [`maxconn ${value}`])] }],
+    });
+  }
+  for (const st of find(global, 'nbproc')) {
+    const removed = atLeast(ctx, HAPROXY_NBPROC_REMOVED);
+    const n = Number(st.args[0]?.value);
+    const edits: FixEdit[] = [replace(st.keyword!.start, st.keyword!.end, 'nbthread')];
+    if (find(global, 'nbthread').length) edits.splice(0, 1, removeSpan(ctx.text, st.start, st.end));
+    add(ctx, 'haproxy/nbproc', st.keyword!, removed ? `\`nbproc\` was removed in HAProxy ${HAPROXY_NBPROC_REMOVED}: this config no longer loads. Use \`nbthread\` (threads share stats, stick tables and limits).` : `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables or limits (deprecated since 2.3, removed in 2.5): use \`nbthread\`.`, {
+      severity: removed ? 'error' : 'warning',
+      fixes: [{ title: find(global, 'nbthread').length ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
+    });
+  }
+  const cpus = ctx.settings.host?.cpuCount;
+  for (const st of find(global, 'nbthread')) {
+    const w = st.args[0];
+    const n = Number(w?.value);
+    if (w && cpus && Number.isInteger(n) && n > cpus) {
+      add(ctx, 'haproxy/nbthread-above-cores', w, `nbthread ${n} on a host with ${cpus} core${cpus > 1 ? 's' : ''}: extra threads only add contention.`, {
+        fixes: [{ title: `Set nbthread ${cpus}`, safe: false, edits: [replace(w.start, w.end, String(cpus))] }],
+      });
+    }
+  }
+  const bufsize = find(global, 'tune.bufsize').pop();
+  const size = Number(bufsize?.args[0]?.value);
+  if (bufsize && !find(global, 'tune.maxrewrite').length && Number.isFinite(size) && size < 16384) {
+    const reserve = Math.min(1024, Math.floor(size / 2));
+    add(ctx, 'haproxy/bufsize-without-maxrewrite', bufsize.args[0], `tune.bufsize ${size} without tune.maxrewrite: ${reserve} bytes stay reserved for rewrites, so requests must fit in ${size - reserve} bytes. Set tune.maxrewrite to the reserve you want.`);
+  }
+  const splices = live(global).filter((s) => s.keyword?.value === 'splice');
+  if (splices.length) {
+    const defaults = ctx.file.sections.find((s) => s.keyword === 'defaults');
+    const edits: FixEdit[] = splices.map((s) => removeSpan(ctx.text, s.start, s.end));
+    const hasSplice = defaults && (optionOn(ctx, defaults, 'splice-auto') || optionOn(ctx, defaults, 'splice-request'));
+    if (defaults && !hasSplice) edits.push(appendToSection(ctx, defaults, ['option splice-auto']));
+    for (const s of splices) {
+      add(ctx, 'haproxy/splice-in-global', s, '`splice` is not a `global` keyword: splicing is enabled per proxy with `option splice-auto` (or splice-request/splice-response).', {
+        fixes: [{ title: defaults && !hasSplice ? 'Move to option splice-auto in defaults' : 'Remove the splice lines', safe: false, edits }],
+      });
+    }
+  }
+  // TLS protocol floor
+  const opts = find(global, 'ssl-default-bind-options').pop();
+  const globalFloor = tlsFloor(opts?.args ?? []);
+  const binds = ctx.file.sections.filter((s) => PROXIES.has(s.keyword)).flatMap((s) => find(s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
+  for (const b of binds) {
+    const own = tlsFloor(b.args);
+    const floor = own ?? globalFloor;
+    const weak = floor !== undefined ? floor === 'old' : !atLeast(ctx, HAPROXY_TLS12_DEFAULT);
+    if (!weak) continue;
+    const fix = globalTlsFix(ctx, global, opts, own === 'old' ? b : undefined);
+    add(ctx, 'haproxy/ssl-old-protocols', b.keyword!, floor === 'old' ? 'This TLS listener accepts TLSv1.0/TLSv1.1 (explicit minimum below TLSv1.2).' : `Before HAProxy ${HAPROXY_TLS12_DEFAULT} a TLS bind accepts TLSv1.0 and TLSv1.1 unless \`ssl-default-bind-options ssl-min-ver TLSv1.2\` is set.`, {
+      fixes: fix ? [fix] : [],
+    });
+  }
+}
+
+/** 'ok' when the words set a TLSv1.2+ floor, 'old' when they allow older, undefined when silent. */
+function tlsFloor(words: Word[]): 'ok' | 'old' | undefined {
+  const values = words.map((w) => w.value);
+  const i = values.indexOf('ssl-min-ver');
+  if (i >= 0 && values[i + 1]) return /^TLSv1\.[23]$/.test(values[i + 1]) ? 'ok' : 'old';
+  if (values.some((v) => /^force-(sslv3|tlsv10|tlsv11)$/.test(v))) return 'old';
+  if (values.some((v) => /^force-tlsv1[23]$/.test(v))) return 'ok';
+  if (values.includes('no-tlsv10') && values.includes('no-tlsv11')) return 'ok';
+  return undefined;
+}
+
+function globalTlsFix(ctx: HaproxyCheckContext, global: Section, opts: Statement | undefined, bind: Statement | undefined): Fix | undefined {
+  const target = bind ?? opts;
+  if (target) {
+    const i = target.words.findIndex((w) => w.value === 'ssl-min-ver');
+    const v = i >= 0 ? target.words[i + 1] : undefined;
+    if (v) return { title: 'Raise ssl-min-ver to TLSv1.2', safe: true, edits: [replace(v.start, v.end, 'TLSv1.2')] };
+    const forced = target.words.find((w) => /^force-(sslv3|tlsv10|tlsv11)$/.test(w.value));
+    if (forced) return { title: 'Force TLSv1.2 instead', safe: false, edits: [replace(forced.start, forced.end, 'force-tlsv12')] };
+    if (target === opts) {
+      const last = lastWord(opts);
+      return { title: 'Add ssl-min-ver TLSv1.2 to ssl-default-bind-options', safe: true, edits: [{ start: last.end, end: last.end, newText: ' ssl-min-ver TLSv1.2' }] };
+    }
+  }
+  return { title: 'Add ssl-default-bind-options ssl-min-ver TLSv1.2', safe: true, edits: [appendToSection(ctx, global, ['ssl-default-bind-options ssl-min-ver TLSv1.2'])] };
+}
+
+function checkTimeouts(ctx: HaproxyCheckContext): void {
+  for (const sec of ctx.file.sections) {
+    if (!PROXIES.has(sec.keyword)) continue;
+    const needed: string[] = [];
+    if (sec.keyword !== 'backend') needed.push('client');
+    if (sec.keyword !== 'frontend') needed.push('connect', 'server');
+    const missing = needed.filter((t) => !lookup(ctx, sec, `timeout ${t}`) && !(t === 'connect' && lookup(ctx, sec, 'contimeout')) && !(t === 'client' && lookup(ctx, sec, 'clitimeout')) && !(t === 'server' && lookup(ctx, sec, 'srvtimeout')));
+    if (!missing.length) continue;
+    const def = defaultsOf(ctx, sec);
+    const value: Record<string, string> = { connect: '5s', client: '30s', server: '30s' };
+    const lines = missing.map((t) => `timeout ${t} ${value[t]}`);
+    const target = def ?? sec;
+    add(ctx, 'haproxy/missing-timeout', headerWord(sec), `${sectionName(sec)} has no ${missing.map((t) => `\`timeout ${t}\``).join(', ')}: idle or dead peers hold their connections forever.`, {
+      fixes: [{ title: `Add ${lines.join(', ')} to ${sectionName(target)}`, safe: false, edits: [appendToSection(ctx, target, lines)] }],
+    });
+  }
+}
+
+function checkProxies(ctx: HaproxyCheckContext): void {
+  const reportedDefaults = new Set<Statement>();
+  for (const sec of ctx.file.sections) {
+    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    const mode = modeOf(ctx, sec);
+    // keep-alive killers, reported where they are written
+    for (const name of ['httpclose', 'http-server-close', 'forceclose']) {
+      for (const st of find(sec, `option ${name}`)) {
+        if (st.prefix?.value === 'no') continue;
+        const what = name === 'http-server-close' ? 'opens a new server connection for every request' : 'closes the connection after every response';
+        add(ctx, 'haproxy/option-httpclose', st.sub ?? st.keyword!, `\`option ${name}\` ${what}; HAProxy keeps both sides alive and reuses server connections by default.`, {
+          fixes: [{ title: `Remove option ${name}`, safe: false, edits: [removeSpan(ctx.text, st.start, st.end)] }],
+        });
+      }
+    }
+    if (sec.keyword === 'defaults') continue;
+    const servers = find(sec, 'server');
+    const isBackend = sec.keyword === 'backend' || sec.keyword === 'listen';
+    // http-reuse on HTTP backends
+    if (isBackend && mode === 'http' && servers.length && !lookup(ctx, sec, 'http-reuse')) {
+      add(ctx, 'haproxy/http-reuse', headerWord(sec), `${sectionName(sec)} has no \`http-reuse\`: the default (safe) is fine for keep-alive clients; \`http-reuse always\` helps when clients close after each request (measured x1.59).`, {
+        fixes: [{ title: 'Add http-reuse always', safe: false, edits: [appendToSection(ctx, sec, ['http-reuse always'])] }],
+      });
+    }
+    // health checks
+    if (isBackend && servers.length > 1) {
+      const defaultCheck = [...find(sec, 'default-server'), ...find(defaultsOf(ctx, sec), 'default-server')].some((d) => d.args.some((a) => a.value === 'check'));
+      if (!defaultCheck) {
+        for (const st of servers) {
+          if (st.args.some((a) => a.value === 'check' || a.value === 'track' || a.value === 'disabled')) continue;
+          const last = lastWord(st);
+          add(ctx, 'haproxy/server-no-check', st.args[0] ?? st.keyword!, `Server ${st.args[0]?.value ?? ''} has no \`check\`: if it goes down, HAProxy keeps sending it traffic.`, {
+            fixes: [{ title: 'Add check', safe: true, edits: [{ start: last.end, end: last.end, newText: ' check' }] }],
+          });
+        }
+      }
+    }
+    // balance for long-lived connections
+    if (isBackend) {
+      const tunnel = lookup(ctx, sec, 'timeout tunnel');
+      const longLived = mode === 'tcp' || !!tunnel;
+      const bal = lookup(ctx, sec, 'balance');
+      const alg = bal?.st.args[0];
+      if (longLived && bal && alg && (alg.value === 'roundrobin' || alg.value === 'static-rr') && !reportedDefaults.has(bal.st)) {
+        if (bal.from.keyword === 'defaults') reportedDefaults.add(bal.st);
+        const why = mode === 'tcp' ? 'TCP-mode connections' : 'tunnelled (WebSocket) connections';
+        add(ctx, 'haproxy/balance-long-lived', alg, `balance ${alg.value} for ${why}, which may stay open for long: \`leastconn\` keeps the load even.`, {
+          fixes: [{ title: 'Use balance leastconn', safe: false, edits: [replace(alg.start, alg.end, 'leastconn')] }],
+        });
+      }
+    }
+    // splice for TCP proxies (HAProxy splices when the frontend or the backend asks for it)
+    if (mode === 'tcp' && isBackend && servers.length && !splices(ctx, sec) && !frontendsOf(ctx, sec).some((f) => splices(ctx, f))) {
+      const modeSt = lookup(ctx, sec, 'mode');
+      const inDefaults = modeSt?.from.keyword === 'defaults' ? modeSt.st : undefined;
+      if (inDefaults && reportedDefaults.has(inDefaults)) continue;
+      if (inDefaults) reportedDefaults.add(inDefaults);
+      const target = inDefaults ? modeSt!.from : sec;
+      add(ctx, 'haproxy/splice-auto', inDefaults ? inDefaults.args[0] ?? inDefaults.keyword! : headerWord(sec), `TCP proxying without \`option splice-auto\`${inDefaults ? ' (for the proxies using these defaults)' : ''}: on Linux the kernel can move the data between sockets without copying it through HAProxy.`, {
+        fixes: [{ title: 'Add option splice-auto', safe: false, edits: [insertAfterStatement(ctx, inDefaults ?? live(target).pop() ?? target.header, ['option splice-auto'])] }],
+      });
+    }
+  }
+}
+
+function splices(ctx: HaproxyCheckContext, sec: Section): boolean {
+  return ['splice-auto', 'splice-request', 'splice-response'].some((o) => optionOn(ctx, sec, o));
+}
+
+/** Frontends that send traffic to a backend (`default_backend` / `use_backend` naming it). */
+function frontendsOf(ctx: HaproxyCheckContext, backend: Section): Section[] {
+  const name = backend.name?.value;
+  if (!name) return [];
+  return ctx.file.sections.filter(
+    (s) => s.keyword === 'frontend' && live(s).some((st) => (st.keyword?.value === 'default_backend' || st.keyword?.value === 'use_backend') && st.args[0]?.value === name),
+  );
+}
+
+function checkLogging(ctx: HaproxyCheckContext): void {
+  const reported = new Set<Section>();
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'frontend' && sec.keyword !== 'listen') continue;
+    const log = lookup(ctx, sec, 'log');
+    if (!log || log.st.prefix?.value === 'no') continue;
+    if (lookup(ctx, sec, 'option dontlognull')) continue;
+    const target = log.from;
+    if (reported.has(target)) continue;
+    reported.add(target);
+    add(ctx, 'haproxy/log-without-dontlognull', log.st.keyword!, `${sectionName(target)} logs connections that send nothing (health checks, scanners): add \`option dontlognull\`.`, {
+      fixes: [{ title: 'Add option dontlognull', safe: true, edits: [insertAfterStatement(ctx, log.st, ['option dontlognull'])] }],
+    });
+  }
+}
+
+export function runHaproxyChecks(ctx: HaproxyCheckContext): Finding[] {
+  checkGlobal(ctx);
+  checkTimeouts(ctx);
+  checkProxies(ctx);
+  checkLogging(ctx);
+  return ctx.out;
+}

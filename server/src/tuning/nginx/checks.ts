@@ -1,0 +1,773 @@
+// The nginx tuning and safety checks: each reads the AST and pushes Findings against the rows
+// of rules.ts. Inheritance follows nginx: a directive set at an inner level wins; "array"
+// directives (add_header, proxy_set_header) are inherited only when a level sets none.
+import type { Fix, FixEdit, Finding } from '../../service/rules';
+import type { ServiceSettings } from '../../service/types';
+import { compareVersions } from '../../service/version';
+import type { Block, Directive, NginxFile, Word } from '../../nginx/ast';
+import { blockContext, childContext, variablesIn } from '../../nginx/ast';
+import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../text';
+import { NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT } from './rules';
+
+/** A directive with the chain of block directives around it (outermost first). */
+interface Node {
+  d: Directive;
+  anc: Directive[];
+  ctx: string;
+}
+
+export interface NginxCheckContext {
+  file: NginxFile;
+  text: string;
+  settings: ServiceSettings;
+  /** The target version; undefined means the newest. */
+  version?: string;
+  nodes: Node[];
+  /** http-level upstream blocks by name. */
+  upstreams: Map<string, Node>;
+  unit: string;
+  out: Finding[];
+}
+
+/** True when the target version is at least `v` (an unknown target counts as the newest). */
+function atLeast(ctx: NginxCheckContext, v: string): boolean {
+  return !ctx.version || compareVersions(ctx.version, v) >= 0;
+}
+
+/**
+ * The context a file's top level is in: `main` for a whole config; for an included fragment,
+ * guessed from what it holds (locations: server; servers or upstreams: http).
+ */
+export function guessStartContext(file: NginxFile): string {
+  const names = new Set(file.directives.map((d) => d.name));
+  if (names.has('events') || names.has('http') || names.has('stream') || names.has('worker_processes')) return 'main';
+  if (names.has('location') || names.has('listen') || names.has('server_name')) return 'server';
+  if (names.has('server') || names.has('upstream') || names.has('map')) return 'http';
+  if (names.has('proxy_pass') || names.has('add_header') || names.has('proxy_set_header')) return 'location';
+  return 'main';
+}
+
+export function buildContext(file: NginxFile, settings: ServiceSettings): NginxCheckContext {
+  const start = guessStartContext(file);
+  const nodes: Node[] = [];
+  const upstreams = new Map<string, Node>();
+  const visit = (list: Directive[], anc: Directive[]) => {
+    for (const d of list) {
+      if (d.entry) continue;
+      const node: Node = { d, anc, ctx: blockContext(anc, start) };
+      nodes.push(node);
+      if (d.name === 'upstream' && node.ctx === 'http' && d.args[0]) upstreams.set(d.args[0].value, node);
+      if (d.block && !d.rawBody && d.block.children.length) visit(d.block.children, [...anc, d]);
+    }
+  };
+  visit(file.directives, []);
+  return {
+    file,
+    text: file.text,
+    settings,
+    version: settings.nginxVersion,
+    nodes,
+    upstreams,
+    unit: indentUnit(file.text),
+    out: [],
+  };
+}
+
+const kids = (d: Directive | undefined, file: NginxFile): Directive[] => (d ? (d.block?.children ?? []) : file.directives);
+const named = (list: Directive[], name: string) => list.filter((d) => d.name === name && !d.entry);
+
+/**
+ * The directives named `name` that apply inside `block` (a block directive, or undefined for
+ * the top level), looking outward through `anc`: the nearest level that sets any wins.
+ */
+function effective(ctx: NginxCheckContext, block: Directive | undefined, anc: readonly Directive[], name: string): Directive[] {
+  const levels: (Directive | undefined)[] = [block, ...[...anc].reverse()];
+  if (block !== undefined) levels.push(undefined);
+  const seen = new Set<Directive | undefined>();
+  for (const level of levels) {
+    if (seen.has(level)) continue;
+    seen.add(level);
+    const found = named(kids(level, ctx.file), name);
+    if (found.length) return found;
+  }
+  return [];
+}
+
+/** The ancestors of a block directive found in the node list. */
+function ancestorsOf(ctx: NginxCheckContext, d: Directive): Directive[] {
+  return ctx.nodes.find((n) => n.d === d)?.anc ?? [];
+}
+
+function add(ctx: NginxCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+  ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
+}
+
+/** Indentation for a line inside `block` (its children's, else the opener's plus one step). */
+function innerIndent(ctx: NginxCheckContext, owner: Directive | undefined): string {
+  if (!owner) {
+    const first = ctx.file.directives[0];
+    return first ? indentAt(ctx.text, first.start) : '';
+  }
+  const first = owner.block?.children[0];
+  if (first && lineStart(ctx.text, first.start) !== lineStart(ctx.text, owner.start)) return indentAt(ctx.text, first.start);
+  return indentAt(ctx.text, owner.start) + ctx.unit;
+}
+
+/** Inserts lines directly after directive `d` (same line when its block closes on that line). */
+function insertAfter(ctx: NginxCheckContext, d: Directive, lines: string[], owner: Directive | undefined): FixEdit {
+  const close = owner?.block?.closeStart;
+  const le = lineEnd(ctx.text, d.end);
+  if (close !== undefined && close <= le) return { start: d.end, end: d.end, newText: lines.map((l) => ` ${l}`).join('') };
+  const sameLineAsOwner = owner && lineStart(ctx.text, d.start) === lineStart(ctx.text, owner.start);
+  return insertLinesAfter(ctx.text, d.end, lines, sameLineAsOwner ? innerIndent(ctx, owner) : indentAt(ctx.text, d.start));
+}
+
+/** Inserts lines at the start of a block (after `{`), or at the top of the file without one. */
+function insertAtBlockStart(ctx: NginxCheckContext, owner: Directive | undefined, lines: string[]): FixEdit {
+  if (!owner) {
+    const first = ctx.file.directives[0];
+    if (!first) return { start: ctx.text.length, end: ctx.text.length, newText: lines.map((l) => `${l}\n`).join('') };
+    return insertLinesBefore(ctx.text, first.start, lines, indentAt(ctx.text, first.start));
+  }
+  const b = owner.block as Block;
+  const le = lineEnd(ctx.text, b.start);
+  if (b.closeStart !== undefined && b.closeStart <= le) return { start: b.start + 1, end: b.start + 1, newText: lines.map((l) => ` ${l}`).join('') };
+  return insertLinesAfter(ctx.text, b.start, lines, innerIndent(ctx, owner));
+}
+
+/** Inserts lines at the end of a block (before `}`). */
+function insertAtBlockEnd(ctx: NginxCheckContext, owner: Directive, lines: string[]): FixEdit {
+  const last = owner.block?.children[owner.block.children.length - 1];
+  if (last) return insertAfter(ctx, last, lines, owner);
+  return insertAtBlockStart(ctx, owner, lines);
+}
+
+const firstArg = (d: Directive | undefined): string | undefined => d?.args[0]?.value;
+const num = (w: Word | undefined): number | undefined => (w && /^\d+$/.test(w.value) ? Number(w.value) : undefined);
+
+/** nginx size values: `32k`, `1m`, plain bytes. */
+function size(v: string | undefined): number | undefined {
+  const m = v ? /^(\d+)([kKmMgG]?)$/.exec(v) : null;
+  if (!m) return undefined;
+  const mult = { '': 1, k: 1024, m: 1024 * 1024, g: 1024 * 1024 * 1024 }[m[2].toLowerCase()] ?? 1;
+  return Number(m[1]) * mult;
+}
+
+function isMainFile(ctx: NginxCheckContext): boolean {
+  return ctx.file.directives.some((d) => d.name === 'events' || d.name === 'http');
+}
+
+// ---------------------------------------------------------------------------------------------
+// workers and events
+
+function checkWorkers(ctx: NginxCheckContext): void {
+  if (!isMainFile(ctx)) return;
+  const top = ctx.file.directives;
+  const events = top.find((d) => d.name === 'events' && d.block);
+  const wp = top.find((d) => d.name === 'worker_processes');
+  const cpus = ctx.settings.host?.cpuCount;
+  if (wp) {
+    const w = wp.args[0];
+    const n = num(w);
+    if (w && w.value !== 'auto' && n !== undefined && !(cpus !== undefined && n === cpus)) {
+      add(ctx, 'nginx/worker-processes-not-auto', w, n === 1 ? 'One worker process uses one core: set `worker_processes auto;`.' : `A fixed worker count (${n}) goes stale when the core count changes: \`auto\` starts one per core.`, {
+        severity: n === 1 || (cpus !== undefined && n < cpus) ? 'warning' : 'information',
+        fixes: [{ title: 'Set worker_processes auto', safe: true, edits: [replace(w.start, w.end, 'auto')] }],
+      });
+    }
+  } else {
+    const anchor = events ?? top.find((d) => d.name === 'http');
+    if (anchor) {
+      add(ctx, 'nginx/worker-processes-not-auto', anchor.nameWord, 'No `worker_processes`: nginx runs a single worker on one core. Add `worker_processes auto;`.', {
+        fixes: [{ title: 'Add worker_processes auto', safe: true, edits: [insertLinesBefore(ctx.text, anchor.start, ['worker_processes auto;'], indentAt(ctx.text, anchor.start))] }],
+      });
+    }
+  }
+
+  let connections = 512;
+  if (events) {
+    const wc = named(events.block!.children, 'worker_connections').pop();
+    const n = num(wc?.args[0]);
+    if (!wc) {
+      add(ctx, 'nginx/worker-connections-low', events.nameWord, 'No `worker_connections`: each worker is limited to the default 512 connections (about 256 proxied requests).', {
+        fixes: [{ title: 'Add worker_connections 4096', safe: true, edits: [insertAtBlockStart(ctx, events, ['worker_connections 4096;'])] }],
+      });
+    } else if (n !== undefined) {
+      connections = n;
+      if (n <= 512) {
+        const w = wc.args[0];
+        add(ctx, 'nginx/worker-connections-low', w, `worker_connections ${n} caps each worker at ${n} connections, about ${Math.floor(n / 2)} proxied requests.`, {
+          fixes: [{ title: 'Set worker_connections 4096', safe: true, edits: [replace(w.start, w.end, '4096')] }],
+        });
+      }
+    }
+    const need = connections * 2;
+    const rl = top.find((d) => d.name === 'worker_rlimit_nofile');
+    const limit = num(rl?.args[0]);
+    if (rl && limit !== undefined && limit < need) {
+      const w = rl.args[0];
+      add(ctx, 'nginx/worker-rlimit-nofile', w, `worker_rlimit_nofile ${limit} is below the ${need} descriptors that ${connections} connections per worker need when proxying (two each).`, {
+        fixes: [{ title: `Set worker_rlimit_nofile ${need}`, safe: true, edits: [replace(w.start, w.end, String(need))] }],
+      });
+    } else if (!rl && wc && n !== undefined) {
+      const hostLimit = ctx.settings.host?.nofileLimit ?? 1024;
+      if (need > hostLimit) {
+        const anchor = wp ?? events;
+        const edit = anchor === wp ? insertLinesAfter(ctx.text, wp.end, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, wp.start)) : insertLinesBefore(ctx.text, events.start, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, events.start));
+        add(ctx, 'nginx/worker-rlimit-nofile', wc.args[0], `worker_connections ${n} needs up to ${need} file descriptors per worker, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.settings.host?.nofileLimit ? ' on this host' : ' on most systems'}).`, {
+          fixes: [{ title: `Add worker_rlimit_nofile ${need}`, safe: true, edits: [edit] }],
+        });
+      }
+    }
+    for (const d of events.block!.children) {
+      if (d.name === 'use' && firstArg(d) === 'epoll') {
+        add(ctx, 'nginx/redundant-event-setting', d, 'nginx already uses epoll on Linux; `use epoll` changes nothing.', {
+          unnecessary: true,
+          fixes: [{ title: 'Remove `use epoll`', safe: true, edits: [removeSpan(ctx.text, d.start, d.end)] }],
+        });
+      }
+      if (d.name === 'accept_mutex' && firstArg(d) === 'off' && atLeast(ctx, '1.11.3')) {
+        add(ctx, 'nginx/redundant-event-setting', d, '`accept_mutex` is off by default since nginx 1.11.3; the line changes nothing.', {
+          unnecessary: true,
+          fixes: [{ title: 'Remove `accept_mutex off`', safe: true, edits: [removeSpan(ctx.text, d.start, d.end)] }],
+        });
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// upstream keep-alive
+
+interface ProxyTarget {
+  scheme: string;
+  host: string;
+  rest: string;
+  word: Word;
+}
+
+function proxyTarget(d: Directive): ProxyTarget | undefined {
+  const w = d.args[0];
+  if (!w) return undefined;
+  const m = /^(https?):\/\/([^/]*)(.*)$/.exec(w.value);
+  if (!m) return undefined;
+  return { scheme: m[1], host: m[2], rest: m[3], word: w };
+}
+
+const isHttpCtx = (n: Node) => !n.ctx.startsWith('stream') && !n.ctx.startsWith('mail');
+
+/** The level that holds the effective proxy_set_header lines (to add one next to them). */
+function headerLevel(ctx: NginxCheckContext, n: Node): Directive | undefined {
+  const owner = n.anc[n.anc.length - 1];
+  const levels: Directive[] = [...n.anc].reverse();
+  for (const level of levels) if (named(kids(level, ctx.file), 'proxy_set_header').length) return level;
+  return owner;
+}
+
+/** Edits that add HTTP/1.1 and an empty Connection header where `proxy_pass` node `n` needs them. */
+function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit[]; missing: string[] } {
+  const owner = n.anc[n.anc.length - 1];
+  const missing: string[] = [];
+  const edits: FixEdit[] = [];
+  const version = effective(ctx, owner, n.anc.slice(0, -1), 'proxy_http_version').pop();
+  const lines: string[] = [];
+  if (firstArg(version) !== '1.1') {
+    missing.push('proxy_http_version 1.1');
+    if (version && version.args[0]) edits.push(replace(version.args[0].start, version.args[0].end, '1.1'));
+    else lines.push('proxy_http_version 1.1;');
+  }
+  const headers = effective(ctx, owner, n.anc.slice(0, -1), 'proxy_set_header');
+  const conn = headers.find((h) => h.args[0]?.value.toLowerCase() === 'connection');
+  if (!conn) {
+    missing.push('proxy_set_header Connection ""');
+    const level = headerLevel(ctx, n);
+    const existing = level ? named(kids(level, ctx.file), 'proxy_set_header') : [];
+    if (existing.length && level !== owner) {
+      edits.push(insertAfter(ctx, existing[existing.length - 1], ['proxy_set_header Connection "";'], level));
+    } else if (existing.length) {
+      edits.push(insertAfter(ctx, existing[existing.length - 1], ['proxy_set_header Connection "";'], owner));
+    } else lines.push('proxy_set_header Connection "";');
+  }
+  if (lines.length) edits.push(insertAfter(ctx, n.d, lines, owner));
+  return { edits, missing };
+}
+
+function checkUpstreams(ctx: NginxCheckContext): void {
+  const before1297 = !atLeast(ctx, NGINX_UPSTREAM_KEEPALIVE_DEFAULT);
+  const passes = ctx.nodes.filter((n) => n.d.name === 'proxy_pass' && isHttpCtx(n));
+  const usedBy = new Map<string, Node[]>();
+  for (const n of passes) {
+    const t = proxyTarget(n.d);
+    if (!t || t.host.includes('$')) continue;
+    const up = ctx.upstreams.get(t.host);
+    if (up) {
+      const list = usedBy.get(t.host) ?? [];
+      list.push(n);
+      usedBy.set(t.host, list);
+      continue;
+    }
+    checkLiteralProxyPass(ctx, n, t);
+  }
+  for (const [name, up] of ctx.upstreams) {
+    const children = up.d.block?.children ?? [];
+    const ka = named(children, 'keepalive').pop();
+    const users = usedBy.get(name) ?? [];
+    if (!users.length) continue;
+    if (!ka) {
+      const edits: FixEdit[] = [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])];
+      for (const u of users) edits.push(...keepaliveHeaderEdits(ctx, u).edits);
+      add(ctx, 'nginx/upstream-keepalive', up.d.args[0], `Upstream "${name}" keeps no idle connections: every request opens a new connection to the backend. Add \`keepalive\` (and HTTP/1.1 where it is used).`, {
+        fixes: [{ title: `Add keepalive 64 to upstream ${name}`, safe: false, edits: dedupeEdits(edits) }],
+      });
+      continue;
+    }
+    const n = num(ka.args[0]);
+    if (n !== undefined && n < 64) {
+      const w = ka.args[0];
+      add(ctx, 'nginx/upstream-keepalive-small', w, `keepalive ${n} keeps at most ${n} idle connections per worker; with more concurrent requests per worker the rest reconnect (measured: keepalive 32 at 50 clients still opened new connections for 8-31% of requests).`, {
+        fixes: [{ title: 'Raise the pool to 64', safe: false, edits: [replace(w.start, w.end, '64')] }],
+      });
+    }
+    if (!before1297) continue;
+    for (const u of users) {
+      const { edits, missing } = keepaliveHeaderEdits(ctx, u);
+      if (!missing.length) continue;
+      add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
+        fixes: [{ title: 'Add the keep-alive lines', safe: true, edits }],
+      });
+    }
+  }
+}
+
+function dedupeEdits(edits: FixEdit[]): FixEdit[] {
+  const seen = new Set<string>();
+  return edits.filter((e) => {
+    const k = `${e.start}:${e.end}:${e.newText}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function checkLiteralProxyPass(ctx: NginxCheckContext, n: Node, t: ProxyTarget): void {
+  const host = t.host;
+  const bare = host.replace(/:\d+$/, '');
+  const isAddress = /^unix:/.test(host) || /^\[[0-9a-fA-F:]+\]/.test(host) || /^\d{1,3}(\.\d{1,3}){3}$/.test(bare) || /:\d+$/.test(host) || bare.includes('.') || bare === 'localhost';
+  if (!isAddress) return; // a bare name: most likely an upstream defined in another file
+  const http = ctx.file.directives.find((d) => d.name === 'http' && d.block);
+  const fixes: Fix[] = [];
+  if (http) {
+    let name = `backend_${bare.replace(/^unix:/, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (port && !host.startsWith('unix:')) name += `_${port}`;
+    const server = host.startsWith('unix:') ? host.replace(/:$/, '') : port ? host : `${host}:${t.scheme === 'https' ? 443 : 80}`;
+    const anchor = http.block!.children.find((d) => d.name === 'server' || d.name === 'upstream');
+    const block = [`upstream ${name} {`, `${ctx.unit}server ${server};`, `${ctx.unit}keepalive 64;`, '}'];
+    const edits: FixEdit[] = [];
+    if (ctx.upstreams.has(name)) return;
+    edits.push(anchor ? insertLinesBefore(ctx.text, anchor.start, block, indentAt(ctx.text, anchor.start)) : insertAtBlockEnd(ctx, http, block));
+    edits.push(replace(t.word.start, t.word.end, quoteLike(t.word, `${t.scheme}://${name}${t.rest}`)));
+    edits.push(...keepaliveHeaderEdits(ctx, n).edits);
+    fixes.push({ title: `Create upstream ${name} with keepalive`, safe: false, edits });
+  }
+  add(ctx, 'nginx/proxy-pass-no-upstream', t.word, `proxy_pass to ${host} without an upstream block: nginx opens a new backend connection for every request (no keep-alive before 1.29.7).`, { fixes });
+}
+
+function quoteLike(w: Word, value: string): string {
+  if (w.quote === 'double') return `"${value}"`;
+  if (w.quote === 'single') return `'${value}'`;
+  return value;
+}
+
+function checkKeepaliveRequests(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'keepalive_requests' || !isHttpCtx(n)) continue;
+    const w = n.d.args[0];
+    const v = num(w);
+    if (w && v !== undefined && v < 1000) {
+      const where = n.ctx === 'upstream' ? 'nginx closes each idle upstream connection' : 'clients must reconnect';
+      add(ctx, 'nginx/keepalive-requests-low', w, `keepalive_requests ${v}: after ${v} requests ${where}. The default is 1000.`, {
+        fixes: [{ title: 'Set keepalive_requests 1000', safe: true, edits: [replace(w.start, w.end, '1000')] }],
+      });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// logging, files, compression, buffering, listen
+
+function checkAccessLog(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'access_log' || n.ctx === 'main') continue;
+    const args = n.d.args;
+    const path = args[0];
+    if (!path || path.value === 'off' || path.value.startsWith('syslog:') || path.value.startsWith('memory:')) continue;
+    if (args.some((a) => /^(buffer|gzip)(=|$)/.test(a.value))) continue;
+    const fixes: Fix[] = [];
+    if (!path.value.includes('$')) {
+      const last = args[args.length - 1];
+      fixes.push({ title: 'Buffer the log (buffer=32k flush=5s)', safe: true, edits: [{ start: last.end, end: last.end, newText: ' buffer=32k flush=5s' }] });
+    }
+    fixes.push({ title: 'Turn this access log off', safe: false, edits: [replace(path.start, args[args.length - 1].end, 'off')] });
+    add(ctx, 'nginx/access-log-unbuffered', n.d.nameWord, 'Unbuffered access log: one write system call per request. Add `buffer=32k flush=5s`, or turn the log off on hot paths.', { fixes });
+  }
+}
+
+function checkSendfile(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name === 'sendfile' && firstArg(n.d) === 'off' && isHttpCtx(n)) {
+      const w = n.d.args[0];
+      add(ctx, 'nginx/sendfile-off', w, '`sendfile off`: static files are copied through nginx instead of sent by the kernel.', {
+        fixes: [{ title: 'Set sendfile on', safe: true, edits: [replace(w.start, w.end, 'on')] }],
+      });
+    }
+  }
+  const http = ctx.nodes.find((n) => n.d.name === 'http' && n.ctx === 'main' && n.d.block);
+  const allSendfile = ctx.nodes.filter((n) => n.d.name === 'sendfile');
+  if (http) {
+    const serves = ctx.nodes.some((n) => (n.d.name === 'root' || n.d.name === 'alias') && n.anc.includes(http.d));
+    if (serves && !allSendfile.length) {
+      add(ctx, 'nginx/sendfile-off', http.d.nameWord, 'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.', {
+        fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
+      });
+    }
+  }
+  for (const n of allSendfile) {
+    if (firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
+    const owner = n.anc[n.anc.length - 1];
+    const nopush = effective(ctx, owner, n.anc.slice(0, -1), 'tcp_nopush').pop();
+    const anyNopush = ctx.nodes.some((m) => m.d.name === 'tcp_nopush');
+    if (!nopush && !anyNopush) {
+      add(ctx, 'nginx/tcp-nopush-off', n.d.nameWord, '`sendfile on` without `tcp_nopush on`: the response header goes out in its own small packet.', {
+        fixes: [{ title: 'Add tcp_nopush on', safe: true, edits: [insertAfter(ctx, n.d, ['tcp_nopush on;'], owner)] }],
+      });
+    }
+  }
+}
+
+function checkGzip(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'gzip' || firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
+    const owner = n.anc[n.anc.length - 1];
+    const min = effective(ctx, owner, n.anc.slice(0, -1), 'gzip_min_length').pop();
+    const v = size(firstArg(min));
+    if (min && v !== undefined && v >= 256) continue;
+    if (min && v === undefined) continue;
+    if (min) {
+      const w = min.args[0];
+      add(ctx, 'nginx/gzip-min-length', w, `gzip_min_length ${w.value}: responses this small are not worth compressing; use 256 or more.`, {
+        fixes: [{ title: 'Set gzip_min_length 256', safe: true, edits: [replace(w.start, w.end, '256')] }],
+      });
+    } else {
+      add(ctx, 'nginx/gzip-min-length', n.d, '`gzip on` with the default `gzip_min_length` of 20 bytes compresses tiny responses too; set 256.', {
+        fixes: [{ title: 'Add gzip_min_length 256', safe: true, edits: [insertAfter(ctx, n.d, ['gzip_min_length 256;'], owner)] }],
+      });
+    }
+  }
+}
+
+const STREAMING_HINT = /stream|sse|event|socket|\bws\b|live|push|poll|chat|notif|subscribe|grpc|upload|download|long/i;
+
+function checkProxyBuffering(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'proxy_buffering' || firstArg(n.d) !== 'off') continue;
+    const ls = lineStart(ctx.text, n.d.start);
+    const prevLineStart = ls > 0 ? lineStart(ctx.text, ls - 1) : ls;
+    const commented = ctx.file.comments.some((c) => (c.start >= n.d.end && c.start <= lineEnd(ctx.text, n.d.end)) || (c.start >= prevLineStart && c.start < ls));
+    if (commented) continue;
+    const owner = n.anc[n.anc.length - 1];
+    const ownerWords = owner ? owner.args.map((a) => a.value).join(' ') : '';
+    const siblings = kids(owner, ctx.file);
+    const streaming =
+      STREAMING_HINT.test(ownerWords) ||
+      siblings.some(
+        (s) =>
+          (s.name === 'proxy_set_header' && /^(upgrade|connection)$/i.test(s.args[0]?.value ?? '') && /upgrade/i.test(s.args[1]?.value ?? '')) ||
+          s.name === 'chunked_transfer_encoding' ||
+          (s.name === 'add_header' && /x-accel-buffering/i.test(s.args[0]?.value ?? '')) ||
+          s.name === 'proxy_request_buffering',
+      );
+    if (streaming) continue;
+    add(ctx, 'nginx/proxy-buffering-off', n.d, '`proxy_buffering off` ties the upstream connection to the client\'s reading speed. If this location streams, say so in a comment; otherwise leave buffering on.', {
+      fixes: [{ title: 'Remove proxy_buffering off', safe: false, edits: [removeSpan(ctx.text, n.d.start, n.d.end)] }],
+    });
+  }
+}
+
+function checkBacklog(ctx: NginxCheckContext): void {
+  const somaxconn = ctx.settings.host?.somaxconn;
+  if (somaxconn === undefined) return;
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'listen') continue;
+    for (const a of n.d.args) {
+      const m = /^backlog=(\d+)$/.exec(a.value);
+      if (m && Number(m[1]) > somaxconn) {
+        add(ctx, 'nginx/listen-backlog-somaxconn', a, `backlog=${m[1]} is above this host's net.core.somaxconn (${somaxconn}): the kernel caps the queue at ${somaxconn}. Raise the sysctl or lower the backlog.`, {
+          fixes: [{ title: `Set backlog=${somaxconn}`, safe: false, edits: [replace(a.start, a.end, `backlog=${somaxconn}`)] }],
+        });
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TLS
+
+interface TlsServer {
+  server: Node;
+  listens: Directive[];
+  sslListens: Directive[];
+}
+
+function tlsServers(ctx: NginxCheckContext): TlsServer[] {
+  const out: TlsServer[] = [];
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'server' || !n.d.block || n.ctx !== 'http') continue;
+    const children = n.d.block.children;
+    const listens = named(children, 'listen');
+    const sslListens = listens.filter((l) => l.args.some((a) => a.value === 'ssl'));
+    const sslOn = named(children, 'ssl').some((d) => firstArg(d) === 'on');
+    if (sslListens.length || sslOn) out.push({ server: n, listens, sslListens });
+  }
+  return out;
+}
+
+function checkTls(ctx: NginxCheckContext): void {
+  const servers = tlsServers(ctx);
+  const reportedTickets = new Set<Directive>();
+  for (const s of servers) {
+    const { d, anc } = s.server;
+    const tickets = effective(ctx, d, anc, 'ssl_session_tickets').pop();
+    const cache = effective(ctx, d, anc, 'ssl_session_cache').pop();
+    const shared = cache?.args.some((a) => a.value.startsWith('shared:'));
+    const anchor = s.sslListens[0] ?? s.listens[0];
+    if (!shared && firstArg(tickets) === 'off' && tickets) {
+      if (!reportedTickets.has(tickets)) {
+        reportedTickets.add(tickets);
+        const owner = ancestorsOf(ctx, tickets).slice(-1)[0];
+        add(ctx, 'nginx/ssl-session-cache', tickets, '`ssl_session_tickets off` and no shared `ssl_session_cache`: no session can be resumed, every connection pays a full handshake (measured x4.2 slower).', {
+          fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: true, edits: [insertAfter(ctx, tickets, ['ssl_session_cache shared:SSL:10m;'], owner)] }],
+        });
+      }
+    } else if (!cache && anchor) {
+      add(ctx, 'nginx/ssl-session-cache', anchor.nameWord, 'No `ssl_session_cache`: clients resume through session tickets (on by default), so this only matters for clients without ticket support.', {
+        severity: 'hint',
+        fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: false, edits: [insertAfter(ctx, anchor, ['ssl_session_cache shared:SSL:10m;'], d)] }],
+      });
+    }
+    // implicit old protocols before 1.23.4
+    const protocols = effective(ctx, d, anc, 'ssl_protocols');
+    if (!protocols.length && !atLeast(ctx, NGINX_MODERN_TLS_DEFAULT) && anchor) {
+      add(ctx, 'nginx/ssl-protocols-old', anchor.nameWord, `Without \`ssl_protocols\`, nginx before ${NGINX_MODERN_TLS_DEFAULT} offers TLSv1 and TLSv1.1: add \`ssl_protocols TLSv1.2 TLSv1.3;\`.`, {
+        fixes: [{ title: 'Add ssl_protocols TLSv1.2 TLSv1.3', safe: true, edits: [insertAfter(ctx, anchor, ['ssl_protocols TLSv1.2 TLSv1.3;'], d)] }],
+      });
+    }
+    // HTTP/2
+    const hasListenH2 = s.listens.some((l) => l.args.some((a) => a.value === 'http2'));
+    const h2 = effective(ctx, d, anc, 'http2').pop();
+    const quicOnly = s.sslListens.length === 0;
+    if (!hasListenH2 && firstArg(h2) !== 'on' && !quicOnly && !h2) {
+      const first = s.sslListens[0];
+      const edits: FixEdit[] = [];
+      let title: string;
+      if (atLeast(ctx, NGINX_HTTP2_DIRECTIVE)) {
+        title = 'Add http2 on';
+        edits.push(insertAfter(ctx, s.sslListens[s.sslListens.length - 1], ['http2 on;'], d));
+      } else {
+        title = 'Add http2 to listen';
+        for (const l of s.sslListens) {
+          const ssl = l.args.find((a) => a.value === 'ssl')!;
+          edits.push({ start: ssl.end, end: ssl.end, newText: ' http2' });
+        }
+      }
+      add(ctx, 'nginx/http2-missing', first.nameWord, 'This TLS server speaks only HTTP/1.1: enable HTTP/2 so browsers multiplex requests over one connection.', {
+        fixes: [{ title, safe: false, edits }],
+      });
+    }
+    if (hasListenH2 && atLeast(ctx, NGINX_HTTP2_DIRECTIVE)) {
+      const edits: FixEdit[] = [];
+      let last: Directive | undefined;
+      for (const l of s.listens) {
+        const w = l.args.find((a) => a.value === 'http2');
+        if (w) {
+          edits.push(removeWord(ctx.text, w.start, w.end));
+          last = l;
+        }
+      }
+      if (!h2 && last) edits.push(insertAfter(ctx, last, ['http2 on;'], d));
+      const first = s.listens.find((l) => l.args.some((a) => a.value === 'http2'))!;
+      const w = first.args.find((a) => a.value === 'http2')!;
+      add(ctx, 'nginx/listen-http2-deprecated', w, '`listen ... http2` is deprecated since nginx 1.25.1: use `http2 on;`.', {
+        deprecated: true,
+        fixes: [{ title: 'Use the http2 directive', safe: true, edits }],
+      });
+    }
+  }
+  for (const n of ctx.nodes) {
+    if (n.d.name === 'ssl_protocols') {
+      const old = n.d.args.filter((a) => /^(SSLv2|SSLv3|TLSv1|TLSv1\.1)$/.test(a.value));
+      if (!old.length) continue;
+      const keep = n.d.args.filter((a) => !old.includes(a));
+      const edits: FixEdit[] = keep.length ? old.map((a) => removeWord(ctx.text, a.start, a.end)) : [replace(n.d.args[0].start, n.d.args[n.d.args.length - 1].end, 'TLSv1.2 TLSv1.3')];
+      add(ctx, 'nginx/ssl-protocols-old', { start: old[0].start, end: old[old.length - 1].end }, `${old.map((a) => a.value).join(', ')} ${old.length > 1 ? 'are' : 'is'} deprecated and insecure: allow TLSv1.2 and TLSv1.3 only.`, {
+        fixes: [{ title: 'Remove the old protocols', safe: true, edits }],
+      });
+    }
+    if (n.d.name === 'ssl_stapling' && firstArg(n.d) === 'on') {
+      const owner = n.anc[n.anc.length - 1];
+      const up = n.anc.slice(0, -1);
+      const resolver = effective(ctx, owner, up, 'resolver').length > 0;
+      const local = effective(ctx, owner, up, 'ssl_stapling_file').length > 0 || effective(ctx, owner, up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
+      const inServers = n.ctx === 'http' && ctx.nodes.some((m) => m.d.name === 'resolver' && m.anc.includes(owner!));
+      if (!resolver && !local && !inServers) {
+        add(ctx, 'nginx/ssl-stapling-no-resolver', n.d, '`ssl_stapling on` needs a `resolver` to look up the OCSP responder; without one nothing is stapled.');
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// safety
+
+function checkAlias(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'alias') continue;
+    const loc = n.anc[n.anc.length - 1];
+    if (!loc || loc.name !== 'location') continue;
+    const args = loc.args;
+    const mod = args.length > 1 ? args[0].value : '';
+    if (mod === '~' || mod === '~*' || mod === '=') continue;
+    const path = args[args.length - 1];
+    if (!path || path.value.startsWith('@') || path.value.endsWith('/')) continue;
+    const alias = n.d.args[0];
+    if (!alias || !alias.value.endsWith('/')) continue;
+    add(ctx, 'nginx/alias-traversal', path, `\`location ${path.value}\` without a trailing slash and \`alias ${alias.value}\` with one: \`${path.value}../\` escapes the folder.`, {
+      fixes: [{ title: `Use location ${path.value}/`, safe: false, edits: [{ start: path.end - (path.quote === 'none' ? 0 : 1), end: path.end - (path.quote === 'none' ? 0 : 1), newText: '/' }] }],
+    });
+  }
+}
+
+const HEADER_BLOCKS = new Set(['http', 'server', 'location', 'if in location', 'if in server', 'limit_except']);
+
+function checkInheritance(ctx: NginxCheckContext, directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
+  const blocks = ctx.nodes.filter((n) => n.d.block && HEADER_BLOCKS.has(childCtx(n)));
+  for (const b of blocks) {
+    const own = named(b.d.block!.children, directive);
+    if (!own.length) continue;
+    if (directive === 'add_header' && named(b.d.block!.children, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;
+    const inherited = effective(ctx, b.anc[b.anc.length - 1], b.anc.slice(0, -1), directive);
+    if (!inherited.length) continue;
+    const ownNames = new Set(own.map((d) => d.args[0]?.value.toLowerCase()));
+    const dropped = inherited.filter((d) => !ownNames.has(d.args[0]?.value.toLowerCase()));
+    if (!dropped.length) continue;
+    const list = dropped.map((d) => d.args[0]?.value ?? '').join(', ');
+    const copies = dropped.map((d) => ctx.text.slice(d.start, d.end));
+    add(ctx, ruleId, own[0].nameWord, `This ${directive} makes the block ignore the ${dropped.length} ${directive} line${dropped.length > 1 ? 's' : ''} of the enclosing block (${list}).`, {
+      fixes: [{ title: `Repeat the inherited ${directive} lines here`, safe: false, edits: [insertLinesBefore(ctx.text, own[0].start, copies, indentAt(ctx.text, own[0].start))] }],
+    });
+  }
+}
+
+/** The context inside a block directive's body. */
+function childCtx(n: Node): string {
+  return childContext(n.ctx, n.d.name);
+}
+
+function checkRedirectHost(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    let target: Word | undefined;
+    if (n.d.name === 'return' && n.d.args.length >= 2 && /^30[12378]$/.test(n.d.args[0].value)) target = n.d.args[1];
+    else if (n.d.name === 'rewrite' && n.d.args.length >= 2) {
+      const flag = n.d.args[2]?.value;
+      if (flag === 'redirect' || flag === 'permanent' || /^https?:\/\//.test(n.d.args[1].value)) target = n.d.args[1];
+    }
+    if (!target) continue;
+    const vars = variablesIn(target);
+    const httpHost = vars.filter((v) => v.name === 'http_host');
+    if (httpHost.length) {
+      add(ctx, 'nginx/host-in-redirect', httpHost[0], 'This redirect copies the client\'s Host header (`$http_host`) unchecked: a forged Host sends users to another site. Use `$host` (validated by server_name) or a literal name.', {
+        fixes: [{ title: 'Use $host', safe: false, edits: httpHost.map((v) => replace(v.start, v.end, v.braced ? '${host}' : '$host')) }],
+      });
+      continue;
+    }
+    const host = vars.find((v) => v.name === 'host');
+    if (!host) continue;
+    const server = [...n.anc].reverse().find((a) => a.name === 'server');
+    if (!server?.block) continue;
+    const names = named(server.block.children, 'server_name').flatMap((d) => d.args.map((a) => a.value));
+    const catchAll =
+      !names.length ||
+      names.some((v) => v === '_' || v === '' || v.startsWith('~') || v.startsWith('*') || v.endsWith('*')) ||
+      named(server.block.children, 'listen').some((l) => l.args.some((a) => a.value === 'default_server' || a.value === 'default'));
+    if (catchAll) {
+      add(ctx, 'nginx/host-in-redirect', host, 'In a catch-all server `$host` is whatever Host the client sent; redirect to `$server_name` or a literal name.', {
+        severity: 'information',
+      });
+    }
+  }
+}
+
+function checkServerTokens(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'server_tokens') continue;
+    const w = n.d.args[0];
+    if (w && (w.value === 'on' || w.value === 'build')) {
+      add(ctx, 'nginx/server-tokens-on', w, `server_tokens ${w.value} shows the nginx version in every response header and error page.`, {
+        fixes: [{ title: 'Set server_tokens off', safe: true, edits: [replace(w.start, w.end, 'off')] }],
+      });
+    }
+  }
+}
+
+function checkIfInLocation(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'if' || !n.d.block) continue;
+    if (childCtx(n) !== 'if in location') continue;
+    const bad = n.d.block.children.filter((c) => {
+      if (c.entry) return false;
+      if (c.name === 'return') return false;
+      if (c.name === 'rewrite' && c.args[c.args.length - 1]?.value === 'last') return false;
+      return true;
+    });
+    if (!bad.length) continue;
+    const names = [...new Set(bad.map((b) => b.name))].join(', ');
+    add(ctx, 'nginx/if-in-location', n.d.nameWord, `\`if\` in a location with ${names}: only \`return\` and \`rewrite ... last\` are safe inside it; the rest behaves unexpectedly. Use map, try_files or a separate location.`);
+  }
+}
+
+const REQUEST_VAR = /^(arg_|http_|cookie_|sent_http_)|^(uri|request_uri|document_uri|host|args|query_string|request|request_body|is_args|1|2|3|4|5|6|7|8|9)$/;
+
+function checkSsrf(ctx: NginxCheckContext): void {
+  for (const n of ctx.nodes) {
+    if (n.d.name !== 'proxy_pass' || !isHttpCtx(n)) continue;
+    const w = n.d.args[0];
+    if (!w) continue;
+    const m = /^(?:https?:\/\/)?([^/]*)/.exec(w.raw.replace(/^["']/, ''));
+    const hostEnd = w.start + (w.quote === 'none' ? 0 : 1) + (m ? m[0].length : 0);
+    const vars = variablesIn(w).filter((v) => v.start < hostEnd && REQUEST_VAR.test(v.name));
+    // captures only count when the location is a regex (they come from the URI)
+    const risky = vars.filter((v) => !/^\d$/.test(v.name) || n.anc.some((a) => a.name === 'location' && /^~\*?$/.test(a.args[0]?.value ?? '')));
+    if (!risky.length) continue;
+    add(ctx, 'nginx/ssrf-proxy-pass', risky[0], `The proxy_pass host comes from the request (\`$${risky[0].name}\`): a client can make nginx connect anywhere it can reach. Map it to a fixed set of upstreams.`);
+  }
+}
+
+export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
+  checkWorkers(ctx);
+  checkUpstreams(ctx);
+  checkKeepaliveRequests(ctx);
+  checkAccessLog(ctx);
+  checkSendfile(ctx);
+  checkGzip(ctx);
+  checkProxyBuffering(ctx);
+  checkBacklog(ctx);
+  checkTls(ctx);
+  checkAlias(ctx);
+  checkInheritance(ctx, 'add_header', 'nginx/add-header-inheritance');
+  checkInheritance(ctx, 'proxy_set_header', 'nginx/proxy-set-header-inheritance');
+  checkRedirectHost(ctx);
+  checkServerTokens(ctx);
+  checkIfInLocation(ctx);
+  checkSsrf(ctx);
+  return ctx.out;
+}

