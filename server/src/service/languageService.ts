@@ -19,7 +19,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, LanguageModule, ServiceSettings } from './types';
 import { nginxModule } from '../nginx';
 import { haproxyModule } from '../haproxy';
-import { applyEdits, quickFixes, safeFixEdits } from './rules';
+import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits } from './rules';
+import { haproxyTuning, nginxTuning } from '../tuning';
 
 export { safeFixEdits };
 
@@ -100,7 +101,9 @@ export class ParseCache {
 
 export function validate(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, cache?: ParseCache): Diagnostic[] {
   const ast = cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
-  return modules[lang].validate(doc, ast, settings);
+  const own = modules[lang].validate(doc, ast, settings);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
+  return finalizeDiagnostics(doc, lang, [...own, ...tuning], settings);
 }
 
 export function codeActions(
