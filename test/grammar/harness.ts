@@ -1,7 +1,7 @@
 // A small TextMate harness: loads our grammars through vscode-textmate with the oniguruma WASM
 // engine, tokenizes a whole document and answers "which scopes cover this piece of text".
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oniguruma from 'vscode-oniguruma';
 import * as vsctm from 'vscode-textmate';
@@ -42,13 +42,31 @@ export function loadOniguruma(): Promise<vsctm.IOnigLib> {
 
 const grammars = new Map<string, Promise<vsctm.IGrammar>>();
 
-export function loadGrammar(scopeName: 'source.nginx' | 'source.haproxy'): Promise<vsctm.IGrammar> {
-  let g = grammars.get(scopeName);
+/** Where a VS Code install keeps its Lua grammar, if one is on this machine (the e2e setup installs code-server). */
+export function findVsCodeLuaGrammar(): string | undefined {
+  const tail = join('extensions', 'lua', 'syntaxes', 'lua.tmLanguage.json');
+  const candidates = [
+    process.env.PROXY_TUNER_LUA_GRAMMAR,
+    join(repoRoot, '.e2e', 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', tail),
+    join('/usr/share/code/resources/app', tail),
+    join('/usr/lib/code-server/lib/vscode', tail),
+  ];
+  return candidates.find((c): c is string => !!c && existsSync(c));
+}
+
+/** Loads one of our grammars; `source.lua` is the stub unless the path of a real Lua grammar is given. */
+export function loadGrammar(scopeName: 'source.nginx' | 'source.haproxy', luaGrammar?: string): Promise<vsctm.IGrammar> {
+  const key = `${scopeName}|${luaGrammar ?? 'stub'}`;
+  let g = grammars.get(key);
   if (!g) {
     const registry = new vsctm.Registry({
       onigLib: loadOniguruma(),
       loadGrammar: async (scope) => {
-        if (scope === 'source.lua') return vsctm.parseRawGrammar(JSON.stringify(stubLuaGrammar), 'lua.json');
+        if (scope === 'source.lua') {
+          return luaGrammar
+            ? vsctm.parseRawGrammar(readFileSync(luaGrammar, 'utf8'), luaGrammar)
+            : vsctm.parseRawGrammar(JSON.stringify(stubLuaGrammar), 'lua.json');
+        }
         const file = grammarFiles[scope];
         return file ? vsctm.parseRawGrammar(readFileSync(file, 'utf8'), file) : null;
       },
@@ -57,7 +75,7 @@ export function loadGrammar(scopeName: 'source.nginx' | 'source.haproxy'): Promi
       if (!grammar) throw new Error(`grammar ${scopeName} did not load`);
       return grammar;
     });
-    grammars.set(scopeName, g);
+    grammars.set(key, g);
   }
   return g;
 }
@@ -103,8 +121,12 @@ export class Tokenized {
   }
 }
 
-export async function tokenize(scopeName: 'source.nginx' | 'source.haproxy', text: string): Promise<Tokenized> {
-  const grammar = await loadGrammar(scopeName);
+export async function tokenize(
+  scopeName: 'source.nginx' | 'source.haproxy',
+  text: string,
+  luaGrammar?: string,
+): Promise<Tokenized> {
+  const grammar = await loadGrammar(scopeName, luaGrammar);
   const lines = text.split('\n');
   const out: Token[] = [];
   let stack = vsctm.INITIAL;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expectNoScope, expectScope, hasScope, tokenize } from './harness';
+import { expectNoScope, expectScope, findVsCodeLuaGrammar, hasScope, tokenize } from './harness';
 
 const nginx = (text: string) => tokenize('source.nginx', text);
 
@@ -292,6 +292,19 @@ describe('nginx grammar: Lua blocks', () => {
     expectScope(doc, 'add_header', 'keyword.other.directive.nginx', { exact: true });
     expectNoScope(doc, 'add_header', 'meta.embedded.block.lua');
     expectScope(doc, 'add_header', 'meta.directive.location.nginx');
+  });
+
+  const realLua = findVsCodeLuaGrammar();
+  it('works with the Lua grammar VS Code ships', { skip: !realLua && 'no VS Code Lua grammar on this machine' }, async () => {
+    const doc = await tokenize('source.nginx', conf, realLua);
+    expectScope(doc, 'local', 'keyword', { after: 'content_by_lua_block {' });
+    expectScope(doc, 'local t', 'meta.embedded.block.lua');
+    expectScope(doc, '"}"', 'string.quoted.double.lua');
+    expectScope(doc, '}', 'punctuation.section.embedded.end.nginx', { after: 'ngx.say(#t) end\n' });
+    expectScope(doc, 'add_header', 'keyword.other.directive.nginx', { exact: true });
+    expectNoScope(doc, 'add_header', 'meta.embedded.block.lua');
+    const after = doc.tokensOf('zz_after')[0];
+    assert.deepEqual(after.scopes, ['source.nginx', 'meta.directive.nginx', 'keyword.other.directive.nginx']);
   });
 
   it('reads a quoted directive name, as nginx does', async () => {
