@@ -1,0 +1,73 @@
+// The HAProxy corpus: real-world configs judged by haproxy 2.6.12 (see the corpus README).
+// The parser never throws; files HAProxy accepts (final_class ok) get no error-severity
+// diagnostic; the share of genuine errors caught at the binary's line must not fall.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { haproxyModule } from '../../server/src/haproxy/index';
+
+const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
+const dir = join(corpusRoot, 'haproxy');
+const available = existsSync(join(dir, 'verdicts.tsv'));
+
+/** Genuine errors caught at the binary's line, reached by this version of the checks. */
+const MIN_GENUINE_CAUGHT = 19;
+
+interface Row {
+  file: string;
+  finalClass: string;
+  newer: boolean;
+  finalLine: number;
+}
+
+function rows(): Row[] {
+  const lines = readFileSync(join(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const h = lines[0];
+  const col = (r: string[], n: string) => r[h.indexOf(n)] ?? '';
+  return lines.slice(1).map((r) => ({
+    file: col(r, 'file'),
+    finalClass: col(r, 'final_class'),
+    newer: col(r, 'kind') === 'newer-version' || col(r, 'final_kind') === 'newer-version',
+    finalLine: Number(col(r, 'final_line')) || 0,
+  }));
+}
+
+function check(file: string, version: string | undefined) {
+  const text = readFileSync(join(dir, file), 'utf8');
+  const doc = TextDocument.create(`file:///corpus/${file}`, 'haproxy', 1, text);
+  return haproxyModule.validate(doc, haproxyModule.parse(text), { haproxyVersion: version });
+}
+
+test('HAProxy corpus: the parser never throws', { skip: !available && 'corpus not found' }, () => {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cfg'));
+  assert.ok(files.length > 200);
+  for (const f of files) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    assert.doesNotThrow(() => haproxyModule.parse(text), f);
+    assert.doesNotThrow(() => check(f, '2.6'), f);
+  }
+});
+
+test('HAProxy corpus: no error on files HAProxy accepts; genuine errors caught', { skip: !available && 'corpus not found' }, () => {
+  const falseErrors: string[] = [];
+  let genuine = 0;
+  let caught = 0;
+  let ok = 0;
+  for (const r of rows()) {
+    // judged at the binary's version, except files that needed newer statements blanked
+    const diags = check(r.file, r.newer ? undefined : '2.6');
+    const errors = diags.filter((d) => d.severity === 1);
+    if (r.finalClass === 'ok') {
+      ok++;
+      for (const e of errors) falseErrors.push(`${r.file}:${e.range.start.line + 1} ${e.code} ${e.message}`);
+    } else if (r.finalClass === 'genuine') {
+      genuine++;
+      if (errors.some((e) => e.range.start.line + 1 === r.finalLine)) caught++;
+    }
+  }
+  console.log(`haproxy corpus: ${ok} final-ok files, ${falseErrors.length} false errors; genuine caught at the binary's line: ${caught}/${genuine} (${((100 * caught) / genuine).toFixed(1)}%)`);
+  assert.deepEqual(falseErrors, []);
+  assert.ok(caught >= MIN_GENUINE_CAUGHT, `genuine caught fell to ${caught}/${genuine}`);
+});
