@@ -114,6 +114,12 @@ describe('HAProxy grammar: keywords, options and acl', () => {
     expectNoScope(doc, 'no-cache,no-store', 'support.function');
   });
 
+  it('leaves plain comma lists alone and reads fetch names with a dash where a sample is expected', async () => {
+    const doc = await haproxy('userlist u\n    group G1 users tiger,scott\nbackend b\n    http-check send hdr x-id %[unique-id]\n');
+    expectNoScope(doc, 'tiger,scott', 'support.function');
+    expectScope(doc, 'unique-id', 'support.function.fetch.haproxy', { exact: true });
+  });
+
   it('scopes server names and backend references', async () => {
     const doc = await haproxy(cfg);
     expectScope(doc, 's1', 'entity.name.tag.server.haproxy', { exact: true });

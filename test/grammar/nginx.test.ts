@@ -371,6 +371,14 @@ describe('nginx grammar: map, geo, split_clients and types bodies', () => {
     expectScope(doc, 'web', 'meta.table.entry.nginx');
   });
 
+  it('reads a charset_map body as a table of codes, not as directives', async () => {
+    const doc = await nginx('charset_map koi8-r utf-8 {\n    C0 D18E;\n    A4 E28093;\n}\nzz_after;\n');
+    expectScope(doc, 'C0', 'string.unquoted.key.nginx', { exact: true });
+    expectNoScope(doc, 'C0', 'keyword');
+    expectNoScope(doc, 'A4', 'keyword');
+    expectScope(doc, 'zz_after', 'keyword.other.directive.nginx');
+  });
+
   it('scopes geo, split_clients and types bodies as tables', async () => {
     const doc = await nginx(conf);
     expectScope(doc, '10.0.0.0/8', 'string.unquoted.key.nginx', { exact: true });
