@@ -35,7 +35,8 @@ export interface BackendStats {
 type ToChild =
   | { id: number; op: 'configure'; options: BackendOptions }
   | { id: number; op: 'stall'; ms: number }
-  | { id: number; op: 'stats'; reset?: boolean };
+  | { id: number; op: 'stats'; reset?: boolean }
+  | { id: number; op: 'range'; from: number; to: number };
 
 type FromChild =
   | { op: 'ready'; ports: BackendPorts }
@@ -83,12 +84,43 @@ export function runBackendChild(): void {
   let body = DEFAULT_BODY;
   let stallUntil = 0;
   const stats: BackendStats = { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+  // Counts per 50 ms of wall time (a ring of 10 minutes), so that the parent can ask for exactly
+  // the measured interval whatever the delay of its messages.
+  const SLOT_MS = 50;
+  const SLOTS = 12_000;
+  const ring = { at: new Float64Array(SLOTS), conn: new Uint32Array(SLOTS), req: new Uint32Array(SLOTS), tcp: new Uint32Array(SLOTS) };
+  const slot = () => {
+    const t = Math.floor(Date.now() / SLOT_MS);
+    const i = t % SLOTS;
+    if (ring.at[i] !== t) {
+      ring.at[i] = t;
+      ring.conn[i] = 0;
+      ring.req[i] = 0;
+      ring.tcp[i] = 0;
+    }
+    return i;
+  };
+  const range = (from: number, to: number): BackendStats => {
+    const out: BackendStats = { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+    const a = Math.floor(from / SLOT_MS);
+    const b = Math.floor(to / SLOT_MS);
+    for (let i = 0; i < SLOTS; i++) {
+      const t = ring.at[i];
+      if (t >= a && t < b) {
+        out.connections += ring.conn[i];
+        out.requests += ring.req[i];
+        out.tcpConnections += ring.tcp[i];
+      }
+    }
+    return out;
+  };
 
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const answer = () => {
       const delay = Math.max(0, stallUntil - Date.now()) + sampleLatency(options.latency);
       const reply = () => {
         stats.requests++;
+        ring.req[slot()]++;
         res.writeHead(options.status ?? 200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
         res.end(body);
       };
@@ -110,6 +142,7 @@ export function runBackendChild(): void {
     s.maxRequestsPerSocket = 0;
     s.on('connection', (sock: net.Socket) => {
       stats.connections++;
+      ring.conn[slot()]++;
       sock.setNoDelay(true);
     });
   };
@@ -121,6 +154,7 @@ export function runBackendChild(): void {
   if (secure) tuneServer(secure);
   const echo = net.createServer((sock) => {
     stats.tcpConnections++;
+    ring.tcp[slot()]++;
     sock.setNoDelay(true);
     sock.on('data', (b) => {
       stats.tcpBytes += b.length;
@@ -148,6 +182,8 @@ export function runBackendChild(): void {
       } else if (m.op === 'stall') {
         stallUntil = Date.now() + Math.max(0, m.ms);
         send({ id: m.id, op: 'ok' });
+      } else if (m.op === 'range') {
+        send({ id: m.id, op: 'ok', stats: range(m.from, m.to) });
       } else if (m.op === 'stats') {
         send({ id: m.id, op: 'ok', stats: { ...stats } });
         if (m.reset) {
@@ -250,7 +286,13 @@ export class Backend {
     return b;
   }
 
-  private call(m: { op: 'configure'; options: BackendOptions } | { op: 'stall'; ms: number } | { op: 'stats'; reset?: boolean }): Promise<BackendStats | undefined> {
+  private call(
+    m:
+      | { op: 'configure'; options: BackendOptions }
+      | { op: 'stall'; ms: number }
+      | { op: 'stats'; reset?: boolean }
+      | { op: 'range'; from: number; to: number },
+  ): Promise<BackendStats | undefined> {
     if (this.exited) return Promise.reject(new Error('backend exited'));
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
@@ -271,6 +313,15 @@ export class Backend {
 
   async stats(reset = false): Promise<BackendStats> {
     const s = await this.call({ op: 'stats', reset });
+    return s ?? { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+  }
+
+  /**
+   * Connections and requests between two wall-clock times (Date.now() values), to 50 ms. TCP
+   * echo bytes are not kept per interval (tcpBytes is 0 here).
+   */
+  async statsBetween(from: number, to: number): Promise<BackendStats> {
+    const s = await this.call({ op: 'range', from, to });
     return s ?? { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
   }
 

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSample } from '../../protocol/bench';
 import { SCENARIOS } from '../../protocol/bench';
-import { Backend, type BackendStats, MAX_RESPONSE_BYTES } from './backend';
+import { Backend, MAX_RESPONSE_BYTES } from './backend';
 import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
 import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
@@ -152,9 +152,10 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     } else {
       sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
       if (signal?.aborted) throw abortError();
-      backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
-      sandbox.plan(backend.ports);
+      sandbox.plan();
       const picked = pickListener(sandbox.listeners, r.scenario);
+      backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
+      sandbox.setBackend(backend.ports);
       if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
       await sandbox.start(signal);
       hooks.onProxyReady?.({ pgid: sandbox.pgid, dir: sandbox.dir, listeners: sandbox.listeners, backend });
@@ -171,20 +172,17 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const be = backend;
     let proxyCpu0 = 0;
     let backendCpu0 = 0;
-    let reset: Promise<BackendStats> | null = null;
     const load = await runLoad(loadOptions(r, main, hostHeader, options, tlsTarget), {
       onProgress: hooks.onProgress,
       signal,
       onMeasureStart: () => {
         proxyCpu0 = sb?.cpuSeconds() ?? 0;
         backendCpu0 = be.cpuSeconds();
-        reset = be.stats(true);
       },
     });
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = be.cpuSeconds() - backendCpu0;
-    if (reset) await reset;
-    const bstats = await be.stats(true);
+    const bstats = await be.statsBetween(load.measuredFrom, load.measuredTo);
     const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
     const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
 
@@ -198,12 +196,11 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       if (r.scenario === 'http2') {
         warnings.push('direct baseline: the built-in backend speaks HTTP/1.1 only; no baseline for http2');
       } else {
-        await be.stats(true);
         const dl = await runLoad(
           loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: be.ports.https, tls: true } : undefined),
-          { signal, onMeasureStart: () => void be.stats(true) },
+          { signal },
         );
-        const ds = await be.stats(true);
+        const ds = await be.statsBetween(dl.measuredFrom, dl.measuredTo);
         direct = {
           requests: dl.requests,
           rps: Math.round(dl.requests / dl.durationS),

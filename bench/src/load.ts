@@ -42,6 +42,9 @@ export interface LoadResult {
   errors: ErrorCounts;
   /** CPU seconds of this process (generator threads + aggregation) during measurement. */
   generatorCpuSeconds: number;
+  /** Wall-clock (Date.now()) start and end of the measured interval. */
+  measuredFrom: number;
+  measuredTo: number;
   tlsFull: number;
   tlsResumed: number;
   inFlightDropped: number;
@@ -245,6 +248,8 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
     perSecond,
     errors,
     generatorCpuSeconds: cpu ? (cpu.user + cpu.system) / 1e6 : 0,
+    measuredFrom: measureAt - performance.timeOrigin - performance.now() + Date.now(),
+    measuredTo: endAt - performance.timeOrigin - performance.now() + Date.now(),
     tlsFull,
     tlsResumed,
     inFlightDropped,

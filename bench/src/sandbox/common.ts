@@ -1,7 +1,7 @@
 // Shared parts of the config sandboxes: text edits that keep line numbers, the throw-away TLS
 // pair, loopback checks, refusals and the map from sandbox files back to the user's files.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,8 +16,19 @@ export interface Edit {
 /** A placeholder for a port chosen at render time (ports are re-picked when a bind race is lost). */
 export const portSlot = (i: number) => `\u0000P${i}\u0000`;
 
-export function fillPorts(text: string, ports: number[]): string {
-  return text.replace(/\u0000P(\d+)\u0000/g, (_m, i: string) => String(ports[Number(i)]));
+/** Placeholders for the backend's ports, known only once the backend runs. */
+export const BACKEND_SLOTS: BackendAddr = { http: -1, https: -2, tcp: -3 };
+const backendSlot = (n: number) => `\u0000B${-n}\u0000`;
+/** The text that stands for a backend port in a plan. */
+export const backendPortText = (n: number) => (n < 0 ? backendSlot(n) : String(n));
+
+export function fillPorts(text: string, ports: number[], backend?: BackendAddr): string {
+  return text
+    .replace(/\u0000P(\d+)\u0000/g, (_m, i: string) => String(ports[Number(i)]))
+    .replace(/\u0000B(\d)\u0000/g, (_m, i: string) => {
+      if (!backend) throw new Error('backend ports are not known yet');
+      return String(i === '1' ? backend.http : i === '2' ? backend.https : backend.tcp);
+    });
 }
 
 /**
@@ -83,11 +94,21 @@ export interface TlsPair {
 }
 
 /** A throw-away self-signed pair for localhost / 127.0.0.1 made with the openssl command line. */
+// One pair per process and key type, kept in memory only and written into each sandbox.
+const pairCache = new Map<string, { cert: Buffer; key: Buffer }>();
+
 export function makeTlsPair(dir: string, keyType: 'rsa' | 'ecdsa' = 'rsa'): TlsPair {
   const certFile = path.join(dir, 'tls', 'cert.pem');
   const keyFile = path.join(dir, 'tls', 'key.pem');
   const pemFile = path.join(dir, 'tls', 'both.pem');
   mkdirSync(path.join(dir, 'tls'), { recursive: true, mode: 0o700 });
+  const cached = pairCache.get(keyType);
+  if (cached) {
+    writeFileSync(certFile, cached.cert, { mode: 0o600 });
+    writeFileSync(keyFile, cached.key, { mode: 0o600 });
+    writeFileSync(pemFile, Buffer.concat([cached.cert, cached.key]), { mode: 0o600 });
+    return { certFile, keyFile, pemFile };
+  }
   const keyArgs = keyType === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
   const r = spawnSync(
     'openssl',
@@ -99,8 +120,10 @@ export function makeTlsPair(dir: string, keyType: 'rsa' | 'ecdsa' = 'rsa'): TlsP
     const why = (r.error?.message ?? r.stderr ?? '').split('\n').filter((l) => l && !/^[.+*\s]+$/.test(l)).slice(-3).join(' ');
     throw new Error(`could not make a test certificate with openssl (is the openssl command installed?): ${why}`);
   }
-  const pem = spawnSync('sh', ['-c', 'cat "$1" "$2" > "$3"', 'sh', certFile, keyFile, pemFile]);
-  if (pem.status !== 0) throw new Error('could not write the combined test certificate');
+  const cert = readFileSync(certFile);
+  const key = readFileSync(keyFile);
+  pairCache.set(keyType, { cert, key });
+  writeFileSync(pemFile, Buffer.concat([cert, key]), { mode: 0o600 });
   return { certFile, keyFile, pemFile };
 }
 

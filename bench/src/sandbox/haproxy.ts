@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseHaproxy } from '../../../server/src/haproxy/parser';
 import type { Section, Statement, Word } from '../../../server/src/haproxy/ast';
-import { applyEdits, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
+import { applyEdits, backendPortText, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
 
 export interface HaproxySandboxInput {
   configPath: string;
@@ -71,7 +71,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   const listeners: SandboxListener[] = [];
   const warnings: string[] = [];
   let slots = 0;
-  const be = input.backend;
+  const be = { http: backendPortText(input.backend.http), https: backendPortText(input.backend.https), tcp: backendPortText(input.backend.tcp) };
   const dir = input.dir;
   const lineOf = (st: Statement) => st.line + 1;
   const refuse = (st: Statement, msg: string): never => {

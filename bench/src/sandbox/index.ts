@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { ProxyKind } from '../../../protocol/bench';
 import { binaryVersion, findBinary, freePorts, INSTALL_HINT, SupervisedProcess, waitForPort } from '../proxy';
 import {
+  BACKEND_SLOTS,
   ConfigCheckError,
   fillPorts,
   makeSandboxDir,
@@ -49,6 +50,7 @@ export class ProxySandbox {
   private files: RenderFile[] = [];
   private portCount = 0;
   private mainCopy = '';
+  private backend: BackendAddr | undefined;
   private proc: SupervisedProcess | null = null;
   private disposed = false;
 
@@ -79,8 +81,12 @@ export class ProxySandbox {
     }
   }
 
-  /** Rewrites the config for the backend's ports (throws SandboxRefusal naming the line). */
-  plan(backend: BackendAddr): void {
+  /**
+   * Rewrites the config (throws SandboxRefusal naming the line). Without `backend` the backend's
+   * ports stay placeholders until setBackend(); so a refusal comes before any process starts.
+   */
+  plan(backend: BackendAddr = BACKEND_SLOTS): void {
+    if (backend !== BACKEND_SLOTS) this.backend = backend;
     if (this.kind === 'nginx') {
       const p = planNginxSandbox({
         configPath: this.configPath,
@@ -106,6 +112,11 @@ export class ProxySandbox {
     if (this.listeners.length === 0) throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
   }
 
+  /** The running backend's ports, for a plan made without them. */
+  setBackend(backend: BackendAddr): void {
+    this.backend = backend;
+  }
+
   private fileMap(): Map<string, string> {
     const m = new Map<string, string>();
     for (const f of [...this.files].sort((a, b) => b.copy.length - a.copy.length)) m.set(f.copy, f.original);
@@ -113,7 +124,7 @@ export class ProxySandbox {
   }
 
   private render(ports: number[]): void {
-    for (const f of this.files) writeText(f.copy, fillPorts(f.text, ports));
+    for (const f of this.files) writeText(f.copy, fillPorts(f.text, ports, this.backend));
     for (const l of this.listeners) l.port = ports[l.slot];
   }
 

@@ -16,6 +16,7 @@ import { parseNginx } from '../../../server/src/nginx/parser';
 import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/nginx/ast';
 import {
   applyEdits,
+  backendPortText,
   isLoopbackAddress,
   lineAt,
   portSlot,
@@ -271,7 +272,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
   const file = ast;
   const orig = job.original;
   const dir = ctx.input.dir;
-  const be = ctx.input.backend;
+  const beIn = ctx.input.backend;
+  const be = { http: backendPortText(beIn.http), https: backendPortText(beIn.https), tcp: backendPortText(beIn.tcp) };
   const loopback = `127.0.0.1`;
   if (ast.errors.length > 0) {
     const e = ast.errors[0];

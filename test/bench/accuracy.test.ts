@@ -1,0 +1,78 @@
+// The generator's numbers against a backend whose latency is known: percentiles of a known
+// distribution, and a stall during an open-model run (coordinated omission must not hide it).
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Backend } from '../../bench/src/backend';
+import { runLoad, type LoadOptions } from '../../bench/src/load';
+import { summarize } from '../../bench/src/histogram';
+import { eventually, liveDescendants } from './helpers';
+
+const base = (port: number): LoadOptions => ({
+  scenario: 'http1-keepalive',
+  target: { host: '127.0.0.1', port, tls: false },
+  connections: 10,
+  rate: 0,
+  durationMs: 1500,
+  warmupMs: 300,
+  path: '/',
+  hostHeader: 'localhost',
+  streams: 1,
+  threads: 1,
+  timeoutMs: 5000,
+});
+
+after(async () => {
+  assert.ok(await eventually(() => liveDescendants().length === 0), `processes left: ${liveDescendants().join(' ')}`);
+});
+
+test('percentiles follow a known latency distribution (90% 5 ms, 10% 40 ms)', async () => {
+  const b = await Backend.start({ latency: { kind: 'choice', values: [{ ms: 5, weight: 9 }, { ms: 40, weight: 1 }] } });
+  try {
+    const r = await runLoad(base(b.ports.http));
+    const s = summarize(r.whole);
+    assert.ok(r.requests > 100, `too few requests: ${r.requests}`);
+    assert.equal(r.errors.connect + r.errors.reset + r.errors.timeout, 0);
+    // A timer never fires early; lateness on a busy shared machine stays well under these margins.
+    assert.ok(s.p50 >= 5 && s.p50 < 12, `p50 ${s.p50}`);
+    assert.ok(s.p99 >= 40 && s.p99 < 55, `p99 ${s.p99}`);
+    // The share of slow answers is the configured 10% (binomial noise at a few hundred samples).
+    const p86 = r.whole.percentile(86) / 1000;
+    const p94 = r.whole.percentile(94) / 1000;
+    assert.ok(p86 < 25, `p86 ${p86} ms should be a fast answer`);
+    assert.ok(p94 >= 40, `p94 ${p94} ms should be a slow answer`);
+  } finally {
+    await b.stop();
+  }
+});
+
+test('open model: a backend stall shows in P99 as computed from the stall length and the rate', async () => {
+  const b = await Backend.start({});
+  const rate = 500;
+  const stallMs = 300;
+  const durationMs = 2000;
+  let stalled = false;
+  try {
+    const r = await runLoad(
+      { ...base(b.ports.http), rate, durationMs, warmupMs: 300 },
+      {
+        onMeasureStart: () => {
+          setTimeout(() => {
+            stalled = true;
+            void b.stall(stallMs);
+          }, 600);
+        },
+      },
+    );
+    assert.ok(stalled);
+    const s = summarize(r.whole);
+    // Requests due during the stall wait (stall - x) for x uniform over the stall: they are
+    // stallMs/durationMs of all requests, so the 1% slowest start at stallMs * (1 - 0.01 * durationMs / stallMs).
+    const expectedP99 = stallMs * (1 - (0.01 * durationMs) / stallMs);
+    assert.ok(Math.abs(s.p99 - expectedP99) <= expectedP99 * 0.1, `p99 ${s.p99} ms, expected ${expectedP99} ms ±10%`);
+    assert.ok(s.max >= stallMs * 0.9, `max ${s.max}`);
+    // The offered rate was kept: the requests due during the stall were sent afterwards, not skipped.
+    assert.ok(Math.abs(r.requests - (rate * durationMs) / 1000) < rate * 0.1, `requests ${r.requests}`);
+  } finally {
+    await b.stop();
+  }
+});
