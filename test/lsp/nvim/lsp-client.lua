@@ -105,9 +105,16 @@ local function run()
     result.hover = request('textDocument/hover', { textDocument = { uri = uri }, position = { line = hl, character = hc } })
   end
 
-  -- 3. Code actions for the first diagnostic (quick fixes travel in its `data`).
-  if first.diagnostics[1] then
-    local d = first.diagnostics[1]
+  -- 3. Code actions for the diagnostic with code PT_ACTION_CODE (else the first one).
+  local wanted = os.getenv('PT_ACTION_CODE')
+  local d = first.diagnostics[1]
+  for _, x in ipairs(first.diagnostics) do
+    if x.code == wanted then
+      d = x
+      break
+    end
+  end
+  if d then
     result.code_actions = request('textDocument/codeAction', {
       textDocument = { uri = uri },
       range = d.range,
