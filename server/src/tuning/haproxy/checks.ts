@@ -115,13 +115,12 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
     });
   }
   for (const st of find(global, 'nbproc')) {
-    const removed = atLeast(ctx, HAPROXY_NBPROC_REMOVED);
     const n = Number(st.args[0]?.value);
-    const edits: FixEdit[] = [replace(st.keyword!.start, st.keyword!.end, 'nbthread')];
-    if (find(global, 'nbthread').length) edits.splice(0, 1, removeSpan(ctx.text, st.start, st.end));
-    add(ctx, 'haproxy/nbproc', st.keyword!, removed ? `\`nbproc\` was removed in HAProxy ${HAPROXY_NBPROC_REMOVED}: this config no longer loads. Use \`nbthread\` (threads share stats, stick tables and limits).` : `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables or limits (deprecated since 2.3, removed in 2.5): use \`nbthread\`.`, {
-      severity: removed ? 'error' : 'warning',
-      fixes: [{ title: find(global, 'nbthread').length ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
+    if (Number.isFinite(n) && n <= 1) continue;
+    const hasThreads = find(global, 'nbthread').length > 0;
+    const edits: FixEdit[] = [hasThreads ? removeSpan(ctx.text, st.start, st.end) : replace(st.keyword!.start, st.keyword!.end, 'nbthread')];
+    add(ctx, 'haproxy/nbproc', st.keyword!, `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables, limits or health checks (deprecated since 2.3, removed in ${HAPROXY_NBPROC_REMOVED}): use \`nbthread\`.`, {
+      fixes: [{ title: hasThreads ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
     });
   }
   const cpus = ctx.settings.host?.cpuCount;
@@ -139,18 +138,6 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
   if (bufsize && !find(global, 'tune.maxrewrite').length && Number.isFinite(size) && size < 16384) {
     const reserve = Math.min(1024, Math.floor(size / 2));
     add(ctx, 'haproxy/bufsize-without-maxrewrite', bufsize.args[0], `tune.bufsize ${size} without tune.maxrewrite: ${reserve} bytes stay reserved for rewrites, so requests must fit in ${size - reserve} bytes. Set tune.maxrewrite to the reserve you want.`);
-  }
-  const splices = live(global).filter((s) => s.keyword?.value === 'splice');
-  if (splices.length) {
-    const defaults = ctx.file.sections.find((s) => s.keyword === 'defaults');
-    const edits: FixEdit[] = splices.map((s) => removeSpan(ctx.text, s.start, s.end));
-    const hasSplice = defaults && (optionOn(ctx, defaults, 'splice-auto') || optionOn(ctx, defaults, 'splice-request'));
-    if (defaults && !hasSplice) edits.push(appendToSection(ctx, defaults, ['option splice-auto']));
-    for (const s of splices) {
-      add(ctx, 'haproxy/splice-in-global', s, '`splice` is not a `global` keyword: splicing is enabled per proxy with `option splice-auto` (or splice-request/splice-response).', {
-        fixes: [{ title: defaults && !hasSplice ? 'Move to option splice-auto in defaults' : 'Remove the splice lines', safe: false, edits }],
-      });
-    }
   }
   // TLS protocol floor
   const opts = find(global, 'ssl-default-bind-options').pop();
@@ -195,33 +182,16 @@ function globalTlsFix(ctx: HaproxyCheckContext, global: Section, opts: Statement
   return { title: 'Add ssl-default-bind-options ssl-min-ver TLSv1.2', safe: true, edits: [appendToSection(ctx, global, ['ssl-default-bind-options ssl-min-ver TLSv1.2'])] };
 }
 
-function checkTimeouts(ctx: HaproxyCheckContext): void {
-  for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword)) continue;
-    const needed: string[] = [];
-    if (sec.keyword !== 'backend') needed.push('client');
-    if (sec.keyword !== 'frontend') needed.push('connect', 'server');
-    const missing = needed.filter((t) => !lookup(ctx, sec, `timeout ${t}`) && !(t === 'connect' && lookup(ctx, sec, 'contimeout')) && !(t === 'client' && lookup(ctx, sec, 'clitimeout')) && !(t === 'server' && lookup(ctx, sec, 'srvtimeout')));
-    if (!missing.length) continue;
-    const def = defaultsOf(ctx, sec);
-    const value: Record<string, string> = { connect: '5s', client: '30s', server: '30s' };
-    const lines = missing.map((t) => `timeout ${t} ${value[t]}`);
-    const target = def ?? sec;
-    add(ctx, 'haproxy/missing-timeout', headerWord(sec), `${sectionName(sec)} has no ${missing.map((t) => `\`timeout ${t}\``).join(', ')}: idle or dead peers hold their connections forever.`, {
-      fixes: [{ title: `Add ${lines.join(', ')} to ${sectionName(target)}`, safe: false, edits: [appendToSection(ctx, target, lines)] }],
-    });
-  }
-}
-
 function checkProxies(ctx: HaproxyCheckContext): void {
   const reportedDefaults = new Set<Statement>();
   for (const sec of ctx.file.sections) {
     if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
     const mode = modeOf(ctx, sec);
     // keep-alive killers, reported where they are written
-    for (const name of ['httpclose', 'http-server-close', 'forceclose']) {
-      for (const st of find(sec, `option ${name}`)) {
-        if (st.prefix?.value === 'no') continue;
+    for (const st of live(sec)) {
+      const name = st.keyword?.value === 'option' ? st.sub?.value ?? '' : '';
+      if (!['httpclose', 'http-server-close', 'forceclose'].includes(name) || st.prefix?.value === 'no') continue;
+      {
         const what = name === 'http-server-close' ? 'opens a new server connection for every request' : 'closes the connection after every response';
         add(ctx, 'haproxy/option-httpclose', st.sub ?? st.keyword!, `\`option ${name}\` ${what}; HAProxy keeps both sides alive and reuses server connections by default.`, {
           fixes: [{ title: `Remove option ${name}`, safe: false, edits: [removeSpan(ctx.text, st.start, st.end)] }],
@@ -309,7 +279,6 @@ function checkLogging(ctx: HaproxyCheckContext): void {
 
 export function runHaproxyChecks(ctx: HaproxyCheckContext): Finding[] {
   checkGlobal(ctx);
-  checkTimeouts(ctx);
   checkProxies(ctx);
   checkLogging(ctx);
   return ctx.out;

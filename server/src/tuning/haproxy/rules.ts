@@ -30,7 +30,8 @@ const rows: Row[] = [
     why:
       'Several processes do not share stick tables, stats, `maxconn` or health checks, and HAProxy 2.5 removed `nbproc` altogether (the config no longer loads). Threads (`nbthread`, one per core by default since 2.0) give the same parallelism with shared state. On a 2-core machine more processes than cores only add contention.',
     docUrl: `${HAPROXY_DOC}#3.1-nbthread`,
-    fix: 'Replaces `nbproc` with `nbthread`.',
+    until: HAPROXY_NBPROC_REMOVED,
+    fix: 'Replaces `nbproc` with `nbthread`. (From 2.5 on, the HAProxy module reports the removed keyword itself.)',
   },
   {
     id: 'haproxy/nbthread-above-cores',
@@ -41,16 +42,6 @@ const rows: Row[] = [
       'Threads beyond the core count compete for the same CPUs: more context switches and lock contention, no more throughput. Since 2.0 HAProxy starts one thread per available core by default. Only checked when the host is known.',
     docUrl: `${HAPROXY_DOC}#3.1-nbthread`,
     fix: 'Sets `nbthread` to the core count.',
-  },
-  {
-    id: 'haproxy/missing-timeout',
-    category: 'correctness',
-    severity: 'warning',
-    title: 'A proxy without `timeout connect`, `timeout client` or `timeout server`',
-    why:
-      'Without these timeouts a dead client or server keeps its connection (and a `maxconn` slot) forever; HAProxy warns about it at startup. Set them once in `defaults`.',
-    docUrl: `${HAPROXY_DOC}#4.2-timeout%20client`,
-    fix: 'Adds the missing timeouts to the `defaults` section (5s connect, 30s client and server).',
   },
   {
     id: 'haproxy/option-httpclose',
@@ -110,16 +101,6 @@ const rows: Row[] = [
       'In TCP mode HAProxy copies every byte through user space. On Linux `option splice-auto` lets the kernel move data between the sockets (splice) when it judges it worthwhile, which lowers CPU use for large transfers.',
     docUrl: `${HAPROXY_DOC}#4.2-option%20splice-auto`,
     fix: 'Adds `option splice-auto`.',
-  },
-  {
-    id: 'haproxy/splice-in-global',
-    category: 'correctness',
-    severity: 'error',
-    title: '`splice ...` in `global` is not HAProxy syntax',
-    why:
-      'Splicing is a proxy option (`option splice-auto`, `option splice-request`, `option splice-response` in `defaults`, `frontend`, `backend` or `listen`); `global` only has `nosplice` to turn it off. HAProxy refuses to start with `splice` in `global`.',
-    docUrl: `${HAPROXY_DOC}#4.2-option%20splice-auto`,
-    fix: 'Removes the line and adds `option splice-auto` to `defaults`.',
   },
   {
     id: 'haproxy/ssl-old-protocols',

@@ -744,7 +744,9 @@ function checkSsrf(ctx: NginxCheckContext): void {
     if (!w) continue;
     const m = /^(?:https?:\/\/)?([^/]*)/.exec(w.raw.replace(/^["']/, ''));
     const hostEnd = w.start + (w.quote === 'none' ? 0 : 1) + (m ? m[0].length : 0);
-    const vars = variablesIn(w).filter((v) => v.start < hostEnd && REQUEST_VAR.test(v.name));
+    const hostStart = hostEnd - (m ? m[1].length : 0);
+    // $uri-like variables start with "/": after a host they are the path
+    const vars = variablesIn(w).filter((v) => v.start < hostEnd && REQUEST_VAR.test(v.name) && !(/^(uri|request_uri|document_uri)$/.test(v.name) && v.start > hostStart));
     // captures only count when the location is a regex (they come from the URI)
     const risky = vars.filter((v) => !/^\d$/.test(v.name) || n.anc.some((a) => a.name === 'location' && /^~\*?$/.test(a.args[0]?.value ?? '')));
     if (!risky.length) continue;
