@@ -1,8 +1,9 @@
 // User settings (`proxyTuner.*` in package.json) to ServiceSettings. Plain data in, plain data
 // out: the LSP adapter feeds it what `workspace/configuration` or `initializationOptions` gave,
 // the command line feeds it its flags. Anything malformed is ignored rather than trusted.
-import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
+import type { HostFacts, LanguageId, RuleSeverity, ServiceSettings } from './types';
 import { localVersion } from './localVersions';
+import { localHostFacts } from './hostFacts';
 
 /** The `proxyTuner` section as a client sends it (every field optional, any field may be junk). */
 export interface ProxyTunerConfig {
@@ -76,11 +77,18 @@ export type VersionProbe = (lang: LanguageId, binaryPath?: string) => string | u
  * The settings the service judges with. An empty version setting falls back to the local
  * binary's version (`nginx -v` / `haproxy -v`), and to undefined (the newest known) without one.
  */
-export function resolveSettings(config: ProxyTunerConfig, probe: VersionProbe = localVersion): ServiceSettings {
+export function resolveSettings(
+  config: ProxyTunerConfig,
+  probe: VersionProbe = localVersion,
+  hostProbe: (() => HostFacts | undefined) | undefined = probe === localVersion ? localHostFacts : undefined,
+): ServiceSettings {
   const settings: ServiceSettings = {
     nginxVersion: config.nginx?.version ?? probe('nginx', config.nginx?.path),
     haproxyVersion: config.haproxy?.version ?? probe('haproxy', config.haproxy?.path),
   };
   if (config.rules && Object.keys(config.rules).length) settings.rules = { ...config.rules };
+  // host-aware rules (backlog vs somaxconn, nbthread vs cores): facts of the local machine
+  const host = hostProbe?.();
+  if (host) settings.host = host;
   return settings;
 }
