@@ -168,7 +168,6 @@ export class Charts {
       borderDash: c.dashed ? [6, 4] : [],
       borderWidth: t.width,
       pointRadius: 0,
-      stepped: 'before' as const,
     }));
     this.dist.update('none');
     return curves.length;

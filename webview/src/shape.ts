@@ -93,7 +93,6 @@ export function percentileCurve(distribution: readonly (readonly [number, number
 
 /** Tick labels of the percentile axis: the nines. */
 export const PERCENTILE_TICKS: { x: number; label: string }[] = [
-  { x: 1, label: '0%' },
   { x: 2, label: '50%' },
   { x: 10, label: '90%' },
   { x: 100, label: '99%' },

@@ -2,7 +2,14 @@
 // Diagnostic.data (server/src/service/rules.ts DiagnosticData, passed through by
 // vscode-languageclient), a quick fix that applies the edit and benchmarks before and after.
 import * as vscode from 'vscode';
+import { HAPROXY_TUNING_RULES } from '../../../server/src/tuning/haproxy/rules';
+import { NGINX_TUNING_RULES } from '../../../server/src/tuning/nginx/rules';
 import type { FixData } from './controller';
+
+/** Rules whose fix can change a benchmark's numbers: the tuning rows of category performance. */
+export const BENCHMARKABLE_RULES: ReadonlySet<string> = new Set(
+  [...NGINX_TUNING_RULES, ...HAPROXY_TUNING_RULES].filter((r) => r.category === 'performance').map((r) => r.id),
+);
 
 interface DiagnosticWithData extends vscode.Diagnostic {
   data?: unknown;
@@ -35,7 +42,8 @@ export class BenchmarkFixProvider implements vscode.CodeActionProvider {
     if (!vscode.workspace.isTrusted) return [];
     const actions: vscode.CodeAction[] = [];
     for (const d of context.diagnostics) {
-      if (d.source !== 'proxy-tuner') continue;
+      const code = typeof d.code === 'object' ? d.code.value : d.code;
+      if (d.source !== 'proxy-tuner' || typeof code !== 'string' || !BENCHMARKABLE_RULES.has(code)) continue;
       for (const fix of fixesOf(d)) {
         const a = new vscode.CodeAction(`Apply fix and re-run benchmark: ${fix.title}`, vscode.CodeActionKind.QuickFix);
         a.diagnostics = [d];

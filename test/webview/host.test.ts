@@ -1,0 +1,116 @@
+// Pure parts of the panel host: the routes the CodeLenses offer and the mapping of engine
+// failures to a line of the user's config.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mapBenchError } from '../../client/src/benchmark/errors';
+import { findRoutes, locationPath, pickServerName } from '../../client/src/benchmark/routes';
+
+describe('routes for the CodeLens', () => {
+  it('nginx: a lens per http server (listener, Host) and per location (path); stream servers use tcp', () => {
+    const text = [
+      'http {',
+      '  server {',
+      '    listen 127.0.0.1:8080;',
+      '    server_name _ api.example.test *.wild.test;',
+      '    location /api/ { proxy_pass http://b; }',
+      '    location = /health { return 200; }',
+      '    location ~ ^/static/.+\\.js$ { root /srv; }',
+      '    location ~* \\.png$ { root /srv; }',
+      '    location @fallback { return 404; }',
+      '  }',
+      '}',
+      'stream {',
+      '  server { listen 9000; proxy_pass 127.0.0.1:9001; }',
+      '}',
+    ].join('\n');
+    const routes = findRoutes('nginx', text);
+    assert.deepEqual(
+      routes.map((r) => [r.key, r.label, r.path, r.host, r.scenario ?? '']),
+      [
+        ['server:api.example.test@127.0.0.1:8080', 'api.example.test @ 127.0.0.1:8080', '/', 'api.example.test', ''],
+        ['location:api.example.test/api/', '/api/', '/api/', 'api.example.test', ''],
+        ['location:api.example.test/health', '/health', '/health', 'api.example.test', ''],
+        ['location:api.example.test/static/', '/static/', '/static/', 'api.example.test', ''],
+        ['server:stream:@9000', 'stream 9000', '/', '', 'tcp'],
+      ],
+    );
+    assert.equal(text.slice(routes[1].offset, routes[1].offset + 8), 'location');
+  });
+
+  it('haproxy: a lens per frontend and listen section with its bind; tcp mode uses the tcp scenario', () => {
+    const text = [
+      'global',
+      '  maxconn 100',
+      'frontend web',
+      '  bind 127.0.0.1:8080',
+      '  default_backend app',
+      'listen db',
+      '  mode tcp',
+      '  bind :5432',
+      'backend app',
+      '  server s1 127.0.0.1:9000',
+    ].join('\n');
+    const routes = findRoutes('haproxy', text);
+    assert.deepEqual(
+      routes.map((r) => [r.key, r.label, r.scenario ?? '']),
+      [
+        ['frontend:web', 'frontend web @ 127.0.0.1:8080', ''],
+        ['listen:db', 'listen db @ :5432', 'tcp'],
+      ],
+    );
+    assert.equal(text.slice(routes[0].offset, routes[0].offset + 8), 'frontend');
+  });
+
+  it('tolerates half-typed configs', () => {
+    // The unclosed server still gets its lens; the location has no block yet, so none.
+    assert.deepEqual(
+      findRoutes('nginx', 'http { server { location').map((r) => r.key),
+      ['server:@'],
+    );
+    assert.ok(Array.isArray(findRoutes('haproxy', 'frontend')));
+  });
+
+  it('derives a literal path from a location only when there is one', () => {
+    assert.equal(locationPath(['/a']), '/a');
+    assert.equal(locationPath(['^~', '/img/']), '/img/');
+    assert.equal(locationPath(['~', '^/v1/users/(\\d+)$']), '/v1/users/');
+    assert.equal(locationPath(['~', '^/a\\.b/c']), '/a.b/c');
+    assert.equal(locationPath(['~', 'php$']), undefined);
+    assert.equal(locationPath(['@named']), undefined);
+    assert.equal(locationPath([]), undefined);
+    assert.equal(pickServerName(['_', '~^www', 'a.test']), 'a.test');
+    assert.equal(pickServerName(['_']), '');
+  });
+});
+
+describe('mapBenchError', () => {
+  const real = '/home/u/site/nginx.conf';
+  const tmp = '/tmp/proxy-tuner-panel-x/nginx.conf';
+
+  it('takes the line from a sandbox refusal naming the user file (1-based to 0-based)', () => {
+    const err = Object.assign(new Error(`${real}:9: proxy_pass to 10.0.0.1 is not loopback`), { name: 'SandboxRefusal', file: real, line: 9 });
+    const m = mapBenchError(err, [real]);
+    assert.deepEqual([m.line, m.kind, m.aborted], [8, 'refused', false]);
+  });
+
+  it('finds the line in nginx -t and haproxy -c messages, also for a temporary copy, and names the user file', () => {
+    const ng = Object.assign(new Error(`nginx rejected the config: [emerg] unknown directive "proxy_pas" in ${tmp}:12`), { name: 'ConfigCheckError', details: '' });
+    const m = mapBenchError(ng, [real, tmp]);
+    assert.equal(m.line, 11);
+    assert.equal(m.kind, 'config-check');
+    assert.ok(m.message.includes(real) && !m.message.includes(tmp));
+    const hp = Object.assign(new Error('haproxy rejected the config: see details'), {
+      name: 'ConfigCheckError',
+      details: `[ALERT] (1) : config : parsing [${real}:4] : unknown keyword 'bnd'`,
+    });
+    assert.equal(mapBenchError(hp, [real]).line, 3);
+  });
+
+  it('ignores lines of other files, and reports a cancel as aborted', () => {
+    const other = Object.assign(new Error('x'), { name: 'SandboxRefusal', file: '/etc/nginx/mime.types', line: 3 });
+    assert.equal(mapBenchError(other, [real]).line, null);
+    const abort = Object.assign(new Error('aborted'), { name: 'AbortError' });
+    assert.deepEqual([mapBenchError(abort, [real]).aborted, mapBenchError(abort, [real]).kind], [true, 'aborted']);
+    assert.equal(mapBenchError(new Error('nginx not found on PATH: apt-get install nginx'), [real]).kind, 'binary');
+  });
+});
