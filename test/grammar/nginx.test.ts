@@ -76,6 +76,15 @@ describe('nginx grammar: directives and blocks', () => {
     assert.ok(!stream.scopes.includes('meta.block.nginx'), 'the blocks before stream are closed');
   });
 
+  it('copes with a long line of unclosed `${` (no runaway backtracking in the block look-ahead)', async () => {
+    const line = `set $a ${Array.from({ length: 40 }, (_, i) => `\${v${'x'.repeat(20)}${i}`).join('')} "q" $b;`;
+    const doc = await nginx(`${line}\n`.repeat(20) + 'http {\n}\n');
+    expectScope(doc, 'set', 'keyword.other.directive.nginx', { exact: true });
+    expectNoScope(doc, 'set', 'keyword.other.directive.block');
+    const http = doc.tokensOf('http {')[0];
+    assert.deepEqual(http.scopes, ['source.nginx', 'meta.directive.nginx', 'keyword.other.directive.block.nginx']);
+  });
+
   it('keeps going after `${` that is not a variable (nginx reads it as part of a word)', async () => {
     const doc = await nginx('http {\n  server_name ${url ;\n}\nzz_after;\n');
     const after = doc.tokensOf('zz_after')[0];
