@@ -184,7 +184,13 @@ export function findNodeAt(file: NginxFile, offset: number): NodeAt {
       list = b.children;
       continue;
     }
-    const headEnd = b ? b.start : d.semicolon !== undefined ? d.semicolon : d.end;
+    let headEnd = b ? b.start : d.semicolon !== undefined ? d.semicolon : d.end;
+    if (!d.terminated) {
+      // a directive being typed: the blanks after its last word on the same line belong to it
+      let k = headEnd;
+      while (k < offset && (file.text[k] === ' ' || file.text[k] === '\t')) k++;
+      if (k === offset) headEnd = offset;
+    }
     if (offset <= headEnd || (!d.terminated && offset <= d.end)) {
       const words = [d.nameWord, ...d.args];
       const wi = wordAt(words, offset);

@@ -1,8 +1,10 @@
-// The nginx lexer and parser (chevrotain). The lexer reproduces nginx's reader
-// (ngx_conf_read_token): which characters end a word depends on where the word started, so
-// the word, quote, comment and raw-body tokens are custom matchers. The grammar is LL(1) with
-// an explicit alternative for every stray token, so it never needs chevrotain's re-sync
-// recovery: errors are recorded where nginx would report them and parsing goes on.
+// The nginx tokenizer and parser. The tokenizer reproduces nginx's reader
+// (ngx_conf_read_token) in one pass: which characters end a word depends on where the word
+// started (quotes and `#` count only at a word start, `${` does not end a word, `}` closes a
+// block only at a word start). The chevrotain parser groups the tokens into directives and
+// blocks; its grammar is LL(1) with an explicit alternative for every stray token, so it never
+// needs chevrotain's re-sync recovery: errors are recorded where nginx would report them and
+// parsing goes on.
 import { createToken, EmbeddedActionsParser, Lexer, type IToken, type TokenType } from 'chevrotain';
 import type { Block, Comment, Directive, NginxFile, NginxSyntaxError, QuoteKind, Word } from './ast';
 import { ENTRY_BLOCKS, isRawBlockName } from './ast';
@@ -127,50 +129,93 @@ function scanLuaBody(text: string, offset: number): { end: number; closed: boole
   return { end: n, closed: false };
 }
 
-// Token types. Order matters: the raw body must be tried before the plain `{`.
-const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: /[ \t\r\n]+/, group: Lexer.SKIPPED, line_breaks: true });
-const CommentTok = createToken({
-  name: 'Comment',
-  pattern: { exec: matchComment },
-  start_chars_hint: ['#'],
-  group: 'comments',
-  line_breaks: false,
-});
-const Semi = createToken({ name: 'Semi', pattern: /;/ });
-let WordTok: TokenType;
-let QuotedTok: TokenType;
-const RawBody = createToken({
-  name: 'RawBody',
-  pattern: {
-    exec: (text: string, offset: number, matched: IToken[]): MatchResult | null => {
-      if (text.charCodeAt(offset) !== LBRACE_CC) return null;
-      // the first word of the statement being read decides
-      let k = matched.length - 1;
-      while (k >= 0 && (matched[k].tokenType === WordTok || matched[k].tokenType === QuotedTok)) k--;
-      const first = matched[k + 1];
-      if (!first || k + 1 > matched.length - 1 || !isRawBlockName(unescape(first.image, quoteOf(first.image)))) return null;
-      const r = scanLuaBody(text, offset);
-      return result(text, offset, r.end, r.closed);
-    },
-  },
-  start_chars_hint: ['{'],
-  line_breaks: true,
-});
-const LBrace = createToken({ name: 'LBrace', pattern: /\{/ });
-const RBrace = createToken({ name: 'RBrace', pattern: /\}/ });
-QuotedTok = createToken({ name: 'Quoted', pattern: { exec: matchQuoted }, start_chars_hint: ['"', "'"], line_breaks: true });
-WordTok = createToken({ name: 'Word', pattern: { exec: matchWord }, line_breaks: true });
+// Token types (the parser's vocabulary). The tokenizer below produces them in one pass, the
+// way nginx's reader does; the chevrotain parser consumes them.
+const Semi = createToken({ name: 'Semi', pattern: Lexer.NA });
+const RawBody = createToken({ name: 'RawBody', pattern: Lexer.NA });
+const LBrace = createToken({ name: 'LBrace', pattern: Lexer.NA });
+const RBrace = createToken({ name: 'RBrace', pattern: Lexer.NA });
+const QuotedTok = createToken({ name: 'Quoted', pattern: Lexer.NA });
+const WordTok = createToken({ name: 'Word', pattern: Lexer.NA });
 
-const allTokens = [WhiteSpace, CommentTok, Semi, RawBody, LBrace, RBrace, QuotedTok, WordTok];
+const allTokens = [Semi, RawBody, LBrace, RBrace, QuotedTok, WordTok];
 
-let lexer: Lexer | undefined;
-function getLexer(): Lexer {
-  lexer ??= new Lexer(allTokens, {
-    positionTracking: 'onlyOffset',
-    ensureOptimizations: false,
-    skipValidations: true,
-  });
-  return lexer;
+function tok(tokenType: TokenType, image: string, startOffset: number, payload?: unknown): IToken {
+  const t = {
+    image,
+    startOffset,
+    endOffset: startOffset + image.length - 1,
+    tokenType,
+    tokenTypeIdx: tokenType.tokenTypeIdx!,
+    startLine: NaN,
+    startColumn: NaN,
+    endLine: NaN,
+    endColumn: NaN,
+  } as IToken;
+  if (payload !== undefined) t.payload = payload;
+  return t;
+}
+
+interface Lexed {
+  tokens: IToken[];
+  comments: Comment[];
+}
+
+/** One pass over the text: words, quoted words, `;` `{` `}`, raw Lua bodies and comments. */
+function tokenize(text: string): Lexed {
+  const tokens: IToken[] = [];
+  const comments: Comment[] = [];
+  const n = text.length;
+  let i = 0;
+  let stmtStart = 0; // index in `tokens` of the first word of the statement being read
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      i++;
+      continue;
+    }
+    if (c === 35) {
+      const m = matchComment(text, i)!;
+      comments.push({ text: m[0].slice(1), start: i, end: i + m[0].length });
+      i += m[0].length;
+      continue;
+    }
+    if (c === SEMI_CC) {
+      tokens.push(tok(Semi, ';', i));
+      i++;
+      stmtStart = tokens.length;
+      continue;
+    }
+    if (c === LBRACE_CC) {
+      const first = tokens[stmtStart];
+      if (first && stmtStart < tokens.length && isRawBlockName(unescape(first.image, quoteOf(first.image)))) {
+        const r = scanLuaBody(text, i);
+        tokens.push(tok(RawBody, text.slice(i, r.end), i, r.closed));
+        i = r.end;
+      } else {
+        tokens.push(tok(LBrace, '{', i));
+        i++;
+      }
+      stmtStart = tokens.length;
+      continue;
+    }
+    if (c === RBRACE_CC) {
+      tokens.push(tok(RBrace, '}', i));
+      i++;
+      stmtStart = tokens.length;
+      continue;
+    }
+    if (c === 34 || c === 39) {
+      const m = matchQuoted(text, i)!;
+      tokens.push(tok(QuotedTok, m[0], i, m.payload));
+      i += m[0].length;
+      continue;
+    }
+    const m = matchWord(text, i)!;
+    tokens.push(tok(WordTok, m[0], i));
+    i += m[0].length;
+  }
+  return { tokens, comments };
 }
 
 function quoteOf(raw: string): QuoteKind {
@@ -204,9 +249,26 @@ export function unescape(raw: string, quote: QuoteKind, closed = true): string {
   return out;
 }
 
+type Term =
+  | { k: 'semi'; t: IToken }
+  | { k: 'block'; open: IToken; children: Directive[]; close: IToken | undefined }
+  | { k: 'raw'; t: IToken }
+  | undefined;
+
+/**
+ * The grammar (LL(1), every stray token has its own alternative, so no recovery is needed):
+ *   file       := (statements "}"?)*            a stray "}" is reported and skipped
+ *   statements := (statement | ";" | "{" statements "}"?)*
+ *   statement  := word+ (";" | "{" statements "}"? | rawBody | <nothing: unterminated>)
+ * Alternatives and loop bodies are created once (fields), not per call: on big files the
+ * parser then allocates little besides the AST.
+ */
 class NginxParser extends EmbeddedActionsParser {
   found: NginxSyntaxError[] = [];
   textLength = 0;
+  private lists: Directive[][] = [];
+  private wordLists: IToken[][] = [];
+  private fileAll: Directive[] = [];
 
   constructor() {
     super(allTokens, { recoveryEnabled: false, skipValidations: true });
@@ -225,75 +287,79 @@ class NginxParser extends EmbeddedActionsParser {
     this.found.push({ kind, message, start, end });
   }
 
+  private readonly consumeClose = (): IToken => this.CONSUME(RBrace);
+
+  private readonly stmtAlts = [
+    {
+      ALT: (): void => {
+        const d = this.SUBRULE(this.statement);
+        if (!this.RECORDING_PHASE) this.lists[this.lists.length - 1].push(d);
+      },
+    },
+    {
+      ALT: (): void => {
+        const t = this.CONSUME(Semi);
+        if (!this.RECORDING_PHASE) this.err('unexpected', 'unexpected ";"', t.startOffset, t.startOffset + 1);
+      },
+    },
+    {
+      ALT: (): void => {
+        // a block without a directive name: report it, keep its content at this level
+        const t = this.CONSUME(LBrace);
+        const inner = this.SUBRULE(this.statements);
+        const close = this.OPTION(this.consumeClose);
+        if (!this.RECORDING_PHASE) {
+          this.err('unexpected', 'unexpected "{"', t.startOffset, t.startOffset + 1);
+          this.lists[this.lists.length - 1].push(...inner);
+          if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
+        }
+      },
+    },
+  ];
+
+  private readonly stmtIter = (): void => this.OR(this.stmtAlts);
+
   /** Statements until `}` or the end of the input. */
   private statements = this.RULE('statements', (): Directive[] => {
     const list: Directive[] = [];
-    this.MANY(() => {
-      this.OR([
-        {
-          ALT: () => {
-            const d = this.SUBRULE(this.statement);
-            this.ACTION(() => list.push(d));
-          },
-        },
-        {
-          ALT: () => {
-            const t = this.CONSUME(Semi);
-            this.ACTION(() => this.err('unexpected', 'unexpected ";"', t.startOffset, t.startOffset + 1));
-          },
-        },
-        {
-          ALT: () => {
-            // a block without a directive name: report, keep its content at this level
-            const t = this.CONSUME(LBrace);
-            this.ACTION(() => this.err('unexpected', 'unexpected "{"', t.startOffset, t.startOffset + 1));
-            const inner = this.SUBRULE(this.statements);
-            const close = this.OPTION(() => this.CONSUME(RBrace));
-            this.ACTION(() => {
-              list.push(...inner);
-              if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
-            });
-          },
-        },
-      ]);
-    });
+    if (!this.RECORDING_PHASE) this.lists.push(list);
+    this.MANY(this.stmtIter);
+    if (!this.RECORDING_PHASE) this.lists.pop();
     return list;
   });
 
+  private readonly wordAlts = [{ ALT: (): IToken => this.CONSUME(WordTok) }, { ALT: (): IToken => this.CONSUME(QuotedTok) }];
+
+  private readonly wordIter = (): void => {
+    const t = this.OR1(this.wordAlts);
+    if (!this.RECORDING_PHASE) this.wordLists[this.wordLists.length - 1].push(t);
+  };
+
+  private readonly termAlts = [
+    { ALT: (): Term => ({ k: 'semi', t: this.CONSUME(Semi) }) },
+    {
+      ALT: (): Term => {
+        const open = this.CONSUME(LBrace);
+        const children = this.SUBRULE(this.statements);
+        const close = this.OPTION1(this.consumeClose);
+        return { k: 'block', open, children, close };
+      },
+    },
+    { ALT: (): Term => ({ k: 'raw', t: this.CONSUME(RawBody) }) },
+    { ALT: (): Term => undefined },
+  ];
+
   private statement = this.RULE('statement', (): Directive => {
     const words: IToken[] = [];
-    this.AT_LEAST_ONE(() => {
-      const t = this.OR1([{ ALT: () => this.CONSUME(WordTok) }, { ALT: () => this.CONSUME(QuotedTok) }]);
-      this.ACTION(() => words.push(t));
-    });
-    let semi: IToken | undefined;
-    let open: IToken | undefined;
-    let raw: IToken | undefined;
-    let children: Directive[] = [];
-    let close: IToken | undefined;
-    this.OR2([
-      { ALT: () => (semi = this.CONSUME(Semi)) },
-      {
-        ALT: () => {
-          open = this.CONSUME(LBrace);
-          children = this.SUBRULE(this.statements);
-          close = this.OPTION1(() => this.CONSUME(RBrace));
-        },
-      },
-      { ALT: () => (raw = this.CONSUME(RawBody)) },
-      { ALT: () => undefined },
-    ]);
-    return this.ACTION(() => this.build(words, semi, open, children, close, raw)) as Directive;
+    if (!this.RECORDING_PHASE) this.wordLists.push(words);
+    this.AT_LEAST_ONE(this.wordIter);
+    if (!this.RECORDING_PHASE) this.wordLists.pop();
+    const term = this.OR2(this.termAlts);
+    if (this.RECORDING_PHASE) return undefined as unknown as Directive;
+    return this.build(words, term);
   });
 
-  private build(
-    tokens: IToken[],
-    semi: IToken | undefined,
-    open: IToken | undefined,
-    children: Directive[],
-    close: IToken | undefined,
-    raw: IToken | undefined,
-  ): Directive {
+  private build(tokens: IToken[], term: Term): Directive {
     const words = tokens.map((t) => this.toWord(t));
     const nameWord = words[0];
     const last = words[words.length - 1];
@@ -308,11 +374,12 @@ class NginxParser extends EmbeddedActionsParser {
       end: last.end,
       entry: false,
     };
-    if (semi) {
+    if (term?.k === 'semi') {
       d.terminated = true;
-      d.semicolon = semi.startOffset;
-      d.end = semi.startOffset + 1;
-    } else if (open) {
+      d.semicolon = term.t.startOffset;
+      d.end = term.t.startOffset + 1;
+    } else if (term?.k === 'block') {
+      const { open, close, children } = term;
       d.terminated = true;
       const block: Block = {
         start: open.startOffset,
@@ -325,7 +392,8 @@ class NginxParser extends EmbeddedActionsParser {
       d.block = block;
       d.end = block.end;
       if (ENTRY_BLOCKS.has(d.name)) markEntries(children);
-    } else if (raw) {
+    } else if (term?.k === 'raw') {
+      const raw = term.t;
       d.terminated = true;
       const closed = raw.payload !== false;
       const start = raw.startOffset;
@@ -343,17 +411,20 @@ class NginxParser extends EmbeddedActionsParser {
     return d;
   }
 
+  private readonly fileIter = (): void => {
+    const part = this.SUBRULE(this.statements);
+    const t = this.OPTION2(this.consumeClose);
+    if (!this.RECORDING_PHASE) {
+      for (const d of part) this.fileAll.push(d);
+      if (t) this.err('unexpected', 'unexpected "}"', t.startOffset, t.startOffset + 1);
+    }
+  };
+
   /** The whole file: statements, and a stray `}` reported and skipped. */
   file = this.RULE('file', (): Directive[] => {
     const all: Directive[] = [];
-    this.MANY(() => {
-      const part = this.SUBRULE(this.statements);
-      this.ACTION(() => all.push(...part));
-      const t = this.OPTION(() => this.CONSUME(RBrace));
-      this.ACTION(() => {
-        if (t) this.err('unexpected', 'unexpected "}"', t.startOffset, t.startOffset + 1);
-      });
-    });
+    if (!this.RECORDING_PHASE) this.fileAll = all;
+    this.MANY1(this.fileIter);
     return all;
   });
 }
@@ -381,14 +452,9 @@ export function parseNginx(text: string): NginxFile {
 }
 
 function parseUnsafe(text: string): NginxFile {
-  const lexed = getLexer().tokenize(text);
+  const lexed = tokenize(text);
   const errors: NginxSyntaxError[] = [];
-  for (const e of lexed.errors) errors.push({ kind: 'unexpected', message: e.message, start: e.offset, end: e.offset + e.length });
-  const comments: Comment[] = (lexed.groups.comments ?? []).map((t) => ({
-    text: t.image.slice(1),
-    start: t.startOffset,
-    end: t.startOffset + t.image.length,
-  }));
+  const comments = lexed.comments;
   // quoted words must be followed by a separator (nginx: unexpected "x")
   const toks = lexed.tokens;
   for (let i = 0; i < toks.length; i++) {

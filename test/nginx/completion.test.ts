@@ -1,0 +1,79 @@
+// nginx completion: directives by context (with snippets), flag/enum values, variables.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TextEdit } from 'vscode-languageserver-types';
+import { nginxModule } from '../../server/src/nginx/index';
+import type { ServiceSettings } from '../../server/src/service/types';
+import { fixture } from './helpers';
+
+function complete(marked: string, settings: ServiceSettings = {}) {
+  const f = fixture(marked);
+  const list = nginxModule.complete(f.doc, nginxModule.parse(f.text), f.cursor!, settings);
+  const labels = list.items.map((i) => i.label);
+  const edit = (label: string) => list.items.find((i) => i.label === label)?.textEdit as TextEdit | undefined;
+  return { f, list, labels, edit };
+}
+
+test('directives valid in a location, none that belong elsewhere', () => {
+  const { labels } = complete('events {}\nhttp {\n  server {\n    location / {\n      <|>\n    }\n  }\n}\n');
+  for (const n of ['proxy_pass', 'proxy_buffers', 'root', 'try_files', 'location', 'if']) assert.ok(labels.includes(n), n);
+  for (const n of ['worker_processes', 'server_name', 'upstream', 'listen', 'http']) assert.ok(!labels.includes(n), n);
+});
+
+test('stream server offers stream directives, not http ones', () => {
+  const { labels } = complete('stream {\n  server {\n    pro<|>\n  }\n}\n');
+  assert.ok(labels.includes('proxy_pass'));
+  assert.ok(labels.includes('proxy_timeout'));
+  assert.ok(!labels.includes('proxy_buffers'));
+  assert.ok(!labels.includes('proxy_set_header'));
+});
+
+test('a partly typed name is replaced, with a snippet from the syntax', () => {
+  const { f, edit } = complete('http {\n  proxy_buf<|>\n}\n');
+  const e = edit('proxy_buffers')!;
+  assert.equal(e.newText, 'proxy_buffers ${1:number} ${2:size};');
+  assert.equal(f.doc.getText(e.range), 'proxy_buf');
+  assert.equal(edit('proxy_buffering')!.newText, 'proxy_buffering ${1|on,off|};');
+  assert.equal(edit('proxy_buffer_size')!.newText, 'proxy_buffer_size ${1:size};');
+});
+
+test('block directives get braces', () => {
+  const { edit } = complete('http {\n  <|>\n}\n');
+  assert.equal(edit('server')!.newText, 'server {\n\t$0\n}');
+  assert.equal(edit('upstream')!.newText, 'upstream ${1:name} {\n\t$0\n}');
+});
+
+test('version: directives newer than the target are not offered', () => {
+  assert.ok(!complete('http {\n  server {\n    <|>\n  }\n}\n', { nginxVersion: '1.22.1' }).labels.includes('http2'));
+  assert.ok(complete('http {\n  server {\n    <|>\n  }\n}\n', { nginxVersion: '1.25.1' }).labels.includes('http2'));
+});
+
+test('values of flag and enum directives', () => {
+  assert.deepEqual(complete('http {\n  gzip <|>\n}\n').labels.sort(), ['off', 'on']);
+  const { labels } = complete('http {\n  ssl_protocols TLSv1.2 <|>;\n}\n');
+  assert.ok(labels.includes('TLSv1.3'));
+  assert.ok(complete('worker_processes <|>;').labels.includes('auto'));
+});
+
+test('variables after $, including the file\'s own', () => {
+  const { f, labels, list } = complete('http {\n  map $uri $my_var { default 1; }\n  server {\n    return 200 "$ho<|>";\n  }\n}\n');
+  assert.ok(labels.includes('$host'));
+  assert.ok(labels.includes('$my_var'));
+  assert.ok(labels.includes('$http_…'));
+  const host = list.items.find((i) => i.label === '$host')!.textEdit as TextEdit;
+  assert.equal(host.newText, 'host');
+  assert.equal(f.doc.getText(host.range), 'ho');
+});
+
+test('nothing inside comments, Lua bodies, or map entries', () => {
+  assert.deepEqual(complete('# gz<|>\n').labels, []);
+  assert.deepEqual(complete('content_by_lua_block { ngx.<|> }').labels, []);
+  assert.deepEqual(complete('http { map $a $b { <|> } }').labels, []);
+});
+
+test('half-typed input never throws', () => {
+  for (const s of ['<|>', '{<|>', 'http { server { location<|>', '"<|>', 'set $<|>']) {
+    const r = complete(s);
+    assert.ok(Array.isArray(r.list.items));
+  }
+});

@@ -1,0 +1,186 @@
+// nginx validation: each kind of finding, as nginx -t would judge, including version cases.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diagnose, found } from './helpers';
+import { editDistance, inferContext } from '../../server/src/nginx/validation';
+import { parseNginx } from '../../server/src/nginx/parser';
+
+const wrap = (body: string) => `events {}\nhttp {\n${body}\n}\n`;
+
+test('a valid configuration gets no diagnostics', () => {
+  const { diags } = diagnose(
+    wrap(`  map $http_upgrade $connection_upgrade { default upgrade; "" close; }
+  upstream app { server 127.0.0.1:9000 max_fails=3 fail_timeout=10s; keepalive 16; }
+  server {
+    listen 127.0.0.1:8080 default_server;
+    server_name ~^(?<sub>.+)\\.example\\.com$;
+    client_max_body_size 10m;
+    keepalive_timeout 65s 60;
+    location / {
+      proxy_pass http://app;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_set_header X-Sub $sub;
+      proxy_buffers 8 16k;
+      gzip on;
+    }
+    location ~ ^/u/(\\d+)$ { return 200 "$1 $arg_x $http_user_agent"; }
+  }`),
+    { nginxVersion: '1.22.1' },
+  );
+  assert.deepEqual(diags, []);
+});
+
+test('syntax errors become nginx/syntax diagnostics at nginx\'s place', () => {
+  const { f, diags } = diagnose('events {}\nhttp {\n  gzip on\n<|}|>\n');
+  assert.deepEqual(found(f, diags, 'nginx/syntax'), [{ code: 'nginx/syntax', text: '}', message: 'unexpected "}"', severity: 1 }]);
+});
+
+test('unknown directive, with a "did you mean" fix', () => {
+  const { f, diags } = diagnose(wrap('  server { <|proxy_bufering|> on; }'));
+  const d = diags.find((x) => x.code === 'nginx/unknown-directive')!;
+  assert.equal(f.doc.getText(d.range), 'proxy_bufering');
+  assert.equal(d.message, 'unknown directive "proxy_bufering"; did you mean "proxy_buffering"?');
+  const fixes = (d.data as { fixes: { edits: { newText: string }[] }[] }).fixes;
+  assert.equal(fixes[0].edits[0].newText, 'proxy_buffering');
+});
+
+test('directive not allowed here: proxy_buffers in a stream server, http-only directive at top level', () => {
+  const { f, diags } = diagnose('events {}\nstream {\n  server {\n    listen 12345;\n    proxy_pass 127.0.0.1:80;\n    <|proxy_buffers|> 8 16k;\n  }\n}\n');
+  assert.deepEqual(found(f, diags), [
+    { code: 'nginx/not-allowed-here', text: 'proxy_buffers', message: '"proxy_buffers" directive is not allowed here (stream/server)', severity: 1 },
+  ]);
+  const top = diagnose('events {}\ngzip on;\n', {}, 'main');
+  assert.deepEqual(found(top.f, top.diags).map((d) => d.code), ['nginx/not-allowed-here']);
+});
+
+test('stream and http share names: each is judged by its own module', () => {
+  const { diags } = diagnose('events {}\nstream {\n  upstream b { server 127.0.0.1:1; }\n  server { listen 1; proxy_pass b; proxy_timeout 5s; }\n}\nhttp {\n  upstream a { server 127.0.0.1:2; }\n  server { location / { proxy_pass http://a; } }\n}\n');
+  assert.deepEqual(diags, []);
+});
+
+test('wrong number of arguments', () => {
+  const { f, diags } = diagnose(wrap('  server { location / { <|proxy_set_header Connection|> ; } }'));
+  assert.deepEqual(found(f, diags), [
+    { code: 'nginx/arg-count', text: 'proxy_set_header Connection', message: 'invalid number of arguments in "proxy_set_header" directive', severity: 1 },
+  ]);
+});
+
+test('invalid flag, enum, size and time values', () => {
+  const { f, diags } = diagnose(
+    wrap('  gzip <|yes|>;\n  ssl_protocols TLSv1.2 <|TLSv9|>;\n  client_max_body_size <|10q|>;\n  keepalive_timeout <|5x|>;\n  proxy_buffers <|eight|> 16k;\n  client_body_timeout 1m30s;'),
+  );
+  const got = found(f, diags);
+  assert.deepEqual(got.map((d) => [d.code, d.text]), [
+    ['nginx/invalid-value', 'yes'],
+    ['nginx/invalid-value', 'TLSv9'],
+    ['nginx/invalid-value', '10q'],
+    ['nginx/invalid-value', '5x'],
+    ['nginx/invalid-value', 'eight'],
+  ]);
+  assert.equal(got[0].message, 'invalid value "yes" in "gzip" directive, it must be "on" or "off"');
+});
+
+test('values holding variables are not judged statically', () => {
+  const { diags } = diagnose(wrap('  server { set $b 1m; location / { limit_rate $b; } }'));
+  assert.deepEqual(diags, []);
+});
+
+test('if conditions: nginx\'s own checks', () => {
+  const cases: [string, string][] = [
+    ['if () { return 404; }', 'invalid condition ")"'],
+    ['if ($uri { return 404; }', 'invalid condition "$uri"'],
+    ['if $uri) { return 404; }', 'invalid condition "$uri)"'],
+    ['if ($uri == /a) { return 404; }', 'unexpected "==" in condition'],
+  ];
+  for (const [stmt, message] of cases) {
+    const { diags } = diagnose(wrap(`  server { location / { ${stmt} } }`));
+    assert.deepEqual(diags.map((d) => d.message), [message], stmt);
+  }
+  for (const ok of ['if ($uri) { return 404; }', 'if ( $uri ) { return 404; }', 'if (-f $request_filename) { return 404; }', 'if ($uri ~* "^/(?<p>a)") { return 200 $p; }']) {
+    assert.deepEqual(diagnose(wrap(`  server { location / { ${ok} } }`)).diags, [], ok);
+  }
+});
+
+test('duplicates nginx rejects, and repeats it accepts', () => {
+  const { f, diags } = diagnose(wrap('  server {\n    sendfile on;\n    <|sendfile|> off;\n    location /a {}\n    <|location /a|> {}\n    add_header A 1;\n    add_header B 2;\n    listen 1;\n    listen 2;\n  }'));
+  assert.deepEqual(found(f, diags).map((d) => [d.code, d.text, d.message]), [
+    ['nginx/duplicate', 'sendfile', '"sendfile" directive is duplicate'],
+    ['nginx/duplicate', 'location /a', 'duplicate location "/a"'],
+  ]);
+  // the same directive in nested blocks is no duplicate
+  assert.deepEqual(diagnose(wrap('  sendfile on;\n  server { sendfile off; location / { sendfile on; } }')).diags, []);
+});
+
+test('unknown variables, and every way a variable is defined', () => {
+  const { f, diags } = diagnose(
+    wrap(`  map $uri $from_map { default 1; }
+  geo $from_geo { default 0; }
+  split_clients "\${remote_addr}" $from_split { 50% a; * b; }
+  server {
+    set $from_set 1;
+    location ~ ^/(?<named>x)(y)$ {
+      return 200 "$from_map $from_geo $from_split $from_set $named $2 $http_x_custom $cookie_a $arg_b $sent_http_c $upstream_http_d";
+    }
+    location /b { return 200 <|$nope|>; }
+  }`),
+  );
+  assert.deepEqual(found(f, diags), [{ code: 'nginx/unknown-variable', text: '$nope', message: 'unknown "nope" variable', severity: 1 }]);
+});
+
+test('regexes and embedded code are not scanned for variables', () => {
+  const { diags } = diagnose(wrap('  perl_set $p \'sub { my $r = shift; return $r->uri; }\';\n  server { location ~ ^/a$b { rewrite ^/x$y /z; } }'));
+  assert.deepEqual(diags.filter((d) => d.code === 'nginx/unknown-variable'), []);
+});
+
+test('version-aware: newer directive says which version it needs; newest target accepts it', () => {
+  const { f, diags } = diagnose(wrap('  server { <|http2|> on; }'), { nginxVersion: '1.22.1' });
+  assert.deepEqual(found(f, diags), [{ code: 'nginx/needs-newer-version', text: 'http2', message: '"http2" needs nginx >= 1.25.1 (target is 1.22.1)', severity: 1 }]);
+  assert.deepEqual(diagnose(wrap('  server { http2 on; }')).diags, []);
+  assert.deepEqual(diagnose(wrap('  server { http2 on; }'), { nginxVersion: '1.25.1' }).diags, []);
+});
+
+test('version-aware: removed directives', () => {
+  const { diags } = diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.26.0' });
+  assert.deepEqual(diags.map((d) => [d.code, d.message]), [['nginx/removed-in-version', '"ssl" was removed in nginx 1.25.1 (target is 1.26.0)']]);
+  assert.deepEqual(diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.22.1' }).diags, []);
+});
+
+test('third-party (distribution-packaged) modules are information, never unknown', () => {
+  const { diags } = diagnose(wrap('  server { location / { more_set_headers "X: 1"; content_by_lua_block { ngx.say("}") } echo hi; } }'));
+  assert.deepEqual(diags.map((d) => [d.code, d.severity]), [
+    ['nginx/third-party-directive', 3],
+    ['nginx/third-party-directive', 3],
+    ['nginx/third-party-directive', 3],
+  ]);
+});
+
+test('block mismatch: a block directive without braces, a plain one with', () => {
+  const { diags } = diagnose('events {}\nhttp { server; gzip on { } }\n');
+  assert.deepEqual(diags.map((d) => d.message), ['directive "server" has no opening "{"', 'directive "gzip" is not terminated by ";"']);
+});
+
+test('missing events block in a main file', () => {
+  const { diags } = diagnose('http { }\n', {}, 'main');
+  assert.deepEqual(diags.map((d) => d.message), ['no "events" section in configuration']);
+});
+
+test('fragments: validated in a given or inferred context', () => {
+  const text = 'server {\n  listen 80;\n  location / { root /srv; }\n}\n';
+  assert.equal(inferContext(parseNginx(text)), 'http');
+  assert.deepEqual(diagnose(text).diags, []);
+  assert.deepEqual(diagnose('location / { root /srv; }\n', {}, 'server').diags, []);
+  assert.deepEqual(diagnose('root /srv;\nindex index.html;\n').diags, []);
+  assert.deepEqual(diagnose('location / { }\n', {}, 'http').diags.map((d) => d.code), ['nginx/not-allowed-here']);
+});
+
+test('suppression comments and severity settings apply', () => {
+  const { diags } = diagnose(wrap('  # proxy-tuner-disable-next-line nginx/unknown-directive -- vendor build\n  frobnicate 1;\n  gzip maybe;'), { rules: { 'nginx/invalid-value': 'warning' } });
+  assert.deepEqual(diags.map((d) => [d.code, d.severity]), [['nginx/invalid-value', 2]]);
+});
+
+test('editDistance is bounded and correct', () => {
+  assert.equal(editDistance('gzip', 'gzip'), 0);
+  assert.equal(editDistance('gzpi', 'gzip'), 2);
+  assert.equal(editDistance('proxy_bufering', 'proxy_buffering'), 1);
+  assert.equal(editDistance('a', 'abcdefgh', 3), 4);
+});
