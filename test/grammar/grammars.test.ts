@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
@@ -35,6 +36,11 @@ describe('grammar files', () => {
     const nginx = pkg.contributes.grammars.find((g) => g.scopeName === 'source.nginx');
     assert.equal(nginx?.embeddedLanguages?.['meta.embedded.block.lua'], 'lua');
     assert.match(readFileSync(grammarFiles['source.nginx'], 'utf8'), /"contentName": "meta\.embedded\.block\.lua"/);
+  });
+
+  it('are up to date with their sources in syntaxes/src', () => {
+    const r = spawnSync(process.execPath, [join(repoRoot, 'syntaxes', 'src', 'build.mjs'), '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
   });
 
   it('only include repository rules that exist, and only source.lua from outside', () => {
