@@ -176,7 +176,8 @@ function checkWorkers(ctx: NginxCheckContext): void {
       });
     }
   } else {
-    const anchor = events ?? top.find((d) => d.name === 'http');
+    // only a whole main file (with `events`): an http-only snippet is often a fragment
+    const anchor = events;
     if (anchor) {
       add(ctx, 'nginx/worker-processes-not-auto', anchor.nameWord, 'No `worker_processes`: nginx runs a single worker on one core. Add `worker_processes auto;`.', {
         fixes: [{ title: 'Add worker_processes auto', safe: true, edits: [insertLinesBefore(ctx.text, anchor.start, ['worker_processes auto;'], indentAt(ctx.text, anchor.start))] }],
