@@ -309,11 +309,16 @@ export class Generator {
     }
   }
 
+  private ticks = 0;
+
   private tick(): void {
     const now = performance.now();
     for (const s of this.slots) if (s.busy) s.checkTimeout(now, this.cfg.timeoutMs);
-    this.bucket(now);
-    this.flush();
+    // Batches go to the main thread at least every 300 ms (and at each second boundary).
+    if (++this.ticks % 3 === 0) {
+      this.bucket(now);
+      this.flush();
+    }
   }
 
   private flush(): void {

@@ -67,8 +67,10 @@ export class H1ResponseParser {
         s = 0;
         e = b.length;
       }
-      const idx = b.indexOf(CRLF2, s);
-      if (idx === -1 || idx + 4 > e) {
+      // Search only [s, e): the read buffer is reused and holds stale bytes after e.
+      const rel = b.subarray(s, e).indexOf(CRLF2);
+      const idx = rel === -1 ? -1 : s + rel;
+      if (idx === -1) {
         if (e - s > MAX_HEAD) return Feed.Error;
         this.partial = Buffer.from(b.subarray(s, e));
         return Feed.More;
@@ -91,9 +93,12 @@ export class H1ResponseParser {
     this.status = d0 * 100 + d1 * 10 + d2;
     const http10 = b[s + 7] === 0x30;
     let cl = -1;
-    let i = b.indexOf(CL, s);
-    if (i === -1 || i > idx) i = b.indexOf(CL_LOWER, s);
-    if (i !== -1 && i < idx) {
+    // The head only, from its first byte to the CRLF that ends its last line.
+    const head = b.subarray(s, idx + 2);
+    let i = head.indexOf(CL);
+    if (i === -1) i = head.indexOf(CL_LOWER);
+    if (i !== -1) {
+      i += s;
       let j = i + CL.length;
       while (j < idx && b[j] === 0x20) j++;
       let n = 0;
@@ -104,9 +109,9 @@ export class H1ResponseParser {
         digits++;
       }
       if (digits > 0) cl = n;
-      let c = b.indexOf(CONN_CLOSE, s);
-      if (c === -1 || c > idx) c = b.indexOf(CONN_CLOSE_LOWER, s);
-      this.close = http10 || (c !== -1 && c < idx);
+      let c = head.indexOf(CONN_CLOSE);
+      if (c === -1) c = head.indexOf(CONN_CLOSE_LOWER);
+      this.close = http10 || c !== -1;
       if (http10) {
         const lower = b.toString('latin1', s, idx).toLowerCase();
         if (lower.includes('\r\nconnection: keep-alive')) this.close = false;
@@ -161,8 +166,9 @@ export class H1ResponseParser {
         case State.ChunkSize:
         case State.Trailers: {
           if (i >= e) return Feed.More;
-          const nl = b.indexOf(10, i);
-          if (nl === -1 || nl >= e) {
+          const relNl = b.subarray(i, e).indexOf(10);
+          const nl = relNl === -1 ? -1 : i + relNl;
+          if (nl === -1) {
             this.line += b.toString('latin1', i, e);
             if (this.line.length > 4096) return Feed.Error;
             return Feed.More;

@@ -145,7 +145,6 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     let listenerInfo: BenchResult['listener'];
     let proxyInfo: BenchResult['proxy'];
     if (options.target) {
-      backend = await Backend.start(backendOptions);
       main = { host: options.target.host, port: options.target.port, tls: !!options.target.tls || needsTls(r.scenario) };
       listenerInfo = { host: main.host, port: main.port, tls: main.tls, http2: r.scenario === 'http2', stream: r.scenario === 'tcp' };
       proxyInfo = { kind: 'external', binary: '', version: '' };
@@ -177,12 +176,12 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       signal,
       onMeasureStart: () => {
         proxyCpu0 = sb?.cpuSeconds() ?? 0;
-        backendCpu0 = be.cpuSeconds();
+        backendCpu0 = be?.cpuSeconds() ?? 0;
       },
     });
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
-    const backendCpu = be.cpuSeconds() - backendCpu0;
-    const bstats = await be.statsBetween(load.measuredFrom, load.measuredTo);
+    const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
+    const bstats = be ? await be.statsBetween(load.measuredFrom, load.measuredTo) : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
     const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
     const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
 
@@ -191,7 +190,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
 
     let direct: DirectResult | undefined;
-    if (options.direct && !options.target) {
+    if (options.direct && be) {
       const port = r.scenario === 'tcp' ? be.ports.tcp : needsTls(r.scenario) ? be.ports.https : be.ports.http;
       if (r.scenario === 'http2') {
         warnings.push('direct baseline: the built-in backend speaks HTTP/1.1 only; no baseline for http2');

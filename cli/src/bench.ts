@@ -32,6 +32,8 @@ options:
   --status N           backend response status (default 200)
   --kind nginx|haproxy the config's kind (default: from the file name/contents)
   --binary PATH        the nginx/haproxy binary (default: found on PATH)
+  --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
+                       (no sandbox, no backend; for comparing load generators)
   --direct             also run the same load straight at the backend (the proxy's own cost)
   --json               print one JSON document instead of the table
   -h, --help           this help
@@ -55,6 +57,7 @@ const SPEC: Record<string, FlagSpec> = {
   kind: { value: true, choices: ['nginx', 'haproxy'] },
   binary: { value: true },
   direct: { value: false },
+  target: { value: true },
   json: { value: false },
   help: { value: false, aliases: ['-h'] },
 };
@@ -86,12 +89,21 @@ function parseNumber(s: string, what: string, integer = true): number {
 export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean } {
   const { flags, positionals } = parseArgs(argv, SPEC);
   if (flags.has('help')) return { options: {}, json: false, help: true };
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing FILE (nginx.conf or haproxy.cfg)' : 'exactly one FILE expected');
   const get = (k: string) => {
     const v = flags.get(k);
     return typeof v === 'string' ? v : undefined;
   };
-  const o: BenchOptions = { configPath: positionals[0] };
+  const o: BenchOptions = {};
+  const target = get('target');
+  if (target) {
+    if (positionals.length !== 0) throw new UsageError('give either FILE or --target, not both');
+    const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(target);
+    if (!m) throw new UsageError(`--target: expected HOST:PORT (got '${target}')`);
+    o.target = { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  } else {
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing FILE (nginx.conf or haproxy.cfg)' : 'exactly one FILE expected');
+    o.configPath = positionals[0];
+  }
   const scenario = get('scenario');
   if (scenario) o.scenario = scenario as ScenarioName;
   if (get('connections')) o.connections = parseNumber(get('connections')!, '--connections');
