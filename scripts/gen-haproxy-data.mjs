@@ -301,7 +301,8 @@ function extract(doc) {
     const r = rangeOf(tl, lines, (x) => x === t);
     for (const h of headings(lines, r)) {
       const w = headWord(h);
-      if (!w || !/ : [a-z]/.test(h)) continue;
+      // "name(args) : type" (older docs) or "name(args) type" (newer ones)
+      if (!w || !(/ : [a-z]/.test(h) || /^\S+\s+(boolean|integer|string|binary|ip|ipv4|ipv6|address|method|signed integer)\s*$/.test(h))) continue;
       if (!v.fetches.has(w)) v.fetches.set(w, { syntax: h, doc: t.num });
     }
     for (const d of aclDerivatives(lines, r)) v.aclDerivatives.add(d);
@@ -367,8 +368,8 @@ function binaryFacts() {
         const e = f.actions.get(m[2]) ?? { sets: [], doc: '4.2' };
         if (!e.sets.includes(m[1])) e.sets.push(m[1]);
         f.actions.set(m[2], e);
-      } else if ((m = /^bind <addr> (?:ssl |quic )?(\S+)( \+\d+)?/.exec(t))) f.bind.set(m[1], { takesArg: !!m[2] });
-      else if ((m = /^server <name> <addr> (?:ssl )?(\S+)( \+\d+)?/.exec(t))) f.server.set(m[1], { takesArg: !!m[2] });
+      } else if ((m = /^bind <addr> (?:ssl |quic )?(\S+)( \+(-?)\d+)?/.exec(t))) f.bind.set(m[1], { takesArg: !!m[2], variadic: m[3] === '-' });
+      else if ((m = /^server <name> <addr> (?:ssl )?(\S+)( \+(-?)\d+)?/.exec(t))) f.server.set(m[1], { takesArg: !!m[2], variadic: m[3] === '-' });
       else if (!t.includes(' ')) {
         if (!f.sections.has(sect)) f.sections.set(sect, new Set());
         f.sections.get(sect).add(t);
@@ -473,13 +474,14 @@ function main() {
   };
   const bind = mergeTable(pv('bind'), versions, optPick());
   const server = mergeTable(pv('server'), versions, optPick());
-  for (const [name, e] of Object.entries(bind)) {
-    const b = bin?.bind.get(name);
-    e.takesArg = b ? b.takesArg : (e.syntax ?? []).some((s) => /^\S+\s+[<\[]/.test(s));
-  }
-  for (const [name, e] of Object.entries(server)) {
-    const b = bin?.server.get(name);
-    e.takesArg = b ? b.takesArg : (e.syntax ?? []).some((s) => /^\S+\s+[<\[]/.test(s));
+  // Arity: the binary's registered count when known ("+1" one value, "+-1" a variable number),
+  // else whether the documented syntax has a placeholder after the name.
+  for (const [table, binMap] of [[bind, bin?.bind], [server, bin?.server]]) {
+    for (const [name, e] of Object.entries(table)) {
+      const b = binMap?.get(name);
+      e.takesArg = b ? b.takesArg : (e.syntax ?? []).some((s) => /^\S+\s+[<\[{]/.test(s));
+      if (b?.variadic) e.variadic = true;
+    }
   }
   void argOf;
   const converters = mergeTable(pv('converters'), versions, (i) => ({ syntax: i.syntax || undefined, doc: i.doc }));

@@ -120,3 +120,11 @@ test('never throws on arbitrary input', () => {
     for (const sec of f.sections) assert.ok(sec.start <= sec.end);
   }
 });
+
+test('a sample expression continues over words after a trailing comma', () => {
+  const f = parseHaproxy('frontend f\n  acl a req.hdr(x), lower,  map(a,b) -m found\n  use-server s if { req.ssl_sni, lower -m end .com }\n');
+  const [acl, rule] = f.sections[0].statements;
+  assert.deepEqual(acl.acl!.sample!.converters.map((c) => c.name), ['lower', 'map']);
+  assert.deepEqual(acl.acl!.rest.map((w) => w.value), ['-m', 'found']);
+  assert.deepEqual(rule.condition!.terms[0].sample!.converters.map((c) => c.name), ['lower']);
+});

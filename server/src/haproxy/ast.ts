@@ -167,6 +167,7 @@ export const SECTION_KEYWORDS: Readonly<Record<string, string | undefined>> = {
   traces: '3.1',
   acme: '3.2',
   'log-profile': '3.1',
+  healthcheck: '3.4',
 };
 
 /** Keywords whose second word selects the behaviour (`option httplog`, `timeout client`, ...). */

@@ -24,6 +24,8 @@ export interface OptionInfo extends Versioned {
   syntax?: string[];
   doc: string;
   takesArg?: boolean;
+  /** Takes a variable number of values. */
+  variadic?: boolean;
 }
 
 export interface SampleInfo extends Versioned {

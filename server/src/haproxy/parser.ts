@@ -327,6 +327,29 @@ function wordSample(w: Word): SampleExpr {
   return parseSampleExpr(w.raw, w.start);
 }
 
+/**
+ * A sample expression that may continue over the next words: HAProxy reads `fetch, conv1,conv2`
+ * as one expression when a word ends with a comma. Returns the expression and the words used.
+ */
+export function samplesFromWords(words: Word[], i: number): { sample: SampleExpr; used: number } {
+  const sample = wordSample(words[i]);
+  let used = 1;
+  let last = words[i];
+  while (last.value.endsWith(',') && i + used < words.length) {
+    const next = words[i + used];
+    const more = parseSampleExpr('x,' + next.raw, next.start - 2);
+    // drop the empty converter left by the trailing comma, then append the next word's converters
+    if (sample.converters.length && sample.converters[sample.converters.length - 1].name === '') sample.converters.pop();
+    sample.converters.push(...more.converters);
+    if (more.malformed && !sample.malformed) sample.malformed = more.malformed;
+    if (more.unclosed) sample.unclosed = true;
+    sample.end = next.end;
+    last = next;
+    used++;
+  }
+  return { sample, used };
+}
+
 function span(words: Word[]): { start: number; end: number } {
   return { start: words[0].start, end: words[words.length - 1].end };
 }
@@ -368,7 +391,7 @@ export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition 
       }
       const endWord = closed ? words[j] : words[words.length - 1];
       term = { kind: 'anonymous', negated, words: inner, start: termStart, end: endWord.end };
-      if (inner.length) term.sample = wordSample(inner[0]);
+      if (inner.length) term.sample = samplesFromWords(inner, 0).sample;
       if (!closed) {
         term.unclosed = true;
         errors.push({ start: w.start, end: w.end, message: "missing closing '}' in condition" });
@@ -448,9 +471,11 @@ function buildStatement(raw: RawLine, lineNo: number, errors: SyntaxIssue[]): St
   if (kw === 'acl' && rest.length) {
     const acl: AclDecl = { name: rest[0], rest: rest.slice(2) };
     if (rest[1]) {
+      const { sample, used } = samplesFromWords(rest, 1);
       acl.criterion = rest[1];
-      acl.sample = wordSample(rest[1]);
-      st.samples.push(acl.sample);
+      acl.sample = sample;
+      acl.rest = rest.slice(1 + used);
+      st.samples.push(sample);
     }
     st.acl = acl;
   } else if (kw === 'stick' && rest.length > 1 && /^(on|match|store-request|store-response)$/.test(rest[0].value)) {

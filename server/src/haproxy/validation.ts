@@ -537,6 +537,8 @@ function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>,
       continue;
     }
     c.version(info, w, `${what} option '${w.value}'`);
+    // an option with a variable number of values (`source addr [usesrc ...]`) ends what we can check
+    if (info.variadic) break;
     if (info.takesArg && !w.value.startsWith('no-')) {
       const v = words[i + 1];
       if (!v) {
