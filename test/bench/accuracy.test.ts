@@ -25,30 +25,31 @@ after(async () => {
   assert.ok(await eventually(() => liveDescendants().length === 0), `processes left: ${liveDescendants().join(' ')}`);
 });
 
-test('percentiles follow a known latency distribution (90% 5 ms, 10% 40 ms)', async () => {
-  const b = await Backend.start({ latency: { kind: 'choice', values: [{ ms: 5, weight: 9 }, { ms: 40, weight: 1 }] } });
+test('percentiles follow a known latency distribution (90% 10 ms, 10% 200 ms)', async (t) => {
+  const b = await Backend.start({ latency: { kind: 'choice', values: [{ ms: 10, weight: 9 }, { ms: 200, weight: 1 }] } });
   try {
     const r = await runLoad(base(b.ports.http));
     const s = summarize(r.whole);
+    t.diagnostic(`requests ${r.requests}, p50 ${s.p50} ms, p90 ${s.p90} ms, p99 ${s.p99} ms, max ${s.max} ms`);
     assert.ok(r.requests > 100, `too few requests: ${r.requests}`);
     assert.equal(r.errors.connect + r.errors.reset + r.errors.timeout, 0);
-    // A timer never fires early; lateness on a busy shared machine stays well under these margins.
-    assert.ok(s.p50 >= 5 && s.p50 < 12, `p50 ${s.p50}`);
-    assert.ok(s.p99 >= 40 && s.p99 < 55, `p99 ${s.p99}`);
+    // A timer never fires early; the upper margins leave room for a busy shared machine.
+    assert.ok(s.p50 >= 10 && s.p50 < 40, `p50 ${s.p50}`);
+    assert.ok(s.p99 >= 200 && s.p99 < 260, `p99 ${s.p99}`);
     // The share of slow answers is the configured 10% (binomial noise at a few hundred samples).
     const p86 = r.whole.percentile(86) / 1000;
     const p94 = r.whole.percentile(94) / 1000;
-    assert.ok(p86 < 25, `p86 ${p86} ms should be a fast answer`);
-    assert.ok(p94 >= 40, `p94 ${p94} ms should be a slow answer`);
+    assert.ok(p86 < 100, `p86 ${p86} ms should be a fast answer`);
+    assert.ok(p94 >= 200, `p94 ${p94} ms should be a slow answer`);
   } finally {
     await b.stop();
   }
 });
 
-test('open model: a backend stall shows in P99 as computed from the stall length and the rate', async () => {
+test('open model: a backend stall shows in P99 as computed from the stall length and the rate', async (t) => {
   const b = await Backend.start({});
   const rate = 500;
-  const stallMs = 300;
+  const stallMs = 800;
   const durationMs = 2000;
   let stalled = false;
   try {
@@ -59,7 +60,7 @@ test('open model: a backend stall shows in P99 as computed from the stall length
           setTimeout(() => {
             stalled = true;
             void b.stall(stallMs);
-          }, 600);
+          }, 400);
         },
       },
     );
@@ -68,6 +69,7 @@ test('open model: a backend stall shows in P99 as computed from the stall length
     // Requests due during the stall wait (stall - x) for x uniform over the stall: they are
     // stallMs/durationMs of all requests, so the 1% slowest start at stallMs * (1 - 0.01 * durationMs / stallMs).
     const expectedP99 = stallMs * (1 - (0.01 * durationMs) / stallMs);
+    t.diagnostic(`stall ${stallMs} ms at ${rate} req/s over ${durationMs} ms: p99 ${s.p99} ms (expected ${expectedP99}), p99.9 ${s.p999} ms, max ${s.max} ms, p50 ${s.p50} ms, requests ${r.requests}`);
     assert.ok(Math.abs(s.p99 - expectedP99) <= expectedP99 * 0.1, `p99 ${s.p99} ms, expected ${expectedP99} ms ±10%`);
     assert.ok(s.max >= stallMs * 0.9, `max ${s.max}`);
     // The offered rate was kept: the requests due during the stall were sent afterwards, not skipped.
