@@ -122,6 +122,9 @@ describe('formatting', () => {
     assert.equal(formatMs(4.1), '4.10 ms');
     assert.equal(formatMs(41.26), '41.3 ms');
     assert.equal(formatMs(412.4), '412 ms');
+    assert.equal(formatMs(-279.552), '-280 ms');
+    assert.equal(formatMs(-4.1), '-4.10 ms');
+    assert.equal(formatRps(-1500), '-1.5k req/s');
     assert.equal(formatRps(950.4), '950 req/s');
     assert.equal(formatRps(18_200), '18.2k req/s');
     assert.equal(formatRps(1_204_000), '1.20M req/s');

@@ -152,17 +152,18 @@ export function compareResults(a: BenchResult, b: BenchResult): Comparison {
 /** Milliseconds with about three significant digits: 0.412 ms, 4.12 ms, 41.2 ms, 412 ms. */
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '–';
-  if (ms >= 100) return `${Math.round(ms)} ms`;
-  if (ms >= 10) return `${ms.toFixed(1)} ms`;
-  if (ms >= 1) return `${ms.toFixed(2)} ms`;
+  const a = Math.abs(ms);
+  if (a >= 100) return `${Math.round(ms)} ms`;
+  if (a >= 10) return `${ms.toFixed(1)} ms`;
+  if (a >= 1) return `${ms.toFixed(2)} ms`;
   return `${ms.toFixed(3)} ms`;
 }
 
 /** Requests per second: 950 req/s, 18.2k req/s, 1.20M req/s. */
 export function formatRps(rps: number): string {
   if (!Number.isFinite(rps)) return '–';
-  if (rps >= 1e6) return `${(rps / 1e6).toFixed(2)}M req/s`;
-  if (rps >= 1e3) return `${(rps / 1e3).toFixed(1)}k req/s`;
+  if (Math.abs(rps) >= 1e6) return `${(rps / 1e6).toFixed(2)}M req/s`;
+  if (Math.abs(rps) >= 1e3) return `${(rps / 1e3).toFixed(1)}k req/s`;
   return `${Math.round(rps)} req/s`;
 }
 
