@@ -17,6 +17,8 @@ const MIN_GENUINE_CAUGHT = 19;
 
 interface Row {
   file: string;
+  verdict: string;
+  warnings: string;
   finalClass: string;
   newer: boolean;
   finalLine: number;
@@ -28,6 +30,8 @@ function rows(): Row[] {
   const col = (r: string[], n: string) => r[h.indexOf(n)] ?? '';
   return lines.slice(1).map((r) => ({
     file: col(r, 'file'),
+    verdict: col(r, 'verdict'),
+    warnings: col(r, 'warnings'),
     finalClass: col(r, 'final_class'),
     newer: col(r, 'kind') === 'newer-version' || col(r, 'final_kind') === 'newer-version',
     finalLine: Number(col(r, 'final_line')) || 0,
@@ -70,4 +74,18 @@ test('HAProxy corpus: no error on files HAProxy accepts; genuine errors caught',
   console.log(`haproxy corpus: ${ok} final-ok files, ${falseErrors.length} false errors; genuine caught at the binary's line: ${caught}/${genuine} (${((100 * caught) / genuine).toFixed(1)}%)`);
   assert.deepEqual(falseErrors, []);
   assert.ok(caught >= MIN_GENUINE_CAUGHT, `genuine caught fell to ${caught}/${genuine}`);
+});
+
+test('HAProxy corpus: missing-timeout warnings match the ones HAProxy 2.6 printed', { skip: !available && 'corpus not found' }, () => {
+  const mismatches: string[] = [];
+  let agreed = 0;
+  for (const r of rows()) {
+    if (r.verdict !== 'ok') continue;
+    const ours = check(r.file, '2.6').some((d) => d.code === 'haproxy/missing-timeout');
+    const theirs = /missing timeouts for/.test(r.warnings);
+    if (ours !== theirs) mismatches.push(`${r.file}: ours ${ours}, haproxy ${theirs}`);
+    else if (ours) agreed++;
+  }
+  assert.deepEqual(mismatches, []);
+  assert.ok(agreed >= 15, `only ${agreed} files with the warning on both sides`);
 });

@@ -196,3 +196,10 @@ test('validation of a big config stays correct (maps built once)', () => {
   assert.ok(doc.lineCount > 8000);
   assert.deepEqual(codes(diags), []);
 });
+
+test('frontend without bind and HTTP log options in tcp mode (inherited from defaults) are warnings', () => {
+  const { diags } = diagnose(`defaults d\n  mode http\n  option httplog\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend f\n  mode tcp\n  default_backend b\nbackend b\n  mode tcp\n  server s 127.0.0.1:1\n`);
+  assert.deepEqual(codes(diags), ['haproxy/no-bind', 'haproxy/http-option-in-tcp']);
+  assert.deepEqual(diags.map((d) => d.severity), [2, 2]);
+  assert.equal(diags[1].range.start.line, 2, 'reported where the option is written');
+});

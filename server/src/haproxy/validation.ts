@@ -66,6 +66,8 @@ export const HAPROXY_RULES: RuleMeta[] = [
   rule('mode-mismatch', 'correctness', 'error', 'An HTTP frontend switches to a TCP backend.', 'HAProxy refuses to route from an `http` frontend to a `tcp` backend.', '4.2-mode'),
   rule('missing-timeout', 'correctness', 'warning', 'Proxy without `timeout connect`, `timeout client` or `timeout server`.', 'Without these timeouts stuck connections pile up forever; HAProxy warns at start-up.', '4.2-timeout%20client', 'Add the missing timeouts'),
   rule('defaults-rules', 'correctness', 'error', 'Proxy inherits from a `defaults` section whose rules it cannot inherit.', 'Only frontends and backends may inherit TCP/HTTP rules from a named defaults section, and backends not connection/session rules.', '4'),
+  rule('no-bind', 'correctness', 'warning', 'Frontend without a `bind` line.', 'A frontend that listens nowhere receives no traffic; HAProxy warns and suggests a backend.', '4.2-bind'),
+  rule('http-option-in-tcp', 'correctness', 'warning', 'HTTP-only option in a proxy that runs in tcp mode.', 'HTTP log formats and header options need `mode http`; HAProxy ignores them or falls back to the TCP variant.', '4.2-mode'),
   rule('ignored-here', 'correctness', 'warning', 'Keyword ignored because the proxy lacks the needed capability.', 'A frontend-only keyword in a backend (or the reverse) is ignored; HAProxy warns.', '4.1'),
 ];
 
@@ -781,6 +783,7 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
 
   // Cross-proxy checks: backends named by switching rules, modes, timeouts.
   const byBackendName = new Map<string, ProxyFacts>();
+  const reportedInherited = new Set<Statement>();
   for (const p of proxies) if ((p.kind === 'backend' || p.kind === 'listen') && !byBackendName.has(p.name)) byBackendName.set(p.name, p);
   for (const p of proxies) {
     const mode = effectiveMode(p);
@@ -798,8 +801,28 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
         c.add('mode-mismatch', w, `${p.kind} '${p.name}' is in http mode but backend '${target.name}' is in tcp mode.`);
     }
     checkTimeouts(c, p, mode);
+    const own = p.section.statements.filter((s) => !s.disabled);
+    const headerHasAddress = p.section.header.args.length > 1 && p.section.header.args[1].value !== 'from';
+    if (p.kind === 'frontend' && !headerHasAddress && !own.some((s) => s.keyword?.value === 'bind' || (s.keyword?.value === 'stats' && s.sub?.value === 'enable')))
+      c.add('no-bind', p.section.header.keyword!, `frontend '${p.name}' has no 'bind' line; declare it as a backend if it is meant to receive no connections of its own.`);
+    if (mode === 'tcp' && p.kind !== 'backend') {
+      for (const st of inheritedLines(p)) {
+        if (reportedInherited.has(st)) continue;
+        reportedInherited.add(st);
+        const o = st.keyword?.value === 'option' && !st.prefix ? st.sub?.value : undefined;
+        if (o === 'httplog' || o === 'httpslog')
+          c.add('http-option-in-tcp', { start: st.keyword!.start, end: st.sub!.end }, `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' runs in tcp mode and falls back to 'option tcplog'.`);
+      }
+    }
   }
   return c.out;
+}
+
+/** The proxy's lines and those of the defaults it inherits from (nearest first). */
+function inheritedLines(p: ProxyFacts): Statement[] {
+  const out: Statement[] = [];
+  for (let q: ProxyFacts | undefined = p; q; q = q.parent) out.push(...q.section.statements.filter((s) => !s.disabled));
+  return out;
 }
 
 function capabilities(kind: string): string[] {
@@ -832,13 +855,13 @@ function checkTimeouts(c: Checker, p: ProxyFacts, mode: string): void {
   const have = inheritedTimeouts(p);
   const need: string[] = [];
   const fe = p.kind === 'frontend' || p.kind === 'listen';
-  const be = p.kind === 'backend' || p.kind === 'listen';
+  // server-side timeouts only matter where there are servers to talk to (HAProxy warns the same way)
+  const hasServers = p.section.statements.some((s) => !s.disabled && /^(server|server-template|dispatch)$/.test(s.keyword?.value ?? ''));
+  const be = (p.kind === 'backend' || p.kind === 'listen') && hasServers;
   if (be && !have.has('connect')) need.push('connect');
   if (fe && !have.has('client')) need.push('client');
   if (be && !have.has('server')) need.push('server');
   if (!need.length) return;
-  // A backend with no server has nothing to time out towards.
-  if (p.kind === 'backend' && !p.section.statements.some((s) => s.keyword?.value === 'server' || s.keyword?.value === 'server-template')) return;
   const hdr = p.section.header;
   const insertAt = hdr.line + 1 < c.file.lineStarts.length ? c.file.lineStarts[hdr.line + 1] : c.file.text.length;
   const first = p.section.statements[0];
