@@ -11,13 +11,18 @@ import * as path from 'node:path';
 import { groupCpuSeconds, groupMembers } from './proc';
 
 // A background list's stdin is /dev/null in a non-interactive shell: keep the pipe on fd 3.
+// A line on the pipe is a normal stop; EOF without a line means our process died: then the
+// supervisor also removes the sandbox folder (PT_SANDBOX_DIR, only a proxy-tuner-bench-* path).
 const SUPERVISOR = [
   'exec 3<&0',
   '"$@" </dev/null 3<&- &',
   'c=$!',
   "trap '' PIPE",
-  '{ read -r _ <&3; kill -TERM "$c" 2>/dev/null; sleep 3; kill -KILL 0 2>/dev/null; } &',
+  'd="$PT_SANDBOX_DIR"',
+  'case "$d" in */proxy-tuner-bench-*) ;; *) d= ;; esac',
+  '{ if ! read -r _ <&3 && [ -n "$d" ]; then : > "$d/.parent-gone"; fi; kill -TERM "$c" 2>/dev/null; sleep 3; kill -KILL 0 2>/dev/null; } &',
   'wait "$c"; rc=$?',
+  'if [ -n "$d" ] && [ -e "$d/.parent-gone" ]; then rm -rf "$d"; fi',
   'echo "__proxy_tuner_exit $rc" >&2',
   'kill -KILL 0',
 ].join('\n');
@@ -51,9 +56,11 @@ export class SupervisedProcess {
   }
 
   /** Starts `cmd args...` under the supervisor in a new process group. */
-  static start(cmd: string, args: string[], cwd: string): SupervisedProcess {
+  static start(cmd: string, args: string[], cwd: string, sandboxDir?: string): SupervisedProcess {
+    const env = { ...process.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
     const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'proxy-tuner-supervisor', cmd, ...args], {
       cwd,
+      env,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -85,7 +92,7 @@ export class SupervisedProcess {
   /** Stops the proxy and waits until no process of the group is left (bounded: about 5 s). */
   async stop(): Promise<ExitInfo> {
     try {
-      this.child.stdin?.end();
+      this.child.stdin?.end('stop\n');
     } catch {
       // pipe already closed
     }

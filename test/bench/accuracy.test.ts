@@ -48,13 +48,13 @@ test('percentiles follow a known latency distribution (90% 10 ms, 10% 200 ms)', 
 
 test('open model: a backend stall shows in P99 as computed from the stall length and the rate', async (t) => {
   const b = await Backend.start({});
-  const rate = 500;
+  const rate = 200;
   const stallMs = 800;
   const durationMs = 2000;
   let stalled = false;
   try {
     const r = await runLoad(
-      { ...base(b.ports.http), rate, durationMs, warmupMs: 300 },
+      { ...base(b.ports.http), connections: 50, rate, durationMs, warmupMs: 300 },
       {
         onMeasureStart: () => {
           setTimeout(() => {

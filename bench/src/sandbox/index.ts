@@ -169,7 +169,7 @@ export class ProxySandbox {
         }
         throw e;
       }
-      const proc = SupervisedProcess.start(this.binary, this.runArgs(), this.dir);
+      const proc = SupervisedProcess.start(this.binary, this.runArgs(), this.dir, this.dir);
       this.proc = proc;
       const tcp = this.listeners.filter((l) => !l.udp);
       let ok = true;
