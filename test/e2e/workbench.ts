@@ -12,7 +12,7 @@ export interface PollOptions {
 
 /** Calls `probe` until it returns a value that is not undefined/false, or throws after `timeout`. */
 export async function poll<T>(what: string, probe: () => Promise<T | undefined | false>, opts: PollOptions = {}): Promise<T> {
-  const timeout = opts.timeout ?? 30_000;
+  const timeout = opts.timeout ?? 60_000;
   const interval = opts.interval ?? 150;
   const deadline = Date.now() + timeout;
   let lastError: unknown;
@@ -49,9 +49,9 @@ export class Workbench {
 
   /** Waits for the workbench and its file explorer to be up. */
   async ready(): Promise<void> {
-    await this.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    await this.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 });
     await poll('the explorer to list the workspace', async () => (await this.page.locator('.explorer-folders-view .monaco-list-row').count()) > 0, {
-      timeout: 60_000,
+      timeout: 120_000,
     });
   }
 
@@ -149,7 +149,7 @@ export class Workbench {
         const text = (await hover.allInnerTexts()).join('\n');
         return expect(text) ? text : false;
       },
-      { timeout: 30_000 },
+      { timeout: 60_000 },
     );
   }
 
@@ -185,7 +185,7 @@ export class Workbench {
         if (names.length === 0 && !/no suggestions/i.test(message)) return false; // still loading
         return accept(names) ? names : false;
       },
-      { timeout: 30_000 },
+      { timeout: 60_000 },
     );
   }
 
