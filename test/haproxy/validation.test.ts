@@ -203,3 +203,19 @@ test('frontend without bind and HTTP log options in tcp mode (inherited from def
   assert.deepEqual(diags.map((d) => d.severity), [2, 2]);
   assert.equal(diags[1].range.start.line, 2, 'reported where the option is written');
 });
+
+test('references to resolvers, caches, userlists, peers, servers and stick tables must exist', () => {
+  const { diags } = diagnose(`${BASE}resolvers dns\n  nameserver ns1 127.0.0.1:53\ncache c1\n  total-max-size 4\nuserlist admins\n  user a insecure-password x\nfrontend f\n  bind :80\n  http-request track-sc0 src table rates\n  http-request track-sc1 src table ratez\n  http-request auth if !{ http_auth(admin) }\n  http-request cache-use c2\n  default_backend b\nbackend rates\n  stick-table type ip size 1k expire 10s store http_req_rate(10s)\nbackend b\n  use-server s2 if TRUE\n  server s1 127.0.0.1:1 resolvers dnz\n  http-request track-sc0 src\n`);
+  assert.deepEqual(
+    diags.map((d) => d.message),
+    [
+      "No stick table named 'ratez' (a proxy with a 'stick-table' line, or 'peers/table').",
+      "No 'userlist' section named 'admin'.",
+      "No 'cache' section named 'c2'; did you mean 'c1'?",
+      "No server named 's2' in backend 'b'.",
+      "No 'resolvers' section named 'dnz'; did you mean 'dns'?",
+      "'track-sc0' without 'table' needs a 'stick-table' in backend 'b'.",
+    ],
+  );
+  assert.ok(diags.every((d) => d.code === 'haproxy/unknown-reference' && d.severity === 1));
+});

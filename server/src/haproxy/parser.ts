@@ -378,7 +378,8 @@ export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition 
     }
     const termStart = negStart >= 0 ? negStart : w.start;
     let term: CondTerm;
-    if (v === '{') {
+    if (v === '!{') negated = !negated;
+    if (v === '{' || v === '!{') {
       const inner: Word[] = [];
       let j = i + 1;
       let closed = false;

@@ -1,7 +1,7 @@
 // HAProxy outline: sections by keyword and name with their ACLs, servers and other named lines
 // as children; folding ranges (sections, comment runs, `.if` blocks); selection ranges
 // (word → condition term → condition → line → section → document).
-import type { DocumentSymbol, FoldingRange, Position, SelectionRange } from 'vscode-languageserver-types';
+import type { DocumentSymbol, FoldingRange, Position, SelectionRange, SymbolKind } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { HaproxyFile, Section, Statement } from './ast';
 import { findNodeAt } from './ast';
@@ -58,7 +58,7 @@ function childSymbol(doc: TextDocument, st: Statement): DocumentSymbol | undefin
   return {
     name: `${k} ${nameWord.value}`,
     detail: rest,
-    kind,
+    kind: kind as SymbolKind,
     range: { start: doc.positionAt(st.start), end: doc.positionAt(st.end) },
     selectionRange: { start: doc.positionAt(nameWord.start), end: doc.positionAt(nameWord.end) },
   };
@@ -70,7 +70,7 @@ export function haproxySymbols(doc: TextDocument, file: HaproxyFile): DocumentSy
     const children = s.statements.map((st) => childSymbol(doc, st)).filter((c): c is DocumentSymbol => !!c);
     const sym: DocumentSymbol = {
       name: s.name ? `${s.keyword} ${s.name.value}` : s.keyword,
-      kind: SECTION_KIND[s.keyword] ?? K.Module,
+      kind: (SECTION_KIND[s.keyword] ?? K.Module) as SymbolKind,
       range: { start: doc.positionAt(s.headerStart), end: doc.positionAt(sectionEnd(file, s)) },
       selectionRange: { start: doc.positionAt(sel.start), end: doc.positionAt(sel.end) },
     };

@@ -60,6 +60,7 @@ export const HAPROXY_RULES: RuleMeta[] = [
   rule('invalid-time', 'correctness', 'error', 'Invalid time value.', 'Times are a number with an optional unit: us, ms (default), s, m, h, d.', '2.5'),
   rule('invalid-size', 'correctness', 'error', 'Invalid size or number.', 'Sizes are a number with an optional k, m or g suffix; counts are plain integers.', '2.5'),
   rule('unknown-fetch', 'correctness', 'error', 'Unknown sample fetch or converter.', 'An unknown fetch or converter makes the rule, and the configuration, fail to load.', '7.3'),
+  rule('unknown-reference', 'correctness', 'error', 'Reference to a section, server or table that does not exist.', 'HAProxy resolves names of resolvers, caches, userlists, peers, mailers, servers and stick tables at start-up and refuses to start when one is missing.', '4.2'),
   rule('unknown-backend', 'correctness', 'error', '`use_backend`/`default_backend` names a backend that does not exist.', 'HAProxy fails at start-up when a switching rule names a missing backend.', '4.2-use_backend'),
   rule('undeclared-acl', 'correctness', 'error', 'Condition uses an ACL that is not declared (before it) in this section.', 'ACLs are looked up when the rule is read: they must be declared earlier in the same section, or be predefined.', '7.2'),
   rule('duplicate-proxy', 'correctness', 'error', 'Two proxies or sections of the same kind share a name.', 'Names must be unique per capability: HAProxy rejects the second declaration.', '4'),
@@ -690,6 +691,7 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
   }
 
   const proxies: ProxyFacts[] = [];
+  const allFacts: ProxyFacts[] = [];
   const byKindName = new Map<string, ProxyFacts>();
   const backends = new Set<string>();
   const defaultsByName = new Map<string, ProxyFacts>();
@@ -726,6 +728,7 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
         facts.parent = kind === 'defaults' && fromName === undefined ? undefined : lastDefaults;
         if (kind !== 'defaults') facts.parent = lastDefaults;
       }
+      allFacts.push(facts);
       const ctx: Ctx = { c, sec, kind, facts, backends };
       for (const st of sec.statements) {
         if (st.disabled || !st.keyword || st.keyword.value.startsWith('.')) continue;
@@ -815,7 +818,70 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
       }
     }
   }
+  checkReferences(c, file, allFacts);
   return c.out;
+}
+
+/** Names used by other sections: resolvers, caches, userlists, peers, mailers, servers, stick tables. */
+function checkReferences(c: Checker, file: HaproxyFile, proxies: ProxyFacts[]): void {
+  const named = new Map<string, Set<string>>();
+  const tables = new Set<string>();
+  for (const sec of file.sections) {
+    if (sec.header.disabled || !sec.name) continue;
+    if (!named.has(sec.keyword)) named.set(sec.keyword, new Set());
+    named.get(sec.keyword)!.add(sec.name.value);
+    if (PROXY_KINDS.has(sec.keyword) && sec.statements.some((s) => s.keyword?.value === 'stick-table')) tables.add(sec.name.value);
+    if (sec.keyword === 'peers') for (const st of sec.statements) if (st.keyword?.value === 'table' && st.args[0]) tables.add(`${sec.name.value}/${st.args[0].value}`);
+  }
+  const has = (kind: string, name: string) => named.get(kind)?.has(name) ?? false;
+  const ref = (kind: string, w: Word | undefined) => {
+    if (!w || w.envVars || /[$%]/.test(w.value)) return;
+    if (!has(kind, w.value)) {
+      const guess = didYouMean(w.value, named.get(kind) ?? []);
+      c.add('unknown-reference', w, `No '${kind}' section named '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+    }
+  };
+  for (const p of proxies) {
+    const servers = new Set(p.section.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value));
+    for (const st of p.section.statements) {
+      if (st.disabled || !st.keyword) continue;
+      const k = st.keyword.value;
+      const a = st.args;
+      if (k === 'server' || k === 'default-server' || k === 'server-template') {
+        for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'resolvers') ref('resolvers', a[i + 1]);
+      } else if (k === 'use-server' && a[0] && !a[0].envVars && !/[$%]/.test(a[0].value) && !servers.has(a[0].value)) {
+        c.add('unknown-reference', a[0], `No server named '${a[0].value}' in ${p.kind} '${p.name}'.`);
+      } else if (k === 'stick-table') {
+        for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'peers') ref('peers', a[i + 1]);
+      } else if (k === 'email-alert' && a[0]?.value === 'mailers') {
+        ref('mailers', a[1]);
+      } else if (/^(http-request|http-response)$/.test(k) && /^cache-(use|store)$/.test(a[0]?.value ?? '')) {
+        ref('cache', a[1]);
+      } else if (k === 'filter' && a[0]?.value === 'cache') {
+        ref('cache', a[1]);
+      }
+      if (RULE_KEYWORDS.has(k) && !tables.has(p.name)) {
+        // `track-scN key` without `table` tracks in the proxy's own stick table
+        const ai = a.findIndex((w) => /^track-sc\d$/.test(w.value));
+        if (ai >= 0 && !a.slice(ai).some((w) => w.value === 'table'))
+          c.add('unknown-reference', a[ai], `'${a[ai].value}' without 'table' needs a 'stick-table' in ${p.kind}${p.name ? ` '${p.name}'` : ''}.`);
+      }
+      if (RULE_KEYWORDS.has(k) || k === 'stick') {
+        for (let i = 1; i < a.length - 1; i++) {
+          if (a[i].value !== 'table') continue;
+          const t = a[i + 1];
+          if (t.envVars || /[$%]/.test(t.value)) continue;
+          if (!tables.has(t.value)) c.add('unknown-reference', t, `No stick table named '${t.value}' (a proxy with a 'stick-table' line, or 'peers/table').`);
+        }
+      }
+      for (const s of st.samples) {
+        if (/^http_auth(_group)?$/.test(s.fetch) && s.args[0]) {
+          const name = s.args[0];
+          if (!has('userlist', name) && !/[$%]/.test(name)) c.add('unknown-reference', { start: s.start, end: s.end }, `No 'userlist' section named '${name}'.`);
+        }
+      }
+    }
+  }
 }
 
 /** The proxy's lines and those of the defaults it inherits from (nearest first). */
