@@ -292,6 +292,17 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       assert.deepEqual(textProblems(recent.stdout).filter((x) => x.code === 'nginx/needs-newer-version'), []);
     });
 
+    it('judges against --haproxy-version', () => {
+      // `ocsp-update.mode` (global) exists since HAProxy 3.0.
+      const file = write('ocsp-haproxy.cfg', 'global\n    maxconn 1000\n    ocsp-update.mode on\n');
+      const old = cli(['check', '--haproxy-version', '2.6', file]);
+      assert.equal(old.status, 1, old.stdout);
+      const p = textProblems(old.stdout).find((x) => x.code === 'haproxy/needs-newer-version');
+      assert.deepEqual([p?.line, p?.col], [3, 5]);
+      const recent = cli(['check', '--haproxy-version', '3.0', file]);
+      assert.deepEqual(textProblems(recent.stdout).filter((x) => x.code === 'haproxy/needs-newer-version'), []);
+    });
+
     it('defaults to the local nginx -v, and to the newest without one', () => {
       const file = write('http2-default.conf', HTTP2_NGINX);
       const local122 = cli(['check', file], { PATH: fakeNginxOnPath('1.22.1') });

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fork, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -331,6 +331,38 @@ describe('language server over stdio (our JSON-RPC client)', () => {
       } finally {
         await server.stop();
       }
+    });
+
+    it('judges against the local nginx -v when no version is set, like check, and the setting wins', async () => {
+      const text = 'events {}\nhttp {\n  server {\n    listen 127.0.0.1:8443 ssl;\n    http2 on;\n  }\n}\n';
+      const fakeNginx = (version: string) => {
+        const bin = join(dir, `fake-nginx-${version}`);
+        mkdirSync(bin, { recursive: true });
+        writeFileSync(join(bin, 'nginx'), `#!/bin/sh\necho "nginx version: nginx/${version}" >&2\n`);
+        chmodSync(join(bin, 'nginx'), 0o755);
+        return bin;
+      };
+      const versionErrors = async (localVersion: string, setting?: string) => {
+        const server = new LspClient(['--stdio'], { PATH: fakeNginx(localVersion) });
+        server.onServerRequest = (m: RpcMessage) =>
+          m.method === 'workspace/configuration' ? [setting ? { nginx: { version: setting } } : null] : null;
+        try {
+          await server.initialize();
+          const uri = uriOf(`http2-${localVersion}-${setting ?? 'unset'}.conf`);
+          open(server, uri, 'nginx', text);
+          const diagnostics = await server.diagnosticsFor(uri, 1);
+          const logs = server.notifications.filter((n) => n.method === 'window/logMessage').map((n) => n.params.message);
+          return { errors: diagnostics.filter((d) => d.code === 'nginx/needs-newer-version'), logs };
+        } finally {
+          await server.stop();
+        }
+      };
+      const old = await versionErrors('1.22.1');
+      assert.equal(old.errors.length, 1);
+      assert.deepEqual(old.errors[0].range.start, { line: 4, character: 4 });
+      assert.ok(old.logs.some((l) => /judging configs against nginx 1\.22\.1/.test(l)), JSON.stringify(old.logs));
+      assert.equal((await versionErrors('1.26.2')).errors.length, 0);
+      assert.equal((await versionErrors('1.26.2', '1.24.0')).errors.length, 1);
     });
 
     it('takes initializationOptions and pushed settings from a client that cannot be asked', async () => {
