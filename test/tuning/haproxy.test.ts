@@ -56,11 +56,16 @@ describe('haproxy/option-httpclose', () => {
 });
 
 describe('haproxy/http-reuse', () => {
-  const text = `defaults\n    mode http\n${TIMEOUTS}\nbackend <|app|>\n    server a 127.0.0.1:1 check\n`;
-  it('informs about http-reuse on HTTP backends and adds it', () => {
+  const text = `defaults\n    mode <|http|>\n${TIMEOUTS}\nbackend app\n    server a 127.0.0.1:1 check\nbackend api\n    server a 127.0.0.1:2 check\n`;
+  it('informs once, in defaults, when the HTTP mode comes from there, and adds it there', () => {
     const { doc, found } = expectRule('haproxy', text, 'haproxy/http-reuse');
     assert.equal(found[0].severity, 3);
-    assert.equal(applyFix(doc, found[0]), text.replace(/<\||\|>/g, '') + '    http-reuse always\n');
+    assert.equal(applyFix(doc, found[0]), text.replace(/<\||\|>/g, '').replace('mode http\n', 'mode http\n    http-reuse always\n'));
+  });
+  it('informs on a backend that sets mode http itself', () => {
+    const own = 'backend <|app|>\n    mode http\n    server a 127.0.0.1:1 check\n';
+    const { doc, found } = expectRule('haproxy', own, 'haproxy/http-reuse');
+    assert.equal(applyFix(doc, found[0]), own.replace(/<\||\|>/g, '') + '    http-reuse always\n');
   });
   it('accepts an explicit http-reuse, and TCP backends', () => {
     expectNone('haproxy', text.replace(/<\||\|>/g, '').replace('defaults\n', 'defaults\n    http-reuse safe\n'), 'haproxy/http-reuse');

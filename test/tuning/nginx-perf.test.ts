@@ -49,6 +49,11 @@ describe('nginx/worker-rlimit-nofile', () => {
     const { doc, found } = expectRule('nginx', 'worker_processes auto;\nevents {\n    worker_connections <|4096|>;\n}\n', 'nginx/worker-rlimit-nofile');
     assert.equal(applyFix(doc, found[0]), 'worker_processes auto;\nworker_rlimit_nofile 8192;\nevents {\n    worker_connections 4096;\n}\n');
   });
+  it('for connections under the process limit, only informs, and only when proxying', () => {
+    expectNone('nginx', 'events {\n    worker_connections 1000;\n}\nhttp {\n    server { root /srv; }\n}\n', 'nginx/worker-rlimit-nofile');
+    const { found } = expectRule('nginx', 'events {\n    worker_connections <|1000|>;\n}\nhttp {\n    server { location / { proxy_pass http://app; } }\n}\n', 'nginx/worker-rlimit-nofile');
+    assert.equal(found[0].severity, 3);
+  });
   it('uses the host limit when known', () => {
     expectNone('nginx', 'events {\n    worker_connections 4096;\n}\n', 'nginx/worker-rlimit-nofile', { host: { nofileLimit: 1048576 } });
     expectNone('nginx', 'worker_rlimit_nofile 200000;\nevents {\n    worker_connections 65535;\n}\n', 'nginx/worker-rlimit-nofile');
@@ -318,6 +323,17 @@ describe('nginx/ssl-protocols-old', () => {
     assert.equal(applyFix(doc, found[0]), 'http {\n    ssl_session_cache shared:SSL:1m;\n    server {\n        listen 443 ssl http2;\n        ssl_protocols TLSv1.2 TLSv1.3;\n    }\n}\n');
     expectNone('nginx', text.replace(/<\||\|>/g, ''), 'nginx/ssl-protocols-old', { nginxVersion: '1.24.0' });
     expectNone('nginx', 'http {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n', 'nginx/ssl-protocols-old');
+  });
+});
+
+describe('"missing X" rules and includes', () => {
+  it('stay silent when the block includes another file that may set it', () => {
+    const text = 'http {\n    server {\n        listen 443 ssl;\n        include snippets/tls.conf;\n    }\n}\n';
+    for (const id of ['nginx/ssl-protocols-old', 'nginx/ssl-session-cache', 'nginx/http2-missing']) expectNone('nginx', text, id, V122);
+    expectNone('nginx', 'http {\n    include conf.d/perf.conf;\n    server { root /srv; }\n}\n', 'nginx/sendfile-off');
+  });
+  it('but mime.types is no such file', () => {
+    expectRule('nginx', '<|http|> {\n    include mime.types;\n    server { root /srv; }\n}\n', 'nginx/sendfile-off');
   });
 });
 

@@ -72,9 +72,10 @@ describe('nginx/host-in-redirect', () => {
   it('flags $http_host in a redirecting rewrite', () => {
     expectRule('nginx', 'server {\n    rewrite ^/old$ https://<|$http_host|>/new permanent;\n}\n', 'nginx/host-in-redirect');
   });
-  it('flags $host in a catch-all server as information only', () => {
-    const { found } = expectRule('nginx', 'server {\n    listen 80 default_server;\n    return 301 https://<|$host|>$request_uri;\n}\n', 'nginx/host-in-redirect');
-    assert.equal(found[0].severity, 3);
+  it('hints at $host in a catch-all server, except the plain http-to-https redirect', () => {
+    const { found } = expectRule('nginx', 'server {\n    listen 80 default_server;\n    return 302 https://<|$host|>/login;\n}\n', 'nginx/host-in-redirect');
+    assert.equal(found[0].severity, 4);
+    expectNone('nginx', 'server {\n    listen 80 default_server;\n    return 301 https://$host$request_uri;\n}\n', 'nginx/host-in-redirect');
   });
   it('accepts $host with a named server, and internal rewrites', () => {
     expectNone('nginx', 'server {\n    server_name example.com;\n    return 301 https://$host$request_uri;\n}\n', 'nginx/host-in-redirect');
@@ -96,6 +97,10 @@ describe('nginx/if-in-location', () => {
   it('flags if with other directives than return / rewrite last', () => {
     const { found } = expectRule('nginx', 'server {\n    location / {\n        <|if|> ($http_x) {\n            proxy_pass http://a;\n        }\n    }\n}\n', 'nginx/if-in-location');
     assert.match(found[0].message, /proxy_pass/);
+  });
+  it('only informs when the body holds rewrite-module directives such as set', () => {
+    const { found } = expectRule('nginx', 'server {\n    location / {\n        <|if|> ($http_range = "") {\n            set $no_range 1;\n        }\n    }\n}\n', 'nginx/if-in-location');
+    assert.equal(found[0].severity, 3);
   });
   it('accepts return, rewrite ... last, and if in server', () => {
     expectNone('nginx', 'server {\n    location / {\n        if ($bad) {\n            return 403;\n        }\n        if ($old) {\n            rewrite ^ /new last;\n        }\n    }\n}\n', 'nginx/if-in-location');

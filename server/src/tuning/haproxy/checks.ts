@@ -184,6 +184,7 @@ function globalTlsFix(ctx: HaproxyCheckContext, global: Section, opts: Statement
 
 function checkProxies(ctx: HaproxyCheckContext): void {
   const reportedDefaults = new Set<Statement>();
+  const reportedReuse = new Set<Statement>();
   for (const sec of ctx.file.sections) {
     if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
     const mode = modeOf(ctx, sec);
@@ -203,9 +204,17 @@ function checkProxies(ctx: HaproxyCheckContext): void {
     const isBackend = sec.keyword === 'backend' || sec.keyword === 'listen';
     // http-reuse on HTTP backends
     if (isBackend && mode === 'http' && servers.length && !lookup(ctx, sec, 'http-reuse')) {
-      add(ctx, 'haproxy/http-reuse', headerWord(sec), `${sectionName(sec)} has no \`http-reuse\`: the default (safe) is fine for keep-alive clients; \`http-reuse always\` helps when clients close after each request (measured x1.59).`, {
-        fixes: [{ title: 'Add http-reuse always', safe: false, edits: [appendToSection(ctx, sec, ['http-reuse always'])] }],
-      });
+      // when the HTTP mode comes from defaults, say it once there (http-reuse is inherited too)
+      const modeSt = lookup(ctx, sec, 'mode');
+      const viaDefaults = modeSt?.from.keyword === 'defaults' ? modeSt : undefined;
+      if (!viaDefaults || !reportedReuse.has(viaDefaults.st)) {
+        if (viaDefaults) reportedReuse.add(viaDefaults.st);
+        const target = viaDefaults ? viaDefaults.from : sec;
+        const at = viaDefaults ? viaDefaults.st.args[0] ?? viaDefaults.st.keyword! : headerWord(sec);
+        add(ctx, 'haproxy/http-reuse', at, `${viaDefaults ? `The HTTP backends using ${sectionName(target)} have` : `${sectionName(sec)} has`} no \`http-reuse\`: the default (safe) is fine for keep-alive clients; \`http-reuse always\` helps when clients close after each request (measured x1.59).`, {
+          fixes: [{ title: 'Add http-reuse always', safe: false, edits: [viaDefaults ? insertAfterStatement(ctx, viaDefaults.st, ['http-reuse always']) : appendToSection(ctx, sec, ['http-reuse always'])] }],
+        });
+      }
     }
     // health checks
     if (isBackend && servers.length > 1) {

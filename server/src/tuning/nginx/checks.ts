@@ -143,6 +143,18 @@ function insertAtBlockEnd(ctx: NginxCheckContext, owner: Directive, lines: strin
 }
 
 const firstArg = (d: Directive | undefined): string | undefined => d?.args[0]?.value;
+
+/** Includes that cannot hold the settings the "missing X" rules look for. */
+const HARMLESS_INCLUDE = /(^|\/)(mime\.types|modules-enabled\/|modules\/|fastcgi_params|uwsgi_params|scgi_params)/;
+
+/**
+ * Whether `block` or an enclosing level includes another file: a setting a rule finds missing
+ * may come from there, so "missing X" rules stay silent (the included file is judged on its own).
+ */
+function includesAround(ctx: NginxCheckContext, block: Directive | undefined, anc: readonly Directive[]): boolean {
+  const levels: (Directive | undefined)[] = [block, ...anc, undefined];
+  return levels.some((level) => named(kids(level, ctx.file), 'include').some((d) => !HARMLESS_INCLUDE.test(firstArg(d) ?? '')));
+}
 const num = (w: Word | undefined): number | undefined => (w && /^\d+$/.test(w.value) ? Number(w.value) : undefined);
 
 /** nginx size values: `32k`, `1m`, plain bytes. */
@@ -212,10 +224,13 @@ function checkWorkers(ctx: NginxCheckContext): void {
       });
     } else if (!rl && wc && n !== undefined) {
       const hostLimit = ctx.settings.host?.nofileLimit ?? 1024;
-      if (need > hostLimit) {
+      // a connection is at least one descriptor; a proxied one two
+      const proxies = ctx.nodes.some((m) => /^(proxy|fastcgi|uwsgi|scgi|grpc|memcached)_pass$/.test(m.d.name));
+      if (n >= hostLimit || (proxies && need > hostLimit)) {
         const anchor = wp ?? events;
         const edit = anchor === wp ? insertLinesAfter(ctx.text, wp.end, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, wp.start)) : insertLinesBefore(ctx.text, events.start, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, events.start));
-        add(ctx, 'nginx/worker-rlimit-nofile', wc.args[0], `worker_connections ${n} needs up to ${need} file descriptors per worker, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.settings.host?.nofileLimit ? ' on this host' : ' on most systems'}).`, {
+        add(ctx, 'nginx/worker-rlimit-nofile', wc.args[0], `worker_connections ${n} needs up to ${need} file descriptors per worker when proxying, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.settings.host?.nofileLimit ? ' on this host' : ' on most systems'}).`, {
+          severity: n >= hostLimit ? 'warning' : 'information',
           fixes: [{ title: `Add worker_rlimit_nofile ${need}`, safe: true, edits: [edit] }],
         });
       }
@@ -314,7 +329,7 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     const ka = named(children, 'keepalive').pop();
     const users = usedBy.get(name) ?? [];
     if (!users.length) continue;
-    if (!ka) {
+    if (!ka && !includesAround(ctx, up.d, [])) {
       const edits: FixEdit[] = [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])];
       for (const u of users) edits.push(...keepaliveHeaderEdits(ctx, u).edits);
       add(ctx, 'nginx/upstream-keepalive', up.d.args[0], `Upstream "${name}" keeps no idle connections: every request opens a new connection to the backend. Add \`keepalive\` (and HTTP/1.1 where it is used).`, {
@@ -322,6 +337,7 @@ function checkUpstreams(ctx: NginxCheckContext): void {
       });
       continue;
     }
+    if (!ka) continue;
     const n = num(ka.args[0]);
     if (n !== undefined && n < 64) {
       const w = ka.args[0];
@@ -331,6 +347,7 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     }
     if (!before1297) continue;
     for (const u of users) {
+      if (includesAround(ctx, u.anc[u.anc.length - 1], u.anc.slice(0, -1))) continue;
       const { edits, missing } = keepaliveHeaderEdits(ctx, u);
       if (!missing.length) continue;
       add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
@@ -427,7 +444,7 @@ function checkSendfile(ctx: NginxCheckContext): void {
   const allSendfile = ctx.nodes.filter((n) => n.d.name === 'sendfile');
   if (http) {
     const serves = ctx.nodes.some((n) => (n.d.name === 'root' || n.d.name === 'alias') && n.anc.includes(http.d));
-    if (serves && !allSendfile.length) {
+    if (serves && !allSendfile.length && !includesAround(ctx, http.d, http.anc)) {
       add(ctx, 'nginx/sendfile-off', http.d.nameWord, 'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.', {
         fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
       });
@@ -438,7 +455,7 @@ function checkSendfile(ctx: NginxCheckContext): void {
     const owner = n.anc[n.anc.length - 1];
     const nopush = effective(ctx, owner, n.anc.slice(0, -1), 'tcp_nopush').pop();
     const anyNopush = ctx.nodes.some((m) => m.d.name === 'tcp_nopush');
-    if (!nopush && !anyNopush) {
+    if (!nopush && !anyNopush && !includesAround(ctx, owner, n.anc.slice(0, -1))) {
       add(ctx, 'nginx/tcp-nopush-off', n.d.nameWord, '`sendfile on` without `tcp_nopush on`: the response header goes out in its own small packet.', {
         fixes: [{ title: 'Add tcp_nopush on', safe: true, edits: [insertAfter(ctx, n.d, ['tcp_nopush on;'], owner)] }],
       });
@@ -451,6 +468,7 @@ function checkGzip(ctx: NginxCheckContext): void {
     if (n.d.name !== 'gzip' || firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
     const owner = n.anc[n.anc.length - 1];
     const min = effective(ctx, owner, n.anc.slice(0, -1), 'gzip_min_length').pop();
+    if (!min && includesAround(ctx, owner, n.anc.slice(0, -1))) continue;
     const v = size(firstArg(min));
     if (min && v !== undefined && v >= 256) continue;
     if (min && v === undefined) continue;
@@ -538,6 +556,7 @@ function checkTls(ctx: NginxCheckContext): void {
   const reportedTickets = new Set<Directive>();
   for (const s of servers) {
     const { d, anc } = s.server;
+    const included = includesAround(ctx, d, anc);
     const tickets = effective(ctx, d, anc, 'ssl_session_tickets').pop();
     const cache = effective(ctx, d, anc, 'ssl_session_cache').pop();
     const shared = cache?.args.some((a) => a.value.startsWith('shared:'));
@@ -550,7 +569,7 @@ function checkTls(ctx: NginxCheckContext): void {
           fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: true, edits: [insertAfter(ctx, tickets, ['ssl_session_cache shared:SSL:10m;'], owner)] }],
         });
       }
-    } else if (!cache && anchor) {
+    } else if (!cache && anchor && !included) {
       add(ctx, 'nginx/ssl-session-cache', anchor.nameWord, 'No `ssl_session_cache`: clients resume through session tickets (on by default), so this only matters for clients without ticket support.', {
         severity: 'hint',
         fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: false, edits: [insertAfter(ctx, anchor, ['ssl_session_cache shared:SSL:10m;'], d)] }],
@@ -558,7 +577,7 @@ function checkTls(ctx: NginxCheckContext): void {
     }
     // implicit old protocols before 1.23.4
     const protocols = effective(ctx, d, anc, 'ssl_protocols');
-    if (!protocols.length && !atLeast(ctx, NGINX_MODERN_TLS_DEFAULT) && anchor) {
+    if (!protocols.length && !atLeast(ctx, NGINX_MODERN_TLS_DEFAULT) && anchor && !included) {
       add(ctx, 'nginx/ssl-protocols-old', anchor.nameWord, `Without \`ssl_protocols\`, nginx before ${NGINX_MODERN_TLS_DEFAULT} offers TLSv1 and TLSv1.1: add \`ssl_protocols TLSv1.2 TLSv1.3;\`.`, {
         fixes: [{ title: 'Add ssl_protocols TLSv1.2 TLSv1.3', safe: true, edits: [insertAfter(ctx, anchor, ['ssl_protocols TLSv1.2 TLSv1.3;'], d)] }],
       });
@@ -567,7 +586,7 @@ function checkTls(ctx: NginxCheckContext): void {
     const hasListenH2 = s.listens.some((l) => l.args.some((a) => a.value === 'http2'));
     const h2 = effective(ctx, d, anc, 'http2').pop();
     const quicOnly = s.sslListens.length === 0;
-    if (!hasListenH2 && firstArg(h2) !== 'on' && !quicOnly && !h2) {
+    if (!hasListenH2 && firstArg(h2) !== 'on' && !quicOnly && !h2 && !included) {
       const first = s.sslListens[0];
       const edits: FixEdit[] = [];
       let title: string;
@@ -620,7 +639,7 @@ function checkTls(ctx: NginxCheckContext): void {
       const resolver = effective(ctx, owner, up, 'resolver').length > 0;
       const local = effective(ctx, owner, up, 'ssl_stapling_file').length > 0 || effective(ctx, owner, up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
       const inServers = n.ctx === 'http' && ctx.nodes.some((m) => m.d.name === 'resolver' && m.anc.includes(owner!));
-      if (!resolver && !local && !inServers) {
+      if (!resolver && !local && !inServers && !includesAround(ctx, owner, up)) {
         add(ctx, 'nginx/ssl-stapling-no-resolver', n.d, '`ssl_stapling on` needs a `resolver` to look up the OCSP responder; without one nothing is stapled.');
       }
     }
@@ -693,6 +712,8 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
     }
     const host = vars.find((v) => v.name === 'host');
     if (!host) continue;
+    // the usual "same host, now over https" redirect sends the client where it already was
+    if (/^https?:\/\/\$\{?host\}?\$\{?request_uri\}?$/.test(target.value)) continue;
     const server = [...n.anc].reverse().find((a) => a.name === 'server');
     if (!server?.block) continue;
     const names = named(server.block.children, 'server_name').flatMap((d) => d.args.map((a) => a.value));
@@ -702,7 +723,7 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
       named(server.block.children, 'listen').some((l) => l.args.some((a) => a.value === 'default_server' || a.value === 'default'));
     if (catchAll) {
       add(ctx, 'nginx/host-in-redirect', host, 'In a catch-all server `$host` is whatever Host the client sent; redirect to `$server_name` or a literal name.', {
-        severity: 'information',
+        severity: 'hint',
       });
     }
   }
@@ -732,7 +753,9 @@ function checkIfInLocation(ctx: NginxCheckContext): void {
     });
     if (!bad.length) continue;
     const names = [...new Set(bad.map((b) => b.name))].join(', ');
-    add(ctx, 'nginx/if-in-location', n.d.nameWord, `\`if\` in a location with ${names}: only \`return\` and \`rewrite ... last\` are safe inside it; the rest behaves unexpectedly. Use map, try_files or a separate location.`);
+    // rewrite-module directives run in the rewrite phase and behave; anything else is the trap
+    const rewriteOnly = bad.every((b) => ['set', 'break', 'rewrite', 'return', 'rewrite_log', 'uninitialized_variable_warn'].includes(b.name));
+    add(ctx, 'nginx/if-in-location', n.d.nameWord, `\`if\` in a location with ${names}: only \`return\` and \`rewrite ... last\` are safe inside it; the rest behaves unexpectedly. Use map, try_files or a separate location.`, rewriteOnly ? { severity: 'information' } : {});
   }
 }
 
