@@ -94,7 +94,7 @@ export type HostToPanel =
   | { type: 'runStarted'; runId: string; label: string; options: PanelRunOptions }
   | { type: 'progress'; runId: string; sample: SecondSample }
   | { type: 'runDone'; run: RunRecord }
-  | { type: 'runError'; runId: string | null; message: string; location: ErrorLocation | null }
+  | { type: 'runError'; runId: string | null; message: string; location: ErrorLocation | null; stopped: boolean }
   | { type: 'runs'; runs: RunRecord[] }
   | { type: 'compare'; a: string | null; b: string | null };
 
@@ -286,7 +286,7 @@ export function validateHostMessage(raw: unknown): Validation<HostToPanel> {
     case 'runError': {
       const loc = m.location;
       const locOk = loc === null || (isObj(loc) && isStr(loc.uri) && isInt(loc.line, 0, 10_000_000));
-      return idOrNull(m.runId) && isStr(m.message, 20_000) && locOk ? ok() : bad('runError: malformed');
+      return idOrNull(m.runId) && isStr(m.message, 20_000) && locOk && isBool(m.stopped) ? ok() : bad('runError: malformed');
     }
     case 'runs':
       return Array.isArray(m.runs) && m.runs.every(isRunRecord) ? ok() : bad('runs: malformed');

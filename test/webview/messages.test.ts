@@ -88,7 +88,7 @@ describe('validateHostMessage (host -> webview)', () => {
       { type: 'runStarted', runId: 'r2', label: '#2', options: good },
       { type: 'progress', runId: 'r2', sample: sample(1, 3) },
       { type: 'runDone', run: r },
-      { type: 'runError', runId: null, message: 'nginx -t failed', location: { uri: 'file:///x', line: 3 } },
+      { type: 'runError', runId: null, message: 'nginx -t failed', location: { uri: 'file:///x', line: 3 }, stopped: false },
       { type: 'runs', runs: [] },
       { type: 'compare', a: 'r1', b: 'r2' },
     ];
@@ -102,7 +102,8 @@ describe('validateHostMessage (host -> webview)', () => {
     const r = run('r1');
     assert.equal(validateHostMessage({ type: 'runDone', run: { ...r, result: { ...r.result, distribution: [[50]] } } }).ok, false);
     assert.equal(validateHostMessage({ type: 'runDone', run: { ...r, id: '' } }).ok, false);
-    assert.equal(validateHostMessage({ type: 'runError', runId: null, message: 'x', location: { line: 2 } }).ok, false);
+    assert.equal(validateHostMessage({ type: 'runError', runId: null, message: 'x', location: { line: 2 }, stopped: false }).ok, false);
+    assert.equal(validateHostMessage({ type: 'runError', runId: null, message: 'x', location: null }).ok, false);
     assert.equal(validateHostMessage({ type: 'script', code: 'alert(1)' }).ok, false);
   });
 });

@@ -461,8 +461,12 @@ function handle(msg: HostToPanel): void {
       break;
     case 'runError':
       running = false;
-      setStatus('error', 'Failed');
-      showError(msg.message, msg.location ? msg.location.line : null);
+      if (msg.stopped) {
+        setStatus('stopped', 'Stopped');
+      } else {
+        setStatus('error', 'Failed');
+        showError(msg.message, msg.location ? msg.location.line : null);
+      }
       break;
     case 'runs':
       runs = msg.runs;

@@ -362,6 +362,7 @@ export class BenchmarkController implements PanelHost {
       runId,
       message: m.message,
       location: m.line === null ? null : { uri: configUri, line: m.line },
+      stopped: m.aborted,
     });
     if (m.aborted) return;
     if (m.line !== null && m.line < doc.lineCount) {

@@ -7,10 +7,10 @@ import { BenchmarkCodeLensProvider } from './codeLens';
 import { BenchmarkController, type FixData } from './controller';
 import { PANEL_VIEW_TYPE } from './panel';
 
-const selector: vscode.DocumentSelector = [
-  { language: 'nginx' },
-  { language: 'haproxy' },
-];
+const selector: vscode.DocumentSelector = ['file', 'untitled'].flatMap((scheme) => [
+  { scheme, language: 'nginx' },
+  { scheme, language: 'haproxy' },
+]);
 
 function isConfigDoc(doc: vscode.TextDocument | undefined): doc is vscode.TextDocument {
   return !!doc && (doc.languageId === 'nginx' || doc.languageId === 'haproxy');
