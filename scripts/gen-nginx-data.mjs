@@ -232,6 +232,17 @@ function analyse(syntaxes) {
   return { min, max, block, values, flag, argTypes };
 }
 
+/** `listen` keyword parameters from the syntax: `ssl`, `backlog=` ... (value: version or ''). */
+function listenParams(syntaxes, since = {}) {
+  const out = {};
+  for (const s of syntaxes) {
+    for (const m of s.matchAll(/\[`([a-z_0-9]+)`(=)?/g)) out[m[1] + (m[2] ?? '')] = since[m[1]] ?? '';
+    for (const m of s.matchAll(/\| `([a-z_0-9]+)`\]/g)) out[m[1]] = since[m[1]] ?? ''; // [`http2` | `quic`]
+  }
+  out.default = out.default ?? ''; // the old spelling of default_server
+  return out;
+}
+
 // ---------- versions from the nginx.org documentation sources ----------
 
 function readNginxOrg(src) {
@@ -244,6 +255,7 @@ function readNginxOrg(src) {
   const moduleSince = {};
   const variableSince = {}; // name -> version
   const variableModule = {};
+  const listenParamSince = {};
   for (const f of files) {
     const xml = git('show', `HEAD:${f}`);
     const mod = /([a-z0-9_]+)\.xml$/.exec(f)[1];
@@ -254,6 +266,13 @@ function readNginxOrg(src) {
     for (const m of xml.matchAll(/<directive name="([^"]+)"[^>]*>([\s\S]*?)<\/directive>/g)) {
       const since = /<appeared-in>([^<]+)<\/appeared-in>/.exec(m[2])?.[1];
       if (since) (directiveSince[modKey] ??= {})[m[1]] = since.trim();
+      if (m[1] === 'listen') {
+        // "this parameter (x.y.z)" under each parameter's tag
+        for (const t of m[2].matchAll(/<tag-name(?: id="[^"]*")?>\s*<literal>([a-z_0-9]+)<\/literal>[\s\S]*?<\/tag-name>\s*<tag-desc>([\s\S]*?)<\/tag-desc>/g)) {
+          const v = /parameter\s*\((\d+\.\d+\.\d+)\)/.exec(t[2].replace(/<[^>]+>/g, ''));
+          if (v) ((listenParamSince[modKey] ??= {})[t[1]] = v[1]);
+        }
+      }
     }
     for (const m of xml.matchAll(/<tag-name(?: id="[^"]*")?>\s*<var>\$([a-z0-9_]+)<\/var>\s*<\/tag-name>\s*<tag-desc>([\s\S]*?)<\/tag-desc>/gi)) {
       const name = m[1];
@@ -263,7 +282,7 @@ function readNginxOrg(src) {
       if (v && !(name in variableSince)) variableSince[name] = v[1];
     }
   }
-  return { directiveSince, moduleSince, variableSince, variableModule };
+  return { directiveSince, moduleSince, variableSince, variableModule, listenParamSince };
 }
 
 // ---------- probing a local nginx binary (`nginx -t` on generated configs) ----------
@@ -282,6 +301,8 @@ function probeBinary(bin, directives) {
   const vtext = /nginx\/(\d+\.\d+\.\d+)/.exec(`${v.stdout}${v.stderr}`)?.[1];
   const contexts = {};
   const known = [];
+  const duplicate = [];
+  const streamDuplicate = [];
   try {
     const wrap = {
       http: (l) => `http { ${l} }`,
@@ -301,11 +322,34 @@ function probeBinary(bin, directives) {
         if (!wanted && !notHere) (contexts[name] ??= []).push(ctx);
         if (wanted && !notHere && rows.some((r) => r.since) && !known.includes(name)) known.push(name);
       }
+      // repeated in one block: does nginx say "is duplicate"? (the default value, else a dummy one)
+      const ctx = ['location', 'server', 'http'].find((c) => docCtx.has(c));
+      if (!ctx) continue;
+      const row = httpRows.find((r) => r.default && !r.default.includes('\n'));
+      const def = row?.default;
+      // list directives (proxy_cookie_path...) reject only a repeated `off`: not "single-valued"
+      if (def === 'off' && !row.flag && !row.values && row.max !== 1) continue;
+      const args = def ? def.split(/\s*\|\s*/)[0].trim() : 'x';
+      const out = runT(bin, dir, `events {}\n${wrap[ctx](`${name} ${args}; ${name} ${args};`)}\n`);
+      if (out.includes(`"${name}" directive is duplicate`)) duplicate.push(name);
+    }
+    // the same for stream directives, when the binary has the stream module (maybe as a dynamic one)
+    const streamSo = ['/usr/lib/nginx/modules/ngx_stream_module.so'].find((f) => existsSync(f));
+    const loadStream = streamSo ? `load_module ${streamSo};\n` : '';
+    for (const [name, rows] of Object.entries(directives)) {
+      const streamRows = rows.filter((r) => r.module.startsWith('ngx_stream_') && !r.block);
+      if (!streamRows.length) continue;
+      const inServer = streamRows.some((r) => r.contexts.includes('stream/server'));
+      const def = streamRows.find((r) => r.default && !r.default.includes('\n'))?.default;
+      const args = def ? def.split(/\s*\|\s*/)[0].trim() : 'x';
+      const body = `${name} ${args}; ${name} ${args};`;
+      const out = runT(bin, dir, `${loadStream}events {}\nstream { ${inServer ? `server { listen 127.0.0.1:1; ${body} }` : body} }\n`);
+      if (out.includes(`"${name}" directive is duplicate`)) streamDuplicate.push(name);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return { version: vtext, contexts, known };
+  return { version: vtext, contexts, known, duplicate, streamDuplicate };
 }
 
 function runT(bin, dir, conf) {
@@ -345,6 +389,7 @@ for (const d of getDirectives(Format.Markdown)) {
     min: a.min,
     max: a.max === Infinity ? -1 : a.max,
   };
+  if (d.name === 'listen') row.params = listenParams(d.syntax, org?.listenParamSince?.[d.module]);
   if (a.flag) row.flag = true;
   else if (a.values) row.values = a.values;
   if (a.argTypes) row.argTypes = a.argTypes;
@@ -360,7 +405,13 @@ if (probeBin) {
   const knownNewer = p.known.filter((n) =>
     directives[n].filter((r) => r.module.startsWith('ngx_http_')).every((r) => r.since && p.version && cmpVer(r.since, p.version) > 0),
   );
-  probe = { binary: `nginx ${p.version}`, version: p.version, extraContexts: p.contexts, knownDespiteVersion: knownNewer };
+  probe = {
+    binary: `nginx ${p.version}`,
+    version: p.version,
+    extraContexts: p.contexts,
+    knownDespiteVersion: knownNewer,
+    duplicateInBlock: { http: p.duplicate.sort(), stream: p.streamDuplicate.sort() },
+  };
 }
 
 function cmpVer(a, b) {

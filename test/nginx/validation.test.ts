@@ -184,3 +184,36 @@ test('editDistance is bounded and correct', () => {
   assert.equal(editDistance('proxy_bufering', 'proxy_buffering'), 1);
   assert.equal(editDistance('a', 'abcdefgh', 3), 4);
 });
+
+test('nested locations: nginx\'s placement rules', () => {
+  const msgs = (body: string) => diagnose(wrap(`  server {\n${body}\n  }`)).diags.map((d) => d.message);
+  assert.deepEqual(msgs('location /a { location /b {} }'), ['location "/b" is outside location "/a"']);
+  assert.deepEqual(msgs('location ~ ^/a { location /b {} }'), ['location "/b" is outside location "^/a"']);
+  assert.deepEqual(msgs('location = /a { location /a/b {} }'), ['location "/a/b" cannot be inside the exact location "/a"']);
+  assert.deepEqual(msgs('location /a { location @n {} }'), ['named location "@n" can be on the server level only']);
+  assert.deepEqual(msgs('location /a { location /a/b {} location ~ \\.php$ {} }'), []);
+});
+
+test('duplicate upstream, listen, default server, listen options', () => {
+  const msgs = (body: string) => diagnose(wrap(body)).diags.map((d) => d.message);
+  assert.deepEqual(msgs('  upstream u { server 127.0.0.1:1; }\n  upstream u { server 127.0.0.1:2; }'), ['duplicate upstream "u"']);
+  assert.deepEqual(msgs('  server { listen 127.0.0.1:8001; listen 127.0.0.1:8001; }'), ['a duplicate listen 127.0.0.1:8001']);
+  assert.deepEqual(msgs('  server { listen 80 default_server; }\n  server { listen *:80 default_server; }'), ['a duplicate default server for 0.0.0.0:80']);
+  assert.deepEqual(msgs('  server { listen 8001 backlog=10; }\n  server { listen 8001 backlog=20; }'), ['duplicate listen options for 0.0.0.0:8001']);
+  assert.deepEqual(msgs('  server { listen 80; listen [::]:80; }\n  server { listen 80; listen 127.0.0.1:80; }'), []);
+});
+
+test('listen parameters: unknown ones, and ones newer than the target', () => {
+  const { diags } = diagnose(wrap('  server { listen 8443 ssl sslx; }'));
+  assert.deepEqual(diags.map((d) => d.message), ['invalid parameter "sslx"']);
+  const q = diagnose(wrap('  server { listen 8443 quic reuseport; ssl_certificate a; ssl_certificate_key b; }'), { nginxVersion: '1.22.1' });
+  assert.deepEqual(q.diags.map((d) => d.code), ['nginx/needs-newer-version']);
+  assert.deepEqual(diagnose('events {}\nstream { server { listen 53 udp reuseport; proxy_pass 127.0.0.1:53; } }\n').diags, []);
+});
+
+test('return codes', () => {
+  const msgs = (stmt: string) => diagnose(wrap(`  server { location / { ${stmt} } }`)).diags.map((d) => d.message);
+  assert.deepEqual(msgs('return abc;'), ['invalid return code "abc"']);
+  assert.deepEqual(msgs('return 1000;'), ['invalid return code "1000"']);
+  for (const ok of ['return 404;', 'return 301 https://$host$request_uri;', 'return https://example.com;', 'return $scheme://a;', 'return 200 "ok";']) assert.deepEqual(msgs(ok), [], ok);
+});

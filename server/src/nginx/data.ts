@@ -35,6 +35,10 @@ export interface DirectiveVariant {
   until?: string;
   /** Only in the commercial subscription. */
   commercial: boolean;
+  /** Keyword parameters (`ssl`, `backlog=`) with the version they appeared in ('' = long ago). */
+  params?: Record<string, string>;
+  /** nginx rejects a second one in the same block ("is duplicate"). */
+  duplicate?: boolean;
   /** A binary of this version was seen to accept it despite `since` (a distribution backport). */
   knownIn?: string;
 }
@@ -58,6 +62,7 @@ interface RawRow {
   argTypes?: (ArgType | null)[];
   default?: string;
   since?: string;
+  params?: Record<string, string>;
 }
 
 const overrides = overridesJson as unknown as {
@@ -68,6 +73,7 @@ const overrides = overridesJson as unknown as {
   commercialModules: string[];
   commercialDirectives: string[];
   thirdParty: Record<string, { names?: string[]; patterns?: string[] }>;
+  paramSince: Record<string, Record<string, string>>;
   thirdPartyVariablePrefixes: string[];
   noDuplicateCheck: string[];
   duplicateCheck: string[];
@@ -87,7 +93,12 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
   const map = new Map<string, DirectiveVariant[]>();
   const json = directivesJson as unknown as {
     directives: Record<string, RawRow[]>;
-    probe?: { version?: string; extraContexts: Record<string, string[]>; knownDespiteVersion: string[] };
+    probe?: {
+      version?: string;
+      extraContexts: Record<string, string[]>;
+      knownDespiteVersion: string[];
+      duplicateInBlock?: { http: string[]; stream: string[] };
+    };
   };
   const raw: Record<string, RawRow[]> = { ...json.directives, ...overrides.extraDirectives };
   for (const [name, rows] of Object.entries(raw)) {
@@ -104,6 +115,7 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
         flag: r.flag,
         values: r.values,
         argTypes: r.argTypes,
+        params: r.params ? { ...r.params, ...overrides.paramSince[name] } : undefined,
         default: r.default,
         since: later(r.since, overrides.moduleSince[r.module]),
         until: overrides.untilVersion[name],
@@ -113,6 +125,11 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
         (v as unknown as Record<string, unknown>)[k] = val === null ? undefined : val;
       }
       const probe = json.probe;
+      const dup = probe?.duplicateInBlock;
+      if (dup) {
+        const list = v.module.startsWith('ngx_stream_') ? dup.stream : v.module.startsWith('ngx_http_') ? dup.http : [];
+        v.duplicate = list.includes(name) || overrides.duplicateCheck.includes(name);
+      } else v.duplicate = overrides.duplicateCheck.includes(name) || (!!v.flag && v.max === 1);
       if (probe && v.module.startsWith('ngx_http_')) {
         const extra = probe.extraContexts[name];
         if (extra) v.contexts = [...new Set([...v.contexts, ...extra])];
@@ -168,8 +185,6 @@ export function thirdPartyModule(name: string): string | undefined {
   return undefined;
 }
 
-export const NO_DUPLICATE_CHECK: ReadonlySet<string> = new Set(overrides.noDuplicateCheck);
-export const DUPLICATE_CHECK: ReadonlySet<string> = new Set(overrides.duplicateCheck);
 
 /** Whether a variant exists at a target version (undefined target: the newest). */
 export function variantInVersion(v: DirectiveVariant, target: string | undefined): 'yes' | 'newer' | 'removed' {

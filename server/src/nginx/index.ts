@@ -7,6 +7,8 @@ import { parseNginx } from './parser';
 import { inferContext, nginxRules, validateFile } from './validation';
 import { doComplete } from './completion';
 import { doHover } from './hover';
+import { definitionsInFile, nginxNavEntities } from './navigation';
+import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
 
 export type { NginxFile } from './ast';
 export { parseNginx } from './parser';
@@ -32,4 +34,13 @@ export const nginxModule: LanguageModule<NginxFile> = {
   validate: (doc, ast, settings) => validateInContext(doc, ast, settings),
   complete: (doc, ast, pos, settings) => doComplete(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => doHover(doc, ast, pos, settings),
+  symbols: (doc, ast) => nginxSymbols(doc, ast),
+  folding: (doc, ast) => nginxFolding(doc, ast),
+  selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),
+  navEntities: (_doc, ast) => nginxNavEntities(ast),
+  validateInContext: (doc, ast, settings, context) => validateInContext(doc, ast, settings, context),
+  definition(doc, ast, pos) {
+    const defs = definitionsInFile(nginxNavEntities(ast), doc.offsetAt(pos));
+    return defs.length ? defs.map((d) => ({ uri: doc.uri, range: { start: doc.positionAt(d.start), end: doc.positionAt(d.end) } })) : null;
+  },
 };

@@ -5,14 +5,13 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Finding, RuleMeta } from '../service/rules';
 import { RuleRegistry } from '../service/rules';
+import { compareVersions } from '../service/version';
 import type { ServiceSettings } from '../service/types';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
 import {
   DIRECTIVES,
   DIRECTIVE_NAMES,
-  DUPLICATE_CHECK,
-  NO_DUPLICATE_CHECK,
   lookupVariable,
   thirdPartyModule,
   variantInVersion,
@@ -184,6 +183,8 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
 function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined): void {
   const seen = new Map<string, Directive>();
   const locations = new Map<string, Directive>();
+  const upstreams = new Map<string, Directive>();
+  const listens = ctx === 'http' ? new ListenTable() : undefined;
   for (const d of list) {
     if (d.entry) {
       if (parent?.name === 'map') {
@@ -192,18 +193,28 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       continue;
     }
     const variant = checkDirective(c, d, ctx);
-    if (variant && isSingleValued(variant) && !NO_DUPLICATE_CHECK.has(d.name)) {
+    if (variant?.duplicate) {
       const prev = seen.get(d.name);
       if (prev) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" directive is duplicate` });
       else seen.set(d.name, d);
     }
     if (d.name === 'location' && variant && d.args.length) {
-      const key = locationKey(d);
+      const loc = locationInfo(d);
+      const key = loc.kind === 'exact' ? `=${loc.name}` : loc.kind === 'prefix' ? `p:${loc.name}` : undefined;
       if (key) {
-        if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${d.args[d.args.length - 1].value}"` });
+        if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${loc.name}"` });
         else locations.set(key, d);
       }
+      if (parent?.name === 'location') checkNestedLocation(c, d, loc, locationInfo(parent));
     }
+    if (d.name === 'upstream' && variant && d.block && d.args.length === 1 && (ctx === 'http' || ctx === 'stream')) {
+      const name = d.args[0].value.toLowerCase();
+      if (upstreams.has(name)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[0].end, message: `duplicate upstream "${d.args[0].value}"` });
+      else upstreams.set(name, d);
+    }
+    if (d.name === 'return' && variant && (ctx === 'server' || ctx === 'location' || ctx.startsWith('if in'))) checkReturn(c, d);
+    if (d.name === 'listen' && variant && !variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
+    if (listens && d.name === 'server' && d.block) listens.addServer(c, d);
     if (d.block && !d.rawBody) {
       const inner = childContext(ctx, d.name);
       if (inner.startsWith('block:')) continue; // unknown block: its content is not ours to judge
@@ -212,27 +223,112 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
   }
 }
 
-function locationKey(d: Directive): string | undefined {
-  const a = d.args;
-  if (a.length === 1) {
-    if (a[0].value.startsWith('@')) return undefined;
-    if (a[0].value.startsWith('=')) return `=${a[0].value.slice(1)}`;
-    if (a[0].value.startsWith('~')) return undefined;
-    return `p:${a[0].value}`;
-  }
-  if (a.length === 2) {
-    if (a[0].value === '=') return `=${a[1].value}`;
-    if (a[0].value === '^~') return `p:${a[1].value}`;
-  }
-  return undefined;
+interface LocationInfo {
+  kind: 'exact' | 'prefix' | 'regex' | 'named';
+  /** As nginx prints it: the uri, the regex, or `@name`. */
+  name: string;
 }
 
-function isSingleValued(v: DirectiveVariant): boolean {
-  if (DUPLICATE_CHECK.has(v.name)) return true;
-  if (v.block || v.max !== 1 || v.min !== 1) return false;
-  if (v.flag) return true;
-  const t = v.argTypes?.[0];
-  return !!t && t.values.length === 0 && v.module !== 'Core functionality';
+function locationInfo(d: Directive): LocationInfo {
+  const a = d.args;
+  if (a.length >= 2) {
+    const m = a[0].value;
+    const name = a[1].value;
+    if (m === '=') return { kind: 'exact', name };
+    if (m === '~' || m === '~*') return { kind: 'regex', name };
+    return { kind: 'prefix', name };
+  }
+  const v = a[0]?.value ?? '';
+  if (v.startsWith('=')) return { kind: 'exact', name: v.slice(1) };
+  if (v.startsWith('~*')) return { kind: 'regex', name: v.slice(2) };
+  if (v.startsWith('~')) return { kind: 'regex', name: v.slice(1) };
+  if (v.startsWith('^~')) return { kind: 'prefix', name: v.slice(2) };
+  if (v.startsWith('@')) return { kind: 'named', name: v };
+  return { kind: 'prefix', name: v };
+}
+
+/** nginx's rules for a location inside a location (ngx_http_core_location). */
+function checkNestedLocation(c: Ctx, d: Directive, loc: LocationInfo, outer: LocationInfo): void {
+  const at = (message: string): void => {
+    c.findings.push({ ruleId: 'nginx/not-allowed-here', start: d.nameStart, end: d.args[d.args.length - 1].end, message });
+  };
+  if (outer.kind === 'exact') return at(`location "${loc.name}" cannot be inside the exact location "${outer.name}"`);
+  if (outer.kind === 'named') return at(`location "${loc.name}" cannot be inside the named location "${outer.name}"`);
+  if (loc.kind === 'named') return at(`named location "${loc.name}" can be on the server level only`);
+  // a nested prefix location must start with the outer one's name (even when that one is a regex)
+  if (loc.kind !== 'regex' && !loc.name.startsWith(outer.name)) at(`location "${loc.name}" is outside location "${outer.name}"`);
+}
+
+function checkReturn(c: Ctx, d: Directive): void {
+  const a = d.args[0];
+  if (!a) return;
+  if (/^\d+$/.test(a.value)) {
+    if (Number(a.value) > 999) c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
+    return;
+  }
+  if (d.args.length === 1 && /^(https?:\/\/|\$scheme)/.test(a.value)) return;
+  c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
+}
+
+/** `listen` parameters known to the syntax (name or `name=`). */
+function checkListenParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
+  if (!v.params) return;
+  for (const w of d.args.slice(1)) {
+    if (w.raw.includes('$')) continue;
+    const key = w.value.includes('=') ? w.value.slice(0, w.value.indexOf('=') + 1) : w.value;
+    const p = v.params[key];
+    if (p === undefined) {
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid parameter "${w.value}"` });
+    } else if (p && c.version && compareVersions(c.version, p) < 0) {
+      c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"listen ... ${key.replace(/=$/, '')}" needs nginx >= ${p} (target is ${c.version})` });
+    }
+  }
+}
+
+/** Normalized `addr:port` of a listen address, or undefined when it cannot be known statically. */
+export function listenAddress(raw: string): string | undefined {
+  if (raw.includes('$')) return undefined;
+  if (raw.startsWith('unix:')) return raw;
+  if (/^\d+$/.test(raw)) return `0.0.0.0:${raw}`;
+  const v6 = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(raw);
+  if (v6) return `[${v6[1].toLowerCase()}]:${v6[2] ?? '80'}`;
+  const m = /^(\*|\d{1,3}(?:\.\d{1,3}){3})(?::(\d+))?$/.exec(raw);
+  if (!m) return undefined; // host names may resolve to several addresses
+  return `${m[1] === '*' ? '0.0.0.0' : m[1]}:${m[2] ?? '80'}`;
+}
+
+const SOCKET_OPTIONS = ['setfib=', 'fastopen=', 'backlog=', 'rcvbuf=', 'sndbuf=', 'accept_filter=', 'deferred', 'bind', 'ipv6only=', 'reuseport', 'so_keepalive='];
+
+/** The listen sockets of an http block: nginx's duplicate listen / default server / options checks. */
+class ListenTable {
+  private readonly byAddr = new Map<string, { defaultServer: boolean; options: boolean }>();
+
+  addServer(c: Ctx, server: Directive): void {
+    const own = new Set<string>();
+    for (const d of server.block!.children) {
+      if (d.name !== 'listen' || d.entry || !d.args.length) continue;
+      const addr = listenAddress(d.args[0].value);
+      if (!addr) continue;
+      const range = { start: d.nameStart, end: d.args[d.args.length - 1].end };
+      if (own.has(addr)) {
+        c.findings.push({ ruleId: 'nginx/duplicate', ...range, message: `a duplicate listen ${addr}` });
+        continue;
+      }
+      own.add(addr);
+      const params = d.args.slice(1).map((w) => w.value);
+      const isDefault = params.includes('default_server') || params.includes('default');
+      const options = params.some((p) => SOCKET_OPTIONS.some((o) => (o.endsWith('=') ? p.startsWith(o) : p === o)));
+      const prev = this.byAddr.get(addr);
+      if (!prev) {
+        this.byAddr.set(addr, { defaultServer: isDefault, options });
+        continue;
+      }
+      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', ...range, message: `a duplicate default server for ${addr}` });
+      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', ...range, message: `duplicate listen options for ${addr}` });
+      prev.defaultServer ||= isDefault;
+      prev.options ||= options;
+    }
+  }
 }
 
 function checkDirective(c: Ctx, d: Directive, ctx: string): DirectiveVariant | undefined {

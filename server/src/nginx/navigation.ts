@@ -1,0 +1,203 @@
+// nginx names for navigation: what a file defines (upstreams, named locations, shared-memory
+// zones, caches, variables) and where it uses them, with offsets of the bare names. The
+// workspace layer (service/workspaceIndex.ts) matches them across the files nginx reads together.
+import type { NavEntity } from '../service/types';
+import type { Directive, NginxFile, Word } from './ast';
+import { blockContext, variablesIn, walk } from './ast';
+
+/** Directives that hand a request to an upstream group (or to an address). */
+const PASS_DIRECTIVES: ReadonlySet<string> = new Set(['proxy_pass', 'fastcgi_pass', 'grpc_pass', 'uwsgi_pass', 'scgi_pass', 'memcached_pass']);
+
+/** `*_cache_path` directive → the `*_cache` directive that uses its zone. */
+const CACHE_PATHS: Readonly<Record<string, string>> = {
+  proxy_cache_path: 'proxy_cache',
+  fastcgi_cache_path: 'fastcgi_cache',
+  uwsgi_cache_path: 'uwsgi_cache',
+  scgi_cache_path: 'scgi_cache',
+};
+const CACHE_USERS: ReadonlySet<string> = new Set(Object.values(CACHE_PATHS));
+
+/** Directives whose first argument defines a variable. */
+const SETS_FIRST = new Set(['set', 'js_set', 'perl_set', 'auth_request_set', 'auth_jwt_claim_set', 'auth_jwt_header_set']);
+/** Directives whose second argument defines a variable (the first is the source). */
+const SETS_SECOND = new Set(['map', 'split_clients', 'js_var']);
+
+/** Offset of the value's character `i` in the text (quotes shift by one; escapes are rare in names). */
+function valueOffset(w: Word, i: number): number {
+  return w.start + (w.quote === 'none' ? 0 : 1) + i;
+}
+
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/**
+ * The upstream a pass directive names, as nginx resolves it: `http://NAME/...` or a bare `NAME`
+ * with no port; undefined for unix sockets, addresses with a port and bracketed IPv6.
+ */
+function upstreamName(w: Word): { name: string; at: number; dynamic: boolean } | undefined {
+  const v = w.value;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(v);
+  const from = scheme ? scheme[0].length : 0;
+  if (!scheme && /^unix:/i.test(v)) return undefined;
+  const rest = v.slice(from);
+  if (rest.startsWith('[') || rest.startsWith('unix:')) return undefined;
+  const m = /^[^/:?#]*/.exec(rest)!;
+  const name = m[0];
+  if (!name) return undefined;
+  if (name.includes('$')) return { name, at: from, dynamic: true };
+  if (rest[name.length] === ':') return undefined; // host:port is an address (an upstream{} may not have a port)
+  return { name, at: from, dynamic: false };
+}
+
+/** Whether nginx would have to resolve the name as a host and would fail (single label, not localhost). */
+function surelyNotAHost(name: string): boolean {
+  return !name.includes('.') && name.toLowerCase() !== 'localhost' && !IPV4.test(name);
+}
+
+function zoneArg(words: Word[], key: string): { name: string; start: number; end: number } | undefined {
+  for (const w of words) {
+    if (!w.value.startsWith(key)) continue;
+    const after = w.value.slice(key.length);
+    const name = after.split(':')[0];
+    if (!name) return undefined;
+    const start = valueOffset(w, key.length);
+    return { name, start, end: start + name.length };
+  }
+  return undefined;
+}
+
+/** Every name the file defines or uses. `context` is where the file is included (`main` for a whole config). */
+export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[] {
+  const out: NavEntity[] = [];
+  const defWords = new Set<Word>();
+  let dynamicVars = false;
+  walk(file, (d, ancestors) => {
+    const ctx = blockContext(ancestors, context);
+    const stream = ctx === 'stream' || ctx.startsWith('stream/');
+    const prefix = stream ? 'stream:' : '';
+    const serverScope = nearestServer(ancestors);
+    if (d.entry) return;
+    if (/lua|^js_|^perl/.test(d.name) || d.rawBody) dynamicVars = true;
+    switch (d.name) {
+      case 'upstream': {
+        const w = d.args[0];
+        if (w && d.block) {
+          out.push({ role: 'def', kind: `${prefix}upstream`, name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), reportUnused: true });
+        }
+        break;
+      }
+      case 'location': {
+        const w = d.args[0];
+        if (w && w.value.startsWith('@') && w.value.length > 1) {
+          out.push({ role: 'def', kind: 'location', name: w.value.slice(1), scope: serverScope, start: valueOffset(w, 1), end: valueOffset(w, w.value.length) });
+        }
+        break;
+      }
+      case 'try_files':
+      case 'error_page':
+      case 'post_action': {
+        const w = d.args[d.args.length - 1];
+        if (w && w.value.startsWith('@') && w.value.length > 1 && !w.value.includes('$')) {
+          out.push({
+            role: 'ref',
+            kind: 'location',
+            name: w.value.slice(1),
+            scope: serverScope,
+            start: valueOffset(w, 1),
+            end: valueOffset(w, w.value.length),
+            missing: { message: `No named location "${w.value}" in this server.`, severity: 'warning' },
+          });
+        }
+        break;
+      }
+      case 'limit_req_zone':
+      case 'limit_conn_zone': {
+        const z = zoneArg(d.args, 'zone=');
+        if (z) out.push({ role: 'def', kind: `${prefix}${d.name}`, name: z.name, start: z.start, end: z.end, reportUnused: true });
+        break;
+      }
+      case 'limit_req': {
+        const z = zoneArg(d.args, 'zone=');
+        if (z) out.push({ role: 'ref', kind: `${prefix}limit_req_zone`, name: z.name, start: z.start, end: z.end, missing: zoneMissing(z.name) });
+        break;
+      }
+      case 'limit_conn': {
+        const w = d.args[0];
+        if (w && !w.value.includes('$')) {
+          out.push({ role: 'ref', kind: `${prefix}limit_conn_zone`, name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), missing: zoneMissing(w.value) });
+        }
+        break;
+      }
+    }
+    const cacheKind = CACHE_PATHS[d.name];
+    if (cacheKind) {
+      const z = zoneArg(d.args, 'keys_zone=');
+      if (z) out.push({ role: 'def', kind: cacheKind, name: z.name, start: z.start, end: z.end, reportUnused: true });
+    } else if (CACHE_USERS.has(d.name)) {
+      const w = d.args[0];
+      if (w && w.value !== 'off') {
+        if (w.value.includes('$')) out.push({ role: 'ref', kind: d.name, name: w.value, start: w.start, end: w.end, dynamic: true });
+        else out.push({ role: 'ref', kind: d.name, name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), missing: zoneMissing(w.value) });
+      }
+    }
+    if (PASS_DIRECTIVES.has(d.name) && d.args[0]) {
+      const w = d.args[0];
+      const u = upstreamName(w);
+      if (u) {
+        const kind = `${prefix}upstream`;
+        if (u.dynamic) out.push({ role: 'ref', kind, name: u.name, start: w.start, end: w.end, dynamic: true });
+        else {
+          const start = valueOffset(w, u.at);
+          out.push({
+            role: 'ref',
+            kind,
+            name: u.name,
+            start,
+            end: start + u.name.length,
+            missing: surelyNotAHost(u.name) ? { message: `host not found in upstream "${u.name}": no upstream block of that name, and a single-label name is no host nginx can resolve.`, severity: 'error' } : undefined,
+          });
+        }
+      }
+    }
+    // Variables: definitions first, then every `$name` of the other words.
+    const defIndex = SETS_FIRST.has(d.name) ? 0 : SETS_SECOND.has(d.name) ? 1 : d.name === 'geo' ? d.args.length - 1 : -1;
+    if (defIndex >= 0) {
+      const w = d.args[defIndex];
+      const m = w && /^\$([A-Za-z0-9_]+)$/.exec(w.value);
+      if (m) {
+        defWords.add(w);
+        const unused = d.name === 'map' || d.name === 'geo' || d.name === 'split_clients';
+        out.push({ role: 'def', kind: 'variable', name: m[1].toLowerCase(), start: valueOffset(w, 1), end: valueOffset(w, w.value.length), reportUnused: unused });
+      }
+    }
+  });
+  // references to variables, entries of map/geo tables included
+  walk(file, (d) => {
+    for (const w of d.entry ? [d.nameWord, ...d.args] : d.args) {
+      if (defWords.has(w)) continue;
+      for (const r of variablesIn(w)) {
+        if (/^\d+$/.test(r.name)) continue;
+        const start = r.start + (r.braced ? 2 : 1);
+        out.push({ role: 'ref', kind: 'variable', name: r.name.toLowerCase(), start, end: start + r.name.length });
+      }
+    }
+  });
+  if (dynamicVars) out.push({ role: 'ref', kind: 'variable', name: '', start: 0, end: 0, dynamic: true });
+  return out;
+}
+
+function zoneMissing(name: string): NavEntity['missing'] {
+  return { message: `zero size shared memory zone "${name}": no zone of that name is defined.`, severity: 'error' };
+}
+
+function nearestServer(ancestors: readonly Directive[]): string | undefined {
+  for (let i = ancestors.length - 1; i >= 0; i--) if (ancestors[i].name === 'server') return `server@${ancestors[i].start}`;
+  return undefined;
+}
+
+/** Definitions within one file of the name under the cursor (the workspace layer does the same across files). */
+export function definitionsInFile(entities: NavEntity[], offset: number): NavEntity[] {
+  const at = entities.filter((e) => !e.dynamic && e.name && e.start <= offset && offset <= e.end);
+  return entities.filter(
+    (d) => d.role === 'def' && at.some((e) => e.kind === d.kind && e.name === d.name && (e.scope === undefined || d.scope === undefined || e.scope === d.scope)),
+  );
+}
