@@ -241,6 +241,15 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       assert.deepEqual([bad.line, bad.col], [11, 5]);
     });
 
+    it('counts lines and columns the same with CRLF line ends', () => {
+      const file = write('crlf-nginx.conf', ERROR_NGINX.replace(/\n/g, '\r\n'));
+      const r = cli(['check', file]);
+      assert.equal(r.status, 1);
+      const unknown = textProblems(r.stdout.replace(/\r/g, '')).find((p) => p.code === 'nginx/unknown-directive');
+      assert.deepEqual([unknown?.line, unknown?.col], [4, 5]);
+      assert.ok(!r.stdout.includes('\r'), 'a message carries a CR');
+    });
+
     it('gives JSON with 0-based LSP positions that match the text output', () => {
       const file = write('json-nginx.conf', ERROR_NGINX);
       const text = textProblems(cli(['check', file]).stdout);

@@ -234,6 +234,38 @@ describe('language server over stdio (our JSON-RPC client)', () => {
     }
   });
 
+  describe('completion on trigger characters', () => {
+    it('completes nginx variables after a typed `$` and HAProxy values after a typed space', async () => {
+      const server = new LspClient();
+      try {
+        await server.initialize();
+        const cases = [
+          { uri: uriOf('trigger.conf'), lang: 'nginx', text: 'events {}\nhttp {\n  server {\n    return 200 ', typed: '$', want: '$host' },
+          { uri: uriOf('trigger.cfg'), lang: 'haproxy', text: 'backend app\n    balance', typed: ' ', want: 'leastconn' },
+        ];
+        for (const c of cases) {
+          open(server, c.uri, c.lang, c.text);
+          await server.diagnosticsFor(c.uri, 1);
+          const lines = c.text.split('\n');
+          const end = { line: lines.length - 1, character: lines[lines.length - 1].length };
+          server.notify('textDocument/didChange', {
+            textDocument: { uri: c.uri, version: 2 },
+            contentChanges: [{ range: { start: end, end }, text: c.typed }],
+          });
+          const result = await server.request('textDocument/completion', {
+            textDocument: { uri: c.uri },
+            position: { line: end.line, character: end.character + 1 },
+            context: { triggerKind: 2, triggerCharacter: c.typed },
+          });
+          const labels = completionLabels(result);
+          assert.ok(labels.includes(c.want), `${c.lang}: ${c.want} missing from ${labels.slice(0, 30).join(', ')}`);
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+
   describe('source.fixAll', () => {
     it('offers every safe fix as one action that agrees with check --fix', async () => {
       const f = NGINX_FIXTURE;
