@@ -1,0 +1,75 @@
+// `proxy-tuner bench` as a user runs it (the bundled command line): options, exit codes, --json.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ensureBuilt, REPO } from '../cli/build';
+import { benchOptionsFromArgs, parseDuration, parseSize } from '../../cli/src/bench';
+import { UsageError } from '../../cli/src/args';
+import { sha256, tempConfig } from './helpers';
+
+const run = (args: string[]) =>
+  spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'bench', ...args], { encoding: 'utf8', timeout: 60_000 });
+
+test('options map onto the engine options', () => {
+  const o = benchOptionsFromArgs(['x.conf', '--scenario', 'https-resume', '-c', '25', '--rate', '1500', '--duration', '3s', '--warmup', '500ms', '--path', '/api', '--direct', '--step', '20%/5s', '--response-bytes', '16k', '--latency', '7']);
+  assert.deepEqual(o.options, {
+    configPath: 'x.conf',
+    scenario: 'https-resume',
+    connections: 25,
+    rate: 1500,
+    durationMs: 3000,
+    warmupMs: 500,
+    path: '/api',
+    direct: true,
+    step: { percent: 20, intervalMs: 5000 },
+    backend: { responseBytes: 16384, latency: { kind: 'fixed', ms: 7 } },
+  });
+  assert.equal(parseDuration('1m', 'd'), 60_000);
+  assert.equal(parseSize('1m', 's'), 1024 * 1024);
+  assert.throws(() => benchOptionsFromArgs(['a', 'b']), UsageError);
+  assert.throws(() => benchOptionsFromArgs(['a', '--duration', 'soon']), UsageError);
+  assert.throws(() => benchOptionsFromArgs(['a', '--scenario', 'fastest']), UsageError);
+});
+
+test('bad usage exits 2, a refused config exits 1 with the line', () => {
+  ensureBuilt();
+  for (const args of [[], ['--connections', 'many', 'x.conf'], ['x.conf', '--bogus'], ['--target', '192.0.2.1:80']]) {
+    const r = run(args);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, /bench: /);
+  }
+  const cfg = tempConfig('nginx.conf', 'events {}\nhttp {\n  server {\n    listen 80;\n    location / { proxy_pass http://$http_host; }\n  }\n}\n');
+  try {
+    const r = run([cfg.file]);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, new RegExp(`refused: ${cfg.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:5: `));
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('--json prints one document with the documented fields', () => {
+  ensureBuilt();
+  const cfg = tempConfig('nginx.conf', 'events {}\nhttp {\n  access_log off;\n  server {\n    listen 80;\n    location / { proxy_pass http://backend.internal:8080; }\n  }\n}\n');
+  try {
+    const hash = sha256(cfg.file);
+    const r = run([cfg.file, '--duration', '1s', '--warmup', '200ms', '-c', '4', '--direct', '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    for (const k of ['scenario', 'proxy', 'requests', 'rps', 'latencyMs', 'perSecond', 'errors', 'cpuSeconds', 'backend']) assert.ok(k in j, k);
+    assert.equal(j.scenario, 'http1-keepalive');
+    assert.equal(j.proxy.kind, 'nginx');
+    assert.deepEqual(Object.keys(j.latencyMs), ['p50', 'p90', 'p99', 'p999', 'max']);
+    assert.deepEqual(Object.keys(j.perSecond[0]), ['t', 'rps', 'p50', 'p99', 'p999', 'errors']);
+    assert.ok(j.requests > 0 && j.rps > 0);
+    assert.ok(j.latencyMs.p50 <= j.latencyMs.p99 && j.latencyMs.p99 <= j.latencyMs.max);
+    assert.ok(typeof j.cpuSeconds.proxy === 'number' && typeof j.cpuSeconds.generator === 'number');
+    // no upstream keep-alive in this config: a backend connection per request
+    assert.ok(j.backend.connections / j.backend.requests > 0.9, JSON.stringify(j.backend));
+    assert.ok(j.direct.requests > 0);
+    assert.equal(sha256(cfg.file), hash);
+  } finally {
+    cfg.cleanup();
+  }
+});
