@@ -67,6 +67,8 @@ test('nbproc: fine in 2.4, removed in 2.5 with nbthread as the replacement', () 
 test('splice lines and `no log` in global are not keywords; the fix moves them to defaults as options', () => {
   const { f, diags } = diagnose(`global\n  splice request\n  splice auto\n  no log\n${BASE}`);
   assert.deepEqual(codes(diags), ['haproxy/unknown-keyword', 'haproxy/unknown-keyword', 'haproxy/unknown-keyword']);
+  assert.deepEqual(diags.map((d) => d.severity), [1, 1, 3], 'HAProxy accepts `no log` in global (it drops the global log targets)');
+  assert.match(diags[2].message, /only removes the global log targets/);
   assert.match(diags[0].message, /option splice-request/);
   assert.match(diags[1].message, /option splice-auto/);
   const fix = (diags[1].data as DiagnosticData).fixes![0];
@@ -218,4 +220,17 @@ test('references to resolvers, caches, userlists, peers, servers and stick table
     ],
   );
   assert.ok(diags.every((d) => d.code === 'haproxy/unknown-reference' && d.severity === 1));
+});
+
+test('counts read with atol(): a unit is a warning (16k is read as 16), garbage and extra words are errors', () => {
+  const { diags } = diagnose(`global\n  tune.bufsize 16k\n  maxconn lots\n  nbthread 2 4\n`);
+  assert.deepEqual(codes(diags), ['haproxy/invalid-size', 'haproxy/invalid-size', 'haproxy/arg']);
+  assert.deepEqual(diags.map((d) => d.severity), [2, 1, 1]);
+  assert.match(diags[0].message, /read as 16/);
+});
+
+test('misplaced server lines are refused, other backend keywords in a frontend only ignored; options without arguments refuse extra words', () => {
+  const { diags } = diagnose(`${BASE}frontend f\n  bind :80\n  server s 127.0.0.1:1\n  balance roundrobin\n  option dontlognull please\n`);
+  assert.deepEqual(codes(diags), ['haproxy/not-allowed-here', 'haproxy/ignored-here', 'haproxy/arg']);
+  assert.deepEqual(diags.map((d) => d.severity), [1, 2, 1]);
 });

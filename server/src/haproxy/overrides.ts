@@ -33,12 +33,13 @@ export const REMOVED: Record<string, { until: string; use: string; sections?: 'g
  * Lines the tuning blogs write in `global` that are not HAProxy keywords at all, with what was
  * meant. The fix removes the line from `global`; the replacement goes into a proxy section.
  */
-export const NOT_KEYWORDS_IN_GLOBAL: Record<string, { use: string; replacement?: string }> = {
+export const NOT_KEYWORDS_IN_GLOBAL: Record<string, { use: string; replacement?: string; accepted?: boolean }> = {
   'splice request': { use: '`option splice-request` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-request' },
   'splice response': { use: '`option splice-response` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-response' },
   'splice auto': { use: '`option splice-auto` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-auto' },
   splice: { use: '`option splice-auto` (or `splice-request`/`splice-response`) in a proxy section', replacement: 'option splice-auto' },
-  'no log': { use: '`no log` in a proxy section (or drop the `log` line from `global`)', replacement: 'no log' },
+  // HAProxy accepts this one: in `global` it only drops the global log targets declared above it.
+  'no log': { use: '`no log` in a proxy section to stop logging there', replacement: 'no log', accepted: true },
 };
 
 /** Values of `mode` by version. */
@@ -253,3 +254,6 @@ export const COND_PREDICATES = new Set([
 
 /** Sample fetches and converters of optional device-detection modules, not in every build. */
 export const OPTIONAL_MODULE_SAMPLES = /^(wurfl-|51d\.|da-csv)/;
+
+/** Proxy keywords that HAProxy refuses (not just ignores) in a proxy without the needed capability. */
+export const PLACEMENT_ERRORS = new Set(['server', 'default-server', 'server-template', 'retry-on', 'use-fcgi-app', 'declare capture']);

@@ -34,7 +34,7 @@ import {
   type OptionInfo,
   type Versioned,
 } from './data';
-import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, INT_KEYWORDS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, TIME_ARGS, TIME_OPTIONS } from './overrides';
+import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_KEYWORDS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, TIME_ARGS, TIME_OPTIONS } from './overrides';
 
 const DOC = 'https://docs.haproxy.org/dev/configuration.html';
 
@@ -266,7 +266,11 @@ function checkInt(c: Checker, w: Word | undefined, at: { start: number; end: num
     return;
   }
   if (w.envVars || w.value.includes('$')) return;
-  if (!INT_RE.test(w.value)) c.add('invalid-size', w, `'${w.value}' is not a whole number (${what}).`);
+  if (INT_RE.test(w.value)) return;
+  // HAProxy reads many counts with atol(): `16k` silently becomes 16, which is worse than an error.
+  const lead = /^-?\d+/.exec(w.value);
+  if (lead) c.add('invalid-size', w, `'${w.value}' is read as ${lead[0]} (${what} takes a plain number, no unit).`, { severity: 'warning' });
+  else c.add('invalid-size', w, `'${w.value}' is not a whole number (${what}).`);
 }
 
 function checkSize(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
@@ -301,7 +305,9 @@ function checkGlobal(c: Checker, st: Statement): void {
         safe: false,
       });
     }
-    c.add('unknown-keyword', range, `'${st.words.map((w) => w.value).join(' ')}' is not a 'global' keyword; use ${notKw2.use}.`, { fixes });
+    if (notKw2.accepted)
+      c.add('unknown-keyword', range, `'${st.words.map((w) => w.value).join(' ')}' in 'global' only removes the global log targets declared above it; to stop logging, use ${notKw2.use}.`, { fixes, severity: 'information' });
+    else c.add('unknown-keyword', range, `'${st.words.map((w) => w.value).join(' ')}' is not a 'global' keyword; use ${notKw2.use}.`, { fixes });
     return;
   }
   if (st.prefix) {
@@ -333,7 +339,10 @@ function checkGlobal(c: Checker, st: Statement): void {
     }
     return;
   }
-  if (INT_KEYWORDS.has(k)) checkInt(c, st.args[0], kw, `'${k}'`);
+  if (INT_KEYWORDS.has(k)) {
+    checkInt(c, st.args[0], kw, `'${k}'`);
+    if (st.args.length > 1) c.add('arg', { start: st.args[1].start, end: st.args[st.args.length - 1].end }, `'${k}' takes one argument; '${st.args[1].value}' is unexpected.`);
+  }
   if (k in TIME_ARGS) checkTime(c, st.args[TIME_ARGS[k]], kw, `'${k}'`);
   if (k === 'log') checkLogTarget(c, st);
   if (!st.args.length && info.syntax?.length && info.syntax.every((s) => /^\S+\s+</.test(s))) c.add('arg', kw, `'${k}' needs an argument (${info.syntax[0]}).`);
@@ -412,12 +421,19 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       return;
     }
     const needs = sections.includes('frontend') ? 'frontend' : sections.includes('backend') ? 'backend' : sections[0];
+    if (PLACEMENT_ERRORS.has(name)) {
+      c.add('not-allowed-here', nameRange, `'${name}' is not allowed in a ${kind} (it needs ${needs ? `${needs} capability` : 'another section'}).`);
+      return;
+    }
     c.add('ignored-here', nameRange, `'${name}' is ignored in a ${kind} (it needs ${needs ? `${needs} capability` : 'another section'}).`);
   } else if (kind === 'defaults' && info.namedDefaultsOnly && !x.sec.name) {
     c.add('not-allowed-here', nameRange, `'${name}' is only allowed in a named 'defaults' section.`);
     return;
   }
   const args = st.args.slice(m.width - 1);
+  // options documented without arguments refuse any
+  if (k === 'option' && args.length && info.syntax?.length && info.syntax.every((x) => x.trim() === name))
+    c.add('arg', { start: args[0].start, end: args[args.length - 1].end }, `'${name}' takes no argument; '${args[0].value}' is unexpected.`);
   switch (k) {
     case 'mode': {
       const v = args[0];
