@@ -217,3 +217,14 @@ test('return codes', () => {
   assert.deepEqual(msgs('return 1000;'), ['invalid return code "1000"']);
   for (const ok of ['return 404;', 'return 301 https://$host$request_uri;', 'return https://example.com;', 'return $scheme://a;', 'return 200 "ok";']) assert.deepEqual(msgs(ok), [], ok);
 });
+
+test('context inference: fragments of http, server, location, stream; an explicit "# context:" comment', () => {
+  const ctx = (t: string) => inferContext(parseNginx(t));
+  assert.equal(ctx('events {}\nhttp {}\n'), 'main');
+  assert.equal(ctx('server { listen 80; location / { root /a; } }'), 'http');
+  assert.equal(ctx('location / { proxy_pass http://a; }'), 'server');
+  assert.equal(ctx('proxy_pass http://a;\nproxy_set_header Host $host;'), 'location');
+  assert.equal(ctx('server { listen 53 udp; proxy_pass 127.0.0.1:53; proxy_timeout 1s; }'), 'stream');
+  assert.equal(ctx('# context: stream/server\nproxy_pass 127.0.0.1:1;'), 'stream/server');
+  assert.deepEqual(diagnose('# context: server\nlocation / { }\n').diags, []);
+});

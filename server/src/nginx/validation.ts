@@ -152,16 +152,51 @@ function fmtTarget(v: string | undefined): string {
   return v ?? 'newest';
 }
 
-/** The nginx context a fragment most plausibly sits in, from its top-level directives. */
-export function inferContext(file: NginxFile): string {
-  const names = file.directives.filter((d) => !d.entry).map((d) => d.name);
-  if (names.length === 0) return 'main';
-  const known = names.filter((n) => DIRECTIVES.has(n) && n !== 'include');
-  if (known.length === 0) return 'main';
-  for (const ctx of ['main', 'http', 'server', 'location']) {
-    if (known.every((n) => allowedIn(n, ctx))) return ctx;
+const MAIN_ONLY = new Set(['http', 'events', 'stream', 'mail', 'worker_processes', 'user', 'pid', 'load_module', 'error_log', 'daemon', 'worker_rlimit_nofile']);
+const CANDIDATE_CONTEXTS = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
+
+/** Directives of the tree that would not be allowed if the file were included in `ctx`. */
+function misplacedCount(list: Directive[], ctx: string, limit: number): number {
+  let n = 0;
+  for (const d of list) {
+    if (d.entry) continue;
+    const v = DIRECTIVES.get(d.name);
+    if (v && !v.some((x) => x.contexts.includes(ctx) || x.contexts.includes('*'))) n++;
+    if (n > limit) return n;
+    if (d.block && !d.rawBody && d.block.children.length) {
+      const inner = childContext(ctx, d.name);
+      if (!inner.startsWith('block:')) n += misplacedCount(d.block.children, inner, limit - n);
+    }
   }
-  return 'main';
+  return n;
+}
+
+/**
+ * The context a file is included in: a `# context: server` comment before the first
+ * directive says it; else `main` when it holds main-level directives; else the candidate
+ * context where the fewest directives would be misplaced (a `sites-enabled` file with
+ * `server {}` blocks is `http`, a `stream.d` file whose servers use `proxy_timeout` is `stream`).
+ */
+export function inferContext(file: NginxFile): string {
+  const first = file.directives[0]?.start ?? Infinity;
+  for (const c of file.comments) {
+    if (c.start > first) break;
+    const m = /^\s*context:\s*([a-z/ ]+?)\s*$/i.exec(c.text);
+    if (m) return m[1].toLowerCase();
+  }
+  const top = file.directives.filter((d) => !d.entry);
+  if (top.length === 0 || top.some((d) => MAIN_ONLY.has(d.name))) return 'main';
+  let best = 'main';
+  let bestN = Infinity;
+  for (const ctx of CANDIDATE_CONTEXTS) {
+    const n = misplacedCount(top, ctx, bestN);
+    if (n < bestN) {
+      best = ctx;
+      bestN = n;
+      if (n === 0) break;
+    }
+  }
+  return best;
 }
 
 export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Finding[] {
