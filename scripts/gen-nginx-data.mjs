@@ -274,12 +274,14 @@ function readNginxOrg(src) {
         }
       }
     }
-    for (const m of xml.matchAll(/<tag-name(?: id="[^"]*")?>\s*<var>\$([a-z0-9_]+)<\/var>\s*<\/tag-name>\s*<tag-desc>([\s\S]*?)<\/tag-desc>/gi)) {
-      const name = m[1];
-      variableModule[name] ??= modKey;
+    for (const m of xml.matchAll(/<tag-name(?: id="[^"]*")?>((?:\s*<var>\$[a-z0-9_]+<\/var>\s*,?)+)\s*<\/tag-name>\s*<tag-desc>([\s\S]*?)<\/tag-desc>/gi)) {
+      // the first version mentioned in the description is when the variable(s) appeared
       const v = /\((\d+\.\d+\.\d+)(?:,\s*\d+\.\d+\.\d+)*\)/.exec(m[2].replace(/<[^>]+>/g, ''));
-      // the first version mentioned in the description is when the variable appeared
-      if (v && !(name in variableSince)) variableSince[name] = v[1];
+      for (const vm of m[1].matchAll(/<var>\$([a-z0-9_]+)<\/var>/gi)) {
+        const name = vm[1];
+        variableModule[name] ??= modKey;
+        if (v && !(name in variableSince)) variableSince[name] = v[1];
+      }
     }
   }
   return { directiveSince, moduleSince, variableSince, variableModule, listenParamSince };
