@@ -27,9 +27,17 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+let folders = 0;
+
+/**
+ * Writes a fixture into a folder of its own (HAProxy loads every `.cfg` of a folder together,
+ * so neighbours could change each other's findings) and returns its path relative to `dir`.
+ */
 function write(name: string, text: string): string {
-  writeFileSync(join(dir, name), text);
-  return name;
+  const rel = join(`case-${++folders}`, name);
+  mkdirSync(join(dir, `case-${folders}`), { recursive: true });
+  writeFileSync(join(dir, rel), text);
+  return rel;
 }
 
 const TEXT_LINE = /^(?<file>[^:\n]+):(?<line>\d+):(?<col>\d+): (?<severity>error|warning|information|hint): (?<message>.+) \[(?<code>[a-z]+\/[a-z0-9-]+)\]$/;

@@ -17,8 +17,17 @@ import { LspClient, completionLabels, hoverText, type RpcMessage } from './rpcCl
 
 let dir: string;
 
+let folders = 0;
+
+/** A uri in a folder of its own (HAProxy loads every `.cfg` of a folder together). */
 function uriOf(name: string): string {
-  return pathToFileURL(join(dir, name)).href;
+  return pathToFileURL(join(fileIn(), name)).href;
+}
+
+function fileIn(): string {
+  const folder = join(dir, `case-${++folders}`);
+  mkdirSync(folder, { recursive: true });
+  return folder;
 }
 
 function applyEdits(text: string, edits: { range: any; newText: string }[]): string {
@@ -67,9 +76,11 @@ describe('language server over stdio (our JSON-RPC client)', () => {
   for (const f of FIXTURES) {
     describe(f.language, () => {
       let server: LspClient;
-      const uri = () => uriOf(f.fileName);
+      let docUri = '';
+      const uri = () => docUri;
 
       before(async () => {
+        docUri = uriOf(f.fileName);
         server = new LspClient();
         await server.initialize();
         open(server, uri(), f.language, f.text);
@@ -210,7 +221,7 @@ describe('language server over stdio (our JSON-RPC client)', () => {
   describe('same problems as proxy-tuner check', () => {
     for (const f of FIXTURES) {
       it(`${f.language}: publishDiagnostics equals check --format json`, async () => {
-        const file = join(dir, `same-${f.fileName}`);
+        const file = join(fileIn(), `same-${f.fileName}`);
         writeFileSync(file, f.text);
         const cli = spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'check', '--format', 'json', file], {
           encoding: 'utf8',
@@ -269,7 +280,7 @@ describe('language server over stdio (our JSON-RPC client)', () => {
   describe('source.fixAll', () => {
     it('offers every safe fix as one action that agrees with check --fix', async () => {
       const f = NGINX_FIXTURE;
-      const file = join(dir, 'fixall-nginx.conf');
+      const file = join(fileIn(), 'fixall-nginx.conf');
       writeFileSync(file, f.text);
       const uri = pathToFileURL(file).href;
       const server = new LspClient();
@@ -290,7 +301,7 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         // `check --fix` repeats to a fixed point; from the server's result it reaches the same text.
         const cliFix = (path: string) => spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'check', '--fix', path], { encoding: 'utf8' });
         const fromOriginal = cliFix(file);
-        const serverFile = join(dir, 'fixall-by-server.conf');
+        const serverFile = join(fileIn(), 'fixall-by-server.conf');
         writeFileSync(serverFile, fixedByServer);
         assert.equal(cliFix(serverFile).stdout, fromOriginal.stdout);
         // Asked for quick fixes only, the server leaves fixAll out.
