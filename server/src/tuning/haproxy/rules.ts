@@ -49,7 +49,7 @@ const rows: Row[] = [
     severity: 'information',
     title: '`option httpclose` / `option http-server-close` turn keep-alive off',
     why:
-      '`httpclose` closes both sides after each response; `http-server-close` keeps the client side alive but opens a new server connection for every request. Since 1.8 HAProxy keeps both sides alive and reuses server connections by default, which saves a TCP (and TLS) handshake per request.',
+      '`httpclose` closes both sides after each response; `http-server-close` keeps the client side alive but opens a new server connection for every request. Without them HAProxy keeps both sides alive (the default HTTP mode) and, since 2.0 with the default `http-reuse safe`, reuses idle server connections: a TCP (and TLS) handshake saved per request. Keep them only for a backend that misbehaves with persistent connections.',
     docUrl: `${HAPROXY_DOC}#4.2-option%20http-server-close`,
     fix: 'Removes the option (not applied automatically: a backend may need it).',
   },
@@ -59,7 +59,7 @@ const rows: Row[] = [
     severity: 'information',
     title: 'HTTP backend without `http-reuse`',
     why:
-      'The default (`safe`) already reuses idle server connections for the second and later requests of a client connection. Measured here: `http-reuse always` made no difference with keep-alive clients (x0.90-1.28), but with clients that close after each request it took 14.9k to 24.0k req/s and P99 from 14.4 to 4.4 ms. Worth it for such clients, if the servers do not tie state (such as NTLM authentication) to a connection.',
+      'The default since 2.0 (`safe`) already reuses idle server connections for the second and later requests of a client connection. Measured here: `http-reuse always` made no difference with keep-alive clients (x0.90-1.28), but with clients that close after each request it took 14.9k to 24.0k req/s and P99 from 14.4 to 4.4 ms. Worth it for such clients, if the servers do not tie state (such as NTLM authentication) to a connection.',
     docUrl: `${HAPROXY_DOC}#4.2-http-reuse`,
     fix: 'Adds `http-reuse always` (not applied automatically).',
   },
