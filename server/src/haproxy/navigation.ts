@@ -1,7 +1,7 @@
 // HAProxy names for navigation: backends, ACLs (per proxy section), servers (per backend),
 // userlists, resolvers, peers, mailers, stick tables and named defaults: where each is defined
-// and used, with offsets of the bare names. Missing backends and ACLs are reported by the
-// module's validation already; the other kinds carry their own "not defined" message.
+// and used, with offsets of the bare names. Names used but defined nowhere are reported by the
+// module's validation (unknown-backend, undeclared-acl, unknown-reference): no `missing` here.
 import type { NavEntity } from '../service/types';
 import type { HaproxyFile, SampleExpr, Section, Statement, Word } from './ast';
 
@@ -55,15 +55,9 @@ const NAMED_SECTIONS: Readonly<Record<string, { kind: string; unused: boolean }>
   resolvers: { kind: 'resolvers', unused: true },
   peers: { kind: 'peers', unused: true },
   mailers: { kind: 'mailers', unused: true },
+  cache: { kind: 'cache', unused: true },
 };
 
-const MISSING: Readonly<Record<string, string>> = {
-  userlist: 'userlist',
-  resolvers: 'resolvers section',
-  peers: 'peers section',
-  mailers: 'mailers section',
-  table: 'stick-table',
-};
 
 const PROXIES = new Set(['frontend', 'backend', 'listen', 'defaults']);
 
@@ -75,16 +69,7 @@ export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
       out.push({ role: 'ref', kind, name: span.name, start: span.start, end: span.end, dynamic: true });
       return;
     }
-    const what = MISSING[kind];
-    out.push({
-      role: 'ref',
-      kind,
-      name: span.name,
-      scope,
-      start: span.start,
-      end: span.end,
-      missing: what ? { message: `No ${what} named '${span.name}'.`, severity: 'error' } : undefined,
-    });
+    out.push({ role: 'ref', kind, name: span.name, scope, start: span.start, end: span.end });
   };
   const wordAfter = (st: Statement, key: string): Word | undefined => {
     const i = st.words.findIndex((w) => !w.quoted && w.value === key);
@@ -133,6 +118,13 @@ export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
           if (w && st.sub?.value === 'mailers') ref('mailers', nameOf(w));
           break;
         }
+        case 'http-request':
+        case 'http-response':
+          if (st.args[0] && /^cache-(use|store)$/.test(st.args[0].value) && st.args[1]) ref('cache', nameOf(st.args[1]));
+          break;
+        case 'filter':
+          if (st.args[0]?.value === 'cache' && st.args[1]) ref('cache', nameOf(st.args[1]));
+          break;
         case 'table':
           if (sec.keyword === 'peers' && st.args[0]) out.push({ role: 'def', kind: 'table', ...span(nameOf(st.args[0])) });
           break;

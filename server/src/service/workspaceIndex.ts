@@ -1,0 +1,646 @@
+// The workspace index: the files nginx or HAProxy reads together with an open document, and the
+// navigation that needs them (cross-file definition, references, rename, unused/undefined
+// names, include links, workspace symbols). Plain Node: files not open in the editor are read
+// from disk (re-read when their mtime or size changes); open documents win over the disk.
+//
+// - nginx: a file belongs to the include tree of a main config (the nearest `nginx.conf` above
+//   it, or an open document that includes it); each fragment gets the block context of the
+//   `include` that reads it, so a file of `server {}` blocks is judged inside `http`.
+// - HAProxy: `haproxy -f DIR` loads every `*.cfg` of a folder in name order, so the `.cfg`
+//   files of one folder are one configuration (up to MAX_HAPROXY_GROUP files; a folder with more
+//   is a collection of unrelated configs, and each file stands alone).
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type {
+  Diagnostic,
+  DocumentLink,
+  DocumentSymbol,
+  Location,
+  Position,
+  Range,
+  SymbolInformation,
+  TextEdit,
+  WorkspaceEdit,
+} from 'vscode-languageserver-types';
+import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from './types';
+import { RuleRegistry, type Finding, type RuleMeta } from './rules';
+import type { NginxFile } from '../nginx/ast';
+import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs } from '../nginx/includes';
+
+export const MAX_HAPROXY_GROUP = 16;
+const MAX_UNIT_FILES = 400;
+const MAX_SCAN_FILES = 2000;
+const MAX_SCAN_DEPTH = 8;
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.hg', '.svn']);
+
+/** What the index needs from the disk; tests pass an in-memory one or a temp folder through the default. */
+export interface FileSystem {
+  readFile(path: string): string | undefined;
+  stat(path: string): { mtimeMs: number; size: number; isFile: boolean; isDirectory: boolean } | undefined;
+  readDir(path: string): string[] | undefined;
+}
+
+export const nodeFileSystem: FileSystem = {
+  readFile(path) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  },
+  stat(path) {
+    try {
+      const s = statSync(path);
+      return { mtimeMs: s.mtimeMs, size: s.size, isFile: s.isFile(), isDirectory: s.isDirectory() };
+    } catch {
+      return undefined;
+    }
+  },
+  readDir(path) {
+    try {
+      return readdirSync(path);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+export interface IndexedFile {
+  uri: string;
+  path: string;
+  lang: LanguageId;
+  doc: TextDocument;
+  ast: unknown;
+  /** True when the text comes from an open editor document. */
+  open: boolean;
+}
+
+/** The files loaded together with one file. */
+export interface Unit {
+  lang: LanguageId;
+  files: IndexedFile[];
+  /** Whether the unit is a whole configuration (an nginx main file was found): only then are names reported missing or unused. */
+  complete: boolean;
+  /** nginx: the block context each file is read in. */
+  contexts: Map<string, string>;
+  /** nginx: folder relative includes are taken from. */
+  mainDir?: string;
+}
+
+export interface WorkspaceIndexOptions {
+  /** Language of a file (the facade's `languageOf`). */
+  detect: (languageId: string | undefined, uri: string, text: string) => LanguageId;
+  module: (lang: LanguageId) => LanguageModule<any>;
+  fs?: FileSystem;
+  /** Open editor documents by uri. */
+  open?: { get(uri: string): TextDocument | undefined; all(): TextDocument[] };
+  roots?: string[];
+}
+
+export function uriToPath(uri: string): string | undefined {
+  if (!uri.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    return undefined;
+  }
+}
+
+export function pathToUri(path: string): string {
+  return pathToFileURL(path).href;
+}
+
+export class WorkspaceIndex {
+  private readonly fs: FileSystem;
+  private roots: string[];
+  private readonly disk = new Map<string, { key: string; file: IndexedFile }>();
+  private readonly openParses = new Map<string, { version: number; file: IndexedFile }>();
+  private readonly entityCache = new WeakMap<object, NavEntity[]>();
+  private scanned: string[] | undefined;
+
+  constructor(private readonly opts: WorkspaceIndexOptions) {
+    this.fs = opts.fs ?? nodeFileSystem;
+    this.roots = opts.roots ?? [];
+  }
+
+  setRoots(paths: string[]): void {
+    this.roots = paths;
+    this.scanned = undefined;
+  }
+
+  /** A watched file changed, appeared or went away: forget what was read of it. */
+  invalidate(uri?: string): void {
+    if (uri === undefined) this.disk.clear();
+    else {
+      const p = uriToPath(uri);
+      if (p) this.disk.delete(p);
+    }
+    this.scanned = undefined;
+  }
+
+  /** The include resolver's view of files: open documents count as existing. */
+  includeFs(): IncludeFs {
+    return {
+      readDir: (d) => this.fs.readDir(d),
+      isFile: (p) => this.openByPath(p) !== undefined || this.fs.stat(p)?.isFile === true,
+    };
+  }
+
+  private openByPath(path: string): TextDocument | undefined {
+    return this.opts.open?.get(pathToUri(path));
+  }
+
+  /** A file by uri: the open document when there is one, else the disk. */
+  get(uri: string): IndexedFile | undefined {
+    const doc = this.opts.open?.get(uri);
+    if (doc) return this.fromOpen(doc);
+    const path = uriToPath(uri);
+    return path ? this.fromDisk(path) : undefined;
+  }
+
+  getPath(path: string): IndexedFile | undefined {
+    return this.get(pathToUri(path));
+  }
+
+  private fromOpen(doc: TextDocument): IndexedFile {
+    const hit = this.openParses.get(doc.uri);
+    if (hit && hit.version === doc.version && hit.file.doc === doc) return hit.file;
+    const text = doc.getText();
+    const lang = this.opts.detect(doc.languageId, doc.uri, text);
+    const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast: this.opts.module(lang).parse(text), open: true };
+    this.openParses.set(doc.uri, { version: doc.version, file });
+    return file;
+  }
+
+  /** Forget the parse of a closed document (the disk copy is read again when needed). */
+  closed(uri: string): void {
+    this.openParses.delete(uri);
+  }
+
+  private fromDisk(path: string): IndexedFile | undefined {
+    const st = this.fs.stat(path);
+    if (!st || !st.isFile) return undefined;
+    const key = `${st.mtimeMs}:${st.size}`;
+    const hit = this.disk.get(path);
+    if (hit && hit.key === key) return hit.file;
+    const text = this.fs.readFile(path);
+    if (text === undefined) return undefined;
+    const uri = pathToUri(path);
+    const lang = this.opts.detect(undefined, uri, text);
+    const file: IndexedFile = { uri, path, lang, doc: TextDocument.create(uri, lang, 0, text), ast: this.opts.module(lang).parse(text), open: false };
+    this.disk.set(path, { key, file });
+    return file;
+  }
+
+  moduleOf(lang: LanguageId): LanguageModule<any> {
+    return this.opts.module(lang);
+  }
+
+  entities(file: IndexedFile): NavEntity[] {
+    const ast = file.ast as object;
+    let hit = this.entityCache.get(ast);
+    if (!hit) {
+      const m = this.opts.module(file.lang);
+      try {
+        hit = m.navEntities ? m.navEntities(file.doc, file.ast) : [];
+      } catch {
+        hit = [];
+      }
+      this.entityCache.set(ast, hit);
+    }
+    return hit;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Units
+
+  unitOf(uri: string): Unit {
+    const file = this.get(uri);
+    if (!file) return { lang: 'nginx', files: [], complete: false, contexts: new Map() };
+    return file.lang === 'nginx' ? this.nginxUnit(file) : this.haproxyUnit(file);
+  }
+
+  private haproxyUnit(file: IndexedFile): Unit {
+    const single: Unit = { lang: 'haproxy', files: [file], complete: true, contexts: new Map() };
+    if (!file.path.startsWith('/') || !/\.cfg$/i.test(file.path)) return single;
+    const dir = dirname(file.path);
+    const names = (this.fs.readDir(dir) ?? []).filter((n) => /\.cfg$/i.test(n) && !n.startsWith('.')).sort();
+    if (names.length < 2 || names.length > MAX_HAPROXY_GROUP) return single;
+    const files: IndexedFile[] = [];
+    for (const n of names) {
+      const p = `${dir === '/' ? '' : dir}/${n}`;
+      const f = p === file.path ? file : this.getPath(p);
+      if (f && f.lang === 'haproxy') files.push(f);
+    }
+    if (!files.includes(file)) files.push(file);
+    return { lang: 'haproxy', files, complete: true, contexts: new Map() };
+  }
+
+  /** The include closure of `root`, read in `context`; undefined when it grows past the limit. */
+  private closure(root: IndexedFile, mainDir: string): { files: IndexedFile[]; contexts: Map<string, string> } {
+    const contexts = new Map<string, string>([[root.path, 'main']]);
+    const files: IndexedFile[] = [root];
+    const ifs = this.includeFs();
+    for (let i = 0; i < files.length && files.length < MAX_UNIT_FILES; i++) {
+      const f = files[i];
+      if (f.lang !== 'nginx') continue;
+      for (const site of includeSites(f.ast as NginxFile, contexts.get(f.path) ?? 'main')) {
+        for (const p of resolveInclude(site.pattern, mainDir, dirname(f.path), ifs)) {
+          if (contexts.has(p)) continue;
+          const g = this.getPath(p);
+          if (!g) continue;
+          contexts.set(p, site.context);
+          files.push(g);
+        }
+      }
+    }
+    return { files, contexts };
+  }
+
+  private nginxUnit(file: IndexedFile): Unit {
+    const candidates: IndexedFile[] = [];
+    if (file.path.startsWith('/')) {
+      const confDir = confDirOf(file.path, this.includeFs());
+      if (confDir) {
+        const main = this.getPath(`${confDir === '/' ? '' : confDir}/nginx.conf`);
+        if (main && main.path !== file.path) candidates.push(main);
+      }
+    }
+    for (const doc of this.opts.open?.all() ?? []) {
+      if (doc.uri === file.uri) continue;
+      const f = this.fromOpen(doc);
+      if (f.lang === 'nginx' && isMainConfig(f.ast as NginxFile) && !candidates.some((c) => c.uri === f.uri)) candidates.push(f);
+    }
+    if (!isMainConfig(file.ast as NginxFile)) {
+      for (const root of candidates) {
+        const mainDir = dirname(root.path);
+        const c = this.closure(root, mainDir);
+        if (c.contexts.has(file.path)) return { lang: 'nginx', files: c.files, complete: true, contexts: c.contexts, mainDir };
+      }
+    }
+    const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? dirname(file.path)) : '/';
+    const c = this.closure(file, mainDir);
+    const main = isMainConfig(file.ast as NginxFile);
+    if (!main) c.contexts.delete(file.path); // a fragment on its own: its context is inferred
+    return { lang: 'nginx', files: c.files, complete: main, contexts: c.contexts, mainDir };
+  }
+
+  /** The context an nginx file is read in (undefined: let validation infer it). */
+  contextOf(uri: string): string | undefined {
+    const file = this.get(uri);
+    if (!file || file.lang !== 'nginx') return undefined;
+    return this.nginxUnit(file).contexts.get(file.path);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Workspace files (for workspace symbols)
+
+  /** Config files under the workspace roots (bounded scan), plus the open documents. */
+  workspaceFiles(): IndexedFile[] {
+    if (!this.scanned) {
+      const found: string[] = [];
+      const visit = (dir: string, depth: number) => {
+        if (found.length >= MAX_SCAN_FILES || depth > MAX_SCAN_DEPTH) return;
+        for (const name of (this.fs.readDir(dir) ?? []).sort()) {
+          if (name.startsWith('.') || SKIP_DIRS.has(name)) continue;
+          const p = `${dir === '/' ? '' : dir}/${name}`;
+          const st = this.fs.stat(p);
+          if (!st) continue;
+          if (st.isDirectory) visit(p, depth + 1);
+          else if (st.isFile && looksLikeConfig(p)) found.push(p);
+          if (found.length >= MAX_SCAN_FILES) return;
+        }
+      };
+      for (const r of this.roots) visit(r.replace(/\/+$/, '') || '/', 0);
+      this.scanned = found;
+    }
+    const out = new Map<string, IndexedFile>();
+    for (const doc of this.opts.open?.all() ?? []) out.set(doc.uri, this.fromOpen(doc));
+    for (const p of this.scanned) {
+      const uri = pathToUri(p);
+      if (out.has(uri)) continue;
+      const f = this.fromDisk(p);
+      if (f) out.set(uri, f);
+    }
+    return [...out.values()];
+  }
+}
+
+function looksLikeConfig(path: string): boolean {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  if (/\.(conf|cfg)$/i.test(base)) return true;
+  return /\/(sites-enabled|sites-available|conf\.d|nginx|haproxy)\/[^/]+$/i.test(path) && !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua)$/i.test(base);
+}
+
+/** A whole nginx configuration rather than a fragment: it opens `events`/`http`/`stream`/`mail` at the top. */
+export function isMainConfig(file: NginxFile): boolean {
+  return file.directives.some((d) => !d.entry && d.block && (d.name === 'events' || d.name === 'http' || d.name === 'stream' || d.name === 'mail'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Navigation over a unit
+
+interface Located {
+  file: IndexedFile;
+  e: NavEntity;
+}
+
+function scopeKey(l: Located): string | undefined {
+  return l.e.scope === undefined ? undefined : `${l.file.uri}#${l.e.scope}`;
+}
+
+function matches(a: Located, b: Located): boolean {
+  if (a.e.kind !== b.e.kind || a.e.name !== b.e.name || a.e.dynamic || b.e.dynamic) return false;
+  const sa = scopeKey(a);
+  const sb = scopeKey(b);
+  return sa === undefined || sb === undefined || sa === sb;
+}
+
+function located(index: WorkspaceIndex, unit: Unit): Located[] {
+  const out: Located[] = [];
+  for (const f of unit.files) for (const e of index.entities(f)) out.push({ file: f, e });
+  return out;
+}
+
+function toLocation(l: Located): Location {
+  return { uri: l.file.uri, range: { start: l.file.doc.positionAt(l.e.start), end: l.file.doc.positionAt(l.e.end) } };
+}
+
+/** The named things under the cursor (several kinds may share a name's spot: a backend that holds a stick-table). */
+function entitiesAt(index: WorkspaceIndex, file: IndexedFile, pos: Position): NavEntity[] {
+  const offset = file.doc.offsetAt(pos);
+  return index.entities(file).filter((e) => !e.dynamic && e.name && e.start <= offset && offset <= e.end);
+}
+
+/**
+ * Everything that names the same thing as the entities at the cursor: matching definitions,
+ * then every kind defined at those definitions' spots, then all definitions and references
+ * of those kinds and names.
+ */
+function related(index: WorkspaceIndex, unit: Unit, file: IndexedFile, at: NavEntity[]): { all: Located[]; defs: Located[] } {
+  const everything = located(index, unit);
+  const targets: Located[] = at.map((e) => ({ file, e }));
+  const defs = everything.filter((l) => l.e.role === 'def' && targets.some((t) => matches(t, l)));
+  for (const d of defs) {
+    for (const l of everything) {
+      if (l.file === d.file && l.e.start === d.e.start && l.e.role === 'def' && !targets.some((t) => t.e === l.e)) targets.push(l);
+    }
+  }
+  const seen = new Set<string>();
+  const all: Located[] = [];
+  for (const l of everything) {
+    if (!targets.some((t) => t.e === l.e || matches(t, l))) continue;
+    const key = `${l.file.uri}:${l.e.start}:${l.e.end}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    all.push(l);
+  }
+  return { all, defs: all.filter((l) => l.e.role === 'def') };
+}
+
+export function navDefinition(index: WorkspaceIndex, uri: string, pos: Position): Location[] | null {
+  const file = index.get(uri);
+  if (!file) return null;
+  const unit = index.unitOf(uri);
+  const at = entitiesAt(index, file, pos);
+  if (at.length) {
+    const everything = located(index, unit);
+    const defs = everything.filter((l) => l.e.role === 'def' && at.some((e) => matches({ file, e }, l)));
+    return defs.length ? defs.map(toLocation) : null;
+  }
+  // an include: the files it reads
+  const links = includeTargets(index, unit, file).filter((l) => {
+    const o = file.doc.offsetAt(pos);
+    return l.start <= o && o <= l.end;
+  });
+  if (links.length && links[0].paths.length) {
+    return links[0].paths.map((p) => ({ uri: pathToUri(p), range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } } }));
+  }
+  return null;
+}
+
+export function navReferences(index: WorkspaceIndex, uri: string, pos: Position, includeDeclaration: boolean): Location[] {
+  const file = index.get(uri);
+  if (!file) return [];
+  const at = entitiesAt(index, file, pos);
+  if (!at.length) return [];
+  const { all } = related(index, index.unitOf(uri), file, at);
+  return all.filter((l) => includeDeclaration || l.e.role === 'ref').map(toLocation);
+}
+
+export type PrepareRenameResult = { range: Range; placeholder: string } | { error: string };
+
+export function navPrepareRename(index: WorkspaceIndex, uri: string, pos: Position): PrepareRenameResult {
+  const file = index.get(uri);
+  if (!file) return { error: 'The document is not known to the server.' };
+  const at = entitiesAt(index, file, pos);
+  if (!at.length) return { error: 'Only names a config defines can be renamed here: an upstream, a named location, a zone, a variable set by the config, a backend, an ACL, a userlist...' };
+  const { defs } = related(index, index.unitOf(uri), file, at);
+  const e = at[0];
+  if (!defs.length) {
+    return { error: `'${e.name}' is not defined in the files loaded with this one (${e.kind === 'variable' ? 'a built-in variable' : 'an external name'}): nothing to rename.` };
+  }
+  return { range: { start: file.doc.positionAt(e.start), end: file.doc.positionAt(e.end) }, placeholder: file.doc.getText().slice(e.start, e.end) };
+}
+
+const NAME_FORBIDDEN = /[\s;{}#"'`\\,()]/;
+
+export function navRename(index: WorkspaceIndex, uri: string, pos: Position, newName: string): WorkspaceEdit | { error: string } {
+  const prep = navPrepareRename(index, uri, pos);
+  if ('error' in prep) return prep;
+  const file = index.get(uri)!;
+  const at = entitiesAt(index, file, pos);
+  let name = newName;
+  if (at[0].kind === 'variable') name = name.replace(/^\$/, '');
+  if (at[0].kind === 'location') name = name.replace(/^@/, '');
+  if (!name || NAME_FORBIDDEN.test(name) || name.includes('$')) return { error: `'${newName}' is not a valid name here.` };
+  if (at[0].kind === 'variable' && !/^[A-Za-z0-9_]+$/.test(name)) return { error: `'${newName}' is not a valid variable name (letters, digits, '_').` };
+  const { all } = related(index, index.unitOf(uri), file, at);
+  const changes: Record<string, TextEdit[]> = {};
+  for (const l of all) {
+    (changes[l.file.uri] ??= []).push({ range: toLocation(l).range, newText: name });
+  }
+  return { changes };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics: names used but defined nowhere, definitions never used, includes of nothing.
+
+const rule = (language: LanguageId, id: string, severity: RuleMeta['severity'], title: string, why: string, docUrl: string): RuleMeta => ({
+  id: `${language}/${id}`,
+  language,
+  category: 'correctness',
+  severity,
+  title,
+  why,
+  docUrl,
+});
+
+export const NAVIGATION_RULES: RuleMeta[] = [
+  rule('nginx', 'undefined-reference', 'error', 'A name no loaded file defines', 'An upstream, shared-memory zone, cache or named location is used but defined nowhere in the configuration; nginx refuses to start or fails the request.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
+  rule('nginx', 'unused-definition', 'hint', 'A definition nothing uses', 'An upstream, zone, cache or map that nothing in the configuration refers to is dead weight, or a sign of a typo in its user.', 'https://nginx.org/en/docs/'),
+  rule('nginx', 'include-not-found', 'warning', 'An include names no file', 'nginx stops when a plain (non-glob) include names a file that does not exist.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
+  rule('haproxy', 'unused-definition', 'hint', 'A definition nothing uses', 'A backend, ACL, userlist, resolvers, peers, mailers or cache section nothing refers to is dead weight, or a sign of a typo in its user.', 'https://docs.haproxy.org/2.6/configuration.html'),
+];
+
+const navigationRules = new RuleRegistry(NAVIGATION_RULES);
+
+/** What the kinds are called in messages. */
+const KIND_LABEL: Record<string, string> = {
+  upstream: 'upstream',
+  'stream:upstream': 'upstream',
+  limit_req_zone: 'limit_req zone',
+  limit_conn_zone: 'limit_conn zone',
+  'stream:limit_conn_zone': 'limit_conn zone',
+  proxy_cache: 'cache zone',
+  fastcgi_cache: 'cache zone',
+  uwsgi_cache: 'cache zone',
+  scgi_cache: 'cache zone',
+  variable: 'variable',
+  location: 'named location',
+  backend: 'backend',
+  acl: 'ACL',
+  userlist: 'userlist',
+  resolvers: 'resolvers section',
+  peers: 'peers section',
+  mailers: 'mailers section',
+  cache: 'cache section',
+};
+
+export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: ServiceSettings): Diagnostic[] {
+  const file = index.get(uri);
+  if (!file) return [];
+  const unit = index.unitOf(uri);
+  const everything = located(index, unit);
+  const findings: Finding[] = [];
+  const lang = file.lang;
+  const dynamicKinds = new Set(everything.filter((l) => l.e.dynamic).map((l) => l.e.kind));
+  if (unit.complete) {
+    for (const e of index.entities(file)) {
+      const me: Located = { file, e };
+      if (e.role === 'ref' && e.missing && !e.dynamic) {
+        if (!everything.some((l) => l.e.role === 'def' && matches(me, l))) {
+          findings.push({ ruleId: `${lang}/undefined-reference`, start: e.start, end: e.end, message: e.missing.message, severity: e.missing.severity });
+        }
+      } else if (e.role === 'def' && e.reportUnused && !dynamicKinds.has(e.kind)) {
+        const kinds = everything.filter((l) => l.file === file && l.e.start === e.start && l.e.role === 'def').map((l) => l.e);
+        const used = everything.some((l) => l.e.role === 'ref' && kinds.some((k) => matches({ file, e: k }, l)));
+        if (!used) {
+          findings.push({
+            ruleId: `${lang}/unused-definition`,
+            start: e.start,
+            end: e.end,
+            message: `${KIND_LABEL[e.kind] ?? e.kind} '${e.name}' is never used.`,
+            unnecessary: true,
+          });
+        }
+      }
+    }
+  }
+  if (lang === 'nginx') {
+    for (const link of includeTargets(index, unit, file)) {
+      if (link.paths.length === 0 && !hasGlob(link.pattern)) {
+        findings.push({
+          ruleId: 'nginx/include-not-found',
+          start: link.start,
+          end: link.end,
+          message: `No file "${link.pattern}" relative to ${unit.mainDir ?? dirname(file.path)}: nginx stops at an include of a missing file.`,
+        });
+      }
+    }
+  }
+  return navigationRules.toDiagnostics(file.doc, findings, settings, lang);
+}
+
+/**
+ * Drops the module's own reports that other files of the unit answer: an nginx variable set in
+ * an including file, an HAProxy backend defined in another file of the folder.
+ */
+export function filterAnsweredElsewhere(index: WorkspaceIndex, uri: string, diagnostics: Diagnostic[]): Diagnostic[] {
+  const file = index.get(uri);
+  if (!file) return diagnostics;
+  const unit = index.unitOf(uri);
+  if (unit.files.length < 2) return diagnostics;
+  const others = unit.files.filter((f) => f !== file).flatMap((f) => index.entities(f).filter((e) => e.role === 'def'));
+  const defined = (kind: string, name: string) => others.some((e) => e.kind === kind && e.name === name);
+  return diagnostics.filter((d) => {
+    const text = file.doc.getText(d.range);
+    if (d.code === 'nginx/unknown-variable') return !defined('variable', text.replace(/^\$\{?|\}$/g, '').toLowerCase());
+    if (d.code === 'haproxy/unknown-backend') return !defined('backend', text.replace(/^["']|["']$/g, ''));
+    if (d.code === 'haproxy/unknown-reference') {
+      const section = /^No '(\w+)' section named '([^']+)'/.exec(d.message);
+      if (section) return !defined(section[1], section[2]);
+      const table = /^No stick table named '([^']+)'/.exec(d.message);
+      if (table) return !defined('table', table[1]);
+    }
+    return true;
+  });
+}
+
+interface IncludeTarget {
+  start: number;
+  end: number;
+  pattern: string;
+  paths: string[];
+}
+
+function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): IncludeTarget[] {
+  if (file.lang !== 'nginx' || !file.path.startsWith('/')) return [];
+  const ifs = index.includeFs();
+  const mainDir = unit.mainDir ?? dirname(file.path);
+  return includeSites(file.ast as NginxFile, unit.contexts.get(file.path) ?? 'main').map((s) => ({
+    start: s.word.start,
+    end: s.word.end,
+    pattern: s.pattern,
+    paths: resolveInclude(s.pattern, mainDir, dirname(file.path), ifs),
+  }));
+}
+
+export function documentLinks(index: WorkspaceIndex, uri: string): DocumentLink[] {
+  const file = index.get(uri);
+  if (!file) return [];
+  const unit = index.unitOf(uri);
+  const out: DocumentLink[] = [];
+  for (const t of includeTargets(index, unit, file)) {
+    if (!t.paths.length) continue;
+    const names = t.paths.map((p) => p.slice(p.lastIndexOf('/') + 1));
+    out.push({
+      range: { start: file.doc.positionAt(t.start), end: file.doc.positionAt(t.end) },
+      target: pathToUri(t.paths[0]),
+      tooltip: t.paths.length === 1 ? t.paths[0] : `${t.paths.length} files: ${names.join(', ')}`,
+    });
+  }
+  return out;
+}
+
+/** Symbols of every workspace file whose name contains the query's characters in order (case-insensitive). */
+export function workspaceSymbols(index: WorkspaceIndex, query: string, limit = 500): SymbolInformation[] {
+  const q = query.toLowerCase().replace(/\s+/g, '');
+  const fits = (name: string) => {
+    const n = name.toLowerCase();
+    let i = 0;
+    for (const ch of n) if (ch === q[i]) i++;
+    return i >= q.length;
+  };
+  const out: SymbolInformation[] = [];
+  for (const f of index.workspaceFiles()) {
+    const m = index.moduleOf(f.lang);
+    let symbols: DocumentSymbol[] = [];
+    try {
+      symbols = m.symbols ? m.symbols(f.doc, f.ast) : [];
+    } catch {
+      symbols = [];
+    }
+    const visit = (list: DocumentSymbol[], container?: string) => {
+      for (const s of list) {
+        if (out.length >= limit) return;
+        if (fits(s.name)) out.push({ name: s.name, kind: s.kind, location: { uri: f.uri, range: s.range }, containerName: container });
+        if (s.children) visit(s.children, s.name);
+      }
+    };
+    visit(symbols);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
