@@ -52,4 +52,30 @@ export interface LanguageModule<Ast = unknown> {
   format?(doc: TextDocument, ast: Ast, range: Range | undefined, options: { tabSize: number; insertSpaces: boolean }): TextEdit[];
   /** Go to definition (an upstream, a backend, a named location, an included file). */
   definition?(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): Location | Location[] | LocationLink[] | null;
+  /** Names the file defines and uses (upstreams, backends, ACLs...): cross-file definition, references, rename. */
+  navEntities?(doc: TextDocument, ast: Ast): NavEntity[];
+  /** Validation as if the file were read inside `context` (an nginx fragment judged where it is included). */
+  validateInContext?(doc: TextDocument, ast: Ast, settings: ServiceSettings, context: string): Diagnostic[];
 }
+
+/**
+ * A name a config defines (`role: 'def'`) or uses (`'ref'`): an upstream, a named location, a
+ * zone, a variable, a backend, an ACL... Offsets cover the name only (what a rename replaces).
+ * Definitions and references match on `kind` and `name`, and on `scope` when one is set
+ * (an HAProxy ACL belongs to its proxy section: the scope is that section, in the same file).
+ */
+export interface NavEntity {
+  role: 'def' | 'ref';
+  kind: string;
+  name: string;
+  scope?: string;
+  start: number;
+  end: number;
+  /** For a reference: what to say when nothing in the loaded files defines it (no message: say nothing). */
+  missing?: { message: string; severity: 'error' | 'warning' | 'information' };
+  /** For a definition: report it as unused when nothing refers to it. */
+  reportUnused?: boolean;
+  /** A reference through a variable or expression (`proxy_pass http://$up`): definitions of its kind may be used unseen. */
+  dynamic?: boolean;
+}
+
