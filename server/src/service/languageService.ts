@@ -21,6 +21,20 @@ import { nginxModule } from '../nginx';
 import { haproxyModule } from '../haproxy';
 import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits } from './rules';
 import { haproxyTuning, nginxTuning } from '../tuning';
+import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
+import {
+  WorkspaceIndex,
+  documentLinks as navDocumentLinks,
+  filterAnsweredElsewhere,
+  navDefinition,
+  navDiagnostics,
+  navPrepareRename,
+  navReferences,
+  navRename,
+  workspaceSymbols as navWorkspaceSymbols,
+  type PrepareRenameResult,
+  type WorkspaceIndexOptions,
+} from './workspaceIndex';
 
 export { safeFixEdits };
 
@@ -185,4 +199,56 @@ export function definition(
 ): Location | Location[] | LocationLink[] | null {
   const m = modules[lang];
   return m.definition ? m.definition(doc, astOf(doc, lang, cache), pos, settings) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workspace features: the files loaded together with a document (nginx include trees, HAProxy
+// `.cfg` folders). The index reads files that are not open from disk (see workspaceIndex.ts).
+
+export type { PrepareRenameResult } from './workspaceIndex';
+export { WorkspaceIndex, NAVIGATION_RULES, uriToPath } from './workspaceIndex';
+
+/** A workspace index over the open documents (`open`) and the disk, detecting languages as the facade does. */
+export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detect' | 'module'> = {}): WorkspaceIndex {
+  return new WorkspaceIndex({ ...options, detect: languageOf, module: getModule });
+}
+
+/**
+ * `validate` with the files loaded together: an nginx fragment judged in the context of the
+ * include that reads it, names defined in other files no longer reported unknown, and the
+ * unused/undefined-name and include diagnostics.
+ */
+export function validateInWorkspace(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, ws: WorkspaceIndex, cache?: ParseCache): Diagnostic[] {
+  const m = modules[lang];
+  const ast = astOf(doc, lang, cache);
+  const context = ws.contextOf(doc.uri);
+  const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context) : m.validate(doc, ast, settings);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
+  const nav = navDiagnostics(ws, doc.uri, settings);
+  return finalizeDiagnostics(doc, lang, [...filterAnsweredElsewhere(ws, doc.uri, own), ...tuning, ...nav], settings);
+}
+
+/** Go to definition across the loaded files (an upstream in an included file, a backend in another `.cfg`, an include's targets). */
+export function definitionInWorkspace(doc: TextDocument, pos: Position, ws: WorkspaceIndex): Location[] | null {
+  return navDefinition(ws, doc.uri, pos);
+}
+
+export function references(doc: TextDocument, pos: Position, includeDeclaration: boolean, ws: WorkspaceIndex): Location[] {
+  return navReferences(ws, doc.uri, pos, includeDeclaration);
+}
+
+export function prepareRename(doc: TextDocument, pos: Position, ws: WorkspaceIndex): PrepareRenameResult {
+  return navPrepareRename(ws, doc.uri, pos);
+}
+
+export function rename(doc: TextDocument, pos: Position, newName: string, ws: WorkspaceIndex): WorkspaceEdit | { error: string } {
+  return navRename(ws, doc.uri, pos, newName);
+}
+
+export function documentLinks(doc: TextDocument, ws: WorkspaceIndex): DocumentLink[] {
+  return navDocumentLinks(ws, doc.uri);
+}
+
+export function workspaceSymbols(query: string, ws: WorkspaceIndex): SymbolInformation[] {
+  return navWorkspaceSymbols(ws, query);
 }
