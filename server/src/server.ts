@@ -9,6 +9,9 @@
 import {
   CodeActionKind,
   DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  LSPErrorCodes,
+  ResponseError,
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
@@ -31,6 +34,9 @@ const FIX_ALL_TITLE = 'Apply every safe Proxy Tuner fix';
 const connection = createConnection();
 const documents = new TextDocuments(TextDocument);
 const parses = new service.ParseCache();
+/** The files loaded together with each open document (include trees, `.cfg` folders), read from disk when not open. */
+const wsIndex = service.createWorkspaceIndex({ open: documents });
+let canWatchFiles = false;
 
 /** Runs a handler; an exception is logged and answered with `fallback`. */
 function guard<P extends unknown[], R>(name: string, fallback: R, fn: (...args: P) => R): (...args: P) => R {
@@ -131,7 +137,7 @@ const pendingValidation = new Map<string, ReturnType<typeof setTimeout>>();
 function diagnosticsOf(doc: TextDocument, settings: ServiceSettings): Diagnostic[] {
   const hit = lastDiagnostics.get(doc.uri);
   if (hit && hit.version === doc.version && hit.settings === settings) return hit.diagnostics;
-  const diagnostics = service.validate(doc, languageOf(doc), settings, parses);
+  const diagnostics = service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
   lastDiagnostics.set(doc.uri, { version: doc.version, settings, diagnostics });
   return diagnostics;
 }
@@ -162,6 +168,15 @@ function revalidateAll(): void {
   for (const doc of documents.all()) scheduleValidation(doc.uri, 0);
 }
 
+/** An edit in one file can change another's diagnostics (an include, an upstream used elsewhere). */
+function revalidateOthers(uri: string, delay = VALIDATION_DELAY_MS * 2): void {
+  for (const doc of documents.all()) {
+    if (doc.uri === uri) continue;
+    lastDiagnostics.delete(doc.uri);
+    scheduleValidation(doc.uri, delay);
+  }
+}
+
 /** Documents whose didOpen is being handled: TextDocuments reports it as a content change too. */
 const justOpened = new Set<string>();
 
@@ -175,6 +190,7 @@ documents.onDidChangeContent(
   guard('didChange', undefined, (e) => {
     if (justOpened.delete(e.document.uri)) return;
     scheduleValidation(e.document.uri, VALIDATION_DELAY_MS);
+    revalidateOthers(e.document.uri);
   }),
 );
 documents.onDidClose(
@@ -185,6 +201,7 @@ documents.onDidClose(
     pendingValidation.delete(uri);
     justOpened.delete(uri);
     parses.delete(uri);
+    wsIndex.closed(uri);
     lastDiagnostics.delete(uri);
     settingsByUri.delete(uri);
     void connection.sendDiagnostics({ uri, diagnostics: [] }).catch((err: unknown) => logError('clear diagnostics', err));
@@ -200,6 +217,9 @@ connection.onInitialize(
     canPullConfiguration = workspace?.configuration === true;
     canRegisterConfigurationChange = workspace?.didChangeConfiguration?.dynamicRegistration === true;
     pushedConfig = readConfig(params.initializationOptions);
+    canWatchFiles = workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    wsIndex.setRoots(folders.map((u) => service.uriToPath(u)).filter((p): p is string => !!p));
 
     const capabilities: ServerCapabilities = {
       textDocumentSync: {
@@ -219,6 +239,11 @@ connection.onInitialize(
       capabilities.documentRangeFormattingProvider = true;
     }
     if (service.anySupports('definition')) capabilities.definitionProvider = true;
+    // Navigation over the files loaded together (workspaceIndex.ts).
+    capabilities.referencesProvider = true;
+    capabilities.renameProvider = { prepareProvider: true };
+    capabilities.documentLinkProvider = { resolveProvider: false };
+    capabilities.workspaceSymbolProvider = true;
     return { capabilities, serverInfo: { name: 'proxy-tuner' } };
   }),
 );
@@ -229,6 +254,13 @@ connection.onInitialized(
       void connection.client
         .register(DidChangeConfigurationNotification.type, { section: 'proxyTuner' })
         .catch((err: unknown) => logError('register didChangeConfiguration', err));
+    }
+    if (canWatchFiles) {
+      void connection.client
+        .register(DidChangeWatchedFilesNotification.type, {
+          watchers: [{ globPattern: '**/*.{conf,cfg}' }, { globPattern: '**/{sites-enabled,sites-available,conf.d,snippets}/**' }],
+        })
+        .catch((err: unknown) => logError('register didChangeWatchedFiles', err));
     }
   }),
 );
@@ -344,7 +376,48 @@ connection.onDefinition(
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return null;
     const settings = await settingsFor(doc.uri);
-    return service.definition(doc, languageOf(doc), params.position, settings, parses);
+    return service.definitionInWorkspace(doc, params.position, wsIndex) ?? service.definition(doc, languageOf(doc), params.position, settings, parses);
+  }),
+);
+
+connection.onReferences(
+  guard('references', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.references(doc, params.position, params.context?.includeDeclaration !== false, wsIndex) : [];
+  }),
+);
+
+connection.onPrepareRename(
+  guard('prepareRename', null, (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return null;
+    const answer = service.prepareRename(doc, params.position, wsIndex);
+    return 'error' in answer ? new ResponseError(LSPErrorCodes.RequestFailed, answer.error) : answer;
+  }),
+);
+
+connection.onRenameRequest(
+  guard('rename', null, (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return null;
+    const answer = service.rename(doc, params.position, params.newName, wsIndex);
+    return 'error' in answer ? new ResponseError(LSPErrorCodes.RequestFailed, answer.error as string) : answer;
+  }),
+);
+
+connection.onDocumentLinks(
+  guard('documentLink', [], (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    return doc ? service.documentLinks(doc, wsIndex) : [];
+  }),
+);
+
+connection.onWorkspaceSymbol(guard('workspaceSymbol', [], (params) => service.workspaceSymbols(params.query ?? '', wsIndex)));
+
+connection.onDidChangeWatchedFiles(
+  guard('didChangeWatchedFiles', undefined, (params) => {
+    for (const change of params.changes) wsIndex.invalidate(change.uri);
+    revalidateOthers('', 0);
   }),
 );
 
