@@ -2,7 +2,7 @@
 import keywordsJson from './data/keywords.json';
 import optionsJson from './data/options.json';
 import samplesJson from './data/samples.json';
-import { compareVersions, versionInRange } from '../service/version';
+import { compareVersions } from '../service/version';
 import { DESCRIPTIONS, REMOVED } from './overrides';
 
 export interface Versioned {
@@ -100,28 +100,32 @@ for (const [name, s] of SECTIONS) if (s.keywords) SECTION_KEYWORDS_MAP.set(name,
 export const OPTION_NAMES = [...PROXY.keys()].filter((k) => k.startsWith('option ')).map((k) => k.slice(7));
 export const TIMEOUT_KINDS = [...PROXY.keys()].filter((k) => k.startsWith('timeout ')).map((k) => k.slice(8));
 
-/** First word of every multi-word proxy keyword, for prefix matching (`capture request header`). */
-const PROXY_MULTI = new Map<string, string[]>();
+/** Proxy keywords by first word, longest first, with their words split once. */
+const PROXY_MULTI = new Map<string, { name: string; parts: string[] }[]>();
 for (const k of PROXY.keys()) {
-  const first = k.split(' ')[0];
-  if (!PROXY_MULTI.has(first)) PROXY_MULTI.set(first, []);
-  PROXY_MULTI.get(first)!.push(k);
+  const parts = k.split(' ');
+  if (!PROXY_MULTI.has(parts[0])) PROXY_MULTI.set(parts[0], []);
+  PROXY_MULTI.get(parts[0])!.push({ name: k, parts });
 }
-for (const list of PROXY_MULTI.values()) list.sort((a, b) => b.split(' ').length - a.split(' ').length);
+for (const list of PROXY_MULTI.values()) list.sort((a, b) => b.parts.length - a.parts.length);
 
-/** The longest proxy keyword matching the first words of a line. */
+/** The longest proxy keyword matching the first words of a line (`http-check set-var(x)` matches `http-check set-var`). */
 export function matchProxyKeyword(words: string[]): { name: string; info: KeywordInfo; width: number } | undefined {
   const cands = PROXY_MULTI.get(words[0]);
   if (!cands) return undefined;
   for (const c of cands) {
-    const parts = c.split(' ');
-    if (parts.every((p, i) => words[i] === p || (i > 0 && words[i]?.replace(/\(.*$/, '') === p))) return { name: c, info: PROXY.get(c)!, width: parts.length };
+    let ok = true;
+    for (let i = 1; i < c.parts.length && ok; i++) {
+      const w = words[i];
+      ok = w === c.parts[i] || (w !== undefined && w.startsWith(c.parts[i] + '('));
+    }
+    if (ok) return { name: c.name, info: PROXY.get(c.name)!, width: c.parts.length };
   }
   return undefined;
 }
 
 export function proxyKeywordFamily(first: string): string[] {
-  return PROXY_MULTI.get(first) ?? [];
+  return (PROXY_MULTI.get(first) ?? []).map((c) => c.name);
 }
 
 export function actionKey(name: string): string {
@@ -134,13 +138,24 @@ export function targetVersion(v: string | undefined): string {
 }
 
 export function isAvailable(info: Versioned, target: string): boolean {
-  return versionInRange(target, info.since, info.until);
+  return availability(info, target) === 'ok';
 }
 
 /** "added in", "removed in" status of an entry at a target version. */
+const cmpCache = new Map<string, number>();
+function cmp(a: string, b: string): number {
+  const key = `${a}|${b}`;
+  let r = cmpCache.get(key);
+  if (r === undefined) {
+    r = compareVersions(a, b);
+    if (cmpCache.size < 10_000) cmpCache.set(key, r);
+  }
+  return r;
+}
+
 export function availability(info: Versioned, target: string): 'ok' | 'newer' | 'removed' {
-  if (info.since && compareVersions(target, info.since) < 0) return 'newer';
-  if (info.until && compareVersions(target, info.until) >= 0) return 'removed';
+  if (info.since && cmp(target, info.since) < 0) return 'newer';
+  if (info.until && cmp(target, info.until) >= 0) return 'removed';
   return 'ok';
 }
 

@@ -25,12 +25,37 @@ const Newline = createToken({ name: 'Newline', pattern: /\r\n|\r|\n/, line_break
 const Blank = createToken({ name: 'Blank', pattern: /[ \t\f\v]+/, group: Lexer.SKIPPED });
 const CommentTok = createToken({ name: 'Comment', pattern: /#[^\r\n]*/ });
 // A word is a run of unquoted characters, backslash escapes, and quoted strings (a quote left
-// open runs to the end of the line, as a syntax error reported later).
-const WordTok = createToken({
-  name: 'Word',
-  pattern: /(?:[^ \t\f\v\r\n"'#\\]|\\[^\r\n]|\\(?=[\r\n]|$)|"(?:[^"\\\r\n]|\\[^\r\n])*"?|'[^'\r\n]*'?)+/,
-  line_breaks: false,
-});
+// open runs to the end of the line, as a syntax error reported later). A hand-written matcher:
+// it is several times faster than the equivalent regular expression on big files.
+function matchWord(text: string, offset: number): RegExpExecArray | null {
+  const n = text.length;
+  let i = offset;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 35) break; // blanks, newline, #
+    if (c === 92) {
+      // backslash: escapes the next character unless the line ends
+      const d = text.charCodeAt(i + 1);
+      i += d === 10 || d === 13 || Number.isNaN(d) ? 1 : 2;
+    } else if (c === 34 || c === 39) {
+      // quoted piece: to the closing quote or the end of the line
+      i++;
+      while (i < n) {
+        const q = text.charCodeAt(i);
+        if (q === 10 || q === 13) break;
+        if (q === c) {
+          i++;
+          break;
+        }
+        if (q === 92 && c === 34 && i + 1 < n && text.charCodeAt(i + 1) !== 10 && text.charCodeAt(i + 1) !== 13) i += 2;
+        else i++;
+      }
+    } else i++;
+  }
+  if (i === offset) return null;
+  return [text.slice(offset, i)] as unknown as RegExpExecArray;
+}
+const WordTok = createToken({ name: 'Word', pattern: { exec: matchWord }, line_breaks: false });
 
 const allTokens = [Newline, Blank, CommentTok, WordTok];
 const lexer = new Lexer(allTokens, {
@@ -124,7 +149,10 @@ function manualGroup(tokens: IToken[]): RawLine[] {
 }
 
 /** HAProxy's unquoting: single quotes keep everything, double quotes and bare text resolve escapes. */
+const NEEDS_UNQUOTE = /["'\\]/;
+
 export function unquote(raw: string): { value: string; quoted: boolean; envVars?: string[]; unterminated?: boolean } {
+  if (!NEEDS_UNQUOTE.test(raw)) return { value: raw, quoted: false };
   let out = '';
   let squote = false;
   let dquote = false;
@@ -201,6 +229,7 @@ export function unquote(raw: string): { value: string; quoted: boolean; envVars?
 
 function toWord(t: IToken): Word {
   const raw = t.image;
+  if (!NEEDS_UNQUOTE.test(raw)) return { start: t.startOffset, end: t.startOffset + raw.length, raw, value: raw, quoted: false };
   const u = unquote(raw);
   const w: Word = { start: t.startOffset, end: t.startOffset + raw.length, raw, value: u.value, quoted: u.quoted };
   if (u.envVars) w.envVars = u.envVars;
@@ -494,7 +523,7 @@ function buildStatement(raw: RawLine, lineNo: number, errors: SyntaxIssue[]): St
   if (kw !== 'acl') {
     for (const w of rest) if (w.raw.includes('%[')) st.samples.push(...logFormatSamples(w));
   }
-  st.samples.sort((a, b) => a.start - b.start);
+  if (st.samples.length > 1) st.samples.sort((a, b) => a.start - b.start);
   return st;
 }
 
