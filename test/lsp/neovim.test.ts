@@ -45,6 +45,7 @@ describe('Neovim LSP client against dist/server.js', { skip }, () => {
       ...process.env,
       PT_OUT: out,
       PT_SERVER: join(REPO, 'dist', 'server.js'),
+      PT_NODE: process.execPath,
       PT_TIMEOUT_MS: '15000',
       PT_COMPLETION_LINE: String(f.completion.position.line),
       PT_COMPLETION_CHAR: String(f.completion.position.character),

@@ -10,6 +10,7 @@ end
 
 local out_path = assert(os.getenv('PT_OUT'), 'PT_OUT is not set')
 local server = assert(os.getenv('PT_SERVER'), 'PT_SERVER is not set')
+local node = os.getenv('PT_NODE') or 'node'
 local timeout = env_num('PT_TIMEOUT_MS') or 10000
 
 local result = { log = {} }
@@ -35,7 +36,7 @@ local function run()
   local published = {}
   local client_id = vim.lsp.start_client({
     name = 'proxy-tuner',
-    cmd = { 'node', server, '--stdio' },
+    cmd = { node, server, '--stdio' },
     root_dir = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(buf), ':h'),
     handlers = {
       ['textDocument/publishDiagnostics'] = function(err, params, ctx, config)
