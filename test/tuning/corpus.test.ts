@@ -9,7 +9,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseNginx } from '../../server/src/nginx/parser';
 import { parseHaproxy } from '../../server/src/haproxy/parser';
 import { haproxyTuning, nginxTuning } from '../../server/src/tuning';
-import { applyEdits, type DiagnosticData } from '../../server/src/service/rules';
+import { applyEdits, safeFixEdits, type DiagnosticData } from '../../server/src/service/rules';
 import { corpusRoot, formatCounts, runCorpus } from './corpusCounts';
 
 const present = existsSync(join(corpusRoot, 'nginx', 'verdicts.tsv'));
@@ -53,5 +53,32 @@ describe('tuning rules on the corpus', { skip: present ? false : `no corpus at $
       }
     }
     assert.ok(applied > 100, `fixes were applied (${applied})`);
+  });
+
+  it('fix-all (every safe tuning fix, repeated) keeps each file parseable and leaves no safe fix behind', () => {
+    const r = result!;
+    const files = new Set(r.findings.map((f) => `${f.lang}\t${f.file}`));
+    let changed = 0;
+    for (const key of files) {
+      const [lang, file] = key.split('\t') as ['nginx' | 'haproxy', string];
+      const original = readFileSync(join(corpusRoot, lang, file), 'utf8');
+      const parse = lang === 'nginx' ? (s: string) => parseNginx(s).errors.length : (s: string) => parseHaproxy(s).errors.length;
+      const settings = lang === 'nginx' ? { nginxVersion: '1.22.1' } : { haproxyVersion: '2.6' };
+      const diagnose = (s: string) => {
+        const d = TextDocument.create(`file:///${file}`, lang, 1, s);
+        return { d, ds: lang === 'nginx' ? nginxTuning(d, parseNginx(s), settings) : haproxyTuning(d, parseHaproxy(s), settings) };
+      };
+      let text = original;
+      for (let round = 0; round < 6; round++) {
+        const { d, ds } = diagnose(text);
+        const edits = safeFixEdits(ds);
+        if (!edits.length) break;
+        text = applyEdits(d, edits);
+      }
+      if (text !== original) changed++;
+      assert.ok(parse(text) <= parse(original), `${file}: fix-all breaks the syntax`);
+      assert.equal(safeFixEdits(diagnose(text).ds).length, 0, `${file}: fix-all reaches a fixed point`);
+    }
+    assert.ok(changed > 50, `fix-all changed ${changed} files`);
   });
 });
