@@ -227,7 +227,7 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     await shot('panel-after-reload');
 
     step('a config nginx rejects: the error in the panel with its line, and a diagnostic on that line');
-    await wb.openFile('nginx.conf');
+    // The config's editor is back after the reload (beside the panel): type into it.
     await wb.focusEditor();
     await wb.goto(13, 1);
     await page.keyboard.press('End');

@@ -423,7 +423,8 @@ function handle(msg: HostToPanel): void {
       dis.textContent = msg.disabledReason;
       dis.classList.toggle('hidden', msg.enabled);
       // The form keeps what the user typed across reloads; a fresh panel takes the host's defaults.
-      const restored = loadStateOptions;
+      const restored = restoredOptions;
+      restoredOptions = null;
       writeForm(restored ?? msg.options);
       state.options = restored ?? msg.options;
       if (!running && state.liveRunId && !runById(state.liveRunId) && state.samples.length) {
@@ -510,7 +511,7 @@ function themeKind(): string {
 }
 
 // Restore immediately from the saved state (the host's init follows).
-const loadStateOptions: PanelRunOptions | null = vscode.getState() ? state.options : null;
+let restoredOptions: PanelRunOptions | null = vscode.getState() ? state.options : null;
 document.body.dataset.theme = themeKind();
 writeForm(state.options);
 $('config-name').textContent = state.config?.name ?? 'Loading…';
