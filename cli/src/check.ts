@@ -22,6 +22,8 @@ Options:
   --nginx-version V       judge nginx files against version V (default: the local nginx -v, else the newest)
   --haproxy-version V     judge HAProxy files against version V (default: the local haproxy -v, else the newest)
   --fix                   print the file with every safe fix applied (one FILE)
+  --stdin-filename NAME   FILE '-' reads the config from stdin; NAME (shown in the output, and
+                          telling the language like a file name does) defaults to <stdin>
   -h, --help              show this help
 
 Exit status: 1 when an error-severity problem was found, 0 otherwise, 2 on bad usage.
@@ -32,6 +34,7 @@ const SPEC: Record<string, FlagSpec> = {
   'nginx-version': { value: true },
   'haproxy-version': { value: true },
   fix: { value: false },
+  'stdin-filename': { value: true },
   help: { value: false, aliases: ['-h'] },
 };
 
@@ -133,8 +136,22 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     return 2;
   }
 
+  if (files.filter((f) => f === '-').length > 1) {
+    out.stderr('proxy-tuner check: stdin (-) can be read once\n');
+    return 2;
+  }
+  const stdinName = (flags.get('stdin-filename') as string | undefined) ?? '<stdin>';
   const texts: { file: string; text: string }[] = [];
   for (const file of files) {
+    if (file === '-') {
+      try {
+        texts.push({ file: stdinName, text: readFileSync(0, 'utf8') });
+      } catch (err) {
+        out.stderr(`proxy-tuner check: cannot read stdin: ${(err as Error).message}\n`);
+        return 2;
+      }
+      continue;
+    }
     try {
       if (statSync(file).isDirectory()) {
         out.stderr(`proxy-tuner check: ${file}: is a directory\n`);

@@ -17,9 +17,10 @@ interface Run {
   stderr: string;
 }
 
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Run {
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Run {
   const r = spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), ...args], {
     cwd: dir,
+    input,
     encoding: 'utf8',
     timeout: 60_000,
     env: { ...process.env, ...env },
@@ -294,6 +295,29 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       const t = cli(['check', file]);
       assert.equal(t.status, 0);
       assert.ok(textProblems(t.stdout).some((p) => p.severity === 'warning' && p.code === 'haproxy/missing-timeout'));
+    });
+  });
+
+  describe('stdin', () => {
+    it('checks a config read from stdin, named by --stdin-filename', () => {
+      const named = cli(['check', '--stdin-filename', 'edge/lb.cfg', '-'], {}, ERROR_HAPROXY);
+      assert.equal(named.status, 1, named.stderr);
+      const p = textProblems(named.stdout).find((x) => x.severity === 'error');
+      assert.deepEqual([p?.file, p?.line, p?.col, p?.code], ['edge/lb.cfg', 11, 5, 'haproxy/unknown-keyword']);
+      // Without a name the content tells the language.
+      const anonymous = cli(['check', '--format', 'json', '-'], {}, ERROR_NGINX);
+      assert.equal(anonymous.status, 1);
+      const problems = JSON.parse(anonymous.stdout) as any[];
+      assert.ok(problems.some((x) => x.file === '<stdin>' && x.code === 'nginx/unknown-directive'), anonymous.stdout);
+    });
+
+    it('fixes stdin to stdout, and refuses a second -', () => {
+      const fixed = cli(['check', '--fix', '-'], {}, ERROR_NGINX);
+      assert.equal(fixed.status, 0);
+      assert.equal(fixed.stdout, cli(['check', '--fix', write('stdin-same.conf', ERROR_NGINX)]).stdout);
+      const twice = cli(['check', '-', '-'], {}, ERROR_NGINX);
+      assert.equal(twice.status, 2);
+      assert.match(twice.stderr, /stdin \(-\) can be read once/);
     });
   });
 
