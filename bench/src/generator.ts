@@ -76,7 +76,8 @@ interface Slot {
   busy: boolean;
   /** performance.now() when the current request started (connect or write). */
   startedAt: number;
-  start(intended: number): void;
+  /** intended: when the request was due (latency start); now: performance.now() at the call. */
+  start(intended: number, now: number): void;
   checkTimeout(now: number, timeoutMs: number): void;
   destroy(): void;
 }
@@ -246,7 +247,7 @@ export class Generator {
       const s = this.free.pop()!;
       const intended = this.nextIntended;
       this.nextIntended += 1000 / this.currentRate();
-      s.start(intended);
+      s.start(intended, now);
     }
     if (this.nextIntended > now) {
       this.pumpTimer = setTimeout(() => this.pump(), this.nextIntended - now);
@@ -254,13 +255,15 @@ export class Generator {
     // Otherwise requests are overdue and wait for a slot; complete() pumps again.
   }
 
-  private startNext(s: Slot): void {
+  /** `now`: a fresh performance.now() when the caller has one. */
+  private startNext(s: Slot, now?: number): void {
     if (!this.running) return;
     if (this.cfg.rate > 0) {
       this.free.push(s);
       if (this.pumpTimer === null) this.pump();
     } else {
-      s.start(performance.now());
+      const t = now ?? performance.now();
+      s.start(t, t);
     }
   }
 
@@ -286,7 +289,7 @@ export class Generator {
       this.maybeFinish();
       return;
     }
-    this.startNext(slot);
+    this.startNext(slot, now);
   }
 
   private fail(slot: Slot, kind: ErrorKind, backoff: boolean): void {
@@ -401,11 +404,11 @@ class H1Slot implements Slot {
     private readonly readBuf: Buffer,
   ) {}
 
-  start(intended: number): void {
+  start(intended: number, now: number): void {
     this.busy = true;
     this.failed = false;
     this.t0 = intended;
-    this.startedAt = performance.now();
+    this.startedAt = now;
     this.parser.reset();
     this.req = this.nextRequest();
     if (this.sock !== null && this.connected) {
@@ -549,10 +552,10 @@ class TcpSlot implements Slot {
     private readonly readBuf: Buffer,
   ) {}
 
-  start(intended: number): void {
+  start(intended: number, now: number): void {
     this.busy = true;
     this.t0 = intended;
-    this.startedAt = performance.now();
+    this.startedAt = now;
     this.got = 0;
     if (this.sock && this.connected) {
       this.sock.write(TCP_MESSAGE);
@@ -655,9 +658,9 @@ class H2Slot implements Slot {
   private stream: http2.ClientHttp2Stream | null = null;
   constructor(private readonly sess: H2Session) {}
 
-  start(intended: number): void {
+  start(intended: number, now: number): void {
     this.busy = true;
-    this.startedAt = performance.now();
+    this.startedAt = now;
     let stream: http2.ClientHttp2Stream;
     try {
       stream = this.sess.get().request({ ':path': this.sess.path, ':method': 'GET', ':authority': this.sess.authority });

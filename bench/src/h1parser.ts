@@ -4,10 +4,19 @@
 // Every loop is bounded by the bytes it was given.
 
 const CRLF2 = Buffer.from('\r\n\r\n');
-const CL = Buffer.from('\r\nContent-Length:');
-const CL_LOWER = Buffer.from('\r\ncontent-length:');
-const CONN_CLOSE = Buffer.from('\r\nConnection: close');
-const CONN_CLOSE_LOWER = Buffer.from('\r\nconnection: close');
+const CL_LOWER_TEXT = Buffer.from('content-length:');
+const CONN_CLOSE_TEXT = Buffer.from('connection: close');
+
+/** Whether b[at...] equals `lower` ignoring ASCII case (letters only are folded). */
+function matchLower(b: Buffer, at: number, lower: Buffer): boolean {
+  if (at + lower.length > b.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    const c = b[at + i];
+    const l = lower[i];
+    if (c !== l && (c | 0x20) !== l) return false;
+  }
+  return true;
+}
 const MAX_HEAD = 64 * 1024;
 
 const enum State {
@@ -67,9 +76,10 @@ export class H1ResponseParser {
         s = 0;
         e = b.length;
       }
-      // Search only [s, e): the read buffer is reused and holds stale bytes after e.
-      const rel = b.subarray(s, e).indexOf(CRLF2);
-      const idx = rel === -1 ? -1 : s + rel;
+      // The read buffer is reused: bytes after e are stale, so a match there does not count.
+      // (A miss scans to the buffer's end, but only for a head split across reads.)
+      let idx = b.indexOf(CRLF2, s);
+      if (idx + 4 > e) idx = -1;
       if (idx === -1) {
         if (e - s > MAX_HEAD) return Feed.Error;
         this.partial = Buffer.from(b.subarray(s, e));
@@ -93,25 +103,36 @@ export class H1ResponseParser {
     this.status = d0 * 100 + d1 * 10 + d2;
     const http10 = b[s + 7] === 0x30;
     let cl = -1;
-    // The head only, from its first byte to the CRLF that ends its last line.
-    const head = b.subarray(s, idx + 2);
-    let i = head.indexOf(CL);
-    if (i === -1) i = head.indexOf(CL_LOWER);
-    if (i !== -1) {
-      i += s;
-      let j = i + CL.length;
-      while (j < idx && b[j] === 0x20) j++;
-      let n = 0;
-      let digits = 0;
-      while (j < idx && b[j] >= 48 && b[j] <= 57 && digits < 16) {
-        n = n * 10 + (b[j] - 48);
-        j++;
-        digits++;
+    // One pass over the head's line starts: Content-Length and Connection in their usual spelling.
+    // (No Buffer.indexOf here: it would scan the stale bytes after the head when a header is absent.)
+    let found = false;
+    let connClose = false;
+    for (let j = s; j < idx; j++) {
+      if (b[j] !== 10) continue;
+      const c0 = b[j + 1] | 0x20;
+      if (c0 === 0x63 /* c */) {
+        const c8 = b[j + 8] | 0x20;
+        if (c8 === 0x2d /* - in "Content-" */ && matchLower(b, j + 1, CL_LOWER_TEXT)) {
+          let k = j + 1 + CL_LOWER_TEXT.length;
+          while (k < idx && b[k] === 0x20) k++;
+          let n = 0;
+          let digits = 0;
+          while (k < idx && b[k] >= 48 && b[k] <= 57 && digits < 16) {
+            n = n * 10 + (b[k] - 48);
+            k++;
+            digits++;
+          }
+          if (digits > 0) {
+            cl = n;
+            found = true;
+          }
+        } else if (matchLower(b, j + 1, CONN_CLOSE_TEXT)) {
+          connClose = true;
+        }
       }
-      if (digits > 0) cl = n;
-      let c = head.indexOf(CONN_CLOSE);
-      if (c === -1) c = head.indexOf(CONN_CLOSE_LOWER);
-      this.close = http10 || c !== -1;
+    }
+    if (found) {
+      this.close = http10 || connClose;
       if (http10) {
         const lower = b.toString('latin1', s, idx).toLowerCase();
         if (lower.includes('\r\nconnection: keep-alive')) this.close = false;
