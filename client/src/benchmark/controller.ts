@@ -380,8 +380,14 @@ export class BenchmarkController implements PanelHost {
 
   /** Runs a config (or one of its routes) with the panel's last options for it. */
   async runRoute(doc: vscode.TextDocument, routeKey?: string): Promise<RunRecord | undefined> {
-    const route = routeKey ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === routeKey) : undefined;
-    return this.run(doc, this.defaultOptions(doc, route), { route });
+    const routes = findRoutes(configKind(doc), doc.getText());
+    const route = routeKey ? routes.find((r) => r.key === routeKey) : undefined;
+    // The engine sends load to the first listener that fits the scenario; a route on another
+    // listener is reached only through the Host header (same port) — say so rather than mislead.
+    const first = routes.find((r) => r.listen !== undefined && (r.scenario ?? '') === (route?.scenario ?? ''));
+    const note = route?.listen && first?.listen && route.listen !== first.listen ? `load sent to the first listener (${first.listen}), not ${route.listen}` : undefined;
+    if (note) void vscode.window.showWarningMessage(`Benchmark ${route!.label}: ${note}.`);
+    return this.run(doc, this.defaultOptions(doc, route), { route, note });
   }
 
   /**
