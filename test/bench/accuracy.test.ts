@@ -54,7 +54,7 @@ test('open model: a backend stall shows in P99 as computed from the stall length
   let stalled = false;
   try {
     const r = await runLoad(
-      { ...base(b.ports.http), connections: 50, rate, durationMs, warmupMs: 300 },
+      { ...base(b.ports.http), connections: 50, rate, durationMs, warmupMs: 800 },
       {
         onMeasureStart: () => {
           setTimeout(() => {
