@@ -41,9 +41,11 @@ function trimEnd(text: string, end: number): number {
   return i;
 }
 
-/** Where a section's content ends: its last line that is not blank or a comment. */
+/** Where a section's content ends: its last line that is not blank, a comment or a conditional directive. */
 function sectionEnd(file: HaproxyFile, sec: Section): number {
-  const last = sec.statements[sec.statements.length - 1];
+  // `.if`/`.endif` lines sit in whichever section precedes them: they do not extend it
+  let last: Statement | undefined;
+  for (let i = sec.statements.length - 1; i >= 0 && !last; i--) if (!sec.statements[i].keyword?.value.startsWith('.')) last = sec.statements[i];
   return Math.max(sec.headerEnd, last ? last.end : trimEnd(file.text, sec.headerEnd));
 }
 
