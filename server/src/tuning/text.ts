@@ -14,8 +14,12 @@ export function lineEnd(text: string, offset: number): number {
   return nl > 0 && text[nl - 1] === '\r' ? nl - 1 : nl;
 }
 
+let eolCache: { text: string; eol: string } | undefined;
+
+/** The file's line ending (remembered for the last text: fixes ask for it many times). */
 export function eolOf(text: string): string {
-  return text.includes('\r\n') ? '\r\n' : '\n';
+  if (eolCache?.text !== text) eolCache = { text, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  return eolCache.eol;
 }
 
 /** The leading whitespace of the line holding `offset`. */

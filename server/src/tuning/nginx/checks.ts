@@ -27,6 +27,8 @@ export interface NginxCheckContext {
   upstreams: Map<string, Node>;
   unit: string;
   out: Finding[];
+  /** Children of each block (undefined: the top level) by directive name, built on demand. */
+  index: Map<Directive | undefined, Map<string, Directive[]>>;
 }
 
 /** True when the target version is at least `v` (an unknown target counts as the newest). */
@@ -70,11 +72,28 @@ export function buildContext(file: NginxFile, settings: ServiceSettings): NginxC
     upstreams,
     unit: indentUnit(file.text),
     out: [],
+    index: new Map(),
   };
 }
 
 const kids = (d: Directive | undefined, file: NginxFile): Directive[] => (d ? (d.block?.children ?? []) : file.directives);
 const named = (list: Directive[], name: string) => list.filter((d) => d.name === name && !d.entry);
+
+/** The directives named `name` directly inside `level` (undefined: the top level), indexed once per level. */
+function at(ctx: NginxCheckContext, level: Directive | undefined, name: string): Directive[] {
+  let idx = ctx.index.get(level);
+  if (!idx) {
+    idx = new Map();
+    for (const d of kids(level, ctx.file)) {
+      if (d.entry) continue;
+      const list = idx.get(d.name);
+      if (list) list.push(d);
+      else idx.set(d.name, [d]);
+    }
+    ctx.index.set(level, idx);
+  }
+  return idx.get(name) ?? [];
+}
 
 /**
  * The directives named `name` that apply inside `block` (a block directive, or undefined for
@@ -87,7 +106,7 @@ function effective(ctx: NginxCheckContext, block: Directive | undefined, anc: re
   for (const level of levels) {
     if (seen.has(level)) continue;
     seen.add(level);
-    const found = named(kids(level, ctx.file), name);
+    const found = at(ctx, level, name);
     if (found.length) return found;
   }
   return [];
@@ -153,7 +172,7 @@ const HARMLESS_INCLUDE = /(^|\/)(mime\.types|modules-enabled\/|modules\/|fastcgi
  */
 function includesAround(ctx: NginxCheckContext, block: Directive | undefined, anc: readonly Directive[]): boolean {
   const levels: (Directive | undefined)[] = [block, ...anc, undefined];
-  return levels.some((level) => named(kids(level, ctx.file), 'include').some((d) => !HARMLESS_INCLUDE.test(firstArg(d) ?? '')));
+  return levels.some((level) => at(ctx, level, 'include').some((d) => !HARMLESS_INCLUDE.test(firstArg(d) ?? '')));
 }
 const num = (w: Word | undefined): number | undefined => (w && /^\d+$/.test(w.value) ? Number(w.value) : undefined);
 
@@ -276,7 +295,7 @@ const isHttpCtx = (n: Node) => !n.ctx.startsWith('stream') && !n.ctx.startsWith(
 function headerLevel(ctx: NginxCheckContext, n: Node): Directive | undefined {
   const owner = n.anc[n.anc.length - 1];
   const levels: Directive[] = [...n.anc].reverse();
-  for (const level of levels) if (named(kids(level, ctx.file), 'proxy_set_header').length) return level;
+  for (const level of levels) if (at(ctx, level, 'proxy_set_header').length) return level;
   return owner;
 }
 
@@ -297,7 +316,7 @@ function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit
   if (!conn) {
     missing.push('proxy_set_header Connection ""');
     const level = headerLevel(ctx, n);
-    const existing = level ? named(kids(level, ctx.file), 'proxy_set_header') : [];
+    const existing = level ? at(ctx, level, 'proxy_set_header') : [];
     if (existing.length && level !== owner) {
       edits.push(insertAfter(ctx, existing[existing.length - 1], ['proxy_set_header Connection "";'], level));
     } else if (existing.length) {
