@@ -307,6 +307,12 @@ function extract(doc) {
     }
     for (const d of aclDerivatives(lines, r)) v.aclDerivatives.add(d);
   }
+  // Address prefixes ('ipv4@', 'abnsz@', 'quic+', ...) from the "Address formats" section.
+  v.addressPrefixes = new Map();
+  for (const l of lines) {
+    const m = /^'([a-z0-9]+[@+])/.exec(l);
+    if (m) v.addressPrefixes.set(m[1], {});
+  }
   v.predefinedAcls = predefinedAcls(lines, rangeOf(tl, lines, (t) => /^Pre-defined ACLs$/.test(t.title)));
 
   v.sections = new Map();
@@ -564,7 +570,8 @@ function main() {
   };
   mkdirSync(outDir, { recursive: true });
   const write = (name, body) => writeFileSync(join(outDir, name), JSON.stringify({ ...header, ...body }, null, 1) + '\n');
-  write('keywords.json', { sections, global, proxy, actions });
+  const addressPrefixes = mergeTable(pv('addressPrefixes'), versions, () => ({}));
+  write('keywords.json', { sections, global, proxy, actions, addressPrefixes });
   write('options.json', { bind, server });
   write('samples.json', { fetches, converters, aclDerivatives: acls, predefinedAcls: predefined, filters: bin?.filters ?? [], services: bin?.services ?? [] });
   const count = (o) => Object.keys(o).length;

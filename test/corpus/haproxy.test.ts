@@ -15,8 +15,13 @@ const available = existsSync(join(dir, 'verdicts.tsv'));
 /** Genuine errors caught at the binary's line, reached by this version of the checks. */
 const MIN_GENUINE_CAUGHT = 19;
 
+/** Statements of newer versions (rows of kind newer-version) reported at 2.6 on the binary's line. */
+const MIN_NEWER_CAUGHT = 41;
+
 interface Row {
   file: string;
+  kind: string;
+  line: number;
   verdict: string;
   warnings: string;
   finalClass: string;
@@ -31,6 +36,8 @@ function rows(): Row[] {
   return lines.slice(1).map((r) => ({
     file: col(r, 'file'),
     verdict: col(r, 'verdict'),
+    kind: col(r, 'kind'),
+    line: Number(col(r, 'line')) || 0,
     warnings: col(r, 'warnings'),
     finalClass: col(r, 'final_class'),
     newer: col(r, 'kind') === 'newer-version' || col(r, 'final_kind') === 'newer-version',
@@ -88,4 +95,16 @@ test('HAProxy corpus: missing-timeout warnings match the ones HAProxy 2.6 printe
   }
   assert.deepEqual(mismatches, []);
   assert.ok(agreed >= 15, `only ${agreed} files with the warning on both sides`);
+});
+
+test('HAProxy corpus: statements of newer versions are reported when judging for 2.6', { skip: !available && 'corpus not found' }, () => {
+  let rowsNewer = 0;
+  let caught = 0;
+  for (const r of rows()) {
+    if (r.kind !== 'newer-version') continue;
+    rowsNewer++;
+    if (check(r.file, '2.6').some((d) => d.severity === 1 && d.range.start.line + 1 === r.line)) caught++;
+  }
+  console.log(`haproxy corpus: newer-version statements reported at 2.6 on the binary's line: ${caught}/${rowsNewer}`);
+  assert.ok(caught >= MIN_NEWER_CAUGHT, `fell to ${caught}/${rowsNewer}`);
 });

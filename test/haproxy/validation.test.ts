@@ -234,3 +234,11 @@ test('misplaced server lines are refused, other backend keywords in a frontend o
   assert.deepEqual(codes(diags), ['haproxy/not-allowed-here', 'haproxy/ignored-here', 'haproxy/arg']);
   assert.deepEqual(diags.map((d) => d.severity), [1, 2, 1]);
 });
+
+test('address prefixes are version-aware', () => {
+  const t = `${BASE}frontend f\n  bind abnsz@sock\n  bind quic4@127.0.0.1:443 ssl crt /x.pem\n  default_backend b\nbackend b\n  server s ipv4@127.0.0.1:1\n`;
+  const at26 = diagnose(t, { haproxyVersion: '2.6' }).diags;
+  assert.deepEqual(at26.map((d) => d.message), ["Address prefix 'abnsz@' needs HAProxy >= 3.1 (judging for 2.6).", "Address prefix 'quic4@' needs HAProxy >= 2.8 (judging for 2.6)."]);
+  assert.deepEqual(codes(diagnose(t).diags), []);
+  assert.equal(diagnose(`${BASE}frontend f\n  bind foo@x\n`).diags[0].severity, 2);
+});

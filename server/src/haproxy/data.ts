@@ -3,7 +3,7 @@ import keywordsJson from './data/keywords.json';
 import optionsJson from './data/options.json';
 import samplesJson from './data/samples.json';
 import { compareVersions } from '../service/version';
-import { DESCRIPTIONS, REMOVED } from './overrides';
+import { DESCRIPTIONS, EXTRA_ADDRESS_PREFIXES, REMOVED } from './overrides';
 
 export interface Versioned {
   since?: string;
@@ -53,6 +53,7 @@ const kw = keywordsJson as unknown as {
   global: Table<KeywordInfo>;
   proxy: Table<KeywordInfo>;
   actions: Table<ActionInfo>;
+  addressPrefixes: Table<Versioned>;
 };
 const opts = optionsJson as unknown as { bind: Table<OptionInfo>; server: Table<OptionInfo> };
 const samples = samplesJson as unknown as {
@@ -85,6 +86,8 @@ for (const [n, e] of Object.entries(kw.actions)) {
   else for (const s of e.sets) if (!cur.sets.includes(s)) cur.sets.push(s);
 }
 export const BIND_OPTIONS = toMap(opts.bind);
+/** Address prefixes such as `ipv4@`, `abnsz@`, `quic+` (plus the hand-kept ones of the overrides). */
+export const ADDRESS_PREFIXES = new Map<string, Versioned>([...Object.entries(kw.addressPrefixes ?? {}), ...Object.entries(EXTRA_ADDRESS_PREFIXES)]);
 export const SERVER_OPTIONS = toMap(opts.server);
 export const FETCHES = toMap(samples.fetches);
 export const CONVERTERS = toMap(samples.converters);

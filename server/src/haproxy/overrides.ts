@@ -257,3 +257,8 @@ export const OPTIONAL_MODULE_SAMPLES = /^(wurfl-|51d\.|da-csv)/;
 
 /** Proxy keywords that HAProxy refuses (not just ignores) in a proxy without the needed capability. */
 export const PLACEMENT_ERRORS = new Set(['server', 'default-server', 'server-template', 'retry-on', 'use-fcgi-app', 'declare capture']);
+
+/** Address prefixes the "Address formats" section does not list. */
+export const EXTRA_ADDRESS_PREFIXES: Record<string, { since?: string; until?: string }> = {
+  'rhttp@': { since: '2.9' },
+};

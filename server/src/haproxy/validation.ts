@@ -8,6 +8,7 @@ import type { ServiceSettings } from '../service/types';
 import { compareVersions } from '../service/version';
 import type { CondTerm, HaproxyFile, SampleExpr, Section, Statement, Word } from './ast';
 import {
+  ADDRESS_PREFIXES,
   ACL_DERIVATIVES,
   ACTIONS,
   BIND_OPTIONS,
@@ -260,6 +261,19 @@ function checkTime(c: Checker, w: Word | undefined, at: { start: number; end: nu
   }
 }
 
+/** Address prefixes (`abnsz@`, `quic+`, ...) by version; unknown ones are only warned about. */
+function checkAddress(c: Checker, w: Word): void {
+  if (w.envVars || w.value.includes('$')) return;
+  for (const part of w.value.split(',')) {
+    const m = /^([a-z0-9]+[@+])/.exec(part);
+    if (!m) continue;
+    const info = ADDRESS_PREFIXES.get(m[1]);
+    const at = { start: w.start, end: w.end };
+    if (!info) c.add('arg', at, `Unknown address prefix '${m[1]}'.`, { severity: 'warning' });
+    else c.version(info, at, `Address prefix '${m[1]}'`);
+  }
+}
+
 function checkInt(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
   if (!w) {
     c.add('arg', at, `${what} needs a number.`);
@@ -479,13 +493,17 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     }
     case 'server':
     case 'default-server':
+      if (k === 'server' && args[1]) checkAddress(c, args[1]);
       checkServer(c, st, k === 'server' ? args.slice(2) : args, k);
       if (k === 'server' && !args[1] && args[0]) c.add('arg', args[0], `'server ${args[0].value}' needs an address.`);
       if (k === 'server' && !args[0]) c.add('arg', kw, `'server' needs a name and an address.`);
       break;
     case 'bind':
       if (!args[0]) c.add('arg', kw, `'bind' needs an address.`);
-      else checkOptions(c, args.slice(1), BIND_OPTIONS, 'bind');
+      else {
+        checkAddress(c, args[0]);
+        checkOptions(c, args.slice(1), BIND_OPTIONS, 'bind');
+      }
       break;
     case 'stick-table':
       checkStickTable(c, st, args);
