@@ -37,6 +37,7 @@ async function waitPort(port, ms) {
 }
 
 const running = new Set();
+const dirs = new Set();
 function stopAll() {
   for (const pgid of running) {
     try {
@@ -46,6 +47,8 @@ function stopAll() {
     }
   }
   running.clear();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs.clear();
 }
 process.on('exit', stopAll);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (stopAll(), process.exit(130)));
@@ -56,6 +59,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (stopAll(), proce
  */
 export async function startNginx({ httpBody, cpu, workers = 1, backendPort = 0 }) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-bench-script-'));
+  dirs.add(dir);
   const port = await freePort();
   const conf = path.join(dir, 'nginx.conf');
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
@@ -103,6 +107,7 @@ export async function startNginx({ httpBody, cpu, workers = 1, backendPort = 0 }
       clearTimeout(t);
       running.delete(child.pid);
       rmSync(dir, { recursive: true, force: true });
+      dirs.delete(dir);
     },
   };
 }

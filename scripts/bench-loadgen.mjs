@@ -112,6 +112,17 @@ const p99Ratio = median(ratio('builtin', 'h2load', 'p99'));
 const cpuRatio = median(ratio('builtin', 'wrk', 'perCpu'));
 const body = `## Load generator: built-in vs wrk vs h2load
 
+How the built-in generator works (bench/src/generator.ts, load.ts): worker threads drive raw
+\`net\`/\`tls\` sockets with a small HTTP/1.1 response parser (keep-alive, no pipelining; the read
+buffer is reused and only the response head is parsed), \`node:http2\` for HTTP/2. Closed model:
+each connection sends its next request when the answer is complete. Open model (\`--rate\`):
+request i is due at t0 + i/R and its latency is timed from that intended time, so a stalled
+server shows in the percentiles instead of being hidden by a waiting generator (the stall test in
+test/bench/accuracy.test.ts: the backend freezes 800 ms during a 2 s run at 200 req/s; the
+expected P99 is 800 × (1 − 0.01 × 2000/800) = 780 ms, measured 784–802 ms on this machine).
+Latencies go into Node's native HdrHistogram (\`perf_hooks.createHistogram\`, microseconds): one per
+second and one for the whole measured run.
+
 Written by \`npm run bench:loadgen\` (scripts/bench-loadgen.mjs) on ${new Date().toISOString()}.
 nginx \`return 200\`, one worker, pinned to CPU ${PROXY_CPU}; each generator pinned to CPU ${GEN_CPU};
 ${connections} connections, HTTP/1.1 keep-alive, ${durationS} s per run, ${repeats} interleaved repeats
