@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHaproxy } from '../../server/src/haproxy/parser';
-import { allStatements, findNodeAt, keywordName, walk } from '../../server/src/haproxy/ast';
+import { addressesOf, allStatements, findNodeAt, keywordName, walk } from '../../server/src/haproxy/ast';
 import { fixture } from './helpers';
 
 test('sections with names, header and body offsets', () => {
@@ -127,4 +127,15 @@ test('a sample expression continues over words after a trailing comma', () => {
   assert.deepEqual(acl.acl!.sample!.converters.map((c) => c.name), ['lower', 'map']);
   assert.deepEqual(acl.acl!.rest.map((w) => w.value), ['-m', 'found']);
   assert.deepEqual(rule.condition!.terms[0].sample!.converters.map((c) => c.name), ['lower']);
+});
+
+test('addressesOf lists listening and connected addresses with their offsets', () => {
+  const text = 'frontend f\n  bind 127.0.0.1:80,:81 ssl crt /x.pem\nbackend b\n  server s1 10.0.0.1:8080 check\n  server-template w 3 app.local:80\npeers p\n  peer me 127.0.0.1:1024\n';
+  const refs = addressesOf(parseHaproxy(text));
+  assert.deepEqual(refs.map((r) => [r.role, r.statement.keyword?.value, text.slice(r.word.start, r.word.end)]), [
+    ['listen', 'bind', '127.0.0.1:80,:81'],
+    ['connect', 'server', '10.0.0.1:8080'],
+    ['connect', 'server-template', 'app.local:80'],
+    ['connect', 'peer', '127.0.0.1:1024'],
+  ]);
 });

@@ -320,3 +320,30 @@ export function keywordName(st: Statement): string {
   if ((k === 'option' || k === 'timeout') && st.sub) return `${k} ${st.sub.value}`;
   return k;
 }
+
+/** An address the configuration listens on or connects to, for tools that rewrite them (the benchmark sandbox). */
+export interface AddressRef {
+  /** `listen`: a local address HAProxy binds; `connect`: an address HAProxy connects to. */
+  role: 'listen' | 'connect';
+  section: Section;
+  statement: Statement;
+  /** The address word (for `bind`, a comma-separated list is one word). */
+  word: Word;
+}
+
+const LISTEN_KEYWORDS = new Set(['bind', 'dgram-bind']);
+const CONNECT_KEYWORDS: Record<string, number> = { server: 1, 'server-template': 2, peer: 1, nameserver: 1, mailer: 1 };
+
+/** Every `bind`/`dgram-bind` address and every `server`/`server-template`/`peer`/`nameserver`/`mailer` address. */
+export function addressesOf(file: HaproxyFile): AddressRef[] {
+  const out: AddressRef[] = [];
+  for (const section of file.sections) {
+    for (const statement of section.statements) {
+      const k = statement.keyword?.value;
+      if (!k || statement.prefix) continue;
+      if (LISTEN_KEYWORDS.has(k) && statement.args[0]) out.push({ role: 'listen', section, statement, word: statement.args[0] });
+      else if (k in CONNECT_KEYWORDS && statement.args[CONNECT_KEYWORDS[k]]) out.push({ role: 'connect', section, statement, word: statement.args[CONNECT_KEYWORDS[k]] });
+    }
+  }
+  return out;
+}
