@@ -256,6 +256,7 @@ function readNginxOrg(src) {
   const variableSince = {}; // name -> version
   const variableModule = {};
   const listenParamSince = {};
+  const lifecycle = {};
   for (const f of files) {
     const xml = git('show', `HEAD:${f}`);
     const mod = /([a-z0-9_]+)\.xml$/.exec(f)[1];
@@ -266,6 +267,15 @@ function readNginxOrg(src) {
     for (const m of xml.matchAll(/<directive name="([^"]+)"[^>]*>([\s\S]*?)<\/directive>/g)) {
       const since = /<appeared-in>([^<]+)<\/appeared-in>/.exec(m[2])?.[1];
       if (since) (directiveSince[modKey] ??= {})[m[1]] = since.trim();
+      // "made obsolete in version X (and was removed in version Y)", "obsolete since version X"
+      const plain = m[2].replace(/\s+/g, ' ');
+      const obs = /(?:made obsolete in|obsolete since) version (\d+\.\d+\.\d+)/.exec(plain);
+      const rem = /removed in version (\d+\.\d+\.\d+)/.exec(plain);
+      if (obs || rem) {
+        const para = plain.slice(Math.max(0, (obs ?? rem).index - 20), (obs ?? rem).index + 400);
+        const use = /<link doc="[^"]*" id="([a-z0-9_]+)"\/>/.exec(para)?.[1];
+        (lifecycle[modKey] ??= {})[m[1]] = { ...(obs ? { deprecated: obs[1] } : {}), ...(rem ? { until: rem[1] } : {}), ...(use ? { use } : {}) };
+      }
       if (m[1] === 'listen') {
         // "this parameter (x.y.z)" under each parameter's tag
         for (const t of m[2].matchAll(/<tag-name(?: id="[^"]*")?>\s*<literal>([a-z_0-9]+)<\/literal>[\s\S]*?<\/tag-name>\s*<tag-desc>([\s\S]*?)<\/tag-desc>/g)) {
@@ -284,7 +294,7 @@ function readNginxOrg(src) {
       }
     }
   }
-  return { directiveSince, moduleSince, variableSince, variableModule, listenParamSince };
+  return { directiveSince, moduleSince, variableSince, variableModule, listenParamSince, lifecycle };
 }
 
 // ---------- probing a local nginx binary (`nginx -t` on generated configs) ----------
@@ -397,6 +407,10 @@ for (const d of getDirectives(Format.Markdown)) {
   if (a.argTypes) row.argTypes = a.argTypes;
   if (d.default) row.default = d.default;
   if (since) row.since = since;
+  const life = org ? org.lifecycle[d.module]?.[d.name] : prevDirectives?.directives?.[d.name]?.find((v) => v.module === d.module);
+  if (life?.deprecated) row.deprecated = life.deprecated;
+  if (life?.until) row.until = life.until;
+  if (life?.use) row.use = life.use;
   (directives[d.name] ??= []).push(row);
 }
 

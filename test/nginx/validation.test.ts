@@ -142,7 +142,9 @@ test('version-aware: newer directive says which version it needs; newest target 
 test('version-aware: removed directives', () => {
   const { diags } = diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.26.0' });
   assert.deepEqual(diags.map((d) => [d.code, d.message]), [['nginx/removed-in-version', '"ssl" was removed in nginx 1.25.1 (target is 1.26.0)']]);
-  assert.deepEqual(diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.22.1' }).diags, []);
+  // still there in 1.22.1, with nginx's deprecation warning
+  assert.deepEqual(diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.22.1' }).diags.map((d) => [d.code, d.severity, d.tags]), [['nginx/deprecated', 2, [2]]]);
+  assert.deepEqual(diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.14.0' }).diags, []);
 });
 
 test('third-party (distribution-packaged) modules are information, never unknown', () => {
@@ -227,4 +229,19 @@ test('context inference: fragments of http, server, location, stream; an explici
   assert.equal(ctx('server { listen 53 udp; proxy_pass 127.0.0.1:53; proxy_timeout 1s; }'), 'stream');
   assert.equal(ctx('# context: stream/server\nproxy_pass 127.0.0.1:1;'), 'stream/server');
   assert.deepEqual(diagnose('# context: server\nlocation / { }\n').diags, []);
+});
+
+test('deprecated directives and listen parameters are warnings from the version that deprecates them', () => {
+  const { diags } = diagnose(wrap('  server { listen 443 ssl http2; http2_idle_timeout 10s; }'), { nginxVersion: '1.25.1' });
+  assert.deepEqual(diags.map((d) => [d.code, d.severity, d.message]), [
+    ['nginx/deprecated', 2, '"listen ... http2" is deprecated since nginx 1.25.1, use the "http2" directive instead'],
+    ['nginx/deprecated', 2, 'the "http2_idle_timeout" directive is deprecated since nginx 1.19.7, use "keepalive_timeout" instead'],
+  ]);
+  assert.deepEqual(diagnose(wrap('  server { listen 443 ssl http2; }'), { nginxVersion: '1.22.1' }).diags, []);
+});
+
+test('variables newer than the target version', () => {
+  const { f, diags } = diagnose(wrap('  server { return 200 <|$time_iso8601_ms|>; }'), { nginxVersion: '1.22.1' });
+  assert.deepEqual(found(f, diags).map((d) => [d.code, d.text]), [['nginx/needs-newer-version', '$time_iso8601_ms']]);
+  assert.deepEqual(diagnose(wrap('  server { return 200 $time_iso8601_ms; }')).diags, []);
 });

@@ -33,6 +33,8 @@ export interface DirectiveVariant {
   since?: string;
   /** First version without it. */
   until?: string;
+  /** Obsolete from this version on (nginx warns), with the replacement the docs name. */
+  deprecated?: { since: string; use?: string };
   /** Only in the commercial subscription. */
   commercial: boolean;
   /** Keyword parameters (`ssl`, `backlog=`) with the version they appeared in ('' = long ago). */
@@ -63,17 +65,20 @@ interface RawRow {
   default?: string;
   since?: string;
   params?: Record<string, string>;
+  deprecated?: string;
+  until?: string;
+  use?: string;
 }
 
 const overrides = overridesJson as unknown as {
   directives: Record<string, Partial<RawRow> & Record<string, unknown>>;
   extraDirectives: Record<string, RawRow[]>;
-  untilVersion: Record<string, string>;
   moduleSince: Record<string, string>;
   commercialModules: string[];
   commercialDirectives: string[];
   thirdParty: Record<string, { names?: string[]; patterns?: string[] }>;
   paramSince: Record<string, Record<string, string>>;
+  deprecated: Record<string, { since: string; use?: string }>;
   thirdPartyVariablePrefixes: string[];
   noDuplicateCheck: string[];
   duplicateCheck: string[];
@@ -118,7 +123,8 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
         params: r.params ? { ...r.params, ...overrides.paramSince[name] } : undefined,
         default: r.default,
         since: later(r.since, overrides.moduleSince[r.module]),
-        until: overrides.untilVersion[name],
+        until: r.until,
+        deprecated: r.deprecated ? { since: r.deprecated, use: r.use } : undefined,
         commercial: commercialModules.has(r.module) || commercialDirectives.has(name),
       };
       for (const [k, val] of Object.entries(o)) {
@@ -192,6 +198,14 @@ export function variantInVersion(v: DirectiveVariant, target: string | undefined
   if (v.since && compareVersions(target, v.since) < 0 && !(v.knownIn && compareVersions(target, v.knownIn) === 0)) return 'newer';
   if (v.until && compareVersions(target, v.until) >= 0) return 'removed';
   return 'yes';
+}
+
+/** Deprecation of a directive variant (or `listen <param>`) at a target version: since when, and the replacement. */
+export function deprecation(key: string, target: string | undefined, v?: DirectiveVariant): { since: string; use?: string } | undefined {
+  const d = overrides.deprecated[key] ?? v?.deprecated;
+  if (!d) return undefined;
+  if (target && compareVersions(target, d.since) < 0) return undefined;
+  return d;
 }
 
 export function docUrl(v: Pick<DirectiveVariant, 'module' | 'name'>): string {

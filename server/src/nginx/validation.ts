@@ -11,6 +11,7 @@ import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
 import {
   DIRECTIVES,
+  deprecation,
   DIRECTIVE_NAMES,
   lookupVariable,
   thirdPartyModule,
@@ -42,6 +43,7 @@ export const NGINX_RULES: RuleMeta[] = [
   rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
   rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a module that is not part of nginx (often packaged by distributions); it works only when that module is loaded.'),
   rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
+  rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
   rule('missing-events', 'correctness', 'error', 'No events block', 'nginx requires an `events {}` block in the main configuration file.', 'https://nginx.org/en/docs/ngx_core_module.html#events'),
 ];
 
@@ -312,6 +314,10 @@ function checkListenParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
     if (w.raw.includes('$')) continue;
     const key = w.value.includes('=') ? w.value.slice(0, w.value.indexOf('=') + 1) : w.value;
     const p = v.params[key];
+    const dep = p !== undefined && d.name === 'listen' ? deprecation(`listen ${key}`, c.version) : undefined;
+    if (dep) {
+      c.findings.push({ ruleId: 'nginx/deprecated', start: w.start, end: w.end, message: `"listen ... ${key}" is deprecated since nginx ${dep.since}${dep.use ? `, use the "${dep.use}" directive instead` : ''}`, deprecated: true });
+    }
     if (p === undefined) {
       c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid parameter "${w.value}"` });
     } else if (p && c.version && compareVersions(c.version, p) < 0) {
@@ -402,6 +408,16 @@ function checkDirective(c: Ctx, d: Directive, ctx: string): DirectiveVariant | u
   }
   if (inVersion.every((v) => v.commercial)) {
     c.findings.push({ ruleId: 'nginx/commercial-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" is available only in the commercial subscription build of nginx` });
+  }
+  const dep = deprecation(d.name, c.version, inVersion[0]);
+  if (dep) {
+    c.findings.push({
+      ruleId: 'nginx/deprecated',
+      start: d.nameStart,
+      end: d.nameEnd,
+      message: `the "${d.name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}`,
+      deprecated: true,
+    });
   }
   // block or not
   const v = inVersion[0];
@@ -537,7 +553,13 @@ function checkVariables(c: Ctx, w: Word): void {
     const name = r.name.toLowerCase();
     if (/^\d+$/.test(name)) continue; // regex captures
     if (c.defined.has(name)) continue;
-    if (lookupVariable(name)) continue;
+    const info = lookupVariable(name);
+    if (info) {
+      if (info.since && c.version && compareVersions(c.version, info.since) < 0 && !info.prefix) {
+        c.findings.push({ ruleId: 'nginx/needs-newer-version', start: r.start, end: r.end, message: `"$${r.name}" needs nginx >= ${info.since} (target is ${c.version})` });
+      }
+      continue;
+    }
     c.findings.push({
       ruleId: 'nginx/unknown-variable',
       start: r.start,
