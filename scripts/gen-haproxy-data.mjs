@@ -10,7 +10,7 @@
 //   - Debian's /usr/share/doc/haproxy/configuration.txt.gz (2.6) when no git checkout is given;
 //   - `haproxy -dKall -q -c -f /dev/null` of the local binary (registered keywords, option arities,
 //     fetch and converter signatures) for the binary's own version.
-// Usage: node scripts/gen-haproxy-data.mjs [--git DIR]
+// Usage: node scripts/gen-haproxy-data.mjs [--git DIR] [--force]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -438,6 +438,16 @@ function main() {
     process.exit(1);
   }
   const versions = docs.map((d) => d.version);
+  // Without a git checkout only the local 2.6 doc is available: never replace richer tables with it.
+  try {
+    const prev = JSON.parse(readFileSync(join(outDir, 'keywords.json'), 'utf8'));
+    if (prev.versions?.length > versions.length && !process.argv.includes('--force')) {
+      console.error(`data/ covers ${prev.versions.join(', ')}; these sources only ${versions.join(', ')}. Give --git DIR (a HAProxy clone) or --force.`);
+      process.exit(1);
+    }
+  } catch {
+    // no previous tables
+  }
   const per = docs.map((d) => [d.version, extract(d)]);
   // Names known only from the binary (undocumented, or from optional build features): their
   // absence from other versions' docs says nothing about when they appeared or went away.
