@@ -1,6 +1,6 @@
 // Shared helpers of the benchmark tests: temp configs and the "nothing left behind" checks.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { descendants, groupMembers } from '../../bench/src/proc';
@@ -36,10 +36,6 @@ function commandLine(pid: number): string {
 
 export function liveInGroup(pgid: number): number[] {
   return pgid > 0 ? groupMembers(pgid).map((s) => s.pid) : [];
-}
-
-export function sandboxDirs(): string[] {
-  return readdirSync(os.tmpdir()).filter((n) => n.startsWith('proxy-tuner-bench-'));
 }
 
 /** Waits (bounded) until `cond` holds; the processes were already told to stop. */
