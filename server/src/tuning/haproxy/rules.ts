@@ -115,10 +115,10 @@ const rows: Row[] = [
   {
     id: 'haproxy/log-without-dontlognull',
     category: 'performance',
-    severity: 'information',
+    severity: 'hint',
     title: 'Logging without `option dontlognull`',
     why:
-      'Health checks and port scanners open connections that send nothing; without `option dontlognull` each one becomes a log line, which drowns the real traffic and costs I/O. (Do not use it where empty connections are what you need to see, such as on a public edge you investigate for attacks.)',
+      'Health checks and port scanners open connections that send nothing; without `option dontlognull` each one becomes a log line, which drowns the real traffic and costs I/O. The HAProxy manual itself advises against it on an uncontrolled (internet-facing) edge, where empty connections are the scans you want to see; hence only a hint.',
     docUrl: `${HAPROXY_DOC}#4.2-option%20dontlognull`,
     fix: 'Adds `option dontlognull`.',
   },
