@@ -45,3 +45,7 @@ test('no hover on arguments, comments, unknown names', () => {
   assert.equal(hover('# gz<|>ip\n').h, null);
   assert.equal(hover('http { frob<|>nicate 1; }').h, null);
 });
+
+test('obsolete directives say since when and what replaces them', () => {
+  assert.match(hover('http { server { http2_idle_<|>timeout 1m; } }').value, /\*\*Obsolete since:\*\* 1\.19\.7 \(use `keepalive_timeout`\)/);
+});

@@ -93,6 +93,7 @@ function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSetting
       insertTextFormat: FORMAT_SNIPPET,
       textEdit: { range, newText: directiveSnippet(name, v) },
       data: { language: 'nginx', directive: name, module: v.module },
+      ...(v.deprecated ? { tags: [1 as const] } : {}),
     });
   }
   return { isIncomplete: false, items };

@@ -24,6 +24,7 @@ export function directiveMarkdown(name: string, variants: DirectiveVariant[]): s
     facts.push(`**Context:** ${v.contexts.map((c) => (c === '*' ? 'any' : `\`${c}\``)).join(', ')}`);
     facts.push(`**Module:** [${v.module}](${docUrl(v)})${v.commercial ? ' (commercial subscription)' : ''}`);
     if (v.since) facts.push(`**Appeared in:** ${v.since}`);
+    if (v.deprecated) facts.push(`**Obsolete since:** ${v.deprecated.since}${v.deprecated.use ? ` (use \`${v.deprecated.use}\`)` : ''}`);
     if (v.until) facts.push(`**Removed in:** ${v.until}`);
     lines.push(facts.join('  \n'));
     if (ref?.description) lines.push('', ref.description);

@@ -90,7 +90,18 @@ export function editDistance(a: string, b: string, limit = 3): number {
   return prev[b.length];
 }
 
+const suggestions = new Map<string, string | undefined>();
+
 export function suggestDirective(name: string, context?: string): string | undefined {
+  const key = `${context ?? ''}\0${name}`;
+  if (suggestions.has(key)) return suggestions.get(key);
+  const s = computeSuggestion(name, context);
+  if (suggestions.size > 5000) suggestions.clear();
+  suggestions.set(key, s);
+  return s;
+}
+
+function computeSuggestion(name: string, context?: string): string | undefined {
   const limit = name.length <= 4 ? 1 : name.length <= 8 ? 2 : 3;
   let best: string | undefined;
   let bestD = limit + 1;
