@@ -4,6 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mapBenchError } from '../../client/src/benchmark/errors';
 import { findRoutes, locationPath, pickServerName } from '../../client/src/benchmark/routes';
+import { RunStore } from '../../client/src/benchmark/runStore';
+import { run } from './fixtures';
 
 describe('routes for the CodeLens', () => {
   it('nginx: a lens per http server (listener, Host) and per location (path); stream servers use tcp', () => {
@@ -112,5 +114,55 @@ describe('mapBenchError', () => {
     const abort = Object.assign(new Error('aborted'), { name: 'AbortError' });
     assert.deepEqual([mapBenchError(abort, [real]).aborted, mapBenchError(abort, [real]).kind], [true, 'aborted']);
     assert.equal(mapBenchError(new Error('nginx not found on PATH: apt-get install nginx'), [real]).kind, 'binary');
+  });
+});
+
+describe('RunStore', () => {
+  function memento() {
+    const data = new Map<string, unknown>();
+    return {
+      data,
+      get: <T>(k: string) => data.get(k) as T | undefined,
+      update: async (k: string, v: unknown) => {
+        data.set(k, JSON.parse(JSON.stringify(v)));
+      },
+    };
+  }
+
+  it('keeps runs per config, bounded, newest last, and numbers them', async () => {
+    const m = memento();
+    const store = new RunStore(m, () => 3);
+    const changes: string[] = [];
+    store.onDidChange((u) => changes.push(u));
+    for (const id of ['a', 'b', 'c', 'd']) await store.add({ ...run(id), label: `#${store.nextNumber('file:///work/nginx.conf')} x` });
+    await store.add({ ...run('z'), configUri: 'file:///other.conf' });
+    assert.deepEqual(store.runs('file:///work/nginx.conf').map((r) => r.id), ['b', 'c', 'd']);
+    assert.deepEqual(store.runs('file:///work/nginx.conf').map((r) => r.label), ['#2 x', '#3 x', '#4 x']);
+    assert.equal(store.nextNumber('file:///work/nginx.conf'), 5);
+    assert.deepEqual(store.runs('file:///other.conf').map((r) => r.id), ['z']);
+    assert.equal(store.last('file:///work/nginx.conf')?.id, 'd');
+    assert.deepEqual(changes, ['file:///work/nginx.conf', 'file:///work/nginx.conf', 'file:///work/nginx.conf', 'file:///work/nginx.conf', 'file:///other.conf']);
+  });
+
+  it('finds the last run of a route and clears a deleted run from the comparison', async () => {
+    const store = new RunStore(memento(), () => 20);
+    const uri = 'file:///work/nginx.conf';
+    await store.add({ ...run('a'), route: 'config' });
+    await store.add({ ...run('b'), route: 'location:/api' });
+    await store.add({ ...run('c'), route: 'config' });
+    assert.equal(store.lastFor(uri, 'location:/api')?.id, 'b');
+    assert.equal(store.lastFor(uri, 'config')?.id, 'c');
+    assert.equal(store.lastFor(uri, 'frontend:web'), undefined);
+    await store.setCompare(uri, 'a', 'c');
+    await store.delete(uri, 'a');
+    assert.deepEqual(store.compare(uri), { a: null, b: 'c' });
+    assert.deepEqual(store.runs(uri).map((r) => r.id), ['b', 'c']);
+  });
+
+  it('skips stored records that no longer have the current shape', async () => {
+    const m = memento();
+    const store = new RunStore(m, () => 20);
+    m.data.set('proxyTuner.bench.runs:file:///x', [run('ok'), { id: 'old', result: {} }, 'junk']);
+    assert.deepEqual(store.runs('file:///x').map((r) => r.id), ['ok']);
   });
 });
