@@ -108,3 +108,34 @@ test('HAProxy corpus: statements of newer versions are reported when judging for
   console.log(`haproxy corpus: newer-version statements reported at 2.6 on the binary's line: ${caught}/${rowsNewer}`);
   assert.ok(caught >= MIN_NEWER_CAUGHT, `fell to ${caught}/${rowsNewer}`);
 });
+
+test('HAProxy corpus: completion and hover answer anywhere without throwing', { skip: !available && 'corpus not found' }, () => {
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cfg')).slice(0, 60);
+  let asked = 0;
+  const missingHover: string[] = [];
+  for (const f of files) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    const doc = TextDocument.create(`file:///corpus/${f}`, 'haproxy', 1, text);
+    const ast = haproxyModule.parse(text);
+    for (let off = 0; off <= text.length; off += 37) {
+      const pos = doc.positionAt(off);
+      const list = haproxyModule.complete(doc, ast, pos, { haproxyVersion: '2.6' });
+      assert.ok(Array.isArray(list.items));
+      const h = haproxyModule.hover(doc, ast, pos, {});
+      if (h) assert.equal(typeof (h.contents as { value: string }).value, 'string');
+      asked++;
+    }
+    // every statement whose keyword validation accepted has a hover on its keyword
+    const flagged = new Set(haproxyModule.validate(doc, ast, {}).map((d) => d.range.start.line));
+    for (const sec of ast.sections) {
+      if (!['global', 'defaults', 'frontend', 'backend', 'listen'].includes(sec.keyword)) continue;
+      for (const st of sec.statements) {
+        if (!st.keyword || st.keyword.value.startsWith('.') || st.prefix || flagged.has(st.line)) continue;
+        const h = haproxyModule.hover(doc, ast, doc.positionAt(st.keyword.start + 1), {});
+        if (!h) missingHover.push(`${f}:${st.line + 1} ${st.keyword.value}`);
+      }
+    }
+  }
+  assert.ok(asked > 1000);
+  assert.deepEqual(missingHover, []);
+});
