@@ -151,6 +151,8 @@ export interface BenchResult {
   /** Connections the backend accepted vs requests it served during measurement. */
   backend: { connections: number; requests: number; connectionsPerRequest: number };
   direct?: DirectResult;
+  /** TLS handshakes made by the generator during measurement, and how many resumed a session. */
+  tls?: { handshakes: number; resumed: number };
   /** Load average at start/end and the CPU count, to judge noise from other processes. */
   host: { cpus: number; loadavgStart: number[]; loadavgEnd: number[] };
   warnings: string[];

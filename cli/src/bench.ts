@@ -149,6 +149,7 @@ export function resultJson(r: BenchResult): unknown {
     durationS: r.durationS,
     listener: r.listener,
     direct: r.direct,
+    tls: r.tls,
     distribution: r.distribution,
     host: r.host,
     warnings: r.warnings,
@@ -184,6 +185,7 @@ export function formatTable(r: BenchResult): string {
         ? ' — a new upstream connection per request: upstream keep-alive is off'
         : ''),
   );
+  if (r.tls) lines.push(`tls          ${r.tls.handshakes} handshakes, ${r.tls.resumed} resumed a session`);
   if (r.direct && r.direct.rps > 0) lines.push(`proxy cost   ${Math.round((r.rps / r.direct.rps) * 100)}% of the direct throughput`);
   lines.push('');
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
