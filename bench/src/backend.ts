@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { BackendOptions, LatencySpec } from '../../protocol/bench';
@@ -19,6 +20,8 @@ export interface BackendPorts {
   http: number;
   https: number;
   tcp: number;
+  /** HTTP/2 without TLS (prior knowledge), for the direct baseline of the http2 scenario. */
+  h2c: number;
 }
 
 export interface BackendStats {
@@ -115,7 +118,7 @@ export function runBackendChild(): void {
     return out;
   };
 
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
     const answer = () => {
       const delay = Math.max(0, stallUntil - Date.now()) + sampleLatency(options.latency);
       const reply = () => {
@@ -152,6 +155,11 @@ export function runBackendChild(): void {
   const keyFile = process.env.PROXY_TUNER_BACKEND_KEY;
   const secure = certFile && keyFile ? https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler) : null;
   if (secure) tuneServer(secure);
+  const h2 = http2.createServer({}, handler);
+  h2.on('session', () => {
+    stats.connections++;
+    ring.conn[slot()]++;
+  });
   const echo = net.createServer((sock) => {
     stats.tcpConnections++;
     ring.tcp[slot()]++;
@@ -197,8 +205,8 @@ export function runBackendChild(): void {
       send({ op: 'fatal', message: (e as Error).message });
     }
   });
-  Promise.all([listen(plain), secure ? listen(secure) : Promise.resolve(0), listen(echo)]).then(
-    ([h, s, t]) => send({ op: 'ready', ports: { http: h, https: s, tcp: t } }),
+  Promise.all([listen(plain), secure ? listen(secure) : Promise.resolve(0), listen(echo), listen(h2)]).then(
+    ([h, s, t, h2c]) => send({ op: 'ready', ports: { http: h, https: s, tcp: t, h2c } }),
     (e: Error) => {
       send({ op: 'fatal', message: e.message });
       process.exit(1);

@@ -191,23 +191,20 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
 
     let direct: DirectResult | undefined;
     if (options.direct && be) {
-      const port = r.scenario === 'tcp' ? be.ports.tcp : needsTls(r.scenario) ? be.ports.https : be.ports.http;
-      if (r.scenario === 'http2') {
-        warnings.push('direct baseline: the built-in backend speaks HTTP/1.1 only; no baseline for http2');
-      } else {
-        const dl = await runLoad(
-          loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: be.ports.https, tls: true } : undefined),
-          { signal },
-        );
-        const ds = await be.statsBetween(dl.measuredFrom, dl.measuredTo);
-        direct = {
-          requests: dl.requests,
-          rps: Math.round(dl.requests / dl.durationS),
-          latencyMs: summarize(dl.whole),
-          errors: dl.errors,
-          backend: { connections: r.scenario === 'tcp' ? ds.tcpConnections : ds.connections, requests: r.scenario === 'tcp' ? dl.requests : ds.requests },
-        };
-      }
+      const port = r.scenario === 'tcp' ? be.ports.tcp : r.scenario === 'http2' ? be.ports.h2c : needsTls(r.scenario) ? be.ports.https : be.ports.http;
+      if (r.scenario === 'http2' && listenerInfo.tls) warnings.push('direct baseline for http2: HTTP/2 without TLS (h2c) straight to the backend');
+      const dl = await runLoad(
+        loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: be.ports.https, tls: true } : undefined),
+        { signal },
+      );
+      const ds = await be.statsBetween(dl.measuredFrom, dl.measuredTo);
+      direct = {
+        requests: dl.requests,
+        rps: Math.round(dl.requests / dl.durationS),
+        latencyMs: summarize(dl.whole),
+        errors: dl.errors,
+        backend: { connections: r.scenario === 'tcp' ? ds.tcpConnections : ds.connections, requests: r.scenario === 'tcp' ? dl.requests : ds.requests },
+      };
     }
 
     const loadEnd = loadavg();
