@@ -41,6 +41,8 @@ interface CurrentRun {
   id: string;
   configUri: string;
   abort: AbortController;
+  /** The private copy of an unsaved editor's text, removed when the run ends. */
+  tmpDir?: string;
 }
 
 export function configKind(doc: { languageId: string; fileName: string }): ProxyKind {
@@ -83,7 +85,10 @@ export class BenchmarkController implements PanelHost {
   }
 
   dispose(): void {
+    // The extension is going away (reload, shutdown): stop the run and remove the private copy
+    // now, since the run's own clean-up may not get to run before the extension host exits.
     this.current?.abort.abort();
+    if (this.current?.tmpDir) rmSync(this.current.tmpDir, { recursive: true, force: true });
     this.panel?.panel.dispose();
     this.diagnostics.dispose();
     this.status.dispose();
@@ -295,10 +300,19 @@ export class BenchmarkController implements PanelHost {
     let tmpDir: string | undefined;
     let configPath = doc.uri.fsPath;
     if (doc.isDirty || doc.isUntitled || doc.uri.scheme !== 'file') {
-      tmpDir = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-panel-'));
-      const name = doc.isUntitled ? (kind === 'haproxy' ? 'haproxy.cfg' : 'nginx.conf') : path.basename(doc.uri.path);
-      configPath = path.join(tmpDir, name);
-      writeFileSync(configPath, doc.getText(), { mode: 0o600 });
+      try {
+        tmpDir = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-panel-'));
+        this.current.tmpDir = tmpDir;
+        const name = doc.isUntitled ? (kind === 'haproxy' ? 'haproxy.cfg' : 'nginx.conf') : path.basename(doc.uri.path);
+        configPath = path.join(tmpDir, name);
+        writeFileSync(configPath, doc.getText(), { mode: 0o600 });
+      } catch (err) {
+        if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+        this.current = undefined;
+        this.changed.fire();
+        this.failed(doc, err, [doc.uri.fsPath], id);
+        return undefined;
+      }
     }
     const binary = this.setting<string>(undefined, `${kind}.path`, '');
     const totalS = options.warmupS + options.durationS;
