@@ -307,6 +307,12 @@ function extract(doc) {
     }
     for (const d of aclDerivatives(lines, r)) v.aclDerivatives.add(d);
   }
+  // Log-format aliases (%ci, %Tr, ...) from the custom log format table; 'H' marks HTTP-only ones.
+  v.logAliases = new Map();
+  for (const l of lines) {
+    const m = /^\s+\|\s*(H?)\s*\|\s*%([A-Za-z]+)\s*\|/.exec(l);
+    if (m) v.logAliases.set(m[2], m[1] ? { http: true } : {});
+  }
   // Address prefixes ('ipv4@', 'abnsz@', 'quic+', ...) from the "Address formats" section.
   v.addressPrefixes = new Map();
   for (const l of lines) {
@@ -581,7 +587,8 @@ function main() {
   mkdirSync(outDir, { recursive: true });
   const write = (name, body) => writeFileSync(join(outDir, name), JSON.stringify({ ...header, ...body }, null, 1) + '\n');
   const addressPrefixes = mergeTable(pv('addressPrefixes'), versions, () => ({}));
-  write('keywords.json', { sections, global, proxy, actions, addressPrefixes });
+  const logFormatAliases = mergeTable(pv('logAliases'), versions, (i) => ({ ...i }));
+  write('keywords.json', { sections, global, proxy, actions, addressPrefixes, logFormatAliases });
   write('options.json', { bind, server });
   write('samples.json', { fetches, converters, aclDerivatives: acls, predefinedAcls: predefined, filters: bin?.filters ?? [], services: bin?.services ?? [] });
   const count = (o) => Object.keys(o).length;

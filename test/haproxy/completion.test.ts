@@ -88,3 +88,9 @@ test('nothing inside comments; half-typed input never throws', () => {
   assert.deepEqual(labels('global\n  # max<|>\n'), []);
   for (const t of ['<|>"', 'frontend "<|>', 'frontend f\n  acl <|>', 'x { <|>', 'frontend f\n  use_backend b if { <|>']) assert.ok(Array.isArray(labels(t)));
 });
+
+test('log-format aliases after % in format strings', () => {
+  const l = labels('frontend f\n  log-format "%ci:%<|>\n');
+  assert.ok(l.includes('cp') && l.includes('Tr') && l.includes('ST'));
+  assert.ok(labels('frontend f\n  log-format "%{+Q}<|>\n').includes('r'));
+});

@@ -242,3 +242,11 @@ test('address prefixes are version-aware', () => {
   assert.deepEqual(codes(diagnose(t).diags), []);
   assert.equal(diagnose(`${BASE}frontend f\n  bind foo@x\n`).diags[0].severity, 2);
 });
+
+test('log-format strings: known aliases pass, unknown ones are warnings, %% and %[...] are not aliases', () => {
+  const { f, diags } = diagnose(`${BASE}frontend f\n  bind :80\n  log-format "%ci:%cp [%tr] %{+Q}r 100%% %[src] %<|xx|>"\n  http-request set-header X-Id %<|qq|>-%[rand]\n`);
+  assert.deepEqual(codes(diags), ['haproxy/log-format', 'haproxy/log-format']);
+  assert.equal(textOf(f, diags[0]), 'xx');
+  assert.equal(textOf(f, diags[1]), 'qq');
+  assert.equal(diags[0].severity, 2);
+});

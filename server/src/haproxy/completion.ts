@@ -13,6 +13,7 @@ import {
   CONVERTERS,
   FETCHES,
   GLOBAL,
+  LOG_ALIASES,
   PREDEFINED_ACLS,
   PROXY,
   PROXY_KINDS,
@@ -230,6 +231,14 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
     if (slot === 'converter') return converterItems(mk(r.start, r.prefix));
     if (slot === 'fetch') return fetchItems(mk(r.start, r.prefix), false);
     return [];
+  }
+
+  // `%` aliases inside log-format strings
+  const pct = current.lastIndexOf('%');
+  if (pct >= 0 && /^%(\{[^}]*\})?[A-Za-z]*$/.test(current.slice(pct)) && before.length > 0) {
+    const nameStart = offset - (current.length - pct) + 1 + (/^%\{[^}]*\}/.exec(current.slice(pct))?.[0].length ?? 1) - 1;
+    const ctx = mk(nameStart, text.slice(nameStart, offset));
+    return [...LOG_ALIASES].filter(([, i]) => isAvailable(i, target)).map(([n, i]) => item(ctx, n, KIND.variable, i.http ? 'log-format alias (HTTP only)' : 'log-format alias'));
   }
 
   if (before.length === 0) {

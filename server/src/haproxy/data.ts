@@ -54,6 +54,7 @@ const kw = keywordsJson as unknown as {
   proxy: Table<KeywordInfo>;
   actions: Table<ActionInfo>;
   addressPrefixes: Table<Versioned>;
+  logFormatAliases: Table<Versioned & { http?: boolean }>;
 };
 const opts = optionsJson as unknown as { bind: Table<OptionInfo>; server: Table<OptionInfo> };
 const samples = samplesJson as unknown as {
@@ -86,6 +87,8 @@ for (const [n, e] of Object.entries(kw.actions)) {
   else for (const s of e.sets) if (!cur.sets.includes(s)) cur.sets.push(s);
 }
 export const BIND_OPTIONS = toMap(opts.bind);
+/** Log-format aliases (`%ci`, `%Tr`, ...); `http` marks the HTTP-only ones. */
+export const LOG_ALIASES = toMap(kw.logFormatAliases ?? {});
 /** Address prefixes such as `ipv4@`, `abnsz@`, `quic+` (plus the hand-kept ones of the overrides). */
 export const ADDRESS_PREFIXES = new Map<string, Versioned>([...Object.entries(kw.addressPrefixes ?? {}), ...Object.entries(EXTRA_ADDRESS_PREFIXES)]);
 export const SERVER_OPTIONS = toMap(opts.server);
@@ -215,4 +218,35 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
     }
   }
   return best;
+}
+
+/** Keywords whose arguments are log-format strings. */
+export const LOG_FORMAT_KEYWORDS = new Set(['log-format', 'log-format-sd', 'error-log-format', 'unique-id-format']);
+/** Rule actions whose arguments after the action (and a header name) are log-format strings. */
+export const LOG_FORMAT_ACTIONS = new Set(['add-header', 'set-header', 'set-var-fmt', 'redirect', 'set-path', 'set-pathq', 'set-uri', 'set-query', 'early-hint', 'set-map', 'add-acl', 'del-acl', 'del-map', 'return', 'set-status']);
+
+/** The `%alias` references of a log-format word (not `%%`, not `%[...]`), with offsets. */
+export function logAliasesIn(raw: string, base: number): { name: string; start: number; end: number }[] {
+  const out: { name: string; start: number; end: number }[] = [];
+  for (let i = raw.indexOf('%'); i >= 0 && i < raw.length; i = raw.indexOf('%', i)) {
+    let j = i + 1;
+    if (raw[j] === '%') {
+      i = j + 1;
+      continue;
+    }
+    if (raw[j] === '{') {
+      const close = raw.indexOf('}', j);
+      if (close < 0) break;
+      j = close + 1;
+    }
+    if (raw[j] === '[' || raw[j] === '(') {
+      i = j + 1;
+      continue;
+    }
+    let k = j;
+    while (k < raw.length && /[A-Za-z]/.test(raw[k])) k++;
+    if (k > j) out.push({ name: raw.slice(j, k), start: base + j, end: base + k });
+    i = Math.max(k, i + 1);
+  }
+  return out;
 }

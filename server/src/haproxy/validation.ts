@@ -8,6 +8,10 @@ import type { ServiceSettings } from '../service/types';
 import { compareVersions } from '../service/version';
 import type { CondTerm, HaproxyFile, SampleExpr, Section, Statement, Word } from './ast';
 import {
+  LOG_ALIASES,
+  LOG_FORMAT_ACTIONS,
+  LOG_FORMAT_KEYWORDS,
+  logAliasesIn,
   ADDRESS_PREFIXES,
   ACL_DERIVATIVES,
   ACTIONS,
@@ -70,6 +74,7 @@ export const HAPROXY_RULES: RuleMeta[] = [
   rule('defaults-rules', 'correctness', 'error', 'Proxy inherits from a `defaults` section whose rules it cannot inherit.', 'Only frontends and backends may inherit TCP/HTTP rules from a named defaults section, and backends not connection/session rules.', '4'),
   rule('no-bind', 'correctness', 'warning', 'Frontend without a `bind` line.', 'A frontend that listens nowhere receives no traffic; HAProxy warns and suggests a backend.', '4.2-bind'),
   rule('http-option-in-tcp', 'correctness', 'warning', 'HTTP-only option in a proxy that runs in tcp mode.', 'HTTP log formats and header options need `mode http`; HAProxy ignores them or falls back to the TCP variant.', '4.2-mode'),
+  rule('log-format', 'correctness', 'warning', 'Unknown `%` alias in a log-format string.', 'Log-format strings accept a fixed set of `%` aliases (and `%[...]` samples); an unknown one is rejected or printed literally.', '8.2.6'),
   rule('ignored-here', 'correctness', 'warning', 'Keyword ignored because the proxy lacks the needed capability.', 'A frontend-only keyword in a backend (or the reverse) is ignored; HAProxy warns.', '4.1'),
 ];
 
@@ -258,6 +263,21 @@ function checkTime(c: Checker, w: Word | undefined, at: { start: number; end: nu
     const m = /^(\d+)(.*)$/.exec(w.value);
     const hint = m ? ` (unit '${m[2]}' is not one of us, ms, s, m, h, d)` : '';
     c.add('invalid-time', w, `Invalid time value '${w.value}' for ${what}${hint}.`);
+  }
+}
+
+/** `%alias` references in log-format arguments must be known aliases. */
+function checkLogFormat(c: Checker, st: Statement, k: string): void {
+  let words: Word[] = [];
+  if (LOG_FORMAT_KEYWORDS.has(k)) words = st.args;
+  else if (/^(http-request|http-response|http-after-response)$/.test(k) && st.args[0] && LOG_FORMAT_ACTIONS.has(actionKey(st.args[0].value))) words = st.args.slice(1);
+  for (const w of words) {
+    if (!w.raw.includes('%') || w.envVars) continue;
+    for (const a of logAliasesIn(w.raw, w.start)) {
+      const info = LOG_ALIASES.get(a.name);
+      if (!info) c.add('log-format', a, `Unknown log-format alias '%${a.name}'.`);
+      else c.version(info, a, `Log-format alias '%${a.name}'`);
+    }
   }
 }
 
@@ -518,6 +538,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     default:
       break;
   }
+  checkLogFormat(c, st, k);
   if (RULE_KEYWORDS.has(k)) {
     x.facts.hasRules = true;
     if (k === 'tcp-request' && /^(connection|session)$/.test(st.args[0]?.value ?? '')) x.facts.hasConnRules = true;
