@@ -206,7 +206,7 @@ test('duplicate upstream, listen, default server, listen options', () => {
 });
 
 test('listen parameters: unknown ones, and ones newer than the target', () => {
-  const { diags } = diagnose(wrap('  server { listen 8443 ssl sslx; }'));
+  const { diags } = diagnose(wrap('  server { listen 8443 ssl sslx; ssl_certificate a.crt; ssl_certificate_key a.key; }'));
   assert.deepEqual(diags.map((d) => d.message), ['invalid parameter "sslx"']);
   const q = diagnose(wrap('  server { listen 8443 quic reuseport; ssl_certificate a; ssl_certificate_key b; }'), { nginxVersion: '1.22.1' });
   assert.deepEqual(q.diags.map((d) => d.code), ['nginx/needs-newer-version']);
@@ -232,16 +232,32 @@ test('context inference: fragments of http, server, location, stream; an explici
 });
 
 test('deprecated directives and listen parameters are warnings from the version that deprecates them', () => {
-  const { diags } = diagnose(wrap('  server { listen 443 ssl http2; http2_idle_timeout 10s; }'), { nginxVersion: '1.25.1' });
+  const { diags } = diagnose(wrap('  ssl_certificate a.crt;\n  ssl_certificate_key a.key;\n  server { listen 443 ssl http2; http2_idle_timeout 10s; }'), { nginxVersion: '1.25.1' });
   assert.deepEqual(diags.map((d) => [d.code, d.severity, d.message]), [
     ['nginx/deprecated', 2, '"listen ... http2" is deprecated since nginx 1.25.1, use the "http2" directive instead'],
     ['nginx/deprecated', 2, 'the "http2_idle_timeout" directive is deprecated since nginx 1.19.7, use "keepalive_timeout" instead'],
   ]);
-  assert.deepEqual(diagnose(wrap('  server { listen 443 ssl http2; }'), { nginxVersion: '1.22.1' }).diags, []);
+  assert.deepEqual(diagnose(wrap('  server { listen 443 ssl http2; ssl_certificate a.crt; ssl_certificate_key a.key; }'), { nginxVersion: '1.22.1' }).diags, []);
 });
 
 test('variables newer than the target version', () => {
   const { f, diags } = diagnose(wrap('  server { return 200 <|$time_iso8601_ms|>; }'), { nginxVersion: '1.22.1' });
   assert.deepEqual(found(f, diags).map((d) => [d.code, d.text]), [['nginx/needs-newer-version', '$time_iso8601_ms']]);
   assert.deepEqual(diagnose(wrap('  server { return 200 $time_iso8601_ms; }')).diags, []);
+});
+
+test('upstream without servers', () => {
+  const { diags } = diagnose(wrap('  upstream u { keepalive 2; }\n  upstream v { include servers.conf; }'));
+  assert.deepEqual(diags.map((d) => [d.code, d.message]), [['nginx/empty-upstream', 'no servers are inside upstream']]);
+});
+
+test('TLS listeners need a certificate and each certificate a key (whole configurations only)', () => {
+  const msgs = (body: string) => diagnose(wrap(body)).diags.map((d) => d.message);
+  assert.deepEqual(msgs('  server { listen 443 ssl; }'), ['no "ssl_certificate" is defined for the "listen ... ssl" directive']);
+  assert.deepEqual(msgs('  server { listen 443 ssl; ssl_certificate a.crt; }'), ['no "ssl_certificate_key" is defined for certificate "a.crt"']);
+  assert.deepEqual(msgs('  ssl_certificate a.crt;\n  ssl_certificate_key a.key;\n  server { listen 443 ssl; }'), []);
+  assert.deepEqual(msgs('  server { listen 443 ssl; ssl_reject_handshake on; }'), []);
+  assert.deepEqual(msgs('  server { listen 443 ssl; include snippets/snakeoil.conf; }'), []);
+  // a fragment may inherit its certificate from the main file
+  assert.deepEqual(diagnose('server { listen 443 ssl; }\n', {}, 'http').diags, []);
 });

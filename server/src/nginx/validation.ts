@@ -44,6 +44,8 @@ export const NGINX_RULES: RuleMeta[] = [
   rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a module that is not part of nginx (often packaged by distributions); it works only when that module is loaded.'),
   rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
   rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
+  rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
+  rule('missing-certificate', 'correctness', 'error', 'TLS listener without certificate', 'A `listen ... ssl` server needs an `ssl_certificate` (and a key for each certificate) in the server or inherited from http, unless it rejects handshakes.', 'https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_certificate'),
   rule('missing-events', 'correctness', 'error', 'No events block', 'nginx requires an `events {}` block in the main configuration file.', 'https://nginx.org/en/docs/ngx_core_module.html#events'),
 ];
 
@@ -159,6 +161,7 @@ interface Ctx {
   version?: string;
   defined: Set<string>;
   isFragment: boolean;
+  isMain: boolean;
 }
 
 function fmtTarget(v: string | undefined): string {
@@ -216,7 +219,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const findings: Finding[] = [];
   for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
   const context = opts.context ?? 'main';
-  const c: Ctx = { findings, version: opts.version, defined: collectDefinedVariables(file), isFragment: context !== 'main' };
+  const c: Ctx = { findings, version: opts.version, defined: collectDefinedVariables(file), isFragment: context !== 'main', isMain: context === 'main' };
   visitList(c, file.directives, context, undefined);
   if (context === 'main') {
     const top = file.directives;
@@ -260,6 +263,10 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       if (upstreams.has(name)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[0].end, message: `duplicate upstream "${d.args[0].value}"` });
       else upstreams.set(name, d);
     }
+    if (d.name === 'upstream' && variant && d.block && !d.block.children.some((x) => x.name === 'server' || x.name === 'include' || !DIRECTIVES.has(x.name))) {
+      c.findings.push({ ruleId: 'nginx/empty-upstream', start: d.nameStart, end: d.args[0]?.end ?? d.nameEnd, message: 'no servers are inside upstream' });
+    }
+    if (ctx === 'http' && d.name === 'server' && d.block && c.isMain && parent) checkCertificates(c, d, parent);
     if (d.name === 'return' && variant && (ctx === 'server' || ctx === 'location' || ctx.startsWith('if in'))) checkReturn(c, d);
     if (d.name === 'listen' && variant && !variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
     if (listens && d.name === 'server' && d.block) listens.addServer(c, d);
@@ -268,6 +275,25 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       if (inner.startsWith('block:')) continue; // unknown block: its content is not ours to judge
       visitList(c, d.block.children, inner, d);
     }
+  }
+}
+
+/** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
+function checkCertificates(c: Ctx, server: Directive, http: Directive): void {
+  const own = server.block!.children;
+  const up = http.block!.children;
+  if (own.some((x) => x.name === 'include') || up.some((x) => x.name === 'include')) return;
+  const pick = (list: Directive[], name: string) => list.filter((x) => x.name === name && !x.entry);
+  const certs = pick(own, 'ssl_certificate').length ? pick(own, 'ssl_certificate') : pick(up, 'ssl_certificate');
+  const keys = pick(own, 'ssl_certificate_key').length ? pick(own, 'ssl_certificate_key') : pick(up, 'ssl_certificate_key');
+  const rejects = [...own, ...up].some((x) => x.name === 'ssl_reject_handshake' && x.args[0]?.value === 'on');
+  const sslListen = own.find((x) => x.name === 'listen' && x.args.slice(1).some((a) => a.value === 'ssl'));
+  if (sslListen && certs.length === 0 && !rejects) {
+    c.findings.push({ ruleId: 'nginx/missing-certificate', start: sslListen.nameStart, end: sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+  }
+  if (certs.length > keys.length) {
+    const cert = certs[keys.length];
+    c.findings.push({ ruleId: 'nginx/missing-certificate', start: cert.nameStart, end: cert.end, message: `no "ssl_certificate_key" is defined for certificate "${cert.args[0]?.value ?? ''}"` });
   }
 }
 
