@@ -147,6 +147,10 @@ describe('nginx/upstream-keepalive-headers', () => {
     assert.match(found[0].message, /Connection: close/);
     assert.equal(applyFix(doc, found[0]), text.replace('<|proxy_pass|>', 'proxy_pass').replace('proxy_set_header Host $host;', 'proxy_set_header Host $host;\n        proxy_set_header Connection "";'));
   });
+  it('accepts the inherited lines in every location of the server (corpus false positive: proxy_keepalive.conf)', () => {
+    const text = 'http {\n    upstream b {\n        server 127.0.0.1:1;\n        keepalive 8;\n    }\n    server {\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n        location / {\n            proxy_pass http://b;\n        }\n        location /u/ {\n            proxy_pass http://b;\n        }\n    }\n}\n';
+    expectNone('nginx', text, 'nginx/upstream-keepalive-headers', V122);
+  });
   it('accepts the lines inherited from the server, and is off at 1.29.7', () => {
     const ok = withKa.replace('    server {\n', '    server {\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n');
     expectNone('nginx', ok, 'nginx/upstream-keepalive-headers', V122);

@@ -6,6 +6,7 @@ import type { ServiceSettings } from '../../service/types';
 import { compareVersions } from '../../service/version';
 import type { Block, Directive, NginxFile, Word } from '../../nginx/ast';
 import { blockContext, childContext, variablesIn } from '../../nginx/ast';
+import { inferContext } from '../../nginx/validation';
 import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../text';
 import { NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT } from './rules';
 
@@ -41,6 +42,14 @@ function atLeast(ctx: NginxCheckContext, v: string): boolean {
  * guessed from what it holds (locations: server; servers or upstreams: http).
  */
 export function guessStartContext(file: NginxFile): string {
+  // the validation's inference (directive tables, `# context: server` comments) keeps tuning
+  // and validation judging a fragment in the same context
+  try {
+    const inferred = inferContext(file);
+    if (inferred) return inferred;
+  } catch {
+    // fall back to the shape of the top level
+  }
   const names = new Set(file.directives.map((d) => d.name));
   if (names.has('events') || names.has('http') || names.has('stream') || names.has('worker_processes')) return 'main';
   if (names.has('location') || names.has('listen') || names.has('server_name')) return 'server';
@@ -92,7 +101,8 @@ function at(ctx: NginxCheckContext, level: Directive | undefined, name: string):
     }
     ctx.index.set(level, idx);
   }
-  return idx.get(name) ?? [];
+  // a copy: callers pop() and filter the lists freely
+  return (idx.get(name) ?? []).slice();
 }
 
 /**
