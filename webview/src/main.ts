@@ -386,7 +386,11 @@ function renderRuns(): void {
     const csv = button('CSV', () => post({ type: 'export', runId: r.id, format: 'csv' }), 'Export as CSV');
     const md = button('MD', () => post({ type: 'copyMarkdown', runIds: [r.id] }), 'Copy as a markdown table');
     const del = button('Delete', () => post({ type: 'deleteRun', runId: r.id }));
-    row.append(badge, name, summary, setA, setB, json, csv, md, del);
+    const info = el('div', undefined, 'run-info');
+    info.append(name, summary);
+    const buttons = el('div', undefined, 'run-buttons');
+    buttons.append(setA, setB, json, csv, md, del);
+    row.append(badge, info, buttons);
     list.appendChild(row);
   }
 }
