@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic, Range } from 'vscode-languageserver-types';
-import { detectLanguage, fixAll, validate } from '../../server/src/service/languageService';
+import { createWorkspaceIndex, detectLanguage, fixAll, validateInWorkspace } from '../../server/src/service/languageService';
 import { SEVERITY_NAME } from '../../server/src/service/rules';
 import { resolveSettings } from '../../server/src/service/settings';
 import type { LanguageId, RuleSeverity, ServiceSettings } from '../../server/src/service/types';
@@ -70,7 +70,9 @@ function byPosition(a: Diagnostic, b: Diagnostic): number {
 export function checkText(file: string, text: string, settings: ServiceSettings): CheckedFile {
   const language = detectLanguage(file, text);
   const doc = TextDocument.create(pathToFileURL(resolve(file)).href, language, 1, text);
-  return { file, language, diagnostics: validate(doc, language, settings).sort(byPosition) };
+  // the files loaded with this one (its includer, included files, a split HAProxy folder), as the editor sees them
+  const ws = createWorkspaceIndex({ open: { get: (uri) => (uri === doc.uri ? doc : undefined), all: () => [doc] } });
+  return { file, language, diagnostics: validateInWorkspace(doc, language, settings, ws).sort(byPosition) };
 }
 
 function severityName(d: Diagnostic): Exclude<RuleSeverity, 'off'> {
