@@ -139,11 +139,17 @@ test('stray ";" and "{", last statement without ";"', () => {
   assert.deepEqual(ast.directives.map((d) => d.name), ['gzip', 'sendfile', 'worker_processes']);
 });
 
-test('unterminated quote: reported at the quote, the word is cut at the line end', () => {
+test('unterminated quote: reported at the quote and, like nginx, at the end of the file; the word is cut at the line end', () => {
   const f = fixture('http {\n  add_header X <|"|>abc;\n  gzip on;\n}\n');
   const ast = parseNginx(f.text);
-  const e = ast.errors.find((x) => x.kind === 'unterminated-quote')!;
-  assert.equal(e.start, f.ranges[0].start);
+  assert.deepEqual(
+    ast.errors.map((e) => [e.kind, e.start]),
+    [
+      ['unterminated-quote', f.ranges[0].start],
+      ['eof', f.text.length],
+    ],
+  );
+  assert.equal(ast.errors[1].message, 'unexpected end of file, expecting ";" or "}"');
   const add = ast.directives[0].block!.children[0];
   assert.equal(add.args[1].closed, false);
   assert.equal(add.args[1].value, 'abc;');

@@ -463,7 +463,7 @@ function parseUnsafe(text: string): NginxFile {
       if (t.payload === false) {
         errors.push({
           kind: 'unterminated-quote',
-          message: `unterminated quoted string: nginx would read to the end of the file ("unexpected end of file")`,
+          message: 'unterminated quoted string: nginx reads it to the end of the file',
           start: t.startOffset,
           end: t.startOffset + 1,
         });
@@ -487,5 +487,13 @@ function parseUnsafe(text: string): NginxFile {
     errors.push({ kind: 'unexpected', message: e.message, start: Number.isNaN(s) ? text.length : s, end: Number.isNaN(s) ? text.length : s + 1 });
   }
   errors.sort((a, b) => a.start - b.start);
+  // nginx reads an unclosed quote to the end of the file and reports only that; the recovered
+  // tree (quote cut at its line end) keeps serving the editor, but its follow-up errors are ours
+  const open = errors.find((e) => e.kind === 'unterminated-quote');
+  if (open) {
+    const kept = errors.filter((e) => e.start <= open.start);
+    kept.push({ kind: 'eof', message: 'unexpected end of file, expecting ";" or "}"', start: text.length, end: text.length });
+    return { text, directives, comments, errors: kept };
+  }
   return { text, directives, comments, errors };
 }
