@@ -223,7 +223,7 @@ function findComment(comments: Comment[], offset: number): Comment | undefined {
  * The nginx context name of the innermost block in `ancestors` (outermost first):
  * `main`, `events`, `http`, `server`, `location`, `if in server`, `if in location`,
  * `limit_except`, `upstream`, `stream`, `stream/server`, `stream/upstream`, `mail`,
- * `mail/server`; entry tables give their own name (`map`, `geo`, `types`, `split_clients`,
+ * `mail/server`, `mgmt`, `acme_issuer`, `oidc_provider`; entry tables give their own name (`map`, `geo`, `types`, `split_clients`,
  * `match`, `charset_map`); any other block gives `block:<name>` (unknown to us).
  * `start` is the context the file is included in (default `main`).
  */
@@ -238,10 +238,10 @@ export function childContext(ctx: string, name: string): string {
   if (ENTRY_BLOCKS.has(name)) return name;
   switch (ctx) {
     case 'main':
-      if (name === 'http' || name === 'stream' || name === 'mail' || name === 'events') return name;
+      if (name === 'http' || name === 'stream' || name === 'mail' || name === 'events' || name === 'mgmt') return name;
       break;
     case 'http':
-      if (name === 'server' || name === 'upstream') return name;
+      if (name === 'server' || name === 'upstream' || name === 'acme_issuer' || name === 'oidc_provider') return name;
       break;
     case 'server':
       if (name === 'location') return 'location';
