@@ -4,6 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandGlob, resolveInclude, type IncludeFs } from '../../server/src/nginx/includes';
 import { definitionInWorkspace, documentLinks, references, rename, validateInWorkspace } from '../../server/src/service/languageService';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { applyWorkspaceEdit, keys, marked, tree } from './helpers';
 
 /** An in-memory folder tree for the pure resolver. */
@@ -113,6 +115,27 @@ describe('fragments in the context of their includer', () => {
       t.open.set(t.files['nginx.conf'].uri, TextDocument.create(t.files['nginx.conf'].uri, 'nginx', 2, `events {}\nhttp {\n  include conf.d/*.conf;\n}\n`));
       assert.equal(t.index.contextOf(site.uri), 'http');
       assert.deepEqual(keys(definitionInWorkspace(site.doc, site.cursor!, t.index)), marked(t, 'conf.d/site.conf'));
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('Debian layout: sites-enabled links to sites-available', () => {
+  it('the file being edited under sites-available is the one nginx.conf includes through the link', () => {
+    const t = tree({
+      'nginx.conf': `events {}\nhttp {\n  upstream <|app|> { server 127.0.0.1:1; }\n  include sites-enabled/*;\n}\n`,
+      'sites-available/example': `server {\n  location / { proxy_pass http://<|a<|>pp|>; }\n}\n`,
+    });
+    try {
+      mkdirSync(join(t.dir, 'sites-enabled'));
+      symlinkSync(join(t.dir, 'sites-available/example'), join(t.dir, 'sites-enabled/example'));
+      const site = t.files['sites-available/example'];
+      t.open.set(site.uri, site.doc);
+      assert.equal(t.index.contextOf(site.uri), 'http');
+      assert.deepEqual(keys(references(site.doc, site.cursor!, true, t.index)), marked(t, 'nginx.conf', 'sites-available/example'));
+      const edit = rename(site.doc, site.cursor!, 'web', t.index) as any;
+      assert.deepEqual(Object.keys(edit.changes).sort(), [t.files['nginx.conf'].uri, site.uri].sort());
     } finally {
       t.cleanup();
     }

@@ -96,8 +96,12 @@ describe('nginx outline', () => {
     const c = chain(d, nginxSelectionRanges(d, parseNginx(text), [cursor!])[0]);
     assert.equal(c[0], 'app');
     assert.equal(c[1], 'fastcgi_pass app;');
-    assert.equal(c[2].trim(), 'fastcgi_pass app;');
-    assert.ok(c[3].startsWith('location ~* \\.php$ {') && c[3].endsWith('}'));
+    // the body of the location is that one directive: no separate level
+    assert.ok(c[2].startsWith('location ~* \\.php$ {') && c[2].endsWith('}'));
+    // the server's body, without the blanks next to its braces, then the server block
+    const body = c.findIndex((x) => x.startsWith('listen 443 ssl;'));
+    assert.ok(body > 2 && c[body].endsWith('location @fallback { return 404; }'));
+    assert.ok(c[body + 1].startsWith('server {'));
     assert.ok(c.some((s) => s.startsWith('server {')));
     assert.ok(c.some((s) => s.startsWith('http {')));
     assert.equal(c[c.length - 1], text);

@@ -135,8 +135,12 @@ export function nginxSelectionRanges(doc: TextDocument, file: NginxFile, positio
     for (let i = node.ancestors.length - 1; i >= 0; i--) {
       const a = node.ancestors[i];
       const b = a.block!;
-      const inner = b.closed && b.closeStart !== undefined ? b.closeStart : b.end;
-      spans.push([b.start + 1, inner]);
+      // the body without the blanks next to its braces
+      let s0 = b.start + 1;
+      let e0 = b.closed && b.closeStart !== undefined ? b.closeStart : b.end;
+      while (s0 < e0 && /\s/.test(file.text[s0])) s0++;
+      while (e0 > s0 && /\s/.test(file.text[e0 - 1])) e0--;
+      spans.push([s0, e0]);
       spans.push([a.start, a.end]);
     }
     spans.push([0, file.text.length]);

@@ -9,7 +9,7 @@
 // - HAProxy: `haproxy -f DIR` loads every `*.cfg` of a folder in name order, so the `.cfg`
 //   files of one folder are one configuration (up to MAX_HAPROXY_GROUP files; a folder with more
 //   is a collection of unrelated configs, and each file stands alone).
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
@@ -32,6 +32,8 @@ export const MAX_HAPROXY_GROUP = 16;
 const MAX_UNIT_FILES = 400;
 const MAX_SCAN_FILES = 2000;
 const MAX_SCAN_DEPTH = 8;
+/** Larger files are no configs (a log next to them): never read. */
+const MAX_FILE_BYTES = 4 * 1024 * 1024;
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.hg', '.svn']);
 
 /** What the index needs from the disk; tests pass an in-memory one or a temp folder through the default. */
@@ -39,6 +41,8 @@ export interface FileSystem {
   readFile(path: string): string | undefined;
   stat(path: string): { mtimeMs: number; size: number; isFile: boolean; isDirectory: boolean } | undefined;
   readDir(path: string): string[] | undefined;
+  /** The path with symbolic links resolved (`sites-enabled/x` → `sites-available/x`). */
+  realpath?(path: string): string;
 }
 
 export const nodeFileSystem: FileSystem = {
@@ -64,6 +68,13 @@ export const nodeFileSystem: FileSystem = {
       return undefined;
     }
   },
+  realpath(path) {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  },
 };
 
 export interface IndexedFile {
@@ -82,7 +93,7 @@ export interface Unit {
   files: IndexedFile[];
   /** Whether the unit is a whole configuration (an nginx main file was found): only then are names reported missing or unused. */
   complete: boolean;
-  /** nginx: the block context each file is read in. */
+  /** nginx: the block context each file is read in, by real path. */
   contexts: Map<string, string>;
   /** nginx: folder relative includes are taken from. */
   mainDir?: string;
@@ -180,7 +191,7 @@ export class WorkspaceIndex {
 
   private fromDisk(path: string): IndexedFile | undefined {
     const st = this.fs.stat(path);
-    if (!st || !st.isFile) return undefined;
+    if (!st || !st.isFile || st.size > MAX_FILE_BYTES) return undefined;
     const key = `${st.mtimeMs}:${st.size}`;
     const hit = this.disk.get(path);
     if (hit && hit.key === key) return hit.file;
@@ -238,19 +249,25 @@ export class WorkspaceIndex {
   }
 
   /** The include closure of `root`, read in `context`; undefined when it grows past the limit. */
+  private real(path: string): string {
+    return this.fs.realpath ? this.fs.realpath(path) : path;
+  }
+
   private closure(root: IndexedFile, mainDir: string): { files: IndexedFile[]; contexts: Map<string, string> } {
-    const contexts = new Map<string, string>([[root.path, 'main']]);
+    // keyed by real path: `sites-enabled/x` is usually a link to the `sites-available/x` being edited
+    const contexts = new Map<string, string>([[this.real(root.path), 'main']]);
     const files: IndexedFile[] = [root];
     const ifs = this.includeFs();
     for (let i = 0; i < files.length && files.length < MAX_UNIT_FILES; i++) {
       const f = files[i];
       if (f.lang !== 'nginx') continue;
-      for (const site of includeSites(f.ast as NginxFile, contexts.get(f.path) ?? 'main')) {
+      for (const site of includeSites(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
         for (const p of resolveInclude(site.pattern, mainDir, dirname(f.path), ifs)) {
-          if (contexts.has(p)) continue;
+          const rp = this.real(p);
+          if (contexts.has(rp)) continue;
           const g = this.getPath(p);
           if (!g) continue;
-          contexts.set(p, site.context);
+          contexts.set(rp, site.context);
           files.push(g);
         }
       }
@@ -276,13 +293,18 @@ export class WorkspaceIndex {
       for (const root of candidates) {
         const mainDir = dirname(root.path);
         const c = this.closure(root, mainDir);
-        if (c.contexts.has(file.path)) return { lang: 'nginx', files: c.files, complete: true, contexts: c.contexts, mainDir };
+        const me = this.real(file.path);
+        if (c.contexts.has(me)) {
+          // the file itself, as the editor has it, rather than its copy under the include's path
+          const files = c.files.map((f) => (this.real(f.path) === me ? file : f));
+          return { lang: 'nginx', files, complete: true, contexts: c.contexts, mainDir };
+        }
       }
     }
     const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? dirname(file.path)) : '/';
     const c = this.closure(file, mainDir);
     const main = isMainConfig(file.ast as NginxFile);
-    if (!main) c.contexts.delete(file.path); // a fragment on its own: its context is inferred
+    if (!main) c.contexts.delete(this.real(file.path)); // a fragment on its own: its context is inferred
     return { lang: 'nginx', files: c.files, complete: main, contexts: c.contexts, mainDir };
   }
 
@@ -290,7 +312,12 @@ export class WorkspaceIndex {
   contextOf(uri: string): string | undefined {
     const file = this.get(uri);
     if (!file || file.lang !== 'nginx') return undefined;
-    return this.nginxUnit(file).contexts.get(file.path);
+    return this.nginxUnit(file).contexts.get(this.real(file.path));
+  }
+
+  /** The context of a file of a unit (contexts are keyed by real path). */
+  contextIn(unit: Unit, file: IndexedFile): string | undefined {
+    return unit.contexts.get(this.real(file.path));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -589,7 +616,7 @@ function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): I
   if (file.lang !== 'nginx' || !file.path.startsWith('/')) return [];
   const ifs = index.includeFs();
   const mainDir = unit.mainDir ?? dirname(file.path);
-  return includeSites(file.ast as NginxFile, unit.contexts.get(file.path) ?? 'main').map((s) => ({
+  return includeSites(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
     start: s.word.start,
     end: s.word.end,
     pattern: s.pattern,
