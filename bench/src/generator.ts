@@ -317,11 +317,10 @@ export class Generator {
   private tick(): void {
     const now = performance.now();
     for (const s of this.slots) if (s.busy) s.checkTimeout(now, this.cfg.timeoutMs);
-    // Batches go to the main thread at least every 300 ms (and at each second boundary).
-    if (++this.ticks % 3 === 0) {
-      this.bucket(now);
-      this.flush();
-    }
+    // Batches go to the main thread at each second boundary (bucket) and at least every second:
+    // every message costs the main thread a wake-up, which on a shared core delays this loop.
+    this.bucket(now);
+    if (++this.ticks % 10 === 0) this.flush();
   }
 
   private flush(): void {
