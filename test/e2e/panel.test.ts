@@ -82,7 +82,8 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     });
     page = context.pages()[0] ?? (await context.newPage());
     wb = new Workbench(page, shots);
-    await page.goto(server.openUrl(workspace));
+    // 'load' can take over 30 s on a busy 2-core machine; the workbench wait below polls anyway.
+    await page.goto(server.openUrl(workspace), { waitUntil: 'domcontentloaded', timeout: 120_000 });
     await wb.ready();
     step('workbench ready');
   });
