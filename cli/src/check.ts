@@ -67,12 +67,23 @@ function byPosition(a: Diagnostic, b: Diagnostic): number {
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
 }
 
-export function checkText(file: string, text: string, settings: ServiceSettings): CheckedFile {
-  const language = detectLanguage(file, text);
-  const doc = TextDocument.create(pathToFileURL(resolve(file)).href, language, 1, text);
-  // the files loaded with this one (its includer, included files, a split HAProxy folder), as the editor sees them
+/**
+ * The diagnostics of one text as the editor computes them: through the workspace index, so the
+ * files loaded with this one (its includer, included files, a split HAProxy folder) count.
+ */
+function diagnoseInWorkspace(doc: TextDocument, language: LanguageId, settings: ServiceSettings): Diagnostic[] {
   const ws = createWorkspaceIndex({ open: { get: (uri) => (uri === doc.uri ? doc : undefined), all: () => [doc] } });
-  return { file, language, diagnostics: validateInWorkspace(doc, language, settings, ws).sort(byPosition) };
+  return validateInWorkspace(doc, language, settings, ws);
+}
+
+function documentOf(file: string, text: string): { doc: TextDocument; language: LanguageId } {
+  const language = detectLanguage(file, text);
+  return { doc: TextDocument.create(pathToFileURL(resolve(file)).href, language, 1, text), language };
+}
+
+export function checkText(file: string, text: string, settings: ServiceSettings): CheckedFile {
+  const { doc, language } = documentOf(file, text);
+  return { file, language, diagnostics: diagnoseInWorkspace(doc, language, settings).sort(byPosition) };
 }
 
 function severityName(d: Diagnostic): Exclude<RuleSeverity, 'off'> {
@@ -173,10 +184,9 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   });
 
   if (fix) {
-    const { file, text } = texts[0];
-    const language = detectLanguage(file, text);
-    const doc = TextDocument.create(pathToFileURL(resolve(file)).href, language, 1, text);
-    out.stdout(fixAll(doc, language, settings));
+    const { doc, language } = documentOf(texts[0].file, texts[0].text);
+    // each round judged like `check` (and the editor's source.fixAll): in the workspace
+    out.stdout(fixAll(doc, language, settings, 5, (d) => diagnoseInWorkspace(d, language, settings)));
     return 0;
   }
 

@@ -133,7 +133,7 @@ backend app
 const HTTP2_NGINX = `events {}
 http {
   server {
-    listen 127.0.0.1:8443 ssl;
+    listen 127.0.0.1:8443;
     http2 on;
   }
 }

@@ -377,7 +377,7 @@ describe('language server over stdio (our JSON-RPC client)', () => {
     });
 
     it('judges against the local nginx -v when no version is set, like check, and the setting wins', async () => {
-      const text = 'events {}\nhttp {\n  server {\n    listen 127.0.0.1:8443 ssl;\n    http2 on;\n  }\n}\n';
+      const text = 'events {}\nhttp {\n  server {\n    listen 127.0.0.1:8443;\n    http2 on;\n  }\n}\n';
       const fakeNginx = (version: string) => {
         const bin = join(dir, `fake-nginx-${version}`);
         mkdirSync(bin, { recursive: true });

@@ -108,6 +108,11 @@ export class ParseCache {
     return ast;
   }
 
+  /** Keeps a parse made elsewhere (the workspace index) for this version of the document. */
+  remember(doc: TextDocument, lang: LanguageId, ast: unknown): void {
+    this.entries.set(doc.uri, { version: doc.version, lang, ast });
+  }
+
   delete(uri: string): void {
     this.entries.delete(uri);
   }
@@ -135,10 +140,17 @@ export function codeActions(
 }
 
 /** `source.fixAll` and `check --fix`: the text with every safe fix applied, repeated to a fixed point. */
-export function fixAll(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, maxRounds = 5): string {
+export function fixAll(
+  doc: TextDocument,
+  lang: LanguageId,
+  settings: ServiceSettings,
+  maxRounds = 5,
+  /** How each round finds the problems: plain `validate`, or the workspace-aware one (check). */
+  diagnose: (d: TextDocument) => Diagnostic[] = (d) => validate(d, lang, settings),
+): string {
   let current = doc;
   for (let round = 0; round < maxRounds; round++) {
-    const edits = safeFixEdits(validate(current, lang, settings));
+    const edits = safeFixEdits(diagnose(current));
     if (edits.length === 0) break;
     const next = applyEdits(current, edits);
     if (next === current.getText()) break;
@@ -220,7 +232,10 @@ export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detec
  */
 export function validateInWorkspace(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, ws: WorkspaceIndex, cache?: ParseCache): Diagnostic[] {
   const m = modules[lang];
-  const ast = astOf(doc, lang, cache);
+  // the index parses the open document anyway (for the unit): reuse that parse, not a second one
+  const indexed = ws.get(doc.uri);
+  const ast = indexed && indexed.doc === doc && indexed.lang === lang ? indexed.ast : astOf(doc, lang, cache);
+  if (cache && ast === indexed?.ast) cache.remember(doc, lang, ast);
   const context = ws.contextOf(doc.uri);
   const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context) : m.validate(doc, ast, settings);
   const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
