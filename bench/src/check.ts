@@ -1,0 +1,207 @@
+// The binary's own config test (`nginx -t` / `haproxy -c`) on a sandboxed copy, for the editor's
+// "Validate with nginx -t / haproxy -c" and the formatting tests. The copy is made by the
+// benchmark sandbox (sandbox/nginx.ts, sandbox/haproxy.ts): listen/bind addresses become free
+// loopback ports (`nginx -t` binds them for a moment), upstream and server addresses point at
+// loopback (so no name is looked up), pid, logs, temp and cache paths go into the temp folder.
+// Lines keep their numbers in the copy, and the copies' paths in the binary's messages are
+// mapped back to the user's files. Nothing is started beyond the check, which runs in a process
+// group of its own, is killed on timeout, and the temp folder is always removed.
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import type { ProxyKind } from '../../protocol/bench';
+import { findBinary, freePorts, binaryVersion } from './proxy';
+import {
+  BACKEND_SLOTS,
+  fillPorts,
+  makeSandboxDir,
+  makeTlsPair,
+  mapMessages,
+  removeSandboxDir,
+  SandboxRefusal,
+  writeText,
+} from './sandbox/common';
+import { planNginxSandbox } from './sandbox/nginx';
+import { planHaproxySandbox } from './sandbox/haproxy';
+import { detectKind } from './sandbox/index';
+import { existsSync } from 'node:fs';
+
+export type CheckSeverity = 'error' | 'warning' | 'information';
+
+/** One message of the binary, with the user's file and 1-based line when it named one. */
+export interface BinaryMessage {
+  severity: CheckSeverity;
+  message: string;
+  file?: string;
+  line?: number;
+}
+
+export interface BinaryCheckResult {
+  kind: ProxyKind;
+  binary: string;
+  version: string;
+  /** ok / error: the binary's verdict; refused: the copy could not be made safe (see messages); missing: no binary. */
+  status: 'ok' | 'error' | 'refused' | 'missing';
+  messages: BinaryMessage[];
+  /** The binary's output with the copies' paths replaced by the user's. */
+  output: string;
+}
+
+export interface BinaryCheckOptions {
+  configPath: string;
+  kind?: ProxyKind;
+  /** An explicit binary path (settings); else found on PATH. */
+  binary?: string;
+  timeoutMs?: number;
+}
+
+const STREAM_MODULE_PATHS = ['/usr/lib/nginx/modules/ngx_stream_module.so', '/usr/lib64/nginx/modules/ngx_stream_module.so'];
+
+const NGINX_LEVEL: Record<string, CheckSeverity> = {
+  emerg: 'error',
+  alert: 'error',
+  crit: 'error',
+  error: 'error',
+  warn: 'warning',
+  notice: 'information',
+  info: 'information',
+};
+
+/** Messages of `nginx -t` (already mapped to the user's paths). */
+export function parseNginxOutput(output: string): BinaryMessage[] {
+  const out: BinaryMessage[] = [];
+  for (const raw of output.split('\n')) {
+    const line = raw.trim();
+    const m = /^(?:nginx: )?(?:\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d )?\[(\w+)\](?: \d+#\d+:)? (.*)$/.exec(line);
+    if (!m) continue;
+    const severity = NGINX_LEVEL[m[1]] ?? 'information';
+    let message = m[2];
+    let file: string | undefined;
+    let lineNo: number | undefined;
+    const at = / in (\S.*?):(\d+)$/.exec(message);
+    if (at) {
+      file = at[1];
+      lineNo = Number(at[2]);
+      message = message.slice(0, at.index);
+    }
+    if (!out.some((o) => o.message === message && o.file === file && o.line === lineNo)) out.push({ severity, message, file, line: lineNo });
+  }
+  return out;
+}
+
+/** Messages of `haproxy -c` (already mapped). */
+export function parseHaproxyOutput(output: string): BinaryMessage[] {
+  const out: BinaryMessage[] = [];
+  for (const raw of output.split('\n')) {
+    const line = raw.trim();
+    const m = /^\[(ALERT|WARNING|NOTICE)\]\s+(?:\(\d+\)\s+)?:\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const severity: CheckSeverity = m[1] === 'ALERT' ? 'error' : m[1] === 'WARNING' ? 'warning' : 'information';
+    let message = m[2].replace(/^config\s*:\s*/, '');
+    let file: string | undefined;
+    let lineNo: number | undefined;
+    const at = /\[(\/[^\]]*?):(\d+)\]/.exec(message);
+    if (at) {
+      file = at[1];
+      lineNo = Number(at[2]);
+      message = message.replace(/^parsing \[[^\]]*\]\s*:\s*/, '');
+    }
+    // the closing summaries say nothing the lines above have not said
+    if (/^Fatal errors found in configuration\.?$|^Error\(s\) found in configuration file/.test(message)) continue;
+    if (severity === 'information' && !file) continue; // version and path notices
+    out.push({ severity, message: message.trim(), file, line: lineNo });
+  }
+  return out;
+}
+
+function run(binary: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    const child = spawn(binary, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const collect = (b: Buffer) => {
+      if (output.length < 256 * 1024) output += b.toString();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    const timer = setTimeout(() => {
+      output += `\n(the check did not finish within ${timeoutMs} ms and was stopped)`;
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, output: `${output}\n${e.message}` });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** Runs `nginx -t` / `haproxy -c` on a sandboxed copy of `configPath` (the file as saved on disk). */
+export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryCheckResult> {
+  const configPath = path.resolve(opts.configPath);
+  const kind = opts.kind ?? detectKind(configPath);
+  const binary = findBinary(kind, opts.binary);
+  if (!binary) return { kind, binary: opts.binary ?? kind, version: '', status: 'missing', messages: [], output: '' };
+  const version = binaryVersion(kind, binary);
+  const base = { kind, binary, version };
+  const dir = makeSandboxDir();
+  try {
+    const tls = makeTlsPair(dir, 'ecdsa');
+    let files: { copy: string; original: string; text: string }[];
+    let mainCopy: string;
+    let portCount: number;
+    if (kind === 'nginx') {
+      const p = planNginxSandbox({
+        configPath,
+        dir,
+        backend: BACKEND_SLOTS,
+        cert: tls,
+        streamModule: STREAM_MODULE_PATHS.find((m) => existsSync(m)),
+        runningAsRoot: process.getuid?.() === 0,
+      });
+      files = p.files;
+      mainCopy = p.mainCopy;
+      portCount = p.portCount;
+    } else {
+      const p = planHaproxySandbox({ configPath, dir, backend: BACKEND_SLOTS, cert: tls });
+      files = [{ copy: p.copy, original: p.original, text: p.text }];
+      mainCopy = p.copy;
+      portCount = p.portCount;
+    }
+    const ports = await freePorts(portCount + 3);
+    const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
+    for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
+    const args =
+      kind === 'nginx'
+        ? ['-t', '-p', dir + '/', '-c', mainCopy, '-e', path.join(dir, 'logs', 'error.log')]
+        : ['-c', '-f', mainCopy];
+    const r = await run(binary, args, dir, opts.timeoutMs ?? 20_000);
+    const fileMap = new Map<string, string>();
+    for (const f of [...files].sort((a, b) => b.copy.length - a.copy.length)) fileMap.set(f.copy, f.original);
+    const output = mapMessages(r.output.trim(), fileMap);
+    const messages = kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output);
+    const status = r.code === 0 ? 'ok' : 'error';
+    if (status === 'error' && !messages.some((m) => m.severity === 'error')) {
+      messages.push({ severity: 'error', message: output.split('\n').filter(Boolean).pop() ?? `${kind} rejected the config` });
+    }
+    return { ...base, status, messages, output };
+  } catch (e) {
+    if (e instanceof SandboxRefusal) {
+      const message = e.message.replace(/^.*?:\d+: /, '');
+      return {
+        ...base,
+        status: 'refused',
+        messages: [{ severity: 'information', message: `not checked with ${kind === 'nginx' ? 'nginx -t' : 'haproxy -c'}: ${message}`, file: e.file ?? configPath, line: e.line }],
+        output: e.message,
+      };
+    }
+    throw e;
+  } finally {
+    removeSandboxDir(dir);
+  }
+}
