@@ -8,6 +8,7 @@ import { hoverHaproxy } from './hover';
 import { haproxyNavEntities } from './navigation';
 import { definitionsInFile } from '../nginx/navigation';
 import { haproxyFolding, haproxySelectionRanges, haproxySymbols } from './symbols';
+import { formatHaproxy } from './format';
 
 export type { HaproxyFile } from './ast';
 
@@ -20,6 +21,7 @@ export const haproxyModule: LanguageModule<HaproxyFile> = {
   symbols: (doc, ast) => haproxySymbols(doc, ast),
   folding: (doc, ast) => haproxyFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => haproxySelectionRanges(doc, ast, positions),
+  format: (doc, ast, range, options) => formatHaproxy(doc, ast, range, options),
   navEntities: (_doc, ast) => haproxyNavEntities(ast),
   definition(doc, ast, pos) {
     const defs = definitionsInFile(haproxyNavEntities(ast), doc.offsetAt(pos));

@@ -9,6 +9,7 @@ import { doComplete } from './completion';
 import { doHover } from './hover';
 import { definitionsInFile, nginxNavEntities } from './navigation';
 import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
+import { formatNginx } from './format';
 
 export type { NginxFile } from './ast';
 export { parseNginx } from './parser';
@@ -37,6 +38,7 @@ export const nginxModule: LanguageModule<NginxFile> = {
   symbols: (doc, ast) => nginxSymbols(doc, ast),
   folding: (doc, ast) => nginxFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),
+  format: (doc, ast, range, options) => formatNginx(doc, ast, range, options),
   navEntities: (_doc, ast) => nginxNavEntities(ast),
   validateInContext: (doc, ast, settings, context) => validateInContext(doc, ast, settings, context),
   definition(doc, ast, pos) {
