@@ -204,7 +204,7 @@ http {
   });
 
   it('document links from include lines to the files they read; a missing plain include is reported', () => {
-    const t = tree({ ...files, 'other.conf': `events {}\nhttp {\n  include mime.types;\n  include conf.d/10-upstreams.conf;\n}\n` });
+    const t = tree({ ...files, 'other.conf': `events {}\nhttp {\n  include mime.types;\n  include /nonexistent/abs.conf;\n  include conf.d/10-upstreams.conf;\n}\n` });
     try {
       const main = t.files['nginx.conf'];
       const links = documentLinks(main.doc, t.index);

@@ -260,7 +260,7 @@ export class WorkspaceIndex {
     const ifs = this.includeFs();
     for (let i = 0; i < files.length && files.length < MAX_UNIT_FILES; i++) {
       const f = files[i];
-      if (f.lang !== 'nginx') continue;
+      if (f.lang !== 'nginx' || !f.path.startsWith('/')) continue; // an untitled buffer has no folder to include from
       for (const site of includeSites(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
         for (const p of resolveInclude(site.pattern, mainDir, dirname(f.path), ifs)) {
           const rp = this.real(p);
@@ -507,7 +507,7 @@ const rule = (language: LanguageId, id: string, severity: RuleMeta['severity'], 
 export const NAVIGATION_RULES: RuleMeta[] = [
   rule('nginx', 'undefined-reference', 'error', 'A name no loaded file defines', 'An upstream, shared-memory zone, cache or named location is used but defined nowhere in the configuration; nginx refuses to start or fails the request.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
   rule('nginx', 'unused-definition', 'hint', 'A definition nothing uses', 'An upstream, zone, cache or map that nothing in the configuration refers to is dead weight, or a sign of a typo in its user.', 'https://nginx.org/en/docs/'),
-  rule('nginx', 'include-not-found', 'warning', 'An include names no file', 'nginx stops when a plain (non-glob) include names a file that does not exist.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
+  rule('nginx', 'include-not-found', 'warning', 'An include names no file', 'nginx stops when a plain (non-glob) include names a file that does not exist; reported for relative paths, which name files of the config tree itself.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
   rule('haproxy', 'unused-definition', 'hint', 'A definition nothing uses', 'A backend, ACL, userlist, resolvers, peers, mailers or cache section nothing refers to is dead weight, or a sign of a typo in its user.', 'https://docs.haproxy.org/2.6/configuration.html'),
 ];
 
@@ -543,16 +543,32 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   const findings: Finding[] = [];
   const lang = file.lang;
   const dynamicKinds = new Set(everything.filter((l) => l.e.dynamic).map((l) => l.e.kind));
+  // buckets by kind and name (what `matches` compares first), so each lookup is not a scan of
+  // the whole unit: a config of thousands of upstreams would make that quadratic
+  const byName = new Map<string, Located[]>();
+  const defsAt = new Map<number, NavEntity[]>();
+  for (const l of everything) {
+    const key = `${l.e.kind}\0${l.e.name}`;
+    const bucket = byName.get(key);
+    if (bucket) bucket.push(l);
+    else byName.set(key, [l]);
+    if (l.file === file && l.e.role === 'def') {
+      const at = defsAt.get(l.e.start);
+      if (at) at.push(l.e);
+      else defsAt.set(l.e.start, [l.e]);
+    }
+  }
+  const named = (e: NavEntity) => byName.get(`${e.kind}\0${e.name}`) ?? [];
   if (unit.complete) {
     for (const e of index.entities(file)) {
       const me: Located = { file, e };
       if (e.role === 'ref' && e.missing && !e.dynamic) {
-        if (!everything.some((l) => l.e.role === 'def' && matches(me, l))) {
+        if (!named(e).some((l) => l.e.role === 'def' && matches(me, l))) {
           findings.push({ ruleId: `${lang}/undefined-reference`, start: e.start, end: e.end, message: e.missing.message, severity: e.missing.severity });
         }
       } else if (e.role === 'def' && e.reportUnused && !dynamicKinds.has(e.kind)) {
-        const kinds = everything.filter((l) => l.file === file && l.e.start === e.start && l.e.role === 'def').map((l) => l.e);
-        const used = everything.some((l) => l.e.role === 'ref' && kinds.some((k) => matches({ file, e: k }, l)));
+        const kinds = defsAt.get(e.start) ?? [];
+        const used = kinds.some((k) => named(k).some((l) => l.e.role === 'ref' && matches({ file, e: k }, l)));
         if (!used) {
           findings.push({
             ruleId: `${lang}/unused-definition`,
@@ -567,7 +583,9 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   }
   if (lang === 'nginx') {
     for (const link of includeTargets(index, unit, file)) {
-      if (link.paths.length === 0 && !hasGlob(link.pattern)) {
+      // relative paths only: they name files of the config tree the workspace holds, while an
+      // absolute path names the server's disk, which this machine may not mirror
+      if (link.paths.length === 0 && !hasGlob(link.pattern) && !link.pattern.startsWith('/')) {
         findings.push({
           ruleId: 'nginx/include-not-found',
           start: link.start,
