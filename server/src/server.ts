@@ -184,6 +184,7 @@ documents.onDidOpen(
   guard('didOpen', undefined, (e) => {
     justOpened.add(e.document.uri);
     scheduleValidation(e.document.uri, 0);
+    revalidateOthers(e.document.uri);
   }),
 );
 documents.onDidChangeContent(
