@@ -31,7 +31,11 @@ for (const bundle of ['extension.js', 'server.js']) {
 }
 rmSync(out, { force: true });
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-run(process.execPath, [vsce, 'package', '--no-dependencies', '--out', out]);
+// The README links to docs/ relatively; vsce rewrites such links against a base URL, which it
+// can only guess for GitHub/GitLab remotes. Give it the repository URL from package.json.
+const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).repository?.url?.replace(/\.git$/, '');
+const base = repo ? ['--baseContentUrl', `${repo}/blob/main`, '--baseImagesUrl', `${repo}/raw/main`] : [];
+run(process.execPath, [vsce, 'package', '--no-dependencies', ...base, '--out', out]);
 
 const size = statSync(out).size;
 process.stderr.write(
