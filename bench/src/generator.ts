@@ -46,7 +46,7 @@ export type ErrorKind = keyof ErrorCounts;
 export interface BatchMessage {
   type: 'batch';
   worker: number;
-  /** Second index relative to measureAt: 0 = first measured second; negative = warm-up. */
+  /** Second (relative to measureAt) in which these requests were due or started: 0 = first measured second; negative = warm-up. */
   sec: number;
   /** Latencies in microseconds; the first n entries are valid. */
   lat: Float64Array;
@@ -84,6 +84,14 @@ interface Slot {
 
 type Sink = (slot: Slot, latencyStartRel: number, status: number) => void;
 
+interface Batch {
+  lat: Float64Array;
+  n: number;
+  errors: Partial<ErrorCounts>;
+  tlsFull: number;
+  tlsResumed: number;
+}
+
 function classify(err: NodeJS.ErrnoException | undefined, connected: boolean, tlsConn: boolean): ErrorKind {
   const code = err?.code ?? '';
   if (!connected) {
@@ -111,13 +119,9 @@ export class Generator {
   private nextIntended = 0;
   private pumpTimer: NodeJS.Timeout | null = null;
   private stepIndex = 0;
-  // batch
+  // latencies waiting to go to the main thread, by second
   private sec = Number.NaN;
-  private lat = new Float64Array(16384);
-  private n = 0;
-  private errors: Partial<ErrorCounts> = {};
-  private tlsFull = 0;
-  private tlsResumed = 0;
+  private batches = new Map<number, Batch>();
   private timers: NodeJS.Timeout[] = [];
   private readonly reqGet: Buffer;
   private readonly reqGetClose: Buffer;
@@ -172,7 +176,7 @@ export class Generator {
     const c = this.cfg;
     const sink: Sink = (slot, t0, status) => this.complete(slot, t0, status);
     const err = (slot: Slot, kind: ErrorKind, backoff: boolean) => this.fail(slot, kind, backoff);
-    const tlsCount = (resumed: boolean) => (resumed ? this.tlsResumed++ : this.tlsFull++);
+    const tlsCount = (resumed: boolean) => this.countTls(resumed);
     switch (c.scenario) {
       case 'http2': {
         const sess = new H2Session(c.target, c.hostHeader, c.path, sink, err);
@@ -267,24 +271,46 @@ export class Generator {
     }
   }
 
+  /** Second index (relative to measureAt) of a performance.now() value. */
+  private secOf(t: number): number {
+    return Math.floor((t - this.tMeasure) / 1000);
+  }
+
+  /** The batch of a second, created on first use. */
+  private batch(sec: number): Batch {
+    let b = this.batches.get(sec);
+    if (!b) {
+      b = { lat: new Float64Array(1024), n: 0, errors: {}, tlsFull: 0, tlsResumed: 0 };
+      this.batches.set(sec, b);
+    }
+    return b;
+  }
+
+  /** Sends the batches when the wall-clock second changes (for live progress). */
   private bucket(now: number): void {
-    const sec = Math.floor((now - this.tMeasure) / 1000);
+    const sec = this.secOf(now);
     if (sec !== this.sec) {
       this.flush();
       this.sec = sec;
     }
   }
 
+  /**
+   * A request is counted in the second it was due (open model) or started (closed model), not
+   * the one it completed in: a stall then shows where it happened, and the measured window holds
+   * exactly the requests offered in it.
+   */
   private complete(slot: Slot, t0: number, status: number): void {
     const now = performance.now();
     this.bucket(now);
-    if (this.n === this.lat.length) {
-      const grown = new Float64Array(this.lat.length * 2);
-      grown.set(this.lat);
-      this.lat = grown;
+    const b = this.batch(this.secOf(t0));
+    if (b.n === b.lat.length) {
+      const grown = new Float64Array(b.lat.length * 2);
+      grown.set(b.lat);
+      b.lat = grown;
     }
-    this.lat[this.n++] = (now - t0) * 1000;
-    if (status < 200 || status > 299) this.errors.non2xx = (this.errors.non2xx ?? 0) + 1;
+    b.lat[b.n++] = (now - t0) * 1000;
+    if (status < 200 || status > 299) b.errors.non2xx = (b.errors.non2xx ?? 0) + 1;
     if (now >= this.tEnd) {
       this.maybeFinish();
       return;
@@ -295,7 +321,8 @@ export class Generator {
   private fail(slot: Slot, kind: ErrorKind, backoff: boolean): void {
     const now = performance.now();
     this.bucket(now);
-    this.errors[kind] = (this.errors[kind] ?? 0) + 1;
+    const b = this.batch(this.secOf(now));
+    b.errors[kind] = (b.errors[kind] ?? 0) + 1;
     if (!this.running) {
       this.maybeFinish();
       return;
@@ -323,27 +350,28 @@ export class Generator {
     if (++this.ticks % 10 === 0) this.flush();
   }
 
+  private countTls(resumed: boolean): void {
+    const b = this.batch(this.secOf(performance.now()));
+    if (resumed) b.tlsResumed++;
+    else b.tlsFull++;
+  }
+
   private flush(): void {
-    const hasErrors = Object.keys(this.errors).length > 0;
-    if (this.n === 0 && !hasErrors && this.tlsFull === 0 && this.tlsResumed === 0) return;
-    if (Number.isNaN(this.sec)) return;
-    const lat = this.lat;
-    const msg: BatchMessage = {
-      type: 'batch',
-      worker: this.cfg.id,
-      sec: this.sec,
-      lat,
-      n: this.n,
-      errors: this.errors,
-      tlsFull: this.tlsFull,
-      tlsResumed: this.tlsResumed,
-    };
-    this.lat = new Float64Array(lat.length);
-    this.n = 0;
-    this.errors = {};
-    this.tlsFull = 0;
-    this.tlsResumed = 0;
-    this.post(msg, [lat.buffer as ArrayBuffer]);
+    for (const [sec, b] of this.batches) {
+      if (b.n === 0 && Object.keys(b.errors).length === 0 && b.tlsFull === 0 && b.tlsResumed === 0) continue;
+      const msg: BatchMessage = {
+        type: 'batch',
+        worker: this.cfg.id,
+        sec,
+        lat: b.lat,
+        n: b.n,
+        errors: b.errors,
+        tlsFull: b.tlsFull,
+        tlsResumed: b.tlsResumed,
+      };
+      this.post(msg, [b.lat.buffer as ArrayBuffer]);
+    }
+    this.batches.clear();
   }
 
   stop(): void {

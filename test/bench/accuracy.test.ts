@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { Backend } from '../../bench/src/backend';
 import { runLoad, type LoadOptions } from '../../bench/src/load';
 import { summarize } from '../../bench/src/histogram';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { eventually, liveDescendants } from './helpers';
 
 const base = (port: number): LoadOptions => ({
@@ -27,19 +28,28 @@ after(async () => {
 
 test('percentiles follow a known latency distribution (90% 10 ms, 10% 200 ms)', async (t) => {
   const b = await Backend.start({ latency: { kind: 'choice', values: [{ ms: 10, weight: 9 }, { ms: 200, weight: 1 }] } });
+  // Timer lateness of this process during the run: how busy the (shared) machine is right now.
+  const delay = monitorEventLoopDelay({ resolution: 5 });
   try {
-    const r = await runLoad(base(b.ports.http));
+    delay.enable();
+    const r = await runLoad({ ...base(b.ports.http), connections: 20 });
+    delay.disable();
+    // The backend and the generator are busier than this process: they see more of it.
+    const noise = (3 * delay.percentile(99)) / 1e6;
     const s = summarize(r.whole);
-    t.diagnostic(`requests ${r.requests}, p50 ${s.p50} ms, p90 ${s.p90} ms, p99 ${s.p99} ms, max ${s.max} ms`);
+    t.diagnostic(`requests ${r.requests}, p50 ${s.p50} ms, p90 ${s.p90} ms, p99 ${s.p99} ms, max ${s.max} ms; margin for machine noise ${noise.toFixed(1)} ms`);
     assert.ok(r.requests > 100, `too few requests: ${r.requests}`);
     assert.equal(r.errors.connect + r.errors.reset + r.errors.timeout, 0);
-    // A timer never fires early; the upper margins leave room for a busy shared machine.
-    assert.ok(s.p50 >= 10 && s.p50 < 40, `p50 ${s.p50}`);
-    assert.ok(s.p99 >= 200 && s.p99 < 260, `p99 ${s.p99}`);
+    // A timer never fires early; late by at most a margin plus the lateness measured meanwhile.
+    assert.ok(s.p50 >= 10 && s.p50 < 25 + noise, `p50 ${s.p50}`);
+    // (P95 sits in the middle of the slow 10%: one scheduler hiccup cannot move it, unlike P99.)
+    const p95 = r.whole.percentile(95) / 1000;
+    assert.ok(p95 >= 200 && p95 < 230 + noise, `p95 ${p95}`);
+    assert.ok(s.p99 >= 200, `p99 ${s.p99}`);
     // The share of slow answers is the configured 10% (binomial noise at a few hundred samples).
     const p86 = r.whole.percentile(86) / 1000;
     const p94 = r.whole.percentile(94) / 1000;
-    assert.ok(p86 < 100, `p86 ${p86} ms should be a fast answer`);
+    assert.ok(p86 < 100 + noise, `p86 ${p86} ms should be a fast answer`);
     assert.ok(p94 >= 200, `p94 ${p94} ms should be a slow answer`);
   } finally {
     await b.stop();
