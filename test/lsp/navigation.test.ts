@@ -121,6 +121,25 @@ describe('navigation over LSP (stdio)', () => {
     assert.match(res.error!.message, /can be renamed/);
   });
 
+  it('a file changed on disk (workspace/didChangeWatchedFiles) updates the diagnostics of the open files that use it', async () => {
+    const site = uri('nginx/conf.d/site.conf');
+    writeFileSync(join(dir, 'nginx/conf.d/upstreams.conf'), `upstream application {\n  server 127.0.0.1:9000;\n}\n`);
+    const undefinedCount = (p: any) => p.diagnostics.filter((d: any) => d.code === 'nginx/undefined-reference').length;
+    server.notifications.splice(0); // only what is published from now on
+    const published = server.waitForNotification('textDocument/publishDiagnostics', (p) => p.uri === site && undefinedCount(p) === 2);
+    server.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: uri('nginx/conf.d/upstreams.conf'), type: 2 }] });
+    const msg = await published;
+    assert.deepEqual(
+      msg.params.diagnostics.filter((d: any) => d.code === 'nginx/undefined-reference').map((d: any) => d.range.start.line),
+      [4, 7],
+    );
+    writeFileSync(join(dir, 'nginx/conf.d/upstreams.conf'), FILES['nginx/conf.d/upstreams.conf']);
+    server.notifications.splice(0);
+    const back = server.waitForNotification('textDocument/publishDiagnostics', (p) => p.uri === site && undefinedCount(p) === 1);
+    server.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: uri('nginx/conf.d/upstreams.conf'), type: 2 }] });
+    await back;
+  });
+
   it('textDocument/documentSymbol, documentLink and workspace/symbol', async () => {
     const symbols = await server.request('textDocument/documentSymbol', { textDocument: { uri: uri('nginx/conf.d/site.conf') } });
     assert.deepEqual(
