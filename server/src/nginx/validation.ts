@@ -278,16 +278,36 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
   }
 }
 
+/** What a server inherits from its http block, computed once per http block (not once per server). */
+interface HttpTlsFacts {
+  include: boolean;
+  certs: Directive[];
+  keys: Directive[];
+  rejects: boolean;
+}
+
+const httpTlsFacts = new WeakMap<Directive, HttpTlsFacts>();
+
+function tlsFactsOf(list: Directive[]): HttpTlsFacts {
+  const pick = (name: string) => list.filter((x) => x.name === name && !x.entry);
+  return {
+    include: list.some((x) => x.name === 'include'),
+    certs: pick('ssl_certificate'),
+    keys: pick('ssl_certificate_key'),
+    rejects: list.some((x) => x.name === 'ssl_reject_handshake' && x.args[0]?.value === 'on'),
+  };
+}
+
 /** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
 function checkCertificates(c: Ctx, server: Directive, http: Directive): void {
-  const own = server.block!.children;
-  const up = http.block!.children;
-  if (own.some((x) => x.name === 'include') || up.some((x) => x.name === 'include')) return;
-  const pick = (list: Directive[], name: string) => list.filter((x) => x.name === name && !x.entry);
-  const certs = pick(own, 'ssl_certificate').length ? pick(own, 'ssl_certificate') : pick(up, 'ssl_certificate');
-  const keys = pick(own, 'ssl_certificate_key').length ? pick(own, 'ssl_certificate_key') : pick(up, 'ssl_certificate_key');
-  const rejects = [...own, ...up].some((x) => x.name === 'ssl_reject_handshake' && x.args[0]?.value === 'on');
-  const sslListen = own.find((x) => x.name === 'listen' && x.args.slice(1).some((a) => a.value === 'ssl'));
+  let up = httpTlsFacts.get(http);
+  if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
+  const own = tlsFactsOf(server.block!.children);
+  if (own.include || up.include) return;
+  const certs = own.certs.length ? own.certs : up.certs;
+  const keys = own.keys.length ? own.keys : up.keys;
+  const rejects = own.rejects || up.rejects;
+  const sslListen = server.block!.children.find((x) => x.name === 'listen' && x.args.slice(1).some((a) => a.value === 'ssl'));
   if (sslListen && certs.length === 0 && !rejects) {
     c.findings.push({ ruleId: 'nginx/missing-certificate', start: sslListen.nameStart, end: sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
   }
