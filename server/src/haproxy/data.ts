@@ -188,26 +188,43 @@ export function removedInfo(name: string): (typeof REMOVED)[string] | undefined 
   return Object.prototype.hasOwnProperty.call(REMOVED, name) ? REMOVED[name] : undefined;
 }
 
-/** Levenshtein distance, bounded (stops early past `max`). */
+/** Levenshtein distance, bounded (stops early past `max`). Two rows reused: no allocation per row. */
+let rowA = new Int32Array(64);
+let rowB = new Int32Array(64);
 export function distance(a: string, b: string, max = 3): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  if (rowA.length <= b.length) {
+    rowA = new Int32Array(b.length + 1);
+    rowB = new Int32Array(b.length + 1);
+  }
+  let prev = rowA;
+  let cur = rowB;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    cur[0] = i;
     let rowMin = i;
+    const ca = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      cur.push(v);
+      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca === b.charCodeAt(j - 1) ? 0 : 1));
+      cur[j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
+    const t = prev;
     prev = cur;
+    cur = t;
   }
   return prev[b.length];
 }
 
+/** Answers per candidate list (lists that stay the same object: the tables, hoisted lists). */
+const guesses = new WeakMap<object, Map<string, string | undefined>>();
+
 /** The closest candidate, when close enough to be a likely typo. */
 export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+  let memo = guesses.get(candidates as object);
+  const hit = memo?.get(word);
+  if (hit !== undefined || memo?.has(word)) return hit;
   let best: string | undefined;
   let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const c of candidates) {
@@ -217,6 +234,8 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
       best = c;
     }
   }
+  if (!memo) guesses.set(candidates as object, (memo = new Map()));
+  if (memo.size < 10_000) memo.set(word, best);
   return best;
 }
 

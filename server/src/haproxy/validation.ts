@@ -41,6 +41,19 @@ import {
 } from './data';
 import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_KEYWORDS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, TIME_ARGS, TIME_OPTIONS } from './overrides';
 
+/**
+ * Candidate lists of the typo suggestions, built once per table and target version instead of
+ * once per unknown word (didYouMean also remembers its answers per list).
+ */
+const candidateLists = new Map<string, string[]>();
+function candidateList(key: string, build: () => string[]): string[] {
+  let list = candidateLists.get(key);
+  if (!list) candidateLists.set(key, (list = build()));
+  return list;
+}
+const globalCandidates = (target: string) => candidateList(`global ${target}`, () => [...GLOBAL].filter(([, i]) => isAvailable(i, target)).map(([n]) => n));
+const proxyCandidates = () => candidateList('proxy', () => [...new Set([...PROXY.keys()].map((n) => n.split(' ')[0]))]);
+
 const DOC = 'https://docs.haproxy.org/dev/configuration.html';
 
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, anchor: string, fix?: string): RuleMeta => ({
@@ -360,8 +373,7 @@ function checkGlobal(c: Checker, st: Statement): void {
       c.add('not-allowed-here', kw, `'${k}' belongs in a proxy section (defaults, frontend, listen, backend), not in 'global'.`);
       return;
     }
-    const cands = [...GLOBAL].filter(([, i]) => isAvailable(i, c.target)).map(([n]) => n);
-    const guess = didYouMean(k, cands);
+    const guess = didYouMean(k, globalCandidates(c.target));
     c.add('unknown-keyword', kw, `Unknown keyword '${k}' in 'global'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(kw, guess) } : {});
     return;
   }
@@ -435,8 +447,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       c.add('not-allowed-here', kw, `'${k}' is a 'global' keyword, not allowed in '${kind}'.`);
       return;
     }
-    const cands = [...new Set([...PROXY.keys()].map((n) => n.split(' ')[0]))];
-    const guess = didYouMean(k, cands);
+    const guess = didYouMean(k, proxyCandidates());
     c.add('unknown-keyword', kw, `Unknown keyword '${k}' in '${kind}' section${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(kw, guess) } : {});
     return;
   }
@@ -569,7 +580,7 @@ function checkAction(c: Checker, st: Statement, k: string): void {
   const a = actionKey(raw);
   const info = ACTIONS.get(a);
   if (!info) {
-    const cands = [...ACTIONS].filter(([, i]) => i.sets.includes(set) && isAvailable(i, c.target)).map(([n]) => n);
+    const cands = candidateList(`action ${set} ${c.target}`, () => [...ACTIONS].filter(([, i]) => i.sets.includes(set) && isAvailable(i, c.target)).map(([n]) => n));
     const guess = didYouMean(a, cands);
     c.add('unknown-keyword', actionWord, `Unknown '${set}' action '${raw}'${guess ? `; did you mean '${guess}'?` : '.'}`);
     return;
@@ -589,7 +600,7 @@ function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>,
       if (info) name = name.slice(3);
     }
     if (!info) {
-      const cands = [...table].filter(([, e]) => isAvailable(e, c.target)).map(([n]) => n);
+      const cands = candidateList(`${what} ${c.target}`, () => [...table].filter(([, e]) => isAvailable(e, c.target)).map(([n]) => n));
       const guess = didYouMean(name, cands);
       c.add('unknown-keyword', w, `Unknown ${what} option '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
       continue;
