@@ -90,6 +90,16 @@ http {
 }
 `,
     ],
+    [
+      'a variable from a named regex capture',
+      `events {}
+http {
+  server {
+    location ~ ^/users/(?<<|u<|>id|>>\\d+)$ { return 200 $<|uid|>; }
+  }
+}
+`,
+    ],
   ];
   for (const [name, text] of cases) {
     it(name, () => {

@@ -158,6 +158,14 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
         }
       }
     }
+    // Named regex captures (`location ~ ^/(?<id>\d+)`, `server_name ~^(?P<sub>.+)\.`) define variables.
+    for (const w of d.args) {
+      if (w.value.indexOf('(?') < 0) continue;
+      for (const m of w.value.matchAll(/\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/g)) {
+        const start = valueOffset(w, m.index! + m[0].length - m[1].length - 1);
+        out.push({ role: 'def', kind: 'variable', name: m[1].toLowerCase(), start, end: start + m[1].length });
+      }
+    }
     // Variables: definitions first, then every `$name` of the other words.
     const defIndex = SETS_FIRST.has(d.name) ? 0 : SETS_SECOND.has(d.name) ? 1 : d.name === 'geo' ? d.args.length - 1 : -1;
     if (defIndex >= 0) {
