@@ -276,13 +276,19 @@ export class Generator {
     return Math.floor((t - this.tMeasure) / 1000);
   }
 
+  private lastSec = Number.NaN;
+  private lastBatch: Batch | null = null;
+
   /** The batch of a second, created on first use. */
   private batch(sec: number): Batch {
+    if (sec === this.lastSec && this.lastBatch !== null) return this.lastBatch;
     let b = this.batches.get(sec);
     if (!b) {
-      b = { lat: new Float64Array(1024), n: 0, errors: {}, tlsFull: 0, tlsResumed: 0 };
+      b = { lat: new Float64Array(4096), n: 0, errors: {}, tlsFull: 0, tlsResumed: 0 };
       this.batches.set(sec, b);
     }
+    this.lastSec = sec;
+    this.lastBatch = b;
     return b;
   }
 
@@ -372,6 +378,7 @@ export class Generator {
       this.post(msg, [b.lat.buffer as ArrayBuffer]);
     }
     this.batches.clear();
+    this.lastBatch = null;
   }
 
   stop(): void {
