@@ -25,6 +25,12 @@ import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from './service/languageService';
 import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from './service/settings';
 import type { LanguageId, ServiceSettings } from './service/types';
+import { readFileSync } from 'node:fs';
+import { checkWithBinary } from '../../bench/src/check';
+import { binaryDiagnostics, pathToUri, summarize, toolName } from './service/binaryCheck';
+import { localNginxBuild, moduleDiagnostics } from './service/binaryFacts';
+import type { NginxFile } from './nginx/ast';
+import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type ValidateWithBinaryResult } from '../../protocol/binaryCheck';
 
 const VALIDATION_DELAY_MS = 250;
 /** A client that never answers `workspace/configuration` must not stall validation. */
@@ -149,7 +155,7 @@ const validateNow = guardAsync('validation', undefined, async (uri: string): Pro
   const current = documents.get(uri);
   if (!current || current.version !== doc.version) return; // a newer edit schedules its own run
   const diagnostics = diagnosticsOf(current, settings);
-  await connection.sendDiagnostics({ uri, version: current.version, diagnostics });
+  await connection.sendDiagnostics({ uri, version: current.version, diagnostics: [...diagnostics, ...hostDiagnostics(current)] });
 });
 
 function scheduleValidation(uri: string, delay: number): void {
@@ -190,6 +196,7 @@ documents.onDidOpen(
 documents.onDidChangeContent(
   guard('didChange', undefined, (e) => {
     if (justOpened.delete(e.document.uri)) return;
+    binaryByUri.delete(e.document.uri); // the binary's lines no longer match the text
     scheduleValidation(e.document.uri, VALIDATION_DELAY_MS);
     revalidateOthers(e.document.uri);
   }),
@@ -419,6 +426,82 @@ connection.onDidChangeWatchedFiles(
   guard('didChangeWatchedFiles', undefined, (params) => {
     for (const change of params.changes) wsIndex.invalidate(change.uri);
     revalidateOthers('', 0);
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// The local binaries: modules the local nginx lacks (`nginx -V`, information diagnostics, only
+// when a binary is there), and "Validate with nginx -t / haproxy -c" on a sandboxed copy
+// (bench/src/check.ts), whose messages are kept per file until the next run or an edit.
+
+/** Diagnostics of the last binary check, per uri (included files too, open or not). */
+const binaryByUri = new Map<string, Diagnostic[]>();
+/** Which uris each checked document's last run gave diagnostics to. */
+const binaryRuns = new Map<string, string[]>();
+
+function hostDiagnostics(doc: TextDocument): Diagnostic[] {
+  const out = [...(binaryByUri.get(doc.uri) ?? [])];
+  try {
+    if (languageOf(doc) === 'nginx') {
+      const facts = localNginxBuild();
+      if (facts) out.push(...moduleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, facts, wsIndex.contextOf(doc.uri) ?? 'main'));
+    }
+  } catch (err) {
+    logError('module diagnostics', err);
+  }
+  return out;
+}
+
+function lineTextOf(file: string, line: number): string | undefined {
+  const doc = documents.get(pathToUri(file)) ?? documents.all().find((d) => service.uriToPath(d.uri) === file);
+  try {
+    const text = doc ? doc.getText() : readFileSync(file, 'utf8');
+    return text.split('\n')[line]?.replace(/\r$/, '');
+  } catch {
+    return undefined;
+  }
+}
+
+function republish(uri: string): void {
+  if (documents.get(uri)) {
+    lastDiagnostics.delete(uri);
+    scheduleValidation(uri, 0);
+  } else {
+    void connection.sendDiagnostics({ uri, diagnostics: binaryByUri.get(uri) ?? [] }).catch((err: unknown) => logError('binary diagnostics', err));
+  }
+}
+
+connection.onRequest(
+  VALIDATE_WITH_BINARY_REQUEST,
+  guardAsync('validateWithBinary', null as ValidateWithBinaryResult | null, async (params: ValidateWithBinaryParams): Promise<ValidateWithBinaryResult | null> => {
+    const file = service.uriToPath(params.uri);
+    const doc = documents.get(params.uri);
+    let text = doc?.getText();
+    if (text === undefined && file) {
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        text = '';
+      }
+    }
+    const lang = doc ? languageOf(doc) : service.languageOf(undefined, params.uri, text ?? '');
+    if (!file) {
+      return { status: 'unsupported', tool: toolName(lang), summary: `${toolName(lang)} checks files on disk: save the document first`, errors: 0, warnings: 0, files: [] };
+    }
+    const config = canPullConfiguration ? await pullConfig(params.uri) : pushedConfig;
+    const result = await checkWithBinary({ configPath: file, kind: lang, binary: config[lang]?.path || undefined });
+    const byFile = binaryDiagnostics(result, file, lineTextOf);
+    const previous = binaryRuns.get(params.uri) ?? [];
+    for (const u of previous) binaryByUri.delete(u);
+    const uris: string[] = [];
+    for (const [f, diags] of byFile) {
+      const u = f === file ? params.uri : (documents.all().find((d) => service.uriToPath(d.uri) === f)?.uri ?? pathToUri(f));
+      binaryByUri.set(u, [...(binaryByUri.get(u) ?? []), ...diags]);
+      uris.push(u);
+    }
+    binaryRuns.set(params.uri, uris);
+    for (const u of new Set([...previous, ...uris, params.uri])) republish(u);
+    return summarize(result, [...byFile.keys()]);
   }),
 );
 
