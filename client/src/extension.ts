@@ -11,6 +11,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { registerBenchmarkPanel } from './benchmark/index';
+import { registerValidateCommand } from './validateCommand';
 
 /** A client-side feature: gets the context and the running client, returns what to dispose. */
 export type ClientFeature = (context: vscode.ExtensionContext, client: LanguageClient) => vscode.Disposable[];
@@ -19,7 +20,7 @@ export type ClientFeature = (context: vscode.ExtensionContext, client: LanguageC
  * Client-side features, registered after the server has started. The benchmark panel goes here
  * (its code lives in `client/src/benchmark/`, e.g. `registerBenchmarkPanel`).
  */
-const clientFeatures: ClientFeature[] = [registerBenchmarkPanel];
+const clientFeatures: ClientFeature[] = [registerBenchmarkPanel, registerValidateCommand];
 
 export const documentSelector = [
   { scheme: 'file', language: 'nginx' },
