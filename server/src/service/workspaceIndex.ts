@@ -32,6 +32,8 @@ export const MAX_HAPROXY_GROUP = 16;
 const MAX_UNIT_FILES = 400;
 const MAX_SCAN_FILES = 2000;
 const MAX_SCAN_DEPTH = 8;
+/** Folder entries looked at by one scan (a workspace that is mostly other files stays cheap). */
+const MAX_SCAN_ENTRIES = 20000;
 /** Larger files are no configs (a log next to them): never read. */
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.hg', '.svn']);
@@ -327,9 +329,11 @@ export class WorkspaceIndex {
   workspaceFiles(): IndexedFile[] {
     if (!this.scanned) {
       const found: string[] = [];
+      let seen = 0;
       const visit = (dir: string, depth: number) => {
         if (found.length >= MAX_SCAN_FILES || depth > MAX_SCAN_DEPTH) return;
         for (const name of (this.fs.readDir(dir) ?? []).sort()) {
+          if (++seen > MAX_SCAN_ENTRIES) return;
           if (name.startsWith('.') || SKIP_DIRS.has(name)) continue;
           const p = `${dir === '/' ? '' : dir}/${name}`;
           const st = this.fs.stat(p);
