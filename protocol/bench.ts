@@ -147,7 +147,11 @@ export interface BenchResult {
   distribution: [number, number][];
   perSecond: SecondSample[];
   errors: ErrorCounts;
-  cpuSeconds: { proxy: number; generator: number; backend: number };
+  /**
+   * generator: the generator's threads (per thread, so an editor's other work is not counted);
+   * generatorProcess: the whole process that ran it (all threads, V8's own included).
+   */
+  cpuSeconds: { proxy: number; generator: number; generatorProcess?: number; backend: number };
   /** Connections the backend accepted vs requests it served during measurement. */
   backend: { connections: number; requests: number; connectionsPerRequest: number };
   direct?: DirectResult;

@@ -152,5 +152,5 @@ export function builtin({ port, connections, durationS, warmupS, cpu, threads = 
   const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + warmupS + 30) * 1000 });
   if (r.code !== 0) throw new Error(`built-in generator failed: ${r.err}`);
   const j = JSON.parse(r.out);
-  return { rps: j.rps, p50: j.latencyMs.p50, p99: j.latencyMs.p99, perCpu: j.requests / j.cpuSeconds.generator, errors: Object.values(j.errors).reduce((a, b) => a + b, 0), cmd: cmd.join(' ').replace(REPO + '/', '') };
+  return { rps: j.rps, p50: j.latencyMs.p50, p99: j.latencyMs.p99, perCpu: j.requests / j.cpuSeconds.generatorProcess, errors: Object.values(j.errors).reduce((a, b) => a + b, 0), cmd: cmd.join(' ').replace(REPO + '/', '') };
 }

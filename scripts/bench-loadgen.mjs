@@ -137,7 +137,8 @@ work, so absolute numbers are noisy; compare the ratios.
 ${rows.join('\n')}
 
 Requests per generator CPU-second is the cost of the generator itself (wrk and h2load: user+system
-time of the process from /usr/bin/time; built-in: CPU of its process during the measured seconds);
+time of the process from /usr/bin/time; built-in: CPU of its whole process, all threads, during the
+measured seconds);
 on a machine busy with other work it is the steadier of the two comparisons.
 
 Targets: built-in ≥ 0.8 of wrk's req/s — measured ${rpsRatio.toFixed(2)} (${rpsRatio >= 0.8 ? 'met' : 'NOT met'});

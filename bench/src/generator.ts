@@ -10,6 +10,7 @@ import * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCounts, ScenarioName, StepLoad } from '../../protocol/bench';
 import { Feed, H1ResponseParser } from './h1parser';
+import { threadCpuSeconds } from './proc';
 
 export interface LoadTarget {
   host: string;
@@ -60,6 +61,8 @@ export interface DoneMessage {
   type: 'done';
   worker: number;
   inFlightDropped: number;
+  /** CPU seconds of this thread from measurement start to the end; null where unknown. */
+  cpuSeconds: number | null;
 }
 
 export type WorkerMessage =
@@ -167,6 +170,7 @@ export class Generator {
     // Time-outs, periodic flushes, step load and the end: all timers, all cleared at finish.
     this.timers.push(setInterval(() => this.tick(), 100));
     this.timers.push(setTimeout(() => this.stop(), Math.max(0, this.tEnd - performance.now())));
+    this.timers.push(setTimeout(() => (this.cpuAtMeasure = threadCpuSeconds()), Math.max(0, this.tMeasure - performance.now())));
     if (c.step && c.step.intervalMs > 0 && c.step.percent > 0) {
       this.timers.push(setInterval(() => this.stepUp(), c.step.intervalMs));
     }
@@ -346,6 +350,7 @@ export class Generator {
   }
 
   private ticks = 0;
+  private cpuAtMeasure: number | null = null;
 
   private tick(): void {
     const now = performance.now();
@@ -409,7 +414,9 @@ export class Generator {
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
     this.bucket(performance.now());
     this.flush();
-    this.post({ type: 'done', worker: this.cfg.id, inFlightDropped: dropped });
+    const cpuNow = threadCpuSeconds();
+    const cpuSeconds = cpuNow !== null && this.cpuAtMeasure !== null ? cpuNow - this.cpuAtMeasure : null;
+    this.post({ type: 'done', worker: this.cfg.id, inFlightDropped: dropped, cpuSeconds });
   }
 }
 

@@ -225,7 +225,12 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       distribution: distribution(load.whole),
       perSecond: load.perSecond,
       errors: load.errors,
-      cpuSeconds: { proxy: round2(proxyCpu), generator: round2(load.generatorCpuSeconds), backend: round2(backendCpu) },
+      cpuSeconds: {
+        proxy: round2(proxyCpu),
+        generator: round2(load.generatorCpuSeconds),
+        generatorProcess: round2(load.processCpuSeconds),
+        backend: round2(backendCpu),
+      },
       backend: { connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0 },
       direct,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,

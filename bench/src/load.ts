@@ -7,6 +7,7 @@ import type { ErrorCounts, ScenarioName, SecondSample, StepLoad } from '../../pr
 import type { BatchMessage, LoadTarget, WorkerConfig, WorkerMessage } from './generator';
 import { addErrors, emptyErrors, newHistogram, recordUs, summarize, totalErrors } from './histogram';
 import { workerEntryPath, workerEvalSource } from './paths';
+import { threadCpuSeconds } from './proc';
 
 export const MAX_DURATION_MS = 600_000;
 
@@ -40,8 +41,14 @@ export interface LoadResult {
   whole: RecordableHistogram;
   perSecond: SecondSample[];
   errors: ErrorCounts;
-  /** CPU seconds of this process (generator threads + aggregation) during measurement. */
+  /**
+   * CPU seconds of the generator during measurement: its worker threads plus the aggregating
+   * thread (per thread from /proc, so an editor's other work in the same process is not counted);
+   * the whole process's CPU where per-thread figures are unavailable.
+   */
   generatorCpuSeconds: number;
+  /** CPU seconds of the whole process during measurement (all its threads, including V8's own). */
+  processCpuSeconds: number;
   /** Wall-clock (Date.now()) start and end of the measured interval. */
   measuredFrom: number;
   measuredTo: number;
@@ -98,6 +105,9 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
   let emittedUpTo = -Math.ceil(warmupMs / 1000) - 1;
   let cpuAtMeasure = process.cpuUsage();
   let cpuAtEnd: NodeJS.CpuUsage | null = null;
+  let mainCpuAtMeasure: number | null = null;
+  let mainCpu: number | null = null;
+  let workersCpu: number | null = 0;
 
   const secAcc = (sec: number): SecondAcc => {
     let a = seconds.get(sec);
@@ -157,6 +167,8 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
         if (settled) return;
         settled = true;
         cpuAtEnd = process.cpuUsage(cpuAtMeasure);
+        const t = threadCpuSeconds();
+        mainCpu = t !== null && mainCpuAtMeasure !== null ? t - mainCpuAtMeasure : null;
         if (err) reject(err);
         else resolve();
       };
@@ -168,6 +180,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
         for (const w of workers) w.postMessage({ type: 'start', startAt, measureAt, endAt });
         measureTimer = setTimeout(() => {
           cpuAtMeasure = process.cpuUsage();
+          mainCpuAtMeasure = threadCpuSeconds();
           hooks.onMeasureStart?.();
         }, Math.max(0, measureAt - epochNow()));
         if (hardTimer) clearTimeout(hardTimer);
@@ -202,6 +215,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
           }
           else if (m.type === 'done') {
             inFlightDropped += m.inFlightDropped;
+            workersCpu = workersCpu === null || m.cpuSeconds === null ? null : workersCpu + m.cpuSeconds;
             if (++done === threads) finish();
           } else if (m.type === 'fatal') finish(new Error(`load generator: ${m.message}`));
         });
@@ -247,7 +261,9 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
     whole,
     perSecond,
     errors,
-    generatorCpuSeconds: cpu ? (cpu.user + cpu.system) / 1e6 : 0,
+    generatorCpuSeconds:
+      mainCpu !== null && workersCpu !== null ? (mainCpu as number) + (workersCpu as number) : cpu ? (cpu.user + cpu.system) / 1e6 : 0,
+    processCpuSeconds: cpu ? (cpu.user + cpu.system) / 1e6 : 0,
     measuredFrom: measureAt - performance.timeOrigin - performance.now() + Date.now(),
     measuredTo: endAt - performance.timeOrigin - performance.now() + Date.now(),
     tlsFull,

@@ -96,3 +96,9 @@ export function loadavg(): number[] {
     return [];
   }
 }
+
+/** CPU seconds of the calling thread (Linux /proc/thread-self), null where unavailable. */
+export function threadCpuSeconds(): number | null {
+  const st = readStat('thread-self');
+  return st && Number.isFinite(st.cpuTicks) ? st.cpuTicks / TICKS : null;
+}

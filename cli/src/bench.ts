@@ -141,7 +141,7 @@ export function resultJson(r: BenchResult): unknown {
     latencyMs: { p50: r.latencyMs.p50, p90: r.latencyMs.p90, p99: r.latencyMs.p99, p999: r.latencyMs.p999, max: r.latencyMs.max },
     perSecond: r.perSecond.map((s) => ({ t: s.t, rps: s.rps, p50: s.p50, p99: s.p99, p999: s.p999, errors: s.errors })),
     errors: r.errors,
-    cpuSeconds: { proxy: r.cpuSeconds.proxy, generator: r.cpuSeconds.generator, backend: r.cpuSeconds.backend },
+    cpuSeconds: { proxy: r.cpuSeconds.proxy, generator: r.cpuSeconds.generator, generatorProcess: r.cpuSeconds.generatorProcess, backend: r.cpuSeconds.backend },
     backend: r.backend,
     model: r.model,
     connections: r.connections,
