@@ -75,7 +75,12 @@ function h2load(port) {
   }
 }
 
-const nginx = await startNginx({ httpBody: 'server { listen 127.0.0.1:PORT; location / { return 200; } }', cpu: PROXY_CPU });
+// keepalive_requests raised: h2load's clients stop when nginx closes a kept-alive connection
+// (after 1000 requests by default), which would end its run early.
+const nginx = await startNginx({
+  httpBody: 'server { listen 127.0.0.1:PORT; keepalive_requests 1000000; location / { return 200; } }',
+  cpu: PROXY_CPU,
+});
 const results = { builtin: [], wrk: [], h2load: [] };
 const cmds = {};
 const loadBefore = loadavg();
@@ -124,7 +129,7 @@ Latencies go into Node's native HdrHistogram (\`perf_hooks.createHistogram\`, mi
 second and one for the whole measured run.
 
 Written by \`npm run bench:loadgen\` (scripts/bench-loadgen.mjs) on ${new Date().toISOString()}.
-nginx \`return 200\`, one worker, pinned to CPU ${PROXY_CPU}; each generator pinned to CPU ${GEN_CPU};
+nginx \`return 200\` (\`keepalive_requests 1000000\`), one worker, pinned to CPU ${PROXY_CPU}; each generator pinned to CPU ${GEN_CPU};
 ${connections} connections, HTTP/1.1 keep-alive, ${durationS} s per run, ${repeats} interleaved repeats
 (order rotated each repeat). Ratios are per repeat (same repeat, back to back), median (min–max).
 
