@@ -1,0 +1,348 @@
+// `npm run bench:lsp`: how fast the language side is, next to the binaries' own checks.
+// - parse and full validation (the facade's validate: the module's checks plus tuning) of every
+//   corpus file and of generated configs (10k and 50k lines, nginx and HAProxy), side by side
+//   with `nginx -t` / `haproxy -c` on the same files;
+// - `proxy-tuner check` as a whole process against `nginx -t` on 4,000 server blocks;
+// - completion and hover latency at random positions;
+// - an editing session over LSP: the bundled server over stdio, incremental didChange edits
+//   typed into a 5,000-line file, edit-to-diagnostics per version, RSS before and after.
+// Writes its section of docs/benchmarks.md (between the bench:lsp markers).
+//
+// As root it re-runs itself under `unshare -n` (a network namespace with nothing but loopback):
+// the binaries resolve host names found in corpus files, and there no packet can leave.
+//
+//   npm run bench:lsp [-- --edits 10000 --burst 50 --positions 500 --repeats 3 --no-write]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO, loadavg, machine, median, writeDocSection } from './bench-common.mjs';
+import { nginxConfig, haproxyConfig } from './gen-large-config.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? Number(args[i + 1]) : def;
+};
+
+if (process.getuid?.() === 0 && !process.env.PT_BENCH_NETNS && spawnSync('unshare', ['--help']).status === 0) {
+  const r = spawnSync('unshare', ['-n', process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, PT_BENCH_NETNS: '1' },
+  });
+  process.exit(r.status ?? 1);
+}
+
+const EDITS = opt('edits', 10_000);
+const BURST = opt('burst', 50);
+const POSITIONS = opt('positions', 500);
+const REPEATS = opt('repeats', 3);
+const write = !args.includes('--no-write');
+
+const service = await import('../server/src/service/languageService.ts');
+const { TextDocument } = await import('vscode-languageserver-textdocument');
+const { LspClient } = await import('../test/lsp/rpcClient.ts');
+
+const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? path.resolve(REPO, '..', 'shared', 'corpus');
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'pt-bench-lsp-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+const prefix = path.join(tmp, 'prefix');
+spawnSync('mkdir', ['-p', path.join(prefix, 'logs')]);
+
+const loadBefore = loadavg();
+const started = new Date().toISOString();
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
+const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+const now = () => performance.now();
+
+/** Wall and CPU (user+sys of the child) of one process, through /usr/bin/time. */
+function timed(cmd, cmdArgs, cwd = tmp) {
+  const r = spawnSync('/usr/bin/time', ['-f', '\n@@%e %U %S %M', cmd, ...cmdArgs], { cwd, encoding: 'utf8', timeout: 300_000, maxBuffer: 256 * 1024 * 1024 });
+  const m = /@@([\d.]+) ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr ?? '');
+  return { code: r.status, wall: m ? Number(m[1]) : NaN, cpu: m ? Number(m[2]) + Number(m[3]) : NaN, maxRssKb: m ? Number(m[4]) : NaN, out: `${r.stdout}${r.stderr}` };
+}
+
+function nginxCheck(file) {
+  return timed('nginx', ['-t', '-q', '-p', `${prefix}/`, '-c', file, '-e', path.join(prefix, 'logs', 'error.log')]);
+}
+const haproxyCheck = (file) => timed('haproxy', ['-c', '-q', '-f', file]);
+
+/** In-process parse and validation of one text (warm: the tables are loaded by then). */
+function ours(lang, text, name = 'f') {
+  const doc = TextDocument.create(`file:///bench/${name}`, lang, 1, text);
+  let t = now();
+  service.getModule(lang).parse(text);
+  const parseMs = now() - t;
+  t = now();
+  const diags = service.validate(doc, lang, {});
+  const validateMs = now() - t;
+  return { parseMs, validateMs, diagnostics: diags.length };
+}
+
+// warm the tables once (their loading is a one-time cost of a session)
+ours('nginx', nginxConfig({ servers: 20 }));
+ours('haproxy', haproxyConfig({ backends: 20 }));
+
+// --- 1. corpus ---------------------------------------------------------------------------
+const corpusRows = [];
+for (const lang of ['nginx', 'haproxy']) {
+  const dir = path.join(corpusRoot, lang);
+  if (!existsSync(dir)) continue;
+  let files = 0;
+  let bytes = 0;
+  let parse = 0;
+  let validate = 0;
+  let binWall = 0;
+  let binFiles = 0;
+  let oursOnBinFiles = 0;
+  let skipped = 0;
+  let slowest = { name: '', ms: 0 };
+  for (const name of readdirSync(dir).sort()) {
+    if (name === 'verdicts.tsv' || name.endsWith('.md')) continue;
+    const file = path.join(dir, name);
+    let text;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    const o = ours(lang, text, name);
+    files++;
+    bytes += text.length;
+    parse += o.parseMs;
+    validate += o.validateMs;
+    if (o.parseMs + o.validateMs > slowest.ms) slowest = { name, ms: o.parseMs + o.validateMs };
+    // nginx -t opens the log files a config names: only files that name none outside the prefix
+    if (lang === 'nginx' && /\b(error_log|access_log|pid|lock_file)\s+\//.test(text)) {
+      skipped++;
+      continue;
+    }
+    const b = lang === 'nginx' ? nginxCheck(file) : haproxyCheck(file);
+    binWall += b.wall * 1000;
+    binFiles++;
+    oursOnBinFiles += o.parseMs + o.validateMs;
+  }
+  corpusRows.push({ lang, files, bytes, parse, validate, binWall, binFiles, oursOnBinFiles, skipped, slowest });
+}
+
+// --- 2. generated large configs -------------------------------------------------------------
+const big = [
+  { lang: 'nginx', label: 'nginx 10k lines', text: nginxConfig({ lines: 10_000 }) },
+  { lang: 'nginx', label: 'nginx 50k lines', text: nginxConfig({ lines: 50_000 }) },
+  { lang: 'nginx', label: 'nginx 4,000 servers', text: nginxConfig({ servers: 4000 }) },
+  { lang: 'haproxy', label: 'HAProxy 10k lines', text: haproxyConfig({ lines: 10_000 }) },
+  { lang: 'haproxy', label: 'HAProxy 50k lines', text: haproxyConfig({ lines: 50_000 }) },
+];
+const bigRows = [];
+for (const b of big) {
+  b.file = path.join(tmp, `${b.label.replace(/[^a-z0-9]+/gi, '-')}.${b.lang === 'nginx' ? 'conf' : 'cfg'}`);
+  writeFileSync(b.file, b.text);
+  const p = [];
+  const v = [];
+  const bw = [];
+  const bc = [];
+  for (let k = 0; k < REPEATS; k++) {
+    const o = ours(b.lang, b.text, path.basename(b.file));
+    p.push(o.parseMs);
+    v.push(o.validateMs);
+    const r = b.lang === 'nginx' ? nginxCheck(b.file) : haproxyCheck(b.file);
+    if (r.code !== 0) console.error(`${b.label}: the binary rejected the generated file:\n${r.out.slice(0, 2000)}`);
+    bw.push(r.wall * 1000);
+    bc.push(r.cpu * 1000);
+  }
+  bigRows.push({ label: b.label, lines: b.text.split('\n').length, kb: Math.round(b.text.length / 1024), parse: median(p), validate: median(v), binWall: median(bw), binCpu: median(bc) });
+  console.log(`${b.label}: parse ${f1(median(p))} ms, validate ${f1(median(v))} ms, binary ${f1(median(bw))} ms wall`);
+}
+
+// --- 3. the whole `proxy-tuner check` process against `nginx -t` -----------------------------
+const cli = path.join(REPO, 'dist', 'cli.js');
+const file4000 = big[2].file;
+const checkRuns = [];
+for (let k = 0; k < REPEATS; k++) {
+  // interleaved, order alternated, so both see the same load
+  const pair = k % 2 ? [() => nginxCheck(file4000), () => timed(process.execPath, [cli, 'check', file4000])] : [() => timed(process.execPath, [cli, 'check', file4000]), () => nginxCheck(file4000)];
+  const a = pair[0]();
+  const b = pair[1]();
+  const [check, ngx] = k % 2 ? [b, a] : [a, b];
+  checkRuns.push({ check, ngx });
+}
+const checkWall = median(checkRuns.map((r) => r.check.wall));
+const checkCpu = median(checkRuns.map((r) => r.check.cpu));
+const ngxWall = median(checkRuns.map((r) => r.ngx.wall));
+const ngxCpu = median(checkRuns.map((r) => r.ngx.cpu));
+const wallRatios = checkRuns.map((r) => r.check.wall / r.ngx.wall);
+const cpuRatios = checkRuns.map((r) => r.check.cpu / r.ngx.cpu);
+console.log(`check vs nginx -t (4,000 servers): wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
+
+// --- 4. completion and hover latency ----------------------------------------------------------
+const latencyRows = [];
+for (const b of [big[0], big[3]]) {
+  const doc = TextDocument.create(`file:///bench/lat-${b.lang}`, b.lang, 1, b.text);
+  const cache = new service.ParseCache();
+  service.validate(doc, b.lang, {}, cache); // the editor has parsed it already
+  let seed = 12345;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const comp = [];
+  const hov = [];
+  for (let k = 0; k < POSITIONS; k++) {
+    const pos = doc.positionAt(Math.floor(rnd() * b.text.length));
+    let t = now();
+    service.complete(doc, b.lang, pos, {}, cache);
+    comp.push(now() - t);
+    t = now();
+    service.hover(doc, b.lang, pos, {}, cache);
+    hov.push(now() - t);
+  }
+  latencyRows.push({ label: b.label, comp50: pct(comp, 50), comp99: pct(comp, 99), hov50: pct(hov, 50), hov99: pct(hov, 99) });
+}
+
+// --- 5. an editing session over LSP ----------------------------------------------------------
+function rssKb(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+  } catch {
+    return NaN;
+  }
+}
+const sessionText = nginxConfig({ lines: 5000 });
+const sessionLines = sessionText.split('\n');
+// the cursor: a fresh line in the middle server block, where a directive is typed and erased
+let line = sessionLines.findIndex((l, i) => i > sessionLines.length / 2 && l === '    server {') + 3;
+const client = new LspClient(['--stdio']);
+let session;
+try {
+  await client.initialize();
+  const uri = `file://${path.join(tmp, 'nginx.conf')}`;
+  client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'nginx', version: 1, text: sessionText } });
+  await client.diagnosticsFor(uri, 1, 120_000);
+  // settle: a few requests so lazily built tables exist before the "before" figure
+  await client.request('textDocument/completion', { textDocument: { uri }, position: { line, character: 8 } });
+  await new Promise((r) => setTimeout(r, 500));
+  const rssBefore = rssKb(client.proc.pid);
+  const word = 'proxy_read_timeout 30s;';
+  let version = 1;
+  let typed = '';
+  let typing = true;
+  const latencies = [];
+  // a new line to type into
+  version++;
+  client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: '        \n' }] });
+  const t0 = now();
+  for (let e = 0; e < EDITS; ) {
+    let lastSent = 0;
+    for (let k = 0; k < BURST && e < EDITS; k++, e++) {
+      version++;
+      const col = 8 + typed.length;
+      if (typing) {
+        const ch = word[typed.length];
+        typed += ch;
+        client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: col }, end: { line, character: col } }, text: ch }] });
+        if (typed.length === word.length) typing = false;
+      } else {
+        typed = typed.slice(0, -1);
+        client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: col - 1 }, end: { line, character: col } }, text: '' }] });
+        if (typed.length === 0) typing = true;
+      }
+      lastSent = now();
+    }
+    const v = version;
+    await client.diagnosticsFor(uri, v, 60_000);
+    latencies.push(now() - lastSent);
+    client.notifications.length = 0; // keep the client's own memory flat
+  }
+  const sessionS = (now() - t0) / 1000;
+  await new Promise((r) => setTimeout(r, 500));
+  const rssAfter = rssKb(client.proc.pid);
+  session = { latencies, rssBefore, rssAfter, sessionS, versions: version };
+} finally {
+  await client.stop();
+}
+const DEBOUNCE = 250;
+const lat50 = pct(session.latencies, 50);
+const lat99 = pct(session.latencies, 99);
+
+// the same validation in-process on the session's file: the compute part of a publication
+const sessionDoc = TextDocument.create('file:///bench/session.conf', 'nginx', 1, sessionText);
+const computes = [];
+for (let k = 0; k < 30; k++) {
+  const d = TextDocument.create('file:///bench/session.conf', 'nginx', k + 2, sessionText.replace('    sendfile on;', k % 2 ? '    sendfile  on;' : '    sendfile on;'));
+  const ws = service.createWorkspaceIndex({ open: { get: (u) => (u === d.uri ? d : undefined), all: () => [d] } });
+  const t = now();
+  service.validateInWorkspace(d, 'nginx', {}, ws);
+  computes.push(now() - t);
+}
+void sessionDoc;
+const loadAfter = loadavg();
+
+// --- report ---------------------------------------------------------------------------------
+const corpusTable = corpusRows
+  .map(
+    (r) =>
+      `| ${r.lang} | ${r.files} (${Math.round(r.bytes / 1024)} KB) | ${f1(r.parse)} | ${f1(r.validate)} | ${f2((r.parse + r.validate) / r.files)} | ${r.slowest.name.slice(0, 50)} ${f1(r.slowest.ms)} | ${r.binFiles} files: ${f1(r.binWall)} (ours on them ${f1(r.oursOnBinFiles)}) | ${f2(r.oursOnBinFiles / r.binWall)} |`,
+  )
+  .join('\n');
+const bigTable = bigRows
+  .map((r) => `| ${r.label} | ${r.lines} / ${r.kb} KB | ${f1(r.parse)} | ${f1(r.validate)} | ${f1(r.parse + r.validate)} | ${f1(r.binWall)} (CPU ${f1(r.binCpu)}) | ${f2((r.parse + r.validate) / r.binWall)} |`)
+  .join('\n');
+const latTable = latencyRows.map((r) => `| ${r.label} | ${f2(r.comp50)} | ${f2(r.comp99)} | ${f2(r.hov50)} | ${f2(r.hov99)} |`).join('\n');
+const compute50 = pct(computes, 50);
+const compute99 = pct(computes, 99);
+const growth = (session.rssAfter - session.rssBefore) / session.rssBefore;
+const met = (ok) => (ok ? 'met' : 'NOT met');
+const comp99 = Math.max(...latencyRows.map((r) => r.comp99));
+
+const body = `## Language server: parse, validation, completion, editing (bench:lsp)
+
+Written by \`npm run bench:lsp\` (scripts/bench-lsp.mjs) on ${started}; ${REPEATS} repeats where a median is given.
+Run as root, the script re-executes itself under \`unshare -n\` (loopback only): the binaries resolve host names from corpus files, and no packet can leave.
+Machine: ${machine()}.
+Load average before ${loadBefore}, after ${loadAfter} — the machine is shared with other work (other engineers' builds and tests) during this run, so wall times are inflated and noisy; the CPU times (user+sys) and ratios measured side by side are the steadier figures.
+
+### Targets
+
+| target | measured | |
+|---|---|---|
+| \`proxy-tuner check\` on 4,000 server blocks (${bigRows[2].lines} lines), whole process, faster than \`nginx -t\` | wall ${f2(checkWall)} s vs ${f2(ngxWall)} s (ratio ${f2(median(wallRatios))}); CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s (ratio ${f2(median(cpuRatios))}) | ${met(median(wallRatios) < 1)} |
+| p99 edit → diagnostics of that version under 50 ms (5,000-line file) | compute p99 ${f1(compute99)} ms (p50 ${f1(compute50)}); with the server's ${DEBOUNCE} ms debounce: p99 ${f1(lat99)} ms, p50 ${f1(lat50)} ms | ${met(compute99 < 50)} (compute) |
+| completion p99 under 10 ms | ${f2(comp99)} ms (worst of the two 10k-line files) | ${met(comp99 < 10)} |
+| server memory growth under 10% over the session | RSS ${Math.round(session.rssBefore / 1024)} MB → ${Math.round(session.rssAfter / 1024)} MB (${(growth * 100).toFixed(1)}%) | ${met(growth < 0.1)} |
+
+### Corpus files (in-process, warm; every file once)
+
+| language | files | parse ms (total) | validate ms (total) | ms per file | slowest file, ms | binary check, ms wall (total) | ours / binary |
+|---|---|---|---|---|---|---|---|
+${corpusTable}
+
+Binary check: \`nginx -t -q -p PREFIX -c FILE\` / \`haproxy -c -q -f FILE\`, one process per file (its start-up included; ours runs in one warm process, so the ratio favours us). nginx files naming absolute log/pid paths are not given to \`nginx -t\` (it would create those files): ${corpusRows.find((r) => r.lang === 'nginx')?.skipped ?? 0} skipped.
+
+### Generated configs (scripts/gen-large-config.mjs; medians)
+
+| file | lines / size | parse ms | validate ms | ours total ms | binary ms wall | ours / binary (wall) |
+|---|---|---|---|---|---|---|
+${bigTable}
+
+"validate" is the facade's \`validate\`: the module's checks and the tuning rules (what the editor publishes, less the workspace index's cross-file names).
+
+### Completion and hover (in-process, ${POSITIONS} random positions, parse cached as in the server)
+
+| file | completion p50 ms | completion p99 ms | hover p50 ms | hover p99 ms |
+|---|---|---|---|---|
+${latTable}
+
+### Editing session over LSP
+
+\`node dist/server.js --stdio\` driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all). The server waits ${DEBOUNCE} ms after the last edit before validating (one validation per pause in typing, not one per keystroke), so that latency is ${DEBOUNCE} ms + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms. The compute alone (\`validateInWorkspace\` on the same file in-process, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
+RSS (/proc/PID/status VmRSS) after opening and the first diagnostics: ${Math.round(session.rssBefore / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
+
+### Commands
+
+- \`npm run bench:lsp\` (options: \`--edits N --burst N --positions N --repeats N --no-write\`)
+- \`node scripts/gen-large-config.mjs nginx --servers 4000 --out big.conf\`; \`/usr/bin/time node dist/cli.js check big.conf\` and \`/usr/bin/time nginx -t -q -p PREFIX/ -c big.conf\`
+- profile: \`node --cpu-prof dist/cli.js check big.conf\`
+`;
+console.log(`\n${body}`);
+if (write) console.log(`written to ${writeDocSection('bench:lsp', body)}`);
