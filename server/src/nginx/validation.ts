@@ -122,7 +122,16 @@ function allowedIn(name: string, ctx: string): boolean {
 }
 
 /** Variables the file defines: set, map, geo, split_clients, js_set, perl_set, regex captures... */
-export function collectDefinedVariables(file: NginxFile): Set<string> {
+/** Per parse: completion and hover ask again at every keystroke (a walk of the whole file each time). */
+const definedVariables = new WeakMap<NginxFile, ReadonlySet<string>>();
+
+export function collectDefinedVariables(file: NginxFile): ReadonlySet<string> {
+  let known = definedVariables.get(file);
+  if (!known) definedVariables.set(file, (known = walkDefinedVariables(file)));
+  return known;
+}
+
+function walkDefinedVariables(file: NginxFile): Set<string> {
   const out = new Set<string>();
   const addWord = (w: Word | undefined) => {
     if (!w) return;
@@ -159,7 +168,7 @@ export function collectDefinedVariables(file: NginxFile): Set<string> {
 interface Ctx {
   findings: Finding[];
   version?: string;
-  defined: Set<string>;
+  defined: ReadonlySet<string>;
   isFragment: boolean;
   isMain: boolean;
 }
