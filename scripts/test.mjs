@@ -23,6 +23,11 @@ function run(cmd, args, extraEnv = {}) {
 }
 
 const isTest = (p) => p.endsWith('.test.ts');
+if (which === 'all') {
+  // The editor tests need code-server; installing it first also lets the grammar tests check
+  // the Lua embedding against the Lua grammar VS Code itself ships.
+  run('node', ['scripts/e2e-setup.mjs']);
+}
 if (which === 'unit' || which === 'all') {
   run('node', ['esbuild.mjs']);
   const files = find('test', (p) => isTest(p) && !p.includes(`${join('test', 'e2e')}`)).sort();
