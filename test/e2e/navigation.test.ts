@@ -1,7 +1,8 @@
 // End-to-end: navigation and formatting in a real VS Code (code-server on loopback, headless
 // Chromium through playwright-core), read from what the page shows. F12 on the upstream name in
 // `proxy_pass` moves the cursor to the `upstream` line (status bar position); F2 renames the
-// upstream in both places (the editor's text); Format Document re-indents a badly indented file.
+// upstream in both places (the editor's text); Format Document re-indents a badly indented file;
+// "Validate with nginx -t" puts the binary's message in Problems at its line.
 // Same launcher and helpers as editor.test.ts (see README.md). Screenshots: test-results/e2e-navigation/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -128,6 +129,19 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
         return t.includes('upstream api_pool {') && t.includes('proxy_pass http://api_pool;') ? t : false;
       });
       assert.ok(!text.includes('backend_pool'), text);
+    });
+  });
+
+  it('Validate with nginx -t shows the binary\'s message in Problems at its line', async () => {
+    await snap('validate-with-binary', async () => {
+      await wb.openFile('check.conf');
+      assert.equal(await wb.languageMode(), 'nginx');
+      await wb.command('Proxy Tuner: Validate with nginx -t / haproxy -c');
+      const rows = await wb.problems(
+        (rows) => rows.some((r) => r.includes('unknown directive "gzip_typs"') && r.includes('nginx -t')),
+        'the nginx -t problem',
+      );
+      assert.ok(rows.some((r) => /unknown directive "gzip_typs".*nginx -t.*\[Ln 5, Col 9\]/.test(r)), `reported at line 5:\n${rows.join('\n')}`);
     });
   });
 
