@@ -187,6 +187,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
 
     if (load.tlsFull + load.tlsResumed > 0 && r.scenario === 'https-resume' && load.tlsResumed === 0)
       warnings.push('https-resume: no TLS session was resumed (the server offers neither session tickets nor a session cache)');
+    if (sb?.proxyExited) warnings.push(`${sb.kind} exited during the run (crashed or killed): the requests after that failed, so these numbers do not measure the config`);
     if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
 
     let direct: DirectResult | undefined;

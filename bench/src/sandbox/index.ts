@@ -203,6 +203,11 @@ export class ProxySandbox {
     return this.proc?.pgid ?? -1;
   }
 
+  /** True when the proxy was started and has exited since (crashed or killed mid-run). */
+  get proxyExited(): boolean {
+    return this.proc?.exited ?? false;
+  }
+
   cpuSeconds(): number {
     return this.proc ? this.proc.cpuSeconds() : 0;
   }
