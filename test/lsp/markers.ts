@@ -1,6 +1,6 @@
-// Fixture markers: `<|>` is the cursor, `<|...|>` a range. `|` and `$0` occur in real configs
-// (regex alternation, `||`, variables), hence the angle brackets.
+// Marker fixtures as LSP positions and ranges (the markers themselves: test/markers.ts).
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { fixture } from '../markers';
 import type { Position, Range } from 'vscode-languageserver-types';
 
 export interface Marked {
@@ -10,30 +10,11 @@ export interface Marked {
 }
 
 export function parseMarkers(marked: string): Marked {
-  let text = '';
-  let cursorOffset: number | undefined;
-  const rangeOffsets: [number, number][] = [];
-  let open: number | undefined;
-  for (let i = 0; i < marked.length; ) {
-    if (marked.startsWith('<|>', i)) {
-      cursorOffset = text.length;
-      i += 3;
-    } else if (marked.startsWith('<|', i)) {
-      open = text.length;
-      i += 2;
-    } else if (open !== undefined && marked.startsWith('|>', i)) {
-      rangeOffsets.push([open, text.length]);
-      open = undefined;
-      i += 2;
-    } else {
-      text += marked[i++];
-    }
-  }
-  const doc = TextDocument.create('file:///fixture', 'plaintext', 1, text);
+  const f = fixture(marked);
   return {
-    text,
-    cursor: cursorOffset === undefined ? undefined : doc.positionAt(cursorOffset),
-    ranges: rangeOffsets.map(([s, e]) => ({ start: doc.positionAt(s), end: doc.positionAt(e) })),
+    text: f.text,
+    cursor: f.cursor,
+    ranges: f.ranges.map(({ start, end }) => ({ start: f.doc.positionAt(start), end: f.doc.positionAt(end) })),
   };
 }
 

@@ -1,37 +1,13 @@
 // Shared helpers for the nginx tests: fixtures with `<|>` (cursor) and `<|...|>` (range) markers.
-import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Diagnostic, Position } from 'vscode-languageserver-types';
+import { fixture as markedFixture, type Fixture } from '../markers';
+import type { Diagnostic } from 'vscode-languageserver-types';
 import { nginxModule, validateInContext } from '../../server/src/nginx/index';
 import type { ServiceSettings } from '../../server/src/service/types';
 
-export interface Fixture {
-  text: string;
-  doc: TextDocument;
-  cursor?: Position;
-  cursorOffset?: number;
-  ranges: { start: number; end: number }[];
-}
+export type { Fixture };
 
 export function fixture(marked: string): Fixture {
-  let text = '';
-  let cursorOffset: number | undefined;
-  const ranges: { start: number; end: number }[] = [];
-  let open: number | undefined;
-  for (let i = 0; i < marked.length; ) {
-    if (marked.startsWith('<|>', i)) {
-      cursorOffset = text.length;
-      i += 3;
-    } else if (marked.startsWith('<|', i)) {
-      open = text.length;
-      i += 2;
-    } else if (open !== undefined && marked.startsWith('|>', i)) {
-      ranges.push({ start: open, end: text.length });
-      open = undefined;
-      i += 2;
-    } else text += marked[i++];
-  }
-  const doc = TextDocument.create('file:///test/nginx.conf', 'nginx', 1, text);
-  return { text, doc, cursorOffset, cursor: cursorOffset === undefined ? undefined : doc.positionAt(cursorOffset), ranges };
+  return markedFixture(marked, 'file:///test/nginx.conf', 'nginx');
 }
 
 /** Diagnostics of a fixture; `context` as for validateInContext (default: inferred). */

@@ -6,6 +6,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseNginx } from '../../server/src/nginx/parser';
 import { parseHaproxy } from '../../server/src/haproxy/parser';
 import { haproxyTuning, nginxTuning } from '../../server/src/tuning';
+import { fixture as markedFixture } from '../markers';
 import { applyEdits, type DiagnosticData } from '../../server/src/service/rules';
 import type { LanguageId, ServiceSettings } from '../../server/src/service/types';
 
@@ -15,28 +16,12 @@ export interface Fixture {
   ranges: { start: number; end: number }[];
 }
 
-/** Strips `<|...|>` markers (and a bare `<|>` cursor) and returns their offsets. */
+/** Strips `<|...|>` markers (a bare `<|>` cursor counts as an empty range) and returns their offsets. */
 export function fixture(marked: string): Fixture {
-  const ranges: { start: number; end: number }[] = [];
-  let text = '';
-  let open = -1;
-  for (let i = 0; i < marked.length; ) {
-    if (marked.startsWith('<|>', i)) {
-      ranges.push({ start: text.length, end: text.length });
-      i += 3;
-    } else if (marked.startsWith('<|', i)) {
-      open = text.length;
-      i += 2;
-    } else if (marked.startsWith('|>', i) && open >= 0) {
-      ranges.push({ start: open, end: text.length });
-      open = -1;
-      i += 2;
-    } else {
-      text += marked[i];
-      i++;
-    }
-  }
-  return { text, ranges };
+  const f = markedFixture(marked);
+  const ranges = [...f.ranges];
+  if (f.cursorOffset !== undefined) ranges.push({ start: f.cursorOffset, end: f.cursorOffset });
+  return { text: f.text, ranges: ranges.sort((x, y) => x.start - y.start) };
 }
 
 export function run(lang: LanguageId, text: string, settings: ServiceSettings = {}): { doc: TextDocument; diagnostics: Diagnostic[] } {
