@@ -44,6 +44,8 @@ export interface BinaryCheckResult {
   messages: BinaryMessage[];
   /** The binary's output with the copies' paths replaced by the user's. */
   output: string;
+  /** The temp folder the copy was made in (removed before the result is returned). */
+  sandboxDir?: string;
 }
 
 export interface BinaryCheckOptions {
@@ -148,8 +150,8 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
   const binary = findBinary(kind, opts.binary);
   if (!binary) return { kind, binary: opts.binary ?? kind, version: '', status: 'missing', messages: [], output: '' };
   const version = binaryVersion(kind, binary);
-  const base = { kind, binary, version };
   const dir = makeSandboxDir();
+  const base = { kind, binary, version, sandboxDir: dir };
   try {
     const tls = makeTlsPair(dir, 'ecdsa');
     let files: { copy: string; original: string; text: string }[];

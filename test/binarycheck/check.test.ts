@@ -4,7 +4,7 @@
 // request. nginx and haproxy are installed where these tests run: a missing binary fails.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,8 +19,6 @@ before(() => {
 after(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
-
-const sandboxes = () => readdirSync(tmpdir()).filter((n) => n.startsWith('proxy-tuner-bench-'));
 
 function write(rel: string, text: string): string {
   const p = join(dir, rel);
@@ -79,17 +77,15 @@ describe('nginx -t on a sandboxed copy', () => {
     assert.match(r.messages[0].message, /^not checked with nginx -t: `resolver 192\.0\.2\.53` is not a loopback address/);
   });
 
-  it('leaves no sandbox folder behind', () => {
-    assert.deepEqual(
-      sandboxes().filter((n) => {
-        try {
-          return readdirSync(join(tmpdir(), n)).includes('conf');
-        } catch {
-          return false;
-        }
-      }),
-      [],
-    );
+  it('leaves no sandbox folder behind, also after a refusal', async () => {
+    const ok = await checkWithBinary({ configPath: write('gone/nginx.conf', 'events {}\n') });
+    const refused = await checkWithBinary({ configPath: write('gone2/nginx.conf', 'events {}\nhttp { resolver 192.0.2.1; }\n') });
+    assert.equal(ok.status, 'ok');
+    assert.equal(refused.status, 'refused');
+    for (const r of [ok, refused]) {
+      assert.match(r.sandboxDir ?? '', /proxy-tuner-bench-/);
+      assert.equal(existsSync(r.sandboxDir!), false);
+    }
   });
 });
 
