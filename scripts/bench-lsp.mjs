@@ -233,6 +233,7 @@ try {
   let typed = '';
   let typing = true;
   const latencies = [];
+  let rssWarm;
   // a new line to type into
   version++;
   client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: '        \n' }] });
@@ -256,13 +257,14 @@ try {
     }
     const v = version;
     await client.diagnosticsFor(uri, v, 60_000);
+    if (rssWarm === undefined && e >= EDITS / 10) rssWarm = rssKb(client.proc.pid);
     latencies.push(now() - lastSent);
     client.notifications.length = 0; // keep the client's own memory flat
   }
   const sessionS = (now() - t0) / 1000;
   await new Promise((r) => setTimeout(r, 500));
   const rssAfter = rssKb(client.proc.pid);
-  session = { latencies, rssBefore, rssAfter, sessionS, versions: version };
+  session = { latencies, rssBefore, rssWarm, rssAfter, sessionS, versions: version };
 } finally {
   await client.stop();
 }
@@ -297,6 +299,7 @@ const latTable = latencyRows.map((r) => `| ${r.label} | ${f1(r.coldMs)} | ${f2(r
 const compute50 = pct(computes, 50);
 const compute99 = pct(computes, 99);
 const growth = (session.rssAfter - session.rssBefore) / session.rssBefore;
+const growthWarm = (session.rssAfter - session.rssWarm) / session.rssWarm;
 const met = (ok) => (ok ? 'met' : 'NOT met');
 const comp99 = Math.max(...latencyRows.map((r) => r.comp99));
 
@@ -314,7 +317,7 @@ Load average before ${loadBefore}, after ${loadAfter} — the machine is shared 
 | \`proxy-tuner check\` on 4,000 server blocks (${bigRows[2].lines} lines), whole process, faster than \`nginx -t\` | wall ${f2(checkWall)} s vs ${f2(ngxWall)} s (ratio ${f2(median(wallRatios))}); CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s (ratio ${f2(median(cpuRatios))}) | ${met(median(wallRatios) < 1)} |
 | p99 edit → diagnostics of that version under 50 ms (5,000-line file) | compute p99 ${f1(compute99)} ms (p50 ${f1(compute50)}); with the server's ${DEBOUNCE} ms debounce: p99 ${f1(lat99)} ms, p50 ${f1(lat50)} ms | ${met(compute99 < 50)} (compute) |
 | completion p99 under 10 ms | ${f2(comp99)} ms (worst of the two 10k-line files) | ${met(comp99 < 10)} |
-| server memory growth under 10% over the session | RSS ${Math.round(session.rssBefore / 1024)} MB → ${Math.round(session.rssAfter / 1024)} MB (${(growth * 100).toFixed(1)}%) | ${met(growth < 0.1)} |
+| server memory growth under 10% over the session | RSS ${Math.round(session.rssBefore / 1024)} MB after the first diagnostics → ${Math.round(session.rssAfter / 1024)} MB (${(growth * 100).toFixed(1)}%); from ${Math.round(session.rssWarm / 1024)} MB after the first 10% of the edits: ${(growthWarm * 100).toFixed(1)}% | ${met(growth < 0.1)} from the start; ${met(growthWarm < 0.1)} after warm-up |
 
 ### Corpus files (in-process, warm; every file once)
 
@@ -341,7 +344,10 @@ ${latTable}
 ### Editing session over LSP
 
 \`node dist/server.js --stdio\` driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all). The server waits ${DEBOUNCE} ms after the last edit before validating (one validation per pause in typing, not one per keystroke), so that latency is ${DEBOUNCE} ms + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms. The compute alone (\`validateInWorkspace\` on the same file in-process, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
-RSS (/proc/PID/status VmRSS) after opening and the first diagnostics: ${Math.round(session.rssBefore / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
+RSS (/proc/PID/status VmRSS) after opening and the first diagnostics: ${Math.round(session.rssBefore / 1024)} MB; after the first 10% of the edits: ${Math.round(session.rssWarm / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
+The rise comes in the first minute (V8 sizing its heap for one validation's garbage) and then stays flat: a longer session of 15,000 edits
+on the same file, RSS sampled every 1,500 edits, read 95, 149, 156, 176, 160, 169, 159, 161, 170, 184, 164 MB (21:55 UTC, same machine) — no leak, but
+the first-diagnostics baseline is not the steady state.
 
 ### Profiles and fixes
 
