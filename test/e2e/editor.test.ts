@@ -7,86 +7,29 @@
 // development mode instead of installing the .vsix. Screenshots go to test-results/e2e/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { CodeServer } from '../../scripts/e2e-codeserver.mjs' with { 'resolution-mode': 'import' };
-import { poll, Workbench } from './workbench';
+import type { Page } from 'playwright-core';
+import { poll, type Workbench } from './workbench';
+import { openSession, repoRoot, type Session } from './session';
 
-// The launcher is a plain ES module shared with `npm start`.
-type Launcher = typeof import('../../scripts/e2e-codeserver.mjs', { with: { 'resolution-mode': 'import' } });
-const repoRoot = join(__dirname, '..', '..');
-
-const mode = process.env.PROXY_TUNER_E2E_MODE === 'dev' ? 'dev' : 'vsix';
 const fixture = join(repoRoot, 'test', 'e2e', 'fixtures', 'workspace');
-const shots = join(repoRoot, 'test-results', 'e2e');
-
-const t0 = Date.now();
-function step(msg: string): void {
-  process.stdout.write(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
-}
 
 // The budget covers a first run that installs code-server (1.5-6 min, depending on the load).
 describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 }, () => {
-  let server: CodeServer | undefined;
-  let context: BrowserContext | undefined;
+  let session: Session | undefined;
   let page: Page;
   let wb: Workbench;
-  let workspace = '';
-  let browserProfile = '';
+  let snap: Session['snap'];
 
   before(async () => {
-    const { chromiumArgs, startCodeServer }: Launcher = await import('../../scripts/e2e-codeserver.mjs');
-    let vsix: string | undefined;
-    if (mode === 'vsix') {
-      step('packaging the extension (npm run package)');
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs')], { cwd: repoRoot, encoding: 'utf8' });
-      assert.equal(r.status, 0, `packaging failed:\n${r.stderr}`);
-      vsix = r.stdout.trim().split('\n').pop();
-      step(`packaged ${vsix}`);
-    }
-    workspace = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-ws-'));
-    cpSync(fixture, workspace, { recursive: true });
-    step(`starting code-server (${mode} mode) on a fresh state folder`);
-    server = await startCodeServer(mode === 'vsix' ? { vsix } : { devPath: repoRoot });
-    step(`code-server up at ${server.base} (process group ${server.pgid})`);
-
-    browserProfile = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-chromium-'));
-    context = await chromium.launchPersistentContext(browserProfile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: chromiumArgs,
-      viewport: { width: 1400, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    wb = new Workbench(page, shots);
-    await page.goto(server.openUrl(workspace), { waitUntil: 'domcontentloaded', timeout: 120_000 });
-    await wb.ready();
-    step('workbench ready');
+    session = await openSession({ name: 'e2e', shots: 'e2e', workspace: (dir) => cpSync(fixture, dir, { recursive: true }) });
+    ({ page, wb, snap } = session);
   });
 
   after(async () => {
-    await context?.close().catch(() => undefined);
-    if (server) {
-      await server.stop();
-      step(`code-server process group ${server.pgid} ended`);
-    }
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-    if (browserProfile) rmSync(browserProfile, { recursive: true, force: true });
-    step('done');
+    await session?.close();
   });
-
-  // Snap the screen after every step, passed or failed, for the record.
-  async function snap(name: string, body: () => Promise<void>): Promise<void> {
-    step(name);
-    try {
-      await body();
-    } finally {
-      if (page) step(`  screenshot ${await wb.screenshot(name).catch((e) => `failed: ${e}`)}`);
-    }
-  }
 
   it('nginx: squiggles and Problems entries with our messages', async () => {
     await snap('nginx-diagnostics', async () => {

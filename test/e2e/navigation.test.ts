@@ -6,25 +6,13 @@
 // Same launcher and helpers as editor.test.ts (see README.md). Screenshots: test-results/e2e-navigation/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import type { CodeServer } from '../../scripts/e2e-codeserver.mjs' with { 'resolution-mode': 'import' };
-import { poll, Workbench } from './workbench';
+import type { Page } from 'playwright-core';
+import { poll, type Workbench } from './workbench';
+import { openSession, repoRoot, type Session } from './session';
 
-type Launcher = typeof import('../../scripts/e2e-codeserver.mjs', { with: { 'resolution-mode': 'import' } });
-const repoRoot = join(__dirname, '..', '..');
-
-const mode = process.env.PROXY_TUNER_E2E_MODE === 'dev' ? 'dev' : 'vsix';
 const fixture = join(repoRoot, 'test', 'e2e', 'fixtures', 'navigation');
-const shots = join(repoRoot, 'test-results', 'e2e-navigation');
-
-const t0 = Date.now();
-function step(msg: string): void {
-  process.stdout.write(`[e2e-nav +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
-}
 
 /** The active editor's text as rendered (lines ordered by their position on the page). */
 async function editorText(page: Page): Promise<string> {
@@ -42,55 +30,19 @@ async function cursor(page: Page): Promise<string> {
 }
 
 describe('navigation and formatting end-to-end (code-server + chromium)', { timeout: 25 * 60_000 }, () => {
-  let server: CodeServer | undefined;
-  let context: BrowserContext | undefined;
+  let session: Session | undefined;
   let page: Page;
   let wb: Workbench;
-  let workspace = '';
-  let browserProfile = '';
+  let snap: Session['snap'];
 
   before(async () => {
-    const { chromiumArgs, startCodeServer }: Launcher = await import('../../scripts/e2e-codeserver.mjs');
-    let vsix: string | undefined;
-    if (mode === 'vsix') {
-      step('packaging the extension (npm run package)');
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs')], { cwd: repoRoot, encoding: 'utf8' });
-      assert.equal(r.status, 0, `packaging failed:\n${r.stderr}`);
-      vsix = r.stdout.trim().split('\n').pop();
-    }
-    workspace = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-nav-'));
-    cpSync(fixture, workspace, { recursive: true });
-    server = await startCodeServer(mode === 'vsix' ? { vsix } : { devPath: repoRoot });
-    step(`code-server up at ${server.base} (process group ${server.pgid})`);
-    browserProfile = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-chromium-'));
-    context = await chromium.launchPersistentContext(browserProfile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: chromiumArgs,
-      viewport: { width: 1400, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    wb = new Workbench(page, shots);
-    await page.goto(server.openUrl(workspace), { waitUntil: 'domcontentloaded', timeout: 120_000 });
-    await wb.ready();
-    step('workbench ready');
+    session = await openSession({ name: 'e2e-nav', shots: 'e2e-navigation', workspace: (dir) => cpSync(fixture, dir, { recursive: true }) });
+    ({ page, wb, snap } = session);
   });
 
   after(async () => {
-    await context?.close().catch(() => undefined);
-    if (server) await server.stop();
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-    if (browserProfile) rmSync(browserProfile, { recursive: true, force: true });
+    await session?.close();
   });
-
-  async function snap(name: string, body: () => Promise<void>): Promise<void> {
-    step(name);
-    try {
-      await body();
-    } finally {
-      if (page) step(`  screenshot ${await wb.screenshot(name).catch((e) => `failed: ${e}`)}`);
-    }
-  }
 
   it('F12 on the upstream name in proxy_pass jumps to the upstream', async () => {
     await snap('go-to-definition', async () => {

@@ -10,18 +10,11 @@
 // repo instead of installing the .vsix. Screenshots go to test-results/e2e-panel/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
-import type { CodeServer } from '../../scripts/e2e-codeserver.mjs' with { 'resolution-mode': 'import' };
-import { poll, Workbench } from './workbench';
-
-type Launcher = typeof import('../../scripts/e2e-codeserver.mjs', { with: { 'resolution-mode': 'import' } });
-const repoRoot = join(__dirname, '..', '..');
-const mode = process.env.PROXY_TUNER_E2E_MODE === 'dev' ? 'dev' : 'vsix';
-const shots = join(repoRoot, 'test-results', 'e2e-panel');
+import type { FrameLocator, Page } from 'playwright-core';
+import { poll, type Workbench } from './workbench';
+import { openSession, type Session } from './session';
 
 /** Seed 002's nginx side (events added so nginx starts): no upstream block, so no keep-alive. */
 const SEED_002 = `worker_processes 1;
@@ -38,64 +31,33 @@ http {
 }
 `;
 
-const t0 = Date.now();
-function step(msg: string): void {
-  process.stdout.write(`[e2e-panel +${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
-}
-
 describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 60_000 }, () => {
-  let server: CodeServer | undefined;
-  let context: BrowserContext | undefined;
+  let session: Session | undefined;
   let page: Page;
   let wb: Workbench;
-  let workspace = '';
-  let browserProfile = '';
+  let workspace: string;
+  let step: Session['step'];
 
   before(async () => {
-    const { chromiumArgs, startCodeServer }: Launcher = await import('../../scripts/e2e-codeserver.mjs');
-    let vsix: string | undefined;
-    if (mode === 'vsix') {
-      step('packaging the extension (npm run package)');
-      const r = spawnSync(process.execPath, [join(repoRoot, 'scripts', 'package.mjs')], { cwd: repoRoot, encoding: 'utf8' });
-      assert.equal(r.status, 0, `packaging failed:\n${r.stderr}`);
-      vsix = r.stdout.trim().split('\n').pop();
-    }
-    workspace = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-panel-ws-'));
-    writeFileSync(join(workspace, 'nginx.conf'), SEED_002);
-    step(`starting code-server (${mode} mode)`);
-    const settings = {
-      // Short runs by default; PROXY_TUNER_E2E_BENCH_SECONDS=10 for a measurement worth quoting.
-      'proxyTuner.benchmark.durationSeconds': Number(process.env.PROXY_TUNER_E2E_BENCH_SECONDS ?? 3),
-      'proxyTuner.benchmark.warmupSeconds': process.env.PROXY_TUNER_E2E_BENCH_SECONDS ? 2 : 1,
-      'proxyTuner.benchmark.connections': 10,
-      'proxyTuner.nginx.version': '1.22.1',
-      'editor.codeLens': true,
-    };
-    server = await startCodeServer(mode === 'vsix' ? { vsix, settings } : { devPath: repoRoot, settings });
-    step(`code-server up at ${server.base} (process group ${server.pgid})`);
-    browserProfile = mkdtempSync(join(tmpdir(), 'proxy-tuner-e2e-panel-chromium-'));
-    context = await chromium.launchPersistentContext(browserProfile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: chromiumArgs,
+    session = await openSession({
+      name: 'e2e-panel',
+      shots: 'e2e-panel',
+      workspace: (dir) => writeFileSync(join(dir, 'nginx.conf'), SEED_002),
+      settings: {
+        // Short runs by default; PROXY_TUNER_E2E_BENCH_SECONDS=10 for a measurement worth quoting.
+        'proxyTuner.benchmark.durationSeconds': Number(process.env.PROXY_TUNER_E2E_BENCH_SECONDS ?? 3),
+        'proxyTuner.benchmark.warmupSeconds': process.env.PROXY_TUNER_E2E_BENCH_SECONDS ? 2 : 1,
+        'proxyTuner.benchmark.connections': 10,
+        'proxyTuner.nginx.version': '1.22.1',
+        'editor.codeLens': true,
+      },
       viewport: { width: 1600, height: 1000 },
     });
-    page = context.pages()[0] ?? (await context.newPage());
-    wb = new Workbench(page, shots);
-    // 'load' can take over 30 s on a busy 2-core machine; the workbench wait below polls anyway.
-    await page.goto(server.openUrl(workspace), { waitUntil: 'domcontentloaded', timeout: 120_000 });
-    await wb.ready();
-    step('workbench ready');
+    ({ page, wb, workspace, step } = session);
   });
 
   after(async () => {
-    await context?.close().catch(() => undefined);
-    if (server) {
-      await server.stop();
-      step(`code-server process group ${server.pgid} ended`);
-    }
-    if (workspace) rmSync(workspace, { recursive: true, force: true });
-    if (browserProfile) rmSync(browserProfile, { recursive: true, force: true });
+    await session?.close();
   });
 
   /** The panel's document: two iframes deep. */
