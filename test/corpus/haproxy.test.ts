@@ -3,47 +3,20 @@
 // diagnostic; the share of genuine errors caught at the binary's line must not fall.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { haproxyModule } from '../../server/src/haproxy/index';
+import { corpusDir, readVerdicts, type VerdictRow } from './verdicts';
 
-const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
-const dir = join(corpusRoot, 'haproxy');
-const available = existsSync(join(dir, 'verdicts.tsv'));
+const { dir, available } = corpusDir('haproxy');
+const rows = (): VerdictRow[] => readVerdicts(dir);
 
 /** Genuine errors caught at the binary's line, reached by this version of the checks. */
 const MIN_GENUINE_CAUGHT = 19;
 
 /** Statements of newer versions (rows of kind newer-version) reported at 2.6 on the binary's line. */
 const MIN_NEWER_CAUGHT = 41;
-
-interface Row {
-  file: string;
-  kind: string;
-  line: number;
-  verdict: string;
-  warnings: string;
-  finalClass: string;
-  newer: boolean;
-  finalLine: number;
-}
-
-function rows(): Row[] {
-  const lines = readFileSync(join(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
-  const h = lines[0];
-  const col = (r: string[], n: string) => r[h.indexOf(n)] ?? '';
-  return lines.slice(1).map((r) => ({
-    file: col(r, 'file'),
-    verdict: col(r, 'verdict'),
-    kind: col(r, 'kind'),
-    line: Number(col(r, 'line')) || 0,
-    warnings: col(r, 'warnings'),
-    finalClass: col(r, 'final_class'),
-    newer: col(r, 'kind') === 'newer-version' || col(r, 'final_kind') === 'newer-version',
-    finalLine: Number(col(r, 'final_line')) || 0,
-  }));
-}
 
 function check(file: string, version: string | undefined) {
   const text = readFileSync(join(dir, file), 'utf8');

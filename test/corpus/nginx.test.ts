@@ -5,43 +5,20 @@
 // binary's line must not fall.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { nginxModule, validateInContext } from '../../server/src/nginx/index';
+import { corpusDir, readVerdicts, type VerdictRow } from './verdicts';
 
-const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
-const dir = join(corpusRoot, 'nginx');
-const available = existsSync(join(dir, 'verdicts.tsv'));
+const { dir, available } = corpusDir('nginx');
+const rows = (): VerdictRow[] => readVerdicts(dir);
 
 /** Genuine errors caught at the binary's line (or, for line-less verdicts, with the binary's message), reached by this version of the checks. */
 const MIN_GENUINE_CAUGHT = 15;
 
-interface Row {
-  file: string;
-  finalClass: string;
-  newer: boolean;
-  finalLine: number;
-  finalMessage: string;
-  context: string;
-}
-
-function rows(): Row[] {
-  const lines = readFileSync(join(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
-  const h = lines[0];
-  const col = (r: string[], n: string) => r[h.indexOf(n)] ?? '';
-  return lines.slice(1).map((r) => ({
-    file: col(r, 'file'),
-    finalClass: col(r, 'final_class'),
-    newer: col(r, 'kind') === 'newer-version' || col(r, 'final_kind') === 'newer-version',
-    finalLine: Number(col(r, 'final_line')) || 0,
-    finalMessage: col(r, 'final_message'),
-    context: col(r, 'context') || 'main',
-  }));
-}
-
-function check(row: Row): { text: string; diags: Diagnostic[] } {
+function check(row: VerdictRow): { text: string; diags: Diagnostic[] } {
   const text = readFileSync(join(dir, row.file), 'utf8');
   const doc = TextDocument.create(`file:///corpus/${row.file}`, 'nginx', 1, text);
   const diags = validateInContext(doc, nginxModule.parse(text), { nginxVersion: row.newer ? undefined : '1.22.1' }, row.context);
