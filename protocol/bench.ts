@@ -30,6 +30,14 @@ export const SCENARIOS = [
  */
 export type ScenarioName = (typeof SCENARIOS)[number];
 
+/** Methods the generator can send (BenchOptions.method). */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+/** Methods that carry no request body here. */
+export const BODYLESS_METHODS: readonly string[] = ['GET', 'HEAD'];
+/** Largest request body (BenchOptions.body), in bytes. */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024;
+
 export type ProxyKind = 'nginx' | 'haproxy';
 
 /** Backend response latency: fixed, uniform, weighted choice, or exponential with a minimum. */
@@ -74,6 +82,21 @@ export interface BenchOptions {
   warmupMs?: number;
   /** Request path (default "/"). */
   path?: string;
+  /**
+   * Request method (default GET): one of HTTP_METHODS. Not with `get-post-mix` (which has its own
+   * mix) nor `tcp`.
+   */
+  method?: string;
+  /** Request body sent with every request (UTF-8, at most MAX_REQUEST_BODY_BYTES); not with GET/HEAD. */
+  body?: string;
+  /** Content-Type of the body (default application/octet-stream); only with `body`. */
+  contentType?: string;
+  /**
+   * Send the load to the listener of one block instead of the first that fits the scenario: the
+   * 1-based line of an nginx `server` or a HAProxy `frontend`/`listen` header in `file`
+   * (default: the config file itself). Its absence of a suitable listener is a usage error.
+   */
+  listener?: { line: number; file?: string };
   /** Host header (default "localhost"). */
   host?: string;
   /** HTTP/2 streams per connection (default 10). */
@@ -153,7 +176,16 @@ export interface BenchResult {
    */
   cpuSeconds: { proxy: number; generator: number; generatorProcess?: number; backend: number };
   /** Connections the backend accepted vs requests it served during measurement. */
-  backend: { connections: number; requests: number; connectionsPerRequest: number };
+  backend: {
+    connections: number;
+    requests: number;
+    connectionsPerRequest: number;
+    /**
+     * What reached the backend over the whole run through the proxy (warm-up included): requests
+     * per method and the smallest/largest request body it received, in bytes.
+     */
+    received?: { methods: Record<string, number>; bodyBytesMin: number; bodyBytesMax: number };
+  };
   direct?: DirectResult;
   /** TLS handshakes made by the generator during measurement, and how many resumed a session. */
   tls?: { handshakes: number; resumed: number };

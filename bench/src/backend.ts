@@ -33,6 +33,11 @@ export interface BackendStats {
   tcpConnections: number;
   /** Bytes echoed. */
   tcpBytes: number;
+  /** Requests received per method (whole life, from `stats()` only). */
+  methods?: Record<string, number>;
+  /** Smallest and largest request body received, in bytes (whole life, from `stats()` only; 0/0 before any request). */
+  bodyBytesMin?: number;
+  bodyBytesMax?: number;
 }
 
 type ToChild =
@@ -118,6 +123,17 @@ export function runBackendChild(): void {
     return out;
   };
 
+  // What arrived: requests per method and the range of request body sizes (checks that a proxy
+  // forwards the method and the body it was sent).
+  let methods: Record<string, number> = {};
+  let bodyMin = Number.POSITIVE_INFINITY;
+  let bodyMax = 0;
+  const received = (method: string, bytes: number) => {
+    const m = method.length <= 16 ? method : method.slice(0, 16);
+    methods[m] = (methods[m] ?? 0) + 1;
+    if (bytes < bodyMin) bodyMin = bytes;
+    if (bytes > bodyMax) bodyMax = bytes;
+  };
   const handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
     const answer = () => {
       const delay = Math.max(0, stallUntil - Date.now()) + sampleLatency(options.latency);
@@ -131,11 +147,16 @@ export function runBackendChild(): void {
       else reply();
     };
     if (req.method === 'GET' || req.method === 'HEAD') {
+      received(req.method, 0);
       req.resume();
       answer();
     } else {
-      req.on('data', () => undefined);
-      req.on('end', answer);
+      let bytes = 0;
+      req.on('data', (b: Buffer) => (bytes += b.length));
+      req.on('end', () => {
+        received(req.method ?? '', bytes);
+        answer();
+      });
     }
   };
   const tuneServer = (s: http.Server) => {
@@ -193,8 +214,12 @@ export function runBackendChild(): void {
       } else if (m.op === 'range') {
         send({ id: m.id, op: 'ok', stats: range(m.from, m.to) });
       } else if (m.op === 'stats') {
-        send({ id: m.id, op: 'ok', stats: { ...stats } });
+        const hadAny = Object.keys(methods).length > 0;
+        send({ id: m.id, op: 'ok', stats: { ...stats, methods: { ...methods }, bodyBytesMin: hadAny ? bodyMin : 0, bodyBytesMax: bodyMax } });
         if (m.reset) {
+          methods = {};
+          bodyMin = Number.POSITIVE_INFINITY;
+          bodyMax = 0;
           stats.connections = 0;
           stats.requests = 0;
           stats.tcpConnections = 0;

@@ -40,7 +40,15 @@ export interface WorkerConfig {
   step?: StepLoad;
   /** How long to wait for requests in flight after endAt. */
   graceMs: number;
+  /** Request method of the HTTP scenarios (get-post-mix keeps its own mix). */
+  method: string;
+  /** Body sent with each request (a structured clone of the caller's bytes), or null. */
+  body: Uint8Array | null;
+  contentType: string;
 }
+
+/** Methods that need a Content-Length even without a body (nginx answers 411 otherwise). */
+const LENGTH_REQUIRED = new Set(['POST', 'PUT', 'PATCH']);
 
 export type ErrorKind = keyof ErrorCounts;
 
@@ -129,6 +137,10 @@ export class Generator {
   private readonly reqGet: Buffer;
   private readonly reqGetClose: Buffer;
   private readonly reqPost: Buffer;
+  /** The get-post-mix scenario's GET (the other scenarios' request may have another method). */
+  private readonly reqMixGet: Buffer;
+  private readonly headRequest: boolean;
+  private readonly h2Body: Buffer | null;
   private reqCounter = 0;
 
   constructor(cfg: WorkerConfig, post: (m: WorkerMessage, transfer?: ArrayBuffer[]) => void) {
@@ -138,9 +150,17 @@ export class Generator {
     this.tStart = cfg.startAt - origin;
     this.tMeasure = cfg.measureAt - origin;
     this.tEnd = cfg.endAt - origin;
-    const base = `GET ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n`;
-    this.reqGet = Buffer.from(base + '\r\n', 'latin1');
-    this.reqGetClose = Buffer.from(base + 'Connection: close\r\n\r\n', 'latin1');
+    // The scenario's request: GET unless a method (and body) was given.
+    const method = cfg.method || 'GET';
+    const body = cfg.body && cfg.body.byteLength > 0 ? Buffer.from(cfg.body.buffer, cfg.body.byteOffset, cfg.body.byteLength) : null;
+    let base = `${method} ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n`;
+    if (body) base += `Content-Type: ${cfg.contentType}\r\nContent-Length: ${body.length}\r\n`;
+    else if (LENGTH_REQUIRED.has(method)) base += 'Content-Length: 0\r\n';
+    const withBody = (head: string) => (body ? Buffer.concat([Buffer.from(head, 'latin1'), body]) : Buffer.from(head, 'latin1'));
+    this.reqGet = withBody(base + '\r\n');
+    this.reqGetClose = withBody(base + 'Connection: close\r\n\r\n');
+    this.headRequest = method === 'HEAD';
+    this.h2Body = body;
     this.reqPost = Buffer.concat([
       Buffer.from(
         `POST ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n` +
@@ -149,6 +169,7 @@ export class Generator {
       ),
       POST_BODY,
     ]);
+    this.reqMixGet = Buffer.from(`GET ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n\r\n`, 'latin1');
   }
 
   run(): void {
@@ -183,7 +204,7 @@ export class Generator {
     const tlsCount = (resumed: boolean) => this.countTls(resumed);
     switch (c.scenario) {
       case 'http2': {
-        const sess = new H2Session(c.target, c.hostHeader, c.path, sink, err);
+        const sess = new H2Session(c.target, c.hostHeader, c.path, sink, err, c.method || 'GET', this.h2Body, c.contentType);
         for (let k = 0; k < Math.max(1, c.streams); k++) this.slots.push(new H2Slot(sess));
         return;
       }
@@ -191,35 +212,35 @@ export class Generator {
         this.slots.push(new TcpSlot(c.target, sink, err, this.readBuf));
         return;
       case 'http1-close':
-        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
         return;
       case 'https-handshake':
-        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
         return;
       case 'https-resume':
-        this.slots.push(new H1Slot(c.target, false, 'resume', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+        this.slots.push(new H1Slot(c.target, false, 'resume', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
         return;
       case 'get-post-mix':
-        this.slots.push(new H1Slot(c.target, true, 'none', () => this.nextMixRequest(), sink, err, tlsCount, this.readBuf));
+        this.slots.push(new H1Slot(c.target, true, 'none', () => this.nextMixRequest(), sink, err, tlsCount, this.readBuf, this.headRequest));
         return;
       case 'mixed': {
         const k = i % 10;
-        if (k < 5) this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf));
+        if (k < 5) this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf, this.headRequest));
         else if (k < 7 || !c.tlsTarget)
-          this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+          this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
         else
-          this.slots.push(new H1Slot(c.tlsTarget, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf));
+          this.slots.push(new H1Slot(c.tlsTarget, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
         return;
       }
       default:
-        this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf));
+        this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf, this.headRequest));
     }
   }
 
   /** 70% GET / 30% POST, in a fixed interleaving (3 POSTs in every 10 requests). */
   private nextMixRequest(): Buffer {
     const k = this.reqCounter++ % 10;
-    return k === 2 || k === 5 || k === 8 ? this.reqPost : this.reqGet;
+    return k === 2 || k === 5 || k === 8 ? this.reqPost : this.reqMixGet;
   }
 
   private stepUp(): void {
@@ -443,7 +464,10 @@ class H1Slot implements Slot {
     private readonly onError: (s: Slot, kind: ErrorKind, backoff: boolean) => void,
     private readonly tlsCount: (resumed: boolean) => void,
     private readonly readBuf: Buffer,
-  ) {}
+    headRequest = false,
+  ) {
+    this.parser.headRequest = headRequest;
+  }
 
   start(intended: number, now: number): void {
     this.busy = true;
@@ -668,7 +692,24 @@ class H2Session {
     readonly path: string,
     readonly sink: Sink,
     readonly onError: (s: Slot, kind: ErrorKind, backoff: boolean) => void,
+    readonly method: string = 'GET',
+    readonly body: Buffer | null = null,
+    readonly contentType: string = 'application/octet-stream',
   ) {}
+
+  /** Request headers of every stream (built once). */
+  headers(): http2.OutgoingHttpHeaders {
+    if (this.hdrs) return this.hdrs;
+    const h: http2.OutgoingHttpHeaders = { ':path': this.path, ':method': this.method, ':authority': this.authority };
+    if (this.body) {
+      h['content-type'] = this.contentType;
+      h['content-length'] = this.body.length;
+    } else if (LENGTH_REQUIRED.has(this.method)) h['content-length'] = 0;
+    this.hdrs = h;
+    return h;
+  }
+
+  private hdrs: http2.OutgoingHttpHeaders | null = null;
 
   get(): http2.ClientHttp2Session {
     const cur = this.session;
@@ -704,7 +745,10 @@ class H2Slot implements Slot {
     this.startedAt = now;
     let stream: http2.ClientHttp2Stream;
     try {
-      stream = this.sess.get().request({ ':path': this.sess.path, ':method': 'GET', ':authority': this.sess.authority });
+      const body = this.sess.body;
+      // Without a body the stream ends with its headers; with one, the body ends it.
+      stream = this.sess.get().request(this.sess.headers(), { endStream: body === null });
+      if (body !== null) stream.end(body);
     } catch {
       this.busy = false;
       this.sess.destroy();

@@ -3,7 +3,8 @@
 // the built-in backend on loopback, drives load, and always cleans up (end, error, cancel).
 import * as os from 'node:os';
 import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSample } from '../../protocol/bench';
-import { SCENARIOS } from '../../protocol/bench';
+import * as path from 'node:path';
+import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
 import { Backend, MAX_RESPONSE_BYTES } from './backend';
 import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
@@ -44,6 +45,10 @@ export interface ResolvedOptions {
   streams: number;
   threads: number;
   timeoutMs: number;
+  method: string;
+  /** The body's bytes, or null without one. */
+  body: Buffer | null;
+  contentType: string;
 }
 
 /** Checks and completes options; throws BenchUsageError. */
@@ -67,15 +72,56 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   if (o.backend?.responseBytes !== undefined && (o.backend.responseBytes < 0 || o.backend.responseBytes > MAX_RESPONSE_BYTES))
     throw new BenchUsageError(`response size must be at most ${MAX_RESPONSE_BYTES} bytes`);
   if (o.step && (!(o.step.percent > 0) || !(o.step.intervalMs >= 100))) throw new BenchUsageError('step load needs a percent > 0 and an interval >= 100 ms');
+  const method = o.method ?? 'GET';
+  if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new BenchUsageError(`method must be one of ${HTTP_METHODS.join(', ')} (got "${method}")`);
+  if (o.method !== undefined && (scenario === 'get-post-mix' || scenario === 'tcp'))
+    throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a method cannot be given with it`);
+  let body: Buffer | null = null;
+  if (o.body !== undefined) {
+    if (typeof o.body !== 'string') throw new BenchUsageError('body must be a string');
+    if (scenario === 'get-post-mix' || scenario === 'tcp') throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a body cannot be given with it`);
+    if (BODYLESS_METHODS.includes(method)) throw new BenchUsageError(`a request body needs a method that carries one (POST, PUT, PATCH, DELETE, OPTIONS), not ${method}`);
+    body = Buffer.from(o.body, 'utf8');
+    if (body.length > MAX_REQUEST_BODY_BYTES) throw new BenchUsageError(`body must be at most ${MAX_REQUEST_BODY_BYTES} bytes (got ${body.length})`);
+  }
+  const contentType = o.contentType ?? 'application/octet-stream';
+  if (o.contentType !== undefined && body === null) throw new BenchUsageError('a content type needs a body');
+  if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(contentType)) throw new BenchUsageError(`content type must be printable ASCII, at most 255 characters (got "${contentType}")`);
+  if (o.listener !== undefined) {
+    if (o.target) throw new BenchUsageError('a listener line picks a block of the config: not with a target');
+    if (!Number.isInteger(o.listener.line) || o.listener.line < 1) throw new BenchUsageError(`listener line must be a positive integer (got ${o.listener.line})`);
+  }
   if (!o.configPath && !o.target) throw new BenchUsageError('a config file (or a target) is required');
   if (o.target && !isLoopbackAddress(o.target.host)) throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
-  return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs };
+  return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs, method, body, contentType };
 }
 
 const needsTls = (s: ScenarioName) => s === 'https-keepalive' || s === 'https-handshake' || s === 'https-resume';
 
-/** The listener a scenario sends its load to; throws BenchUsageError when the config has none. */
-export function pickListener(listeners: SandboxListener[], scenario: ScenarioName): { main: SandboxListener; tls?: SandboxListener } {
+/**
+ * The listener a scenario sends its load to; throws BenchUsageError when the config has none.
+ * With `block` (the header line of an nginx `server` or a HAProxy `frontend`/`listen`, and its
+ * file), only that block's listeners are candidates.
+ */
+export function pickListener(
+  all: SandboxListener[],
+  scenario: ScenarioName,
+  block?: { line: number; file: string },
+): { main: SandboxListener; tls?: SandboxListener } {
+  let listeners = all;
+  if (block) {
+    const file = path.resolve(block.file);
+    listeners = all.filter((l) => l.block && l.block.line === block.line && path.resolve(l.block.file) === file);
+    const where = `${path.basename(file)}:${block.line}`;
+    if (listeners.length === 0)
+      throw new BenchUsageError(`${where}: no listener belongs to a block starting on this line (an nginx \`server\` or a HAProxy \`frontend\`/\`listen\` header)`);
+    try {
+      return pickListener(listeners, scenario);
+    } catch (e) {
+      if (e instanceof BenchUsageError) throw new BenchUsageError(`${where}: the block's listeners (${listeners.map((l) => l.original.trim()).join('; ')}) do not suit: ${e.message}`);
+      throw e;
+    }
+  }
   const http = listeners.filter((l) => !l.stream && !l.udp);
   const plain = http.filter((l) => !l.ssl && !l.h2cOnly);
   const secure = http.filter((l) => l.ssl);
@@ -119,6 +165,9 @@ function loadOptions(r: ResolvedOptions, target: LoadTarget, hostHeader: string,
     threads: r.threads,
     timeoutMs: r.timeoutMs,
     step: o.step,
+    method: r.method,
+    body: r.body,
+    contentType: r.contentType,
   };
 }
 
@@ -152,7 +201,8 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
       if (signal?.aborted) throw abortError();
       sandbox.plan();
-      const picked = pickListener(sandbox.listeners, r.scenario);
+      const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
+      const picked = pickListener(sandbox.listeners, r.scenario, block);
       backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
       sandbox.setBackend(backend.ports);
       if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
@@ -182,6 +232,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
     const bstats = be ? await be.statsBetween(load.measuredFrom, load.measuredTo) : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+    // what reached the backend through the proxy (before a direct baseline adds its own requests)
+    const life = be && r.scenario !== 'tcp' ? await be.stats() : null;
+    const received = life?.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
     const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
     const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
 
@@ -232,7 +285,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         generatorProcess: round2(load.processCpuSeconds),
         backend: round2(backendCpu),
       },
-      backend: { connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0 },
+      backend: { connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received },
       direct,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
       host: { cpus, loadavgStart: loadStart, loadavgEnd: loadEnd },

@@ -26,6 +26,12 @@ export interface LoadOptions {
   threads: number;
   timeoutMs: number;
   step?: StepLoad;
+  /** Request method (default GET; `get-post-mix` and `tcp` ignore it). */
+  method?: string;
+  /** Request body bytes sent with every request, or null/undefined for none. */
+  body?: Uint8Array | null;
+  /** Content-Type sent with the body (default application/octet-stream). */
+  contentType?: string;
 }
 
 export interface LoadHooks {
@@ -205,6 +211,9 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
           endAt: 0,
           step: o.step,
           graceMs,
+          method: o.method ?? 'GET',
+          body: o.body ?? null,
+          contentType: o.contentType ?? 'application/octet-stream',
         };
         const w = new Worker(src, { eval: true, workerData: cfg });
         workers.push(w);

@@ -164,6 +164,8 @@ export interface SandboxListener {
   file: string;
   line: number;
   original: string;
+  /** The block the listener belongs to (nginx `server`, HAProxy `frontend`/`listen`): its file and 1-based header line. */
+  block?: { file: string; line: number };
 }
 
 /** Maps "FILE:LINE" in the binary's messages from sandbox copies back to the user's files. */

@@ -219,6 +219,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
               file: original,
               line: lineOf(st),
               original: st.words.map((w) => w.raw).join(' '),
+              block: { file: original, line: lineOf(sec.header) },
             });
             return `127.0.0.1:${portSlot(slot)}`;
           });

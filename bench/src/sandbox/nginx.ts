@@ -317,6 +317,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
       file: orig,
       line: lineAt(file.text, at),
       original: d ? file.text.slice(d.start, d.end) : '(no listen: nginx default *:80)',
+      block: server ? { file: orig, line: lineAt(file.text, server.start) } : undefined,
     });
     return slot;
   };
