@@ -3,7 +3,8 @@
 // Exit codes: 0 done, 1 failure (refused config, binary missing, proxy failed...), 2 bad usage,
 // 130 interrupted.
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
-import { SCENARIOS } from '../../protocol/bench';
+import { readFileSync, statSync } from 'node:fs';
+import { HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
 import { BenchUsageError, ConfigCheckError, runBenchmark, SandboxRefusal } from '../../bench/src/index';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 
@@ -24,6 +25,14 @@ options:
   --step P%/T          step load: +P% of the start rate (or connections) every T, e.g. 20%/5s
   --path P             request path (default /)
   --host NAME          Host header (default: the listener's server_name, else localhost)
+  --method M           request method: ${HTTP_METHODS.join(', ')} (default GET)
+  --body TEXT          request body sent with every request (at most 1 MiB; not with GET/HEAD;
+                       the method is POST unless --method says otherwise)
+  --body-file PATH     request body read from a file (at most 1 MiB)
+  --content-type T     Content-Type of the body (default application/octet-stream)
+  --listener LINE      send the load to the listener of the nginx \`server\` or HAProxy
+                       \`frontend\`/\`listen\` block whose header is on LINE of FILE
+                       (default: the first listener that fits the scenario)
   --streams N          HTTP/2 streams per connection (default 10)
   --threads N          load generator threads (default 1)
   --timeout T          per-request timeout (default 5s)
@@ -48,6 +57,11 @@ const SPEC: Record<string, FlagSpec> = {
   step: { value: true },
   path: { value: true },
   host: { value: true },
+  method: { value: true, choices: HTTP_METHODS },
+  body: { value: true },
+  'body-file': { value: true },
+  'content-type': { value: true },
+  listener: { value: true },
   streams: { value: true },
   threads: { value: true },
   timeout: { value: true },
@@ -85,6 +99,18 @@ function parseNumber(s: string, what: string, integer = true): number {
   return n;
 }
 
+/** A body file's text, refused beyond the engine's limit before it is read whole. */
+function readBodyFile(file: string): string {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch (e) {
+    throw new UsageError(`--body-file: cannot read ${file}: ${(e as Error).message}`);
+  }
+  if (size > MAX_REQUEST_BODY_BYTES) throw new UsageError(`--body-file: ${file} is ${size} bytes, at most ${MAX_REQUEST_BODY_BYTES}`);
+  return readFileSync(file, 'utf8');
+}
+
 /** Builds engine options from the command line (throws UsageError). */
 export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean } {
   const { flags, positionals } = parseArgs(argv, SPEC);
@@ -117,6 +143,19 @@ export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; j
   }
   if (get('path')) o.path = get('path');
   if (get('host')) o.host = get('host');
+  if (get('method')) o.method = get('method');
+  const body = get('body');
+  const bodyFile = get('body-file');
+  if (body !== undefined && bodyFile !== undefined) throw new UsageError('give either --body or --body-file, not both');
+  if (body !== undefined) o.body = body;
+  if (bodyFile !== undefined) o.body = readBodyFile(bodyFile);
+  if (o.body !== undefined && o.method === undefined) o.method = 'POST';
+  if (get('content-type')) o.contentType = get('content-type');
+  if (get('listener')) {
+    const line = parseNumber(get('listener')!, '--listener');
+    if (line < 1) throw new UsageError(`--listener: a line number from 1 (got '${get('listener')}')`);
+    o.listener = { line };
+  }
   if (get('streams')) o.streams = parseNumber(get('streams')!, '--streams');
   if (get('threads')) o.threads = parseNumber(get('threads')!, '--threads');
   if (get('timeout')) o.timeoutMs = parseDuration(get('timeout')!, '--timeout');
@@ -185,6 +224,11 @@ export function formatTable(r: BenchResult): string {
         ? ' — a new upstream connection per request: upstream keep-alive is off'
         : ''),
   );
+  const rec = r.backend.received;
+  if (rec && Object.keys(rec.methods).length > 0)
+    lines.push(
+      `received     ${Object.entries(rec.methods).map(([m, n]) => `${m} ${n}`).join(', ')}; request bodies ${rec.bodyBytesMin === rec.bodyBytesMax ? rec.bodyBytesMin : `${rec.bodyBytesMin}-${rec.bodyBytesMax}`} bytes (whole run)`,
+    );
   if (r.tls) lines.push(`tls          ${r.tls.handshakes} handshakes, ${r.tls.resumed} resumed a session`);
   if (r.direct && r.direct.rps > 0) lines.push(`proxy cost   ${Math.round((r.rps / r.direct.rps) * 100)}% of the direct throughput`);
   lines.push('');

@@ -32,6 +32,35 @@ test('options map onto the engine options', () => {
   assert.throws(() => benchOptionsFromArgs(['a', '--scenario', 'fastest']), UsageError);
 });
 
+test('--method, --body, --body-file, --content-type and --listener map onto the engine options', () => {
+  assert.deepEqual(benchOptionsFromArgs(['x.conf', '--method', 'PUT', '--body', '{"a":1}', '--content-type', 'application/json', '--listener', '12']).options, {
+    configPath: 'x.conf',
+    method: 'PUT',
+    body: '{"a":1}',
+    contentType: 'application/json',
+    listener: { line: 12 },
+  });
+  // a body alone means POST
+  assert.equal(benchOptionsFromArgs(['x.conf', '--body', 'x']).options.method, 'POST');
+  const f = tempConfig('body.json', 'é'.repeat(3000));
+  try {
+    assert.equal(benchOptionsFromArgs(['x.conf', '--method', 'PATCH', '--body-file', f.file]).options.body, 'é'.repeat(3000));
+    assert.throws(() => benchOptionsFromArgs(['x.conf', '--body', 'a', '--body-file', f.file]), UsageError);
+  } finally {
+    f.cleanup();
+  }
+  const big = tempConfig('big.bin', 'x'.repeat(1024 * 1024 + 1));
+  try {
+    assert.throws(() => benchOptionsFromArgs(['x.conf', '--body-file', big.file]), /at most 1048576/);
+  } finally {
+    big.cleanup();
+  }
+  assert.throws(() => benchOptionsFromArgs(['x.conf', '--method', 'BREW']), UsageError);
+  assert.throws(() => benchOptionsFromArgs(['x.conf', '--listener', 'two']), UsageError);
+  assert.throws(() => benchOptionsFromArgs(['x.conf', '--listener', '0']), UsageError);
+  assert.throws(() => benchOptionsFromArgs(['x.conf', '--body-file', '/nonexistent/body']), UsageError);
+});
+
 test('bad usage exits 2, a refused config exits 1 with the line', () => {
   ensureBuilt();
   for (const args of [[], ['--connections', 'many', 'x.conf'], ['x.conf', '--bogus'], ['--target', '192.0.2.1:80']]) {
@@ -69,6 +98,31 @@ test('--json prints one document with the documented fields', () => {
     assert.ok(j.backend.connections / j.backend.requests > 0.9, JSON.stringify(j.backend));
     assert.ok(j.direct.requests > 0);
     assert.equal(sha256(cfg.file), hash);
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('the command line sends the given method and body to the given listener; a body with GET exits 2', () => {
+  ensureBuilt();
+  const conf =
+    'events {}\nhttp {\n  access_log off;\n  server {\n    listen 81;\n    return 200 "one";\n  }\n  server {\n    listen 82;\n    location / { proxy_pass http://backend.internal:8080; }\n  }\n}\n';
+  const cfg = tempConfig('nginx.conf', conf);
+  try {
+    const r = run([cfg.file, '--duration', '500ms', '--warmup', '100ms', '-c', '2', '--listener', '8', '--method', 'PATCH', '--body', 'q'.repeat(300), '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout);
+    assert.ok(j.requests > 0);
+    assert.ok(j.backend.requests >= j.requests * 0.9, JSON.stringify(j.backend));
+    assert.deepEqual(Object.keys(j.backend.received.methods), ['PATCH']);
+    assert.equal(j.backend.received.bodyBytesMin, 300);
+    assert.equal(j.backend.received.bodyBytesMax, 300);
+    const bad = run([cfg.file, '--method', 'GET', '--body', 'x']);
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /bench: .*body/);
+    const noBlock = run([cfg.file, '--listener', '6', '--duration', '200ms']);
+    assert.equal(noBlock.status, 2, noBlock.stderr);
+    assert.match(noBlock.stderr, /nginx\.conf:6: no listener/);
   } finally {
     cfg.cleanup();
   }
