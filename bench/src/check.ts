@@ -20,10 +20,7 @@ import {
   SandboxRefusal,
   writeText,
 } from './sandbox/common';
-import { planNginxSandbox } from './sandbox/nginx';
-import { planHaproxySandbox } from './sandbox/haproxy';
-import { detectKind } from './sandbox/index';
-import { existsSync } from 'node:fs';
+import { configTestArgs, copyToOriginal, detectKind, planSandbox } from './sandbox/index';
 
 export type CheckSeverity = 'error' | 'warning' | 'information';
 
@@ -55,8 +52,6 @@ export interface BinaryCheckOptions {
   binary?: string;
   timeoutMs?: number;
 }
-
-const STREAM_MODULE_PATHS = ['/usr/lib/nginx/modules/ngx_stream_module.so', '/usr/lib64/nginx/modules/ngx_stream_module.so'];
 
 const NGINX_LEVEL: Record<string, CheckSeverity> = {
   emerg: 'error',
@@ -153,39 +148,12 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
   const dir = makeSandboxDir();
   const base = { kind, binary, version, sandboxDir: dir };
   try {
-    const tls = makeTlsPair(dir, 'ecdsa');
-    let files: { copy: string; original: string; text: string }[];
-    let mainCopy: string;
-    let portCount: number;
-    if (kind === 'nginx') {
-      const p = planNginxSandbox({
-        configPath,
-        dir,
-        backend: BACKEND_SLOTS,
-        cert: tls,
-        streamModule: STREAM_MODULE_PATHS.find((m) => existsSync(m)),
-        runningAsRoot: process.getuid?.() === 0,
-      });
-      files = p.files;
-      mainCopy = p.mainCopy;
-      portCount = p.portCount;
-    } else {
-      const p = planHaproxySandbox({ configPath, dir, backend: BACKEND_SLOTS, cert: tls });
-      files = [{ copy: p.copy, original: p.original, text: p.text }];
-      mainCopy = p.copy;
-      portCount = p.portCount;
-    }
+    const { files, mainCopy, portCount } = planSandbox(kind, { configPath, dir, backend: BACKEND_SLOTS, tls: makeTlsPair(dir, 'ecdsa') });
     const ports = await freePorts(portCount + 3);
     const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
     for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
-    const args =
-      kind === 'nginx'
-        ? ['-t', '-p', dir + '/', '-c', mainCopy, '-e', path.join(dir, 'logs', 'error.log')]
-        : ['-c', '-f', mainCopy];
-    const r = await run(binary, args, dir, opts.timeoutMs ?? 20_000);
-    const fileMap = new Map<string, string>();
-    for (const f of [...files].sort((a, b) => b.copy.length - a.copy.length)) fileMap.set(f.copy, f.original);
-    const output = mapMessages(r.output.trim(), fileMap);
+    const r = await run(binary, configTestArgs(kind, dir, mainCopy), dir, opts.timeoutMs ?? 20_000);
+    const output = mapMessages(r.output.trim(), copyToOriginal(files));
     const messages = kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output);
     const status = r.code === 0 ? 'ok' : 'error';
     if (status === 'error' && !messages.some((m) => m.severity === 'error')) {

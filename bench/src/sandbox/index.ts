@@ -44,6 +44,47 @@ export function detectKind(configPath: string, text?: string): ProxyKind {
 
 const STREAM_MODULE_PATHS = ['/usr/lib/nginx/modules/ngx_stream_module.so', '/usr/lib64/nginx/modules/ngx_stream_module.so'];
 
+/** The rewritten copy of a config, the same shape for nginx and HAProxy. */
+export interface SandboxPlan {
+  mainCopy: string;
+  files: RenderFile[];
+  listeners: SandboxListener[];
+  portCount: number;
+  warnings: string[];
+}
+
+/** Plans the sandboxed copy of `configPath` in `dir` (throws SandboxRefusal naming the line). */
+export function planSandbox(kind: ProxyKind, input: { configPath: string; dir: string; backend: BackendAddr; tls: TlsPair }): SandboxPlan {
+  const { configPath, dir, backend, tls } = input;
+  if (kind === 'nginx') {
+    const p = planNginxSandbox({
+      configPath,
+      dir,
+      backend,
+      cert: tls,
+      streamModule: STREAM_MODULE_PATHS.find((m) => existsSync(m)),
+      runningAsRoot: process.getuid?.() === 0,
+    });
+    return { mainCopy: p.mainCopy, files: p.files, listeners: p.listeners, portCount: p.portCount, warnings: p.warnings };
+  }
+  const p = planHaproxySandbox({ configPath, dir, backend, cert: tls });
+  return { mainCopy: p.copy, files: [{ copy: p.copy, original: p.original, text: p.text }], listeners: p.listeners, portCount: p.portCount, warnings: p.warnings };
+}
+
+/** Copy path -> the user's path, longest copy path first (for mapMessages). */
+export function copyToOriginal(files: readonly { copy: string; original: string }[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const f of [...files].sort((a, b) => b.copy.length - a.copy.length)) m.set(f.copy, f.original);
+  return m;
+}
+
+/** Arguments of the binary's own config test (`nginx -t` / `haproxy -c`) on the rendered copy. */
+export function configTestArgs(kind: ProxyKind, dir: string, mainCopy: string, opts: { quiet?: boolean } = {}): string[] {
+  return kind === 'nginx'
+    ? ['-t', ...(opts.quiet ? ['-q'] : []), '-p', dir + '/', '-c', mainCopy, '-e', path.join(dir, 'logs', 'error.log')]
+    : ['-c', '-f', mainCopy];
+}
+
 export class ProxySandbox {
   readonly warnings: string[] = [];
   listeners: SandboxListener[] = [];
@@ -87,28 +128,12 @@ export class ProxySandbox {
    */
   plan(backend: BackendAddr = BACKEND_SLOTS): void {
     if (backend !== BACKEND_SLOTS) this.backend = backend;
-    if (this.kind === 'nginx') {
-      const p = planNginxSandbox({
-        configPath: this.configPath,
-        dir: this.dir,
-        backend,
-        cert: this.tls,
-        streamModule: STREAM_MODULE_PATHS.find((m) => existsSync(m)),
-        runningAsRoot: process.getuid?.() === 0,
-      });
-      this.files = p.files;
-      this.listeners = p.listeners;
-      this.portCount = p.portCount;
-      this.mainCopy = p.mainCopy;
-      this.warnings.push(...p.warnings);
-    } else {
-      const p = planHaproxySandbox({ configPath: this.configPath, dir: this.dir, backend, cert: this.tls });
-      this.files = [{ copy: p.copy, original: p.original, text: p.text }];
-      this.listeners = p.listeners;
-      this.portCount = p.portCount;
-      this.mainCopy = p.copy;
-      this.warnings.push(...p.warnings);
-    }
+    const p = planSandbox(this.kind, { configPath: this.configPath, dir: this.dir, backend, tls: this.tls });
+    this.files = p.files;
+    this.listeners = p.listeners;
+    this.portCount = p.portCount;
+    this.mainCopy = p.mainCopy;
+    this.warnings.push(...p.warnings);
     if (this.listeners.length === 0) throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
   }
 
@@ -118,9 +143,7 @@ export class ProxySandbox {
   }
 
   private fileMap(): Map<string, string> {
-    const m = new Map<string, string>();
-    for (const f of [...this.files].sort((a, b) => b.copy.length - a.copy.length)) m.set(f.copy, f.original);
-    return m;
+    return copyToOriginal(this.files);
   }
 
   private render(ports: number[]): void {
@@ -129,9 +152,7 @@ export class ProxySandbox {
   }
 
   private checkArgs(): string[] {
-    return this.kind === 'nginx'
-      ? ['-t', '-q', '-p', this.dir + '/', '-c', this.mainCopy, '-e', path.join(this.dir, 'logs', 'error.log')]
-      : ['-c', '-f', this.mainCopy];
+    return configTestArgs(this.kind, this.dir, this.mainCopy, { quiet: true });
   }
 
   private runArgs(): string[] {
