@@ -3,6 +3,7 @@
 // (word → condition term → condition → line → section → document).
 import type { DocumentSymbol, FoldingRange, Position, SelectionRange, SymbolKind } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { selectionChain } from '../service/selection';
 import type { HaproxyFile, Section, Statement } from './ast';
 import { findNodeAt } from './ast';
 
@@ -136,14 +137,6 @@ export function haproxySelectionRanges(doc: TextDocument, file: HaproxyFile, pos
     if (node.statement) spans.push([node.statement.start, node.statement.end]);
     if (node.section) spans.push([node.section.headerStart, sectionEnd(file, node.section)]);
     spans.push([0, file.text.length]);
-    let parent: SelectionRange | undefined;
-    let last: [number, number] | undefined;
-    for (let i = spans.length - 1; i >= 0; i--) {
-      const [s, e] = spans[i];
-      if (last && ((s === last[0] && e === last[1]) || s < last[0] || e > last[1])) continue;
-      parent = { range: { start: doc.positionAt(s), end: doc.positionAt(e) }, parent };
-      last = [s, e];
-    }
-    return parent ?? { range: { start: pos, end: pos } };
+    return selectionChain(doc, spans, pos);
   });
 }

@@ -1,7 +1,8 @@
 // nginx outline: document symbols (blocks named by what identifies them), folding ranges
 // (blocks, runs of comment lines) and selection ranges (word → directive → block → parent ...).
-import type { DocumentSymbol, FoldingRange, Position, Range, SelectionRange, SymbolKind } from 'vscode-languageserver-types';
+import type { DocumentSymbol, FoldingRange, Position, SelectionRange, SymbolKind } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { selectionChain } from '../service/selection';
 import type { Directive, NginxFile } from './ast';
 import { findNodeAt, variablesIn } from './ast';
 
@@ -115,10 +116,6 @@ export function nginxFolding(doc: TextDocument, file: NginxFile): FoldingRange[]
   return out.sort((a, b) => a.startLine - b.startLine);
 }
 
-function range(doc: TextDocument, start: number, end: number): Range {
-  return { start: doc.positionAt(start), end: doc.positionAt(end) };
-}
-
 /** Word → variable in it → directive → enclosing block bodies and directives, outermost last → document. */
 export function nginxSelectionRanges(doc: TextDocument, file: NginxFile, positions: Position[]): SelectionRange[] {
   return positions.map((pos) => {
@@ -144,15 +141,6 @@ export function nginxSelectionRanges(doc: TextDocument, file: NginxFile, positio
       spans.push([a.start, a.end]);
     }
     spans.push([0, file.text.length]);
-    // from the outermost in, each range strictly inside its parent
-    let parent: SelectionRange | undefined;
-    let last: [number, number] | undefined;
-    for (let i = spans.length - 1; i >= 0; i--) {
-      const [s, e] = spans[i];
-      if (last && ((s === last[0] && e === last[1]) || s < last[0] || e > last[1])) continue;
-      parent = { range: range(doc, s, e), parent };
-      last = [s, e];
-    }
-    return parent ?? { range: { start: pos, end: pos } };
+    return selectionChain(doc, spans, pos);
   });
 }
