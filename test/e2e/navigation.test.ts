@@ -50,19 +50,13 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
       assert.equal(await wb.languageMode(), 'nginx');
       await wb.focusEditor();
       // line 9: `            proxy_pass http://backend_pool;`, column 33 is inside the name
-      let attempts = 0;
-      await poll(
-        'the cursor on the upstream line after F12',
-        async () => {
-          // ask again now and then: the first request can come before the server is ready
-          if (attempts++ % 20 === 0) {
-            await wb.goto(9, 33);
-            await page.keyboard.press('F12');
-          }
-          return /Ln 3, Col 14\b/.test(await cursor(page));
+      await poll('the cursor on the upstream line after F12', async () => /Ln 3, Col 14\b/.test(await cursor(page)), {
+        timeout: 60_000,
+        retry: async () => {
+          await wb.goto(9, 33);
+          await page.keyboard.press('F12');
         },
-        { timeout: 60_000 },
-      );
+      });
       assert.match(await cursor(page), /Ln 3, Col 14\b/);
     });
   });
@@ -107,15 +101,13 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
       const size = Number(/Spaces: (\d+)/.exec(status)?.[1] ?? 4);
       const i = (n: number) => ' '.repeat(size * n);
       const expected = ['events {}', 'http {', `${i(1)}server {`, `${i(2)}listen 8081;`, `${i(2)}location / {`, `${i(3)}return 200 "a  b";`, `${i(2)}}`, `${i(1)}}`, '}'].join('\n');
-      let attempts = 0;
       const text = await poll(
         'the formatted text',
         async () => {
-          if (attempts++ % 20 === 0) await wb.command('Format Document');
           const t = (await editorText(page)).replace(/\n+$/, '');
           return t === expected ? t : false;
         },
-        { timeout: 60_000 },
+        { timeout: 60_000, retry: () => wb.command('Format Document') },
       );
       assert.equal(text, expected);
     });

@@ -8,6 +8,12 @@ import type { Page } from 'playwright-core';
 export interface PollOptions {
   timeout?: number;
   interval?: number;
+  /**
+   * Asks again before the first probe and then every `retryEvery` probes (default 20): the first
+   * request can come before the language server is ready.
+   */
+  retry?: () => Promise<void>;
+  retryEvery?: number;
 }
 
 /** Calls `probe` until it returns a value that is not undefined/false, or throws after `timeout`. */
@@ -16,8 +22,9 @@ export async function poll<T>(what: string, probe: () => Promise<T | undefined |
   const interval = opts.interval ?? 150;
   const deadline = Date.now() + timeout;
   let lastError: unknown;
-  for (;;) {
+  for (let attempt = 0; ; attempt++) {
     try {
+      if (opts.retry && attempt % (opts.retryEvery ?? 20) === 0) await opts.retry();
       const v = await probe();
       if (v !== undefined && v !== false) return v;
     } catch (err) {
@@ -134,22 +141,22 @@ export class Workbench {
     const { page } = this;
     await this.focusEditor();
     await this.goto(line, column);
-    let attempts = 0;
     return poll(
       what,
       async () => {
-        // Ask again now and then: the first request can come before the server is ready.
-        if (attempts++ % 20 === 0) {
-          await page.keyboard.press('Escape');
-          await page.keyboard.press('Control+K');
-          await page.keyboard.press('Control+I');
-        }
         const hover = page.locator('.editor-instance .monaco-hover:not(.hidden) .monaco-hover-content');
         if ((await hover.count()) === 0) return false;
         const text = (await hover.allInnerTexts()).join('\n');
         return expect(text) ? text : false;
       },
-      { timeout: 60_000 },
+      {
+        timeout: 60_000,
+        retry: async () => {
+          await page.keyboard.press('Escape');
+          await page.keyboard.press('Control+K');
+          await page.keyboard.press('Control+I');
+        },
+      },
     );
   }
 
@@ -169,15 +176,9 @@ export class Workbench {
     await this.focusEditor();
     await this.goto(line, column);
     await page.keyboard.type(prefix);
-    let attempts = 0;
     return poll(
       what,
       async () => {
-        // Ask again now and then: the first request can come before the server is ready.
-        if (attempts++ % 20 === 0) {
-          await page.keyboard.press('Escape');
-          await page.keyboard.press('Control+Space');
-        }
         const widget = page.locator('.editor-instance .suggest-widget.visible');
         if ((await widget.count()) === 0) return false;
         const message = (await widget.locator('.message').innerText().catch(() => '')).trim();
@@ -185,7 +186,13 @@ export class Workbench {
         if (names.length === 0 && !/no suggestions/i.test(message)) return false; // still loading
         return accept(names) ? names : false;
       },
-      { timeout: 60_000 },
+      {
+        timeout: 60_000,
+        retry: async () => {
+          await page.keyboard.press('Escape');
+          await page.keyboard.press('Control+Space');
+        },
+      },
     );
   }
 
