@@ -2,10 +2,18 @@
 // typed once here and checked on receipt by the hand-written validators below. A message that
 // does not match its type exactly (unknown `type`, missing or mistyped field, out-of-range
 // number) is rejected, never half-used: the webview is treated as untrusted input.
-import { SCENARIOS, type BenchResult, type ScenarioName, type SecondSample } from './bench';
+import {
+  BODYLESS_METHODS,
+  HTTP_METHODS,
+  MAX_REQUEST_BODY_BYTES,
+  SCENARIOS,
+  type BenchResult,
+  type HttpMethod,
+  type ScenarioName,
+  type SecondSample,
+} from './bench';
 
-export const HTTP_METHODS = ['GET', 'POST'] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
+export { HTTP_METHODS, type HttpMethod } from './bench';
 
 /** What the panel's form asks for; the host turns it into BenchOptions. */
 export interface PanelRunOptions {
@@ -21,6 +29,11 @@ export interface PanelRunOptions {
   /** Host header; empty for the engine's default. */
   host: string;
   method: HttpMethod;
+  /**
+   * Request body sent with every request (at most 1 MiB as UTF-8); empty or absent for none, and
+   * empty with GET/HEAD. Runs kept before this field existed have no `body`.
+   */
+  body?: string;
   /** Also load the backend directly (baseline without the proxy). */
   direct: boolean;
 }
@@ -44,6 +57,7 @@ export const DEFAULT_RUN_OPTIONS: PanelRunOptions = {
   path: '/',
   host: '',
   method: 'GET',
+  body: '',
   direct: false,
 };
 
@@ -140,11 +154,25 @@ export function isHostHeader(v: unknown): v is string {
 }
 
 const RUN_OPTION_KEYS = ['scenario', 'model', 'connections', 'rate', 'durationS', 'warmupS', 'path', 'host', 'method', 'direct'] as const;
+/** Keys a PanelRunOptions may have besides RUN_OPTION_KEYS. */
+const OPTIONAL_RUN_OPTION_KEYS = ['body'] as const;
+
+/** All of `keys`, any of `optional`, nothing else. */
+function keysWithin(o: Obj, keys: readonly string[], optional: readonly string[]): boolean {
+  const have = Object.keys(o);
+  return keys.every((k) => Object.prototype.hasOwnProperty.call(o, k)) && have.every((k) => keys.includes(k) || optional.includes(k));
+}
+
+/** UTF-8 length of a string (TextEncoder exists in the webview and in Node). */
+export function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
+}
 
 /** Why `v` is not valid PanelRunOptions, or undefined when it is. */
 export function runOptionsProblem(v: unknown): string | undefined {
   if (!isObj(v)) return 'options: not an object';
-  if (!exactKeys(v, RUN_OPTION_KEYS)) return `options: expected exactly the keys ${RUN_OPTION_KEYS.join(', ')}`;
+  if (!keysWithin(v, RUN_OPTION_KEYS, OPTIONAL_RUN_OPTION_KEYS))
+    return `options: expected exactly the keys ${RUN_OPTION_KEYS.join(', ')} (and optionally ${OPTIONAL_RUN_OPTION_KEYS.join(', ')})`;
   if (!(SCENARIOS as readonly unknown[]).includes(v.scenario)) return 'options.scenario: unknown scenario';
   if (v.model !== 'closed' && v.model !== 'open') return 'options.model: must be "closed" or "open"';
   if (!isInt(v.connections, ...LIMITS.connections)) return `options.connections: an integer from ${LIMITS.connections.join(' to ')}`;
@@ -154,7 +182,13 @@ export function runOptionsProblem(v: unknown): string | undefined {
   if (!isInt(v.warmupS, ...LIMITS.warmupS)) return `options.warmupS: an integer from ${LIMITS.warmupS.join(' to ')}`;
   if (!isRequestPath(v.path)) return 'options.path: must start with "/" and hold printable characters without spaces';
   if (!isHostHeader(v.host)) return 'options.host: a host name or address';
-  if (!(HTTP_METHODS as readonly unknown[]).includes(v.method)) return 'options.method: GET or POST';
+  if (!(HTTP_METHODS as readonly unknown[]).includes(v.method)) return `options.method: one of ${HTTP_METHODS.join(', ')}`;
+  if (v.body !== undefined) {
+    // a cheap bound first (UTF-8 takes at least one byte per UTF-16 unit), then the exact size
+    if (typeof v.body !== 'string' || v.body.length > MAX_REQUEST_BODY_BYTES || utf8Length(v.body) > MAX_REQUEST_BODY_BYTES)
+      return `options.body: a string of at most ${MAX_REQUEST_BODY_BYTES} bytes (UTF-8)`;
+    if (v.body !== '' && BODYLESS_METHODS.includes(v.method as string)) return `options.body: ${v.method as string} requests carry no body`;
+  }
   if (!isBool(v.direct)) return 'options.direct: a boolean';
   return undefined;
 }

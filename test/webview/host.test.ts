@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { mapBenchError } from '../../client/src/benchmark/errors';
 import { findRoutes, locationPath, pickServerName } from '../../client/src/benchmark/routes';
 import { RunStore } from '../../client/src/benchmark/runStore';
+import { bodyContentType, toBenchOptions } from '../../client/src/benchmark/options';
+import { DEFAULT_RUN_OPTIONS } from '../../protocol/panel';
 import { run } from './fixtures';
 
 describe('routes for the CodeLens', () => {
@@ -164,5 +166,56 @@ describe('RunStore', () => {
     const store = new RunStore(m, () => 20);
     m.data.set('proxyTuner.bench.runs:file:///x', [run('ok'), { id: 'old', result: {} }, 'junk']);
     assert.deepEqual(store.runs('file:///x').map((r) => r.id), ['ok']);
+  });
+});
+
+describe('panel options to engine options', () => {
+  const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
+
+  it("a route's block line becomes the engine's listener (server, its locations, HAProxy sections)", () => {
+    const nginx = ['http {', '  server { listen 81; }', '  server {', '    listen 82;', '    location /api { return 200; }', '  }', '}'].join('\n');
+    const routes = findRoutes('nginx', nginx);
+    assert.deepEqual(
+      routes.map((r) => [r.key, lineOf(nginx, r.blockOffset)]),
+      [
+        ['server:@81', 2],
+        ['server:@82', 3],
+        ['location:/api', 3],
+      ],
+    );
+    const o = toBenchOptions(DEFAULT_RUN_OPTIONS, '/c/nginx.conf', 'nginx', undefined, lineOf(nginx, routes[2].blockOffset));
+    assert.deepEqual(o.listener, { line: 3 });
+    assert.equal(toBenchOptions(DEFAULT_RUN_OPTIONS, '/c/nginx.conf', 'nginx', undefined).listener, undefined);
+    const hap = 'defaults\n  mode http\n\nfrontend a\n  bind :80\n\nlisten b\n  bind :81\n';
+    assert.deepEqual(
+      findRoutes('haproxy', hap).map((r) => [r.key, lineOf(hap, r.blockOffset)]),
+      [
+        ['frontend:a', 4],
+        ['listen:b', 7],
+      ],
+    );
+  });
+
+  it('method and body go to the engine (POST is a real POST now); get-post-mix and tcp keep their own requests', () => {
+    const put = toBenchOptions({ ...DEFAULT_RUN_OPTIONS, method: 'PUT', body: '{"a": [1]}' }, 'c', 'nginx', undefined);
+    assert.equal(put.scenario, 'http1-keepalive');
+    assert.equal(put.method, 'PUT');
+    assert.equal(put.body, '{"a": [1]}');
+    assert.equal(put.contentType, 'application/json');
+    const post = toBenchOptions({ ...DEFAULT_RUN_OPTIONS, method: 'POST', body: '' }, 'c', 'nginx', undefined);
+    assert.equal(post.scenario, 'http1-keepalive');
+    assert.equal(post.method, 'POST');
+    assert.equal(post.body, undefined);
+    const get = toBenchOptions(DEFAULT_RUN_OPTIONS, 'c', 'nginx', undefined);
+    assert.equal(get.method, undefined);
+    assert.equal(get.body, undefined);
+    for (const scenario of ['get-post-mix', 'tcp'] as const) {
+      const own = toBenchOptions({ ...DEFAULT_RUN_OPTIONS, scenario, method: 'PUT', body: 'x' }, 'c', 'nginx', undefined);
+      assert.equal(own.method, undefined, scenario);
+      assert.equal(own.body, undefined, scenario);
+    }
+    assert.equal(bodyContentType('{"ok":true}'), 'application/json');
+    assert.equal(bodyContentType('{not json'), 'text/plain; charset=utf-8');
+    assert.equal(bodyContentType('a=1&b=2'), 'text/plain; charset=utf-8');
   });
 });

@@ -48,7 +48,13 @@ describe('validatePanelMessage (webview -> host)', () => {
       [{ path: '/a b' }, /path/],
       [{ path: '/a\nHost: evil' }, /path/],
       [{ host: 'a b' }, /host/],
-      [{ method: 'DELETE' }, /method/],
+      [{ method: 'BREW' }, /method/],
+      [{ method: 'post' }, /method/],
+      [{ method: 'GET', body: 'x' }, /body: GET requests carry no body/],
+      [{ method: 'HEAD', body: 'x' }, /body: HEAD/],
+      [{ method: 'POST', body: 42 }, /body/],
+      [{ method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) }, /body: a string of at most 1048576 bytes/],
+      [{ method: 'POST', body: 'é'.repeat(512 * 1024 + 1) }, /body: a string of at most 1048576 bytes/],
       [{ direct: 'yes' }, /direct/],
       [{ extra: 1 }, /keys/],
     ];
@@ -60,6 +66,24 @@ describe('validatePanelMessage (webview -> host)', () => {
     const { path: _p, ...missing } = good;
     assert.match(runOptionsProblem(missing) ?? '', /keys/);
     assert.equal(runOptionsProblem({ ...good, model: 'open', rate: 5000 }), undefined);
+  });
+
+  it('accepts every method, a body up to 1 MiB (UTF-8) with methods that carry one, and options kept without a body', () => {
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const v = validatePanelMessage({ type: 'run', options: { ...good, method, body: '' } });
+      assert.ok(v.ok, method);
+      assert.equal(v.message.type === 'run' && v.message.options.method, method);
+    }
+    for (const body of ['{"a":1}', 'x'.repeat(1024 * 1024), 'é'.repeat(512 * 1024)]) {
+      const v = validatePanelMessage({ type: 'run', options: { ...good, method: 'PUT', body } });
+      assert.ok(v.ok, v.ok ? '' : v.error);
+      assert.equal(v.message.type === 'run' && v.message.options.body, body);
+    }
+    // runs kept before the body field existed still validate
+    const { body: _b, ...old } = { ...good, method: 'POST' as const };
+    assert.equal(runOptionsProblem(old), undefined);
+    assert.ok(validateHostMessage({ type: 'runStarted', runId: 'r1', label: '#1', options: old }).ok);
+    assert.equal(validateHostMessage({ type: 'runStarted', runId: 'r1', label: '#1', options: { ...old, method: 'GET', body: 'x' } }).ok, false);
   });
 
   it('rejects run ids that are not plain tokens and wrong counts of markdown runs', () => {

@@ -8,9 +8,10 @@ import '@vscode-elements/elements/dist/vscode-label/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
+import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-divider/index.js';
 import './panel.css';
-import { SCENARIOS, type SecondSample } from '../../protocol/bench';
+import { BODYLESS_METHODS, HTTP_METHODS, SCENARIOS, type SecondSample } from '../../protocol/bench';
 import {
   DEFAULT_RUN_OPTIONS,
   runOptionsProblem,
@@ -106,7 +107,10 @@ app.innerHTML = `
   <div class="field wide"><vscode-label for="path">Path</vscode-label><vscode-textfield id="path"></vscode-textfield></div>
   <div class="field"><vscode-label for="host">Host header</vscode-label><vscode-textfield id="host" placeholder="localhost"></vscode-textfield></div>
   <div class="field"><vscode-label for="method">Method</vscode-label>
-    <vscode-single-select id="method"><vscode-option value="GET">GET</vscode-option><vscode-option value="POST">POST (30% of requests, 1 KiB body)</vscode-option></vscode-single-select></div>
+    <vscode-single-select id="method"></vscode-single-select></div>
+  <div class="field wide" id="body-field"><vscode-label for="body">Request body</vscode-label>
+    <vscode-textarea id="body" rows="3" placeholder="none (sent with every request; JSON gets Content-Type application/json)"></vscode-textarea>
+    <div id="body-note" class="muted hidden"></div></div>
   <div class="field"><vscode-checkbox id="direct" label="Direct baseline (backend without the proxy)"></vscode-checkbox></div>
   <div id="form-problem" class="problem hidden"></div>
 </section>
@@ -143,6 +147,23 @@ for (const s of SCENARIOS) {
   scenarioSel.appendChild(o);
 }
 
+const methodSel = $<ValueEl>('method');
+for (const m of HTTP_METHODS) {
+  const o = el('vscode-option' as 'option', m);
+  o.setAttribute('value', m);
+  methodSel.appendChild(o);
+}
+
+/** The body field is off for methods without a body; get-post-mix and tcp send their own requests. */
+function showRequestFields(scenario: string, method: string): void {
+  const own = scenario === 'get-post-mix' || scenario === 'tcp';
+  const bodyless = BODYLESS_METHODS.includes(method);
+  $('body-field').classList.toggle('dim', own || bodyless);
+  const note = $('body-note');
+  note.textContent = own ? `${scenario} sends its own requests: method and body are not used` : bodyless ? `${method} requests carry no body` : '';
+  note.classList.toggle('hidden', note.textContent === '');
+}
+
 function writeForm(o: PanelRunOptions): void {
   scenarioSel.value = o.scenario;
   $<ValueEl>('model').value = o.model;
@@ -153,8 +174,10 @@ function writeForm(o: PanelRunOptions): void {
   $<ValueEl>('path').value = o.path;
   $<ValueEl>('host').value = o.host;
   $<ValueEl>('method').value = o.method;
+  $<ValueEl>('body').value = o.body ?? '';
   $<CheckEl>('direct').checked = o.direct;
   showModelFields(o.model);
+  showRequestFields(o.scenario, o.method);
 }
 
 function showModelFields(model: string): void {
@@ -175,6 +198,7 @@ function readForm(): { options?: PanelRunOptions; problem?: string } {
     path: $<ValueEl>('path').value.trim(),
     host: $<ValueEl>('host').value.trim(),
     method: $<ValueEl>('method').value,
+    body: $<ValueEl>('body').value,
     direct: $<CheckEl>('direct').checked,
   };
   const problem = runOptionsProblem(options);
@@ -187,6 +211,7 @@ function onFormChange(): void {
   p.textContent = problem ?? '';
   p.classList.toggle('hidden', !problem);
   showModelFields($<ValueEl>('model').value);
+  showRequestFields(scenarioSel.value, $<ValueEl>('method').value);
   if (options) {
     state.options = options;
     save();
@@ -194,7 +219,7 @@ function onFormChange(): void {
   updateButtons();
 }
 
-for (const id of ['scenario', 'model', 'connections', 'rate', 'duration', 'warmup', 'path', 'host', 'method', 'direct']) {
+for (const id of ['scenario', 'model', 'connections', 'rate', 'duration', 'warmup', 'path', 'host', 'method', 'body', 'direct']) {
   $(id).addEventListener('change', onFormChange);
   $(id).addEventListener('input', onFormChange);
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BenchOptions, BenchResult, ProxyKind } from '../../../protocol/bench';
+import type { BenchResult, ProxyKind } from '../../../protocol/bench';
 import {
   DEFAULT_RUN_OPTIONS,
   isRunOptions,
@@ -21,6 +21,7 @@ import { mapBenchError } from './errors';
 import { BenchmarkPanel, type PanelHost } from './panel';
 import { findRoutes, type Route } from './routes';
 import { RunStore } from './runStore';
+import { toBenchOptions } from './options';
 
 export const UNTRUSTED_REASON =
   'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
@@ -48,24 +49,6 @@ interface CurrentRun {
 export function configKind(doc: { languageId: string; fileName: string }): ProxyKind {
   if (doc.languageId === 'haproxy' || doc.languageId === 'nginx') return doc.languageId;
   return /haproxy|\.cfg$/i.test(path.basename(doc.fileName)) ? 'haproxy' : 'nginx';
-}
-
-/** Panel options to engine options. POST has no body setting in the engine: it uses its GET/POST mix. */
-export function toBenchOptions(o: PanelRunOptions, configPath: string, kind: ProxyKind, binary: string | undefined): BenchOptions {
-  const scenario = o.method === 'POST' && o.scenario === 'http1-keepalive' ? 'get-post-mix' : o.scenario;
-  return {
-    configPath,
-    kind,
-    binary: binary || undefined,
-    scenario,
-    connections: o.connections,
-    rate: o.model === 'open' ? o.rate : 0,
-    durationMs: o.durationS * 1000,
-    warmupMs: o.warmupS * 1000,
-    path: o.path,
-    host: o.host || undefined,
-    direct: o.direct,
-  };
 }
 
 export class BenchmarkController implements PanelHost {
@@ -315,6 +298,8 @@ export class BenchmarkController implements PanelHost {
       }
     }
     const binary = this.setting<string>(undefined, `${kind}.path`, '');
+    // A route's own block (lines of the editor's text, which the private copy keeps).
+    const listenerLine = meta.route ? doc.positionAt(meta.route.blockOffset).line + 1 : undefined;
     const totalS = options.warmupS + options.durationS;
     const name = path.basename(doc.uri.path);
     this.status.text = `$(loading~spin) Benchmark ${name}`;
@@ -329,7 +314,7 @@ export class BenchmarkController implements PanelHost {
           let seen = 0;
           let result: BenchResult;
           try {
-            result = await runBenchmark(toBenchOptions(options, configPath, kind, binary), {
+            result = await runBenchmark(toBenchOptions(options, configPath, kind, binary, listenerLine), {
               signal: abort.signal,
               onProgress: (sample) => {
                 this.post(configUri, { type: 'progress', runId: id, sample });
@@ -396,12 +381,7 @@ export class BenchmarkController implements PanelHost {
   async runRoute(doc: vscode.TextDocument, routeKey?: string): Promise<RunRecord | undefined> {
     const routes = findRoutes(configKind(doc), doc.getText());
     const route = routeKey ? routes.find((r) => r.key === routeKey) : undefined;
-    // The engine sends load to the first listener that fits the scenario; a route on another
-    // listener is reached only through the Host header (same port) — say so rather than mislead.
-    const first = routes.find((r) => r.listen !== undefined && (r.scenario ?? '') === (route?.scenario ?? ''));
-    const note = route?.listen && first?.listen && route.listen !== first.listen ? `load sent to the first listener (${first.listen}), not ${route.listen}` : undefined;
-    if (note) void vscode.window.showWarningMessage(`Benchmark ${route!.label}: ${note}.`);
-    return this.run(doc, this.defaultOptions(doc, route), { route, note });
+    return this.run(doc, this.defaultOptions(doc, route), { route });
   }
 
   /**
@@ -412,7 +392,6 @@ export class BenchmarkController implements PanelHost {
   async applyFixAndRerun(doc: vscode.TextDocument, fix: FixData): Promise<void> {
     const configUri = doc.uri.toString();
     let before = this.store.last(configUri);
-    const route = before?.route && before.route !== 'config' ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === before!.route) : undefined;
     if (!before) {
       before = await this.run(doc, this.defaultOptions(doc), { note: `before: ${fix.title}` });
       if (!before) return;
@@ -425,6 +404,9 @@ export class BenchmarkController implements PanelHost {
       void vscode.window.showErrorMessage(`Could not apply "${fix.title}".`);
       return;
     }
+    // the route found in the changed text: the fix may have moved its block's line
+    const routeKey = before.route;
+    const route = routeKey && routeKey !== 'config' ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === routeKey) : undefined;
     const after = await this.run(doc, before.options, { note: `after: ${fix.title}`, route });
     if (!after) return;
     await this.store.setCompare(configUri, before.id, after.id);

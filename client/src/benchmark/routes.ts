@@ -22,6 +22,11 @@ export interface Route {
   listen?: string;
   /** A scenario the route needs (L4 routes need `tcp`). */
   scenario?: ScenarioName;
+  /**
+   * Offset of the block whose listener the route is reached through (the nginx `server` itself or
+   * a location's server, the HAProxy section): its line is the engine's `listener` option.
+   */
+  blockOffset: number;
 }
 
 /**
@@ -78,6 +83,7 @@ export function nginxRoutes(text: string): Route[] {
         host,
         listen,
         scenario: stream ? 'tcp' : undefined,
+        blockOffset: d.start,
       });
     } else if (d.name === 'location' && d.block) {
       const server = ancestors.find((a) => a.name === 'server');
@@ -85,7 +91,15 @@ export function nginxRoutes(text: string): Route[] {
       const path = locationPath(d.args.map((a) => a.value));
       if (!server || !http || !path) return;
       const host = pickServerName(childArgs(server, 'server_name').flat());
-      routes.push({ key: `location:${host}${path}`, offset: d.start, label: path, path, host, listen: childArgs(server, 'listen')[0]?.[0] });
+      routes.push({
+        key: `location:${host}${path}`,
+        offset: d.start,
+        label: path,
+        path,
+        host,
+        listen: childArgs(server, 'listen')[0]?.[0],
+        blockOffset: server.start,
+      });
     }
   });
   return routes;
@@ -108,6 +122,7 @@ export function haproxyRoutes(text: string): Route[] {
       host: '',
       listen,
       scenario: tcp ? 'tcp' : undefined,
+      blockOffset: s.start,
     });
   }
   return routes;
