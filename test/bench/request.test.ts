@@ -2,8 +2,9 @@
 // checked against what the built-in backend received through the real nginx / haproxy.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { BenchUsageError, resolveOptions, runBenchmark } from '../../bench/src/index';
+import { existsSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { BenchUsageError, pickListener, ProxySandbox, resolveOptions, runBenchmark } from '../../bench/src/index';
 import { MAX_REQUEST_BODY_BYTES, type BenchOptions, type BenchResult } from '../../protocol/bench';
 import { eventually, liveDescendants, tempConfig } from './helpers';
 import { findRoutes } from '../../client/src/benchmark/routes';
@@ -207,5 +208,49 @@ test("the CodeLens path: each server's location route, through the panel's optio
     assert.equal(two.backend.received!.bodyBytesMax, 7);
   } finally {
     cfg.cleanup();
+  }
+});
+
+test("listeners know their block's header line: nginx servers (also a listen from a file included in the server), HAProxy sections", async () => {
+  const nginx = tempConfig('nginx.conf', 'events {}\nhttp {\n  server {\n    include listen.conf;\n    server_name inc.test;\n  }\n  server { listen 82; }\n  server {\n    server_name nolisten.test;\n  }\n}\n');
+  writeFileSync(path.join(nginx.dir, 'listen.conf'), '\n\nlisten 81 ssl;\n');
+  const sb = ProxySandbox.create({ configPath: nginx.file });
+  try {
+    sb.plan({ http: 1001, https: 1002, tcp: 1003 });
+    const rows = sb.listeners
+      .filter((l) => l.original.startsWith('listen'))
+      .map((l) => [path.basename(l.file), l.line, path.basename(l.block!.file), l.block!.line, l.serverName ?? '', l.ssl]);
+    assert.deepEqual(rows, [
+      ['listen.conf', 3, 'nginx.conf', 3, 'inc.test', true],
+      ['nginx.conf', 7, 'nginx.conf', 7, '', false],
+    ]);
+    const noListen = sb.listeners.find((l) => l.serverName === 'nolisten.test');
+    assert.deepEqual(noListen?.block, { file: nginx.file, line: 8 });
+    // the included listen is the first server's own (TLS) listener
+    assert.equal(pickListener(sb.listeners, 'https-keepalive', { line: 3, file: nginx.file }).main.line, 3);
+    assert.throws(() => pickListener(sb.listeners, 'https-keepalive', { line: 7, file: nginx.file }), /nginx\.conf:7: .*listen 82.*TLS listener/);
+    assert.equal(pickListener(sb.listeners, 'http1-keepalive', { line: 8, file: nginx.file }).main.serverName, 'nolisten.test');
+  } finally {
+    await sb.dispose();
+    nginx.cleanup();
+  }
+  const hap = tempConfig('haproxy.cfg', 'defaults\n  mode http\n\nfrontend a\n  bind :80\n  bind :81,:82\n\nlisten b\n  mode tcp\n  bind :90\n');
+  const hs = ProxySandbox.create({ configPath: hap.file });
+  try {
+    hs.plan({ http: 1001, https: 1002, tcp: 1003 });
+    assert.deepEqual(
+      hs.listeners.map((l) => [l.line, l.block!.line, l.stream]),
+      [
+        [5, 4, false],
+        [6, 4, false],
+        [6, 4, false],
+        [10, 8, true],
+      ],
+    );
+    assert.equal(pickListener(hs.listeners, 'tcp', { line: 8, file: hap.file }).main.line, 10);
+    assert.throws(() => pickListener(hs.listeners, 'tcp', { line: 4, file: hap.file }), /haproxy\.cfg:4: .*plain TCP/);
+  } finally {
+    await hs.dispose();
+    hap.cleanup();
   }
 });

@@ -107,6 +107,8 @@ interface FileJob {
   original: string;
   copy: string;
   context: string;
+  /** A file included inside a `server` block: that server and where its header is. */
+  server?: { directive: Directive; block: { file: string; line: number } };
 }
 
 interface Ctx {
@@ -317,7 +319,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
       file: orig,
       line: lineAt(file.text, at),
       original: d ? file.text.slice(d.start, d.end) : '(no listen: nginx default *:80)',
-      block: server ? { file: orig, line: lineAt(file.text, server.start) } : undefined,
+      block: !server ? undefined : server === job.server?.directive ? job.server.block : { file: orig, line: lineAt(file.text, server.start) },
     });
     return slot;
   };
@@ -389,7 +391,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           matches.forEach((m, i) => {
             const copy = path.join(incDir, `${String(i).padStart(4, '0')}-${path.basename(m)}`);
             const text = readConfig(m);
-            rewriteFile(ctx, { original: m, copy, context: c }, parseNginx(text), depth + 1);
+            const inServer = !server ? undefined : server === job.server?.directive ? job.server : { directive: server, block: { file: orig, line: lineAt(file.text, server.start) } };
+            rewriteFile(ctx, { original: m, copy, context: c, server: inServer }, parseNginx(text), depth + 1);
           });
           replaceWord(w, q(path.join(incDir, '*')));
           break;
@@ -495,6 +498,6 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
       }
     }
   };
-  visit(ast.directives, job.context, undefined, undefined);
+  visit(ast.directives, job.context, job.server?.directive, undefined);
   ctx.files.push({ copy: job.copy, original: orig, text: applyEdits(ast.text, edits) });
 }
