@@ -112,7 +112,7 @@ export function pickListener(
   if (block) {
     const file = path.resolve(block.file);
     listeners = all.filter((l) => l.block && l.block.line === block.line && path.resolve(l.block.file) === file);
-    const where = `${path.basename(file)}:${block.line}`;
+    const where = `${file}:${block.line}`;
     if (listeners.length === 0)
       throw new BenchUsageError(`${where}: no listener belongs to a block starting on this line (an nginx \`server\` or a HAProxy \`frontend\`/\`listen\` header)`);
     try {
