@@ -7,6 +7,7 @@ import { findRoutes, locationPath, pickServerName } from '../../client/src/bench
 import { RunStore } from '../../client/src/benchmark/runStore';
 import { bodyContentType, toBenchOptions } from '../../client/src/benchmark/options';
 import { DEFAULT_RUN_OPTIONS } from '../../protocol/panel';
+import { BenchUsageError, pickListener } from '../../bench/src/index';
 import { run } from './fixtures';
 
 describe('routes for the CodeLens', () => {
@@ -217,5 +218,23 @@ describe('panel options to engine options', () => {
     assert.equal(bodyContentType('{"ok":true}'), 'application/json');
     assert.equal(bodyContentType('{not json'), 'text/plain; charset=utf-8');
     assert.equal(bodyContentType('a=1&b=2'), 'text/plain; charset=utf-8');
+  });
+});
+
+describe("a route's block without a suitable listener", () => {
+  it("the engine's usage error lands on the block's line of the user's file (also from an unsaved editor's copy)", () => {
+    const user = '/home/u/site/nginx.conf';
+    const copy = '/tmp/proxy-tuner-panel-x/nginx.conf';
+    let err: unknown;
+    try {
+      pickListener([], 'https-keepalive', { line: 4, file: copy });
+    } catch (e) {
+      err = e;
+    }
+    assert.ok(err instanceof BenchUsageError);
+    const m = mapBenchError(err, [user, copy]);
+    assert.equal(m.kind, 'usage');
+    assert.equal(m.line, 3);
+    assert.ok(m.message.startsWith(`${user}:4: `), m.message);
   });
 });
