@@ -15,8 +15,19 @@ const KIND_VALUE = 12;
 const KIND_VARIABLE = 6;
 const FORMAT_SNIPPET = 2;
 
+// The directive tables are static, so a snippet depends only on (name, variant): built once.
+const snippetCache = new WeakMap<DirectiveVariant, Map<string, string>>();
+
 /** A snippet for a directive from its first syntax string: required placeholders, choices for flags. */
 export function directiveSnippet(name: string, v: DirectiveVariant): string {
+  let byName = snippetCache.get(v);
+  if (!byName) snippetCache.set(v, (byName = new Map()));
+  let s = byName.get(name);
+  if (s === undefined) byName.set(name, (s = buildSnippet(name, v)));
+  return s;
+}
+
+function buildSnippet(name: string, v: DirectiveVariant): string {
   if (v.flag) return `${name} \${1|on,off|};`;
   if (v.values && v.values.length <= 12 && v.max === 1) return `${name} \${1|${v.values.join(',')}|};`;
   const ref = directiveReference(v.module, name);
@@ -80,12 +91,29 @@ export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, se
   }
 }
 
+// Which variant each directive offers in a (context, target version): a pure function of the
+// static tables, so computed once per pair instead of on every request.
+const offeredCache = new Map<string, Array<[string, DirectiveVariant]>>();
+
+function offeredDirectives(ctx: string, version: string | undefined): Array<[string, DirectiveVariant]> {
+  const key = `${ctx}\u0000${version ?? ''}`;
+  let list = offeredCache.get(key);
+  if (!list) {
+    list = [];
+    for (const [name, variants] of DIRECTIVES) {
+      const v = variants.find((x) => (x.contexts.includes(ctx) || x.contexts.includes('*')) && variantInVersion(x, version) === 'yes');
+      if (v) list.push([name, v]);
+    }
+    if (offeredCache.size > 256) offeredCache.clear();
+    offeredCache.set(key, list);
+  }
+  return list;
+}
+
 function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSettings, start: number, end: number): CompletionList {
   const range = { start: doc.positionAt(start), end: doc.positionAt(end) };
   const items: CompletionItem[] = [];
-  for (const [name, variants] of DIRECTIVES) {
-    const v = variants.find((x) => (x.contexts.includes(ctx) || x.contexts.includes('*')) && variantInVersion(x, settings.nginxVersion) === 'yes');
-    if (!v) continue;
+  for (const [name, v] of offeredDirectives(ctx, settings.nginxVersion)) {
     items.push({
       label: name,
       kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
