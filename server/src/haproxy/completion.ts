@@ -35,12 +35,27 @@ interface Ctx {
   prefix: string;
 }
 
-function item(ctx: Ctx, label: string, kind: number, detail?: string, docParts?: DocParts, info?: Versioned): CompletionItem {
+function item(ctx: Ctx, label: string, kind: number, detail?: string, docParts?: DocParts | string, info?: Versioned): CompletionItem {
   const it: CompletionItem = { label, kind: kind as CompletionItem['kind'], textEdit: { range: ctx.replace, newText: label } };
   if (detail) it.detail = detail;
-  if (docParts) it.documentation = { kind: 'markdown', value: markdown(docParts) };
+  if (docParts) it.documentation = { kind: 'markdown', value: typeof docParts === 'string' ? docParts : markdown(docParts) };
   if (info && (info as { deprecated?: boolean }).deprecated) it.tags = [1];
   return it;
+}
+
+// Keyword documentation built from the static tables depends only on the table entry and the
+// name (and the call site that assembles it), so each site keeps its rendered markdown.
+type DocMemo = WeakMap<object, Map<string, string>>;
+const globalDocs: DocMemo = new WeakMap();
+const proxyDocs: DocMemo = new WeakMap();
+const sectionKeywordDocs: DocMemo = new WeakMap();
+
+function memoDoc(memo: DocMemo, info: object, name: string, parts: () => DocParts): string {
+  let byName = memo.get(info);
+  if (!byName) memo.set(info, (byName = new Map()));
+  let md = byName.get(name);
+  if (md === undefined) byName.set(name, (md = markdown(parts())));
+  return md;
 }
 
 function available(info: Versioned, ctx: Ctx): boolean {
@@ -66,7 +81,7 @@ function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
   if (kind === 'global') {
     for (const [n, info] of GLOBAL) {
       if (!available(info, ctx)) continue;
-      out.push(item(ctx, n, KIND.keyword, info.syntax?.[0] ?? 'global', { title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] }, info));
+      out.push(item(ctx, n, KIND.keyword, info.syntax?.[0] ?? 'global', memoDoc(globalDocs, info, n, () => ({ title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] })), info));
     }
   } else if (PROXY_KINDS.has(kind)) {
     const seen = new Set<string>();
@@ -78,13 +93,13 @@ function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
       const label = first === 'option' || first === 'timeout' || first === 'stats' || first === 'http-check' || first === 'tcp-request' || first === 'tcp-response' || first === 'stick' || first === 'capture' || first === 'email-alert' ? first : n;
       if (seen.has(label)) continue;
       seen.add(label);
-      out.push(item(ctx, label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, label === n ? { title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] } : undefined, info));
+      out.push(item(ctx, label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, label === n ? memoDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })) : undefined, info));
     }
   } else {
     const table = SECTION_KEYWORDS_MAP.get(kind);
     for (const [n, info] of table ?? []) {
       if (!available(info, ctx)) continue;
-      out.push(item(ctx, n, KIND.keyword, info.syntax?.[0] ?? kind, { title: n, syntax: info.syntax, info }, info));
+      out.push(item(ctx, n, KIND.keyword, info.syntax?.[0] ?? kind, memoDoc(sectionKeywordDocs, info, n, () => ({ title: n, syntax: info.syntax, info })), info));
     }
   }
   // a new section may start on any line
@@ -102,7 +117,7 @@ function familyItems(ctx: Ctx, first: string, kind: string, sec: Section): Compl
     if (!(info.sections ?? []).includes(kind)) continue;
     if (kind === 'defaults' && info.namedDefaultsOnly && !sec.name) continue;
     const rest = n.slice(first.length + 1);
-    out.push(item(ctx, rest.split(' ')[0], KIND.enumMember, info.syntax?.[0] ?? n, { title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] }, info));
+    out.push(item(ctx, rest.split(' ')[0], KIND.enumMember, info.syntax?.[0] ?? n, memoDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })), info));
   }
   return dedupe(out);
 }
