@@ -14,74 +14,6 @@ const SEMI_CC = 59; // ;
 const LBRACE_CC = 123; // {
 const RBRACE_CC = 125; // }
 
-type MatchResult = RegExpExecArray & { payload?: unknown };
-
-function result(text: string, offset: number, end: number, payload?: unknown): MatchResult {
-  const m = [text.slice(offset, end)] as unknown as MatchResult;
-  if (payload !== undefined) m.payload = payload;
-  return m;
-}
-
-/** An unquoted word: `\` escapes, `${` does not end it, whitespace `;` `{` do. */
-function matchWord(text: string, offset: number): MatchResult | null {
-  const c0 = text.charCodeAt(offset);
-  if (Number.isNaN(c0) || isSpace(c0) || c0 === SEMI_CC || c0 === LBRACE_CC || c0 === RBRACE_CC) return null;
-  if (c0 === 34 || c0 === 39 || c0 === 35) return null; // " ' #
-  let i = offset;
-  let variable = false;
-  const n = text.length;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === LBRACE_CC && variable) {
-      variable = false;
-      i++;
-      continue;
-    }
-    variable = false;
-    if (c === 92) {
-      i += 2; // backslash: the next character is taken as is
-      continue;
-    }
-    if (c === 36) {
-      variable = true;
-      i++;
-      continue;
-    }
-    if (isSpace(c) || c === SEMI_CC || c === LBRACE_CC) break;
-    i++;
-  }
-  return result(text, offset, Math.min(i, n));
-}
-
-/** A quoted word; without a closing quote before the end of the file, it is cut at the line end. */
-function matchQuoted(text: string, offset: number): MatchResult | null {
-  const q = text.charCodeAt(offset);
-  if (q !== 34 && q !== 39) return null;
-  const n = text.length;
-  let i = offset + 1;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 92) {
-      i += 2;
-      continue;
-    }
-    if (c === q) return result(text, offset, i + 1, true);
-    i++;
-  }
-  let eol = text.indexOf('\n', offset);
-  if (eol < 0) eol = n;
-  else if (eol > offset && text.charCodeAt(eol - 1) === 13) eol--;
-  return result(text, offset, Math.max(eol, offset + 1), false);
-}
-
-function matchComment(text: string, offset: number): MatchResult | null {
-  if (text.charCodeAt(offset) !== 35) return null;
-  let eol = text.indexOf('\n', offset);
-  if (eol < 0) eol = text.length;
-  else if (text.charCodeAt(eol - 1) === 13) eol--;
-  return result(text, offset, eol);
-}
-
 /** Lua long bracket `[[`, `[==[` at i: the level, or -1. */
 function longBracketLevel(text: string, i: number): number {
   if (text[i] !== '[') return -1;
@@ -129,105 +61,216 @@ function scanLuaBody(text: string, offset: number): { end: number; closed: boole
   return { end: n, closed: false };
 }
 
-// Token types (the parser's vocabulary). The tokenizer below produces them in one pass, the
-// way nginx's reader does; the chevrotain parser consumes them.
+// Token types (the parser's vocabulary). Like nginx's reader, which hands over one statement's
+// words at a time, the tokenizer reads a statement's words in one go: a statement ended by `;`
+// becomes one `Simple` token whose payload is its finished Directive; words ended otherwise (by a
+// block, a raw Lua body, a stray `}` or the end of the file) become one `Words` token, followed
+// by that ending. The chevrotain grammar sees about one token per directive, not one per word.
 const Semi = createToken({ name: 'Semi', pattern: Lexer.NA });
 const RawBody = createToken({ name: 'RawBody', pattern: Lexer.NA });
 const LBrace = createToken({ name: 'LBrace', pattern: Lexer.NA });
 const RBrace = createToken({ name: 'RBrace', pattern: Lexer.NA });
-const QuotedTok = createToken({ name: 'Quoted', pattern: Lexer.NA });
-const WordTok = createToken({ name: 'Word', pattern: Lexer.NA });
+const WordsTok = createToken({ name: 'Words', pattern: Lexer.NA });
+const SimpleTok = createToken({ name: 'Simple', pattern: Lexer.NA });
 
-const allTokens = [Semi, RawBody, LBrace, RBrace, QuotedTok, WordTok];
+const allTokens = [Semi, RawBody, LBrace, RBrace, WordsTok, SimpleTok];
 
-function tok(tokenType: TokenType, image: string, startOffset: number, payload?: unknown): IToken {
-  const t = {
-    image,
-    startOffset,
-    endOffset: startOffset + image.length - 1,
-    tokenType,
-    tokenTypeIdx: tokenType.tokenTypeIdx!,
-    startLine: NaN,
-    startColumn: NaN,
-    endLine: NaN,
-    endColumn: NaN,
-  } as IToken;
-  if (payload !== undefined) t.payload = payload;
-  return t;
+/** The payload of a `Words` token: a statement's name and its arguments. */
+interface Run {
+  name: Word;
+  args: Word[];
+}
+
+/**
+ * A token as chevrotain reads it: the fields its recognizer uses, all present in the same order
+ * (one hidden class); no line/column (offsets are enough, and the tokens are thrown away after
+ * the parse).
+ */
+function tok(tokenType: TokenType, image: string, startOffset: number, payload: unknown): IToken {
+  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, payload };
 }
 
 interface Lexed {
   tokens: IToken[];
   comments: Comment[];
+  /** Problems found while reading: an unterminated quote, a character glued to a closing quote. */
+  errors: NginxSyntaxError[];
 }
 
-/** One pass over the text: words, quoted words, `;` `{` `}`, raw Lua bodies and comments. */
+/** Whether `c` ends an unquoted word (nginx: whitespace, `;`, `{`). */
+const endsWord = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c === SEMI_CC || c === LBRACE_CC;
+
+/**
+ * One pass over the text: runs of words, `;` `{` `}`, raw Lua bodies and comments. Words are read
+ * as ngx_conf_read_token does: an unquoted word ends at whitespace, `;` or `{` (`\` escapes, `${`
+ * does not end it); a quoted word at its closing quote, or (without one before the end of the
+ * file) at its line end; `#` starts a comment only at a word start; `}` is a token only there.
+ */
 function tokenize(text: string): Lexed {
   const tokens: IToken[] = [];
   const comments: Comment[] = [];
+  const errors: NginxSyntaxError[] = [];
   const n = text.length;
+  // the statement being read: its first word, its arguments, the index of its token
+  let runName: Word | undefined;
+  let runArgs: Word[] = [];
+  let runToken = 0;
+  /** Words ended by something else than `;`: their token carries them to the parser. */
+  const endRun = (): void => {
+    if (runName) tokens[runToken].payload = { name: runName, args: runArgs } satisfies Run;
+    runName = undefined;
+  };
   let i = 0;
-  let stmtStart = 0; // index in `tokens` of the first word of the statement being read
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (isSpace(c)) {
+    if (c === 32 || c === 10 || c === 9 || c === 13) {
       i++;
       continue;
     }
     if (c === 35) {
-      const m = matchComment(text, i)!;
-      comments.push({ text: m[0].slice(1), start: i, end: i + m[0].length });
-      i += m[0].length;
+      // # comment, to the line end (a \r before \n excluded)
+      let eol = text.indexOf('\n', i);
+      if (eol < 0) eol = n;
+      else if (text.charCodeAt(eol - 1) === 13) eol--;
+      comments.push({ text: text.slice(i + 1, eol), start: i, end: eol });
+      i = eol;
       continue;
     }
     if (c === SEMI_CC) {
-      tokens.push(tok(Semi, ';', i));
+      if (runName) {
+        // the common case: `name args;` is a finished directive already
+        const name = runName;
+        const d: Directive = {
+          name: name.value,
+          nameStart: name.start,
+          nameEnd: name.end,
+          nameWord: name,
+          args: runArgs,
+          terminated: true,
+          start: name.start,
+          end: i + 1,
+          entry: false,
+          semicolon: i,
+        };
+        // the run's token, pushed when its first word was read, becomes the statement's
+        const t = tokens[runToken];
+        t.tokenType = SimpleTok;
+        t.tokenTypeIdx = SimpleTok.tokenTypeIdx!;
+        t.payload = d;
+        runName = undefined;
+      } else tokens.push(tok(Semi, ';', i, undefined));
       i++;
-      stmtStart = tokens.length;
       continue;
     }
     if (c === LBRACE_CC) {
-      const first = tokens[stmtStart];
-      if (first && stmtStart < tokens.length && isRawBlockName(unescape(first.image, quoteOf(first.image)))) {
+      const raw = runName !== undefined && isRawBlockName(runName.value);
+      endRun();
+      if (raw) {
         const r = scanLuaBody(text, i);
         tokens.push(tok(RawBody, text.slice(i, r.end), i, r.closed));
         i = r.end;
       } else {
-        tokens.push(tok(LBrace, '{', i));
+        tokens.push(tok(LBrace, '{', i, undefined));
         i++;
       }
-      stmtStart = tokens.length;
       continue;
     }
     if (c === RBRACE_CC) {
-      tokens.push(tok(RBrace, '}', i));
+      endRun();
+      tokens.push(tok(RBrace, '}', i, undefined));
       i++;
-      stmtStart = tokens.length;
       continue;
     }
+    let word: Word;
     if (c === 34 || c === 39) {
-      const m = matchQuoted(text, i)!;
-      tokens.push(tok(QuotedTok, m[0], i, m.payload));
-      i += m[0].length;
-      continue;
+      // a quoted word
+      let j = i + 1;
+      let escaped = false;
+      let closed = false;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 92) {
+          escaped = true;
+          j += 2;
+          continue;
+        }
+        if (d === c) {
+          closed = true;
+          break;
+        }
+        j++;
+      }
+      let end: number;
+      if (closed) end = j + 1;
+      else {
+        let eol = text.indexOf('\n', i);
+        if (eol < 0) eol = n;
+        else if (eol > i && text.charCodeAt(eol - 1) === 13) eol--;
+        end = Math.max(eol, i + 1);
+        errors.push({ kind: 'unterminated-quote', message: 'unterminated quoted string: nginx reads it to the end of the file', start: i, end: i + 1 });
+      }
+      const raw = text.slice(i, end);
+      const inner = closed ? raw.slice(1, raw.length - 1) : raw.slice(1);
+      word = { raw, value: escaped ? unescapeBody(inner) : inner, quote: c === 34 ? 'double' : 'single', closed, start: i, end };
+      if (closed && end < n) {
+        // a quoted word must be followed by a separator (nginx: unexpected "x")
+        const e = text.charCodeAt(end);
+        if (!isSpace(e) && e !== SEMI_CC && e !== LBRACE_CC && e !== 41 /* ) */) {
+          errors.push({ kind: 'unexpected', message: `unexpected "${text[end]}"`, start: end, end: end + 1 });
+        }
+      }
+      i = end;
+    } else {
+      // an unquoted word
+      let j = i;
+      let escaped = false;
+      let dollar = false;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === LBRACE_CC && dollar) {
+          dollar = false;
+          j++;
+          continue;
+        }
+        dollar = false;
+        if (d === 92) {
+          escaped = true;
+          j += 2; // backslash: the next character is taken as is
+          continue;
+        }
+        if (d === 36) {
+          dollar = true;
+          j++;
+          continue;
+        }
+        if (endsWord(d)) break;
+        j++;
+      }
+      const end = j < n ? j : n;
+      const raw = text.slice(i, end);
+      word = { raw, value: escaped ? unescapeBody(raw) : raw, quote: 'none', closed: true, start: i, end };
+      i = end;
     }
-    const m = matchWord(text, i)!;
-    tokens.push(tok(WordTok, m[0], i));
-    i += m[0].length;
+    if (runName) runArgs.push(word);
+    else {
+      runName = word;
+      runArgs = [];
+      runToken = tokens.length;
+      tokens.push(tok(WordsTok, word.raw, word.start, undefined));
+    }
   }
-  return { tokens, comments };
-}
-
-function quoteOf(raw: string): QuoteKind {
-  const c = raw[0];
-  return c === '"' ? 'double' : c === "'" ? 'single' : 'none';
+  endRun();
+  return { tokens, comments, errors };
 }
 
 /** nginx's unescaping of a word (ngx_conf_read_token): quotes stripped, few escapes known. */
 export function unescape(raw: string, quote: QuoteKind, closed = true): string {
-  let s = raw;
-  if (quote !== 'none') s = raw.slice(1, closed ? raw.length - 1 : raw.length);
-  if (s.indexOf('\\') < 0) return s;
+  const s = quote === 'none' ? raw : raw.slice(1, closed ? raw.length - 1 : raw.length);
+  return s.indexOf('\\') < 0 ? s : unescapeBody(s);
+}
+
+/** `\"` `\'` `\\` `\t` `\r` `\n` unescaped; any other backslash stays as written. */
+function unescapeBody(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
@@ -250,7 +293,6 @@ export function unescape(raw: string, quote: QuoteKind, closed = true): string {
 }
 
 type Term =
-  | { k: 'semi'; t: IToken }
   | { k: 'block'; open: IToken; children: Directive[]; close: IToken | undefined }
   | { k: 'raw'; t: IToken }
   | undefined;
@@ -258,8 +300,9 @@ type Term =
 /**
  * The grammar (LL(1), every stray token has its own alternative, so no recovery is needed):
  *   file       := (statements "}"?)*            a stray "}" is reported and skipped
- *   statements := (statement | ";" | "{" statements "}"?)*
- *   statement  := word+ (";" | "{" statements "}"? | rawBody | <nothing: unterminated>)
+ *   statements := (simple | statement | ";" | "{" statements "}"?)*
+ *   simple     := a statement ended by ";" (one token: the tokenizer built its Directive)
+ *   statement  := words ("{" statements "}"? | rawBody | <nothing: unterminated>)
  * Alternatives and loop bodies are created once (fields), not per call: on big files the
  * parser then allocates little besides the AST.
  */
@@ -267,20 +310,11 @@ class NginxParser extends EmbeddedActionsParser {
   found: NginxSyntaxError[] = [];
   textLength = 0;
   private lists: Directive[][] = [];
-  private wordLists: IToken[][] = [];
   private fileAll: Directive[] = [];
 
   constructor() {
     super(allTokens, { recoveryEnabled: false, skipValidations: true });
     this.performSelfAnalysis();
-  }
-
-  private toWord(t: IToken): Word {
-    const raw = t.image;
-    const quote = t.tokenType === QuotedTok ? quoteOf(raw) : 'none';
-    const closed = quote === 'none' ? true : t.payload !== false;
-    const start = t.startOffset;
-    return { raw, value: unescape(raw, quote, closed), quote, closed, start, end: start + raw.length };
   }
 
   private err(kind: NginxSyntaxError['kind'], message: string, start: number, end: number): void {
@@ -290,6 +324,12 @@ class NginxParser extends EmbeddedActionsParser {
   private readonly consumeClose = (): IToken => this.CONSUME(RBrace);
 
   private readonly stmtAlts = [
+    {
+      ALT: (): void => {
+        const t = this.CONSUME(SimpleTok);
+        if (!this.RECORDING_PHASE) this.lists[this.lists.length - 1].push(t.payload as Directive);
+      },
+    },
     {
       ALT: (): void => {
         const d = this.SUBRULE(this.statement);
@@ -328,15 +368,7 @@ class NginxParser extends EmbeddedActionsParser {
     return list;
   });
 
-  private readonly wordAlts = [{ ALT: (): IToken => this.CONSUME(WordTok) }, { ALT: (): IToken => this.CONSUME(QuotedTok) }];
-
-  private readonly wordIter = (): void => {
-    const t = this.OR1(this.wordAlts);
-    if (!this.RECORDING_PHASE) this.wordLists[this.wordLists.length - 1].push(t);
-  };
-
   private readonly termAlts = [
-    { ALT: (): Term => ({ k: 'semi', t: this.CONSUME(Semi) }) },
     {
       ALT: (): Term => {
         const open = this.CONSUME(LBrace);
@@ -350,35 +382,28 @@ class NginxParser extends EmbeddedActionsParser {
   ];
 
   private statement = this.RULE('statement', (): Directive => {
-    const words: IToken[] = [];
-    if (!this.RECORDING_PHASE) this.wordLists.push(words);
-    this.AT_LEAST_ONE(this.wordIter);
-    if (!this.RECORDING_PHASE) this.wordLists.pop();
+    const words = this.CONSUME(WordsTok);
     const term = this.OR2(this.termAlts);
     if (this.RECORDING_PHASE) return undefined as unknown as Directive;
-    return this.build(words, term);
+    return this.build(words.payload as Run, term);
   });
 
-  private build(tokens: IToken[], term: Term): Directive {
-    const words = tokens.map((t) => this.toWord(t));
-    const nameWord = words[0];
-    const last = words[words.length - 1];
+  private build(run: Run, term: Term): Directive {
+    const nameWord = run.name;
+    const args = run.args;
+    const last = args.length ? args[args.length - 1] : nameWord;
     const d: Directive = {
       name: nameWord.value,
       nameStart: nameWord.start,
       nameEnd: nameWord.end,
       nameWord,
-      args: words.slice(1),
+      args,
       terminated: false,
       start: nameWord.start,
       end: last.end,
       entry: false,
     };
-    if (term?.k === 'semi') {
-      d.terminated = true;
-      d.semicolon = term.t.startOffset;
-      d.end = term.t.startOffset + 1;
-    } else if (term?.k === 'block') {
+    if (term?.k === 'block') {
       const { open, close, children } = term;
       d.terminated = true;
       const block: Block = {
@@ -453,33 +478,12 @@ export function parseNginx(text: string): NginxFile {
 
 function parseUnsafe(text: string): NginxFile {
   const lexed = tokenize(text);
-  const errors: NginxSyntaxError[] = [];
+  const errors = lexed.errors;
   const comments = lexed.comments;
-  // quoted words must be followed by a separator (nginx: unexpected "x")
-  const toks = lexed.tokens;
-  for (let i = 0; i < toks.length; i++) {
-    const t = toks[i];
-    if (t.tokenType === QuotedTok) {
-      if (t.payload === false) {
-        errors.push({
-          kind: 'unterminated-quote',
-          message: 'unterminated quoted string: nginx reads it to the end of the file',
-          start: t.startOffset,
-          end: t.startOffset + 1,
-        });
-        continue;
-      }
-      const endOff = t.startOffset + t.image.length;
-      const c = text.charCodeAt(endOff);
-      if (endOff < text.length && !isSpace(c) && c !== SEMI_CC && c !== LBRACE_CC && c !== 41 /* ) */) {
-        errors.push({ kind: 'unexpected', message: `unexpected "${text[endOff]}"`, start: endOff, end: endOff + 1 });
-      }
-    }
-  }
   parser ??= new NginxParser();
   parser.found = [];
   parser.textLength = text.length;
-  parser.input = toks;
+  parser.input = lexed.tokens;
   const directives = parser.file();
   for (const e of parser.found) errors.push(e);
   for (const e of parser.errors) {
