@@ -12,6 +12,7 @@
 // the binaries resolve host names found in corpus files, and there no packet can leave.
 //
 //   npm run bench:lsp [-- --edits 10000 --burst 50 --positions 500 --repeats 3 --no-write]
+//   (`--parts 5`: only the editing session, or any list such as `3,5`; prints, never writes)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import * as os from 'node:os';
@@ -37,7 +38,11 @@ const EDITS = opt('edits', 10_000);
 const BURST = opt('burst', 50);
 const POSITIONS = opt('positions', 500);
 const REPEATS = opt('repeats', 3);
-const write = !args.includes('--no-write');
+const partsArg = args.indexOf('--parts');
+/** `--parts 5` (or `3,5`): only those sections, a quick look that never writes the docs. */
+const PARTS = new Set(partsArg >= 0 ? String(args[partsArg + 1] ?? '').split(',').map(Number) : [1, 2, 3, 4, 5]);
+const ALL_PARTS = [1, 2, 3, 4, 5].every((n) => PARTS.has(n));
+const write = !args.includes('--no-write') && ALL_PARTS;
 
 const service = await import('../server/src/service/languageService.ts');
 const { TextDocument } = await import('vscode-languageserver-textdocument');
@@ -89,7 +94,7 @@ ours('haproxy', haproxyConfig({ backends: 20 }));
 
 // --- 1. corpus ---------------------------------------------------------------------------
 const corpusRows = [];
-for (const lang of ['nginx', 'haproxy']) {
+for (const lang of PARTS.has(1) ? ['nginx', 'haproxy'] : []) {
   const dir = path.join(corpusRoot, lang);
   if (!existsSync(dir)) continue;
   let files = 0;
@@ -141,6 +146,7 @@ const bigRows = [];
 for (const b of big) {
   b.file = path.join(tmp, `${b.label.replace(/[^a-z0-9]+/gi, '-')}.${b.lang === 'nginx' ? 'conf' : 'cfg'}`);
   writeFileSync(b.file, b.text);
+  if (!PARTS.has(2)) continue;
   const p = [];
   const v = [];
   const bw = [];
@@ -162,7 +168,7 @@ for (const b of big) {
 const cli = path.join(REPO, 'dist', 'cli.js');
 const file4000 = big[2].file;
 const checkRuns = [];
-for (let k = 0; k < REPEATS; k++) {
+for (let k = 0; k < (PARTS.has(3) ? REPEATS : 0); k++) {
   // interleaved, order alternated, so both see the same load
   const pair = k % 2 ? [() => nginxCheck(file4000), () => timed(process.execPath, [cli, 'check', file4000])] : [() => timed(process.execPath, [cli, 'check', file4000]), () => nginxCheck(file4000)];
   const a = pair[0]();
@@ -180,7 +186,7 @@ console.log(`check vs nginx -t (4,000 servers): wall ${f2(checkWall)} s vs ${f2(
 
 // --- 4. completion and hover latency ----------------------------------------------------------
 const latencyRows = [];
-for (const b of [big[0], big[3]]) {
+for (const b of PARTS.has(4) ? [big[0], big[3]] : []) {
   const doc = TextDocument.create(`file:///bench/lat-${b.lang}`, b.lang, 1, b.text);
   const cache = new service.ParseCache();
   service.validate(doc, b.lang, {}, cache); // the editor has parsed it already
@@ -219,7 +225,7 @@ const sessionLines = sessionText.split('\n');
 let line = sessionLines.findIndex((l, i) => i > sessionLines.length / 2 && l === '    server {') + 3;
 const client = new LspClient(['--stdio']);
 let session;
-try {
+if (PARTS.has(5)) try {
   await client.initialize();
   const uri = `file://${path.join(tmp, 'nginx.conf')}`;
   client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'nginx', version: 1, text: sessionText } });
@@ -269,13 +275,13 @@ try {
   await client.stop();
 }
 const DEBOUNCE = 250;
-const lat50 = pct(session.latencies, 50);
-const lat99 = pct(session.latencies, 99);
+const lat50 = session ? pct(session.latencies, 50) : NaN;
+const lat99 = session ? pct(session.latencies, 99) : NaN;
 
 // the same validation in-process on the session's file: the compute part of a publication
 const sessionDoc = TextDocument.create('file:///bench/session.conf', 'nginx', 1, sessionText);
 const computes = [];
-for (let k = 0; k < 30; k++) {
+for (let k = 0; k < (PARTS.has(5) ? 30 : 0); k++) {
   const d = TextDocument.create('file:///bench/session.conf', 'nginx', k + 2, sessionText.replace('    sendfile on;', k % 2 ? '    sendfile  on;' : '    sendfile on;'));
   const ws = service.createWorkspaceIndex({ open: { get: (u) => (u === d.uri ? d : undefined), all: () => [d] } });
   const t = now();
@@ -284,6 +290,19 @@ for (let k = 0; k < 30; k++) {
 }
 void sessionDoc;
 const loadAfter = loadavg();
+
+if (!ALL_PARTS) {
+  // a quick look at some sections: their figures only, nothing written
+  for (const r of corpusRows) console.log(`corpus ${r.lang}: ${r.files} files, parse ${f1(r.parse)} ms, validate ${f1(r.validate)} ms`);
+  if (checkRuns.length) console.log(`check vs nginx -t: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
+  for (const r of latencyRows) console.log(`${r.label}: completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`);
+  if (session) {
+    const mb = (kb) => Math.round(kb / 1024);
+    console.log(`session: ${session.latencies.length} bursts, edit→diagnostics p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms, max ${f1(Math.max(...session.latencies))} ms; compute p50 ${f1(pct(computes, 50))} ms, p99 ${f1(pct(computes, 99))} ms`);
+    console.log(`session RSS: ${mb(session.rssBefore)} MB → warm ${mb(session.rssWarm)} MB → end ${mb(session.rssAfter)} MB (${f1((100 * (session.rssAfter - session.rssBefore)) / session.rssBefore)}%, after warm-up ${f1((100 * (session.rssAfter - session.rssWarm)) / session.rssWarm)}%)`);
+  }
+  process.exit(0);
+}
 
 // --- report ---------------------------------------------------------------------------------
 const corpusTable = corpusRows

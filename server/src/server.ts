@@ -19,7 +19,7 @@ import {
   type InitializeResult,
   type ServerCapabilities,
 } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 // The service speaks the types package the project pins; the protocol package may nest a newer one.
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from './service/languageService';
@@ -30,6 +30,7 @@ import { checkWithBinary } from '../../bench/src/check';
 import { binaryDiagnostics, pathToUri, summarize, toolName } from './service/binaryCheck';
 import { localNginxBuild, moduleDiagnostics } from './service/binaryFacts';
 import type { NginxFile } from './nginx/ast';
+import { lineDocuments } from './lineDocument';
 import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type ValidateWithBinaryResult } from '../../protocol/binaryCheck';
 
 const VALIDATION_DELAY_MS = 250;
@@ -38,7 +39,8 @@ const CONFIGURATION_TIMEOUT_MS = 3000;
 const FIX_ALL_TITLE = 'Apply every safe Proxy Tuner fix';
 
 const connection = createConnection();
-const documents = new TextDocuments(TextDocument);
+/** Open documents as line arrays: an edit costs its own lines, not a copy of the file (lineDocument.ts). */
+const documents = new TextDocuments(lineDocuments);
 const parses = new service.ParseCache();
 /** The files loaded together with each open document (include trees, `.cfg` folders), read from disk when not open. */
 const wsIndex = service.createWorkspaceIndex({ open: documents });
