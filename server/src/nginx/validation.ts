@@ -131,38 +131,47 @@ export function collectDefinedVariables(file: NginxFile): ReadonlySet<string> {
   return known;
 }
 
+const DEFINED_WORD = /^\$([A-Za-z0-9_]+)$/;
+const NAMED_CAPTURE = /\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/g;
+const NAMED_CAPTURE_QUOTED = /\(\?P?'([A-Za-z_][A-Za-z0-9_]*)'/g;
+
+function addDefinedWord(out: Set<string>, w: Word | undefined): void {
+  if (!w) return;
+  const m = DEFINED_WORD.exec(w.value);
+  if (m) out.add(m[1].toLowerCase());
+}
+
+function addCaptures(out: Set<string>, w: Word | undefined): void {
+  if (!w) return;
+  for (const m of w.value.matchAll(NAMED_CAPTURE)) out.add(m[1].toLowerCase());
+  for (const m of w.value.matchAll(NAMED_CAPTURE_QUOTED)) out.add(m[1].toLowerCase());
+}
+
 function walkDefinedVariables(file: NginxFile): Set<string> {
   const out = new Set<string>();
-  const addWord = (w: Word | undefined) => {
-    if (!w) return;
-    const m = /^\$([A-Za-z0-9_]+)$/.exec(w.value);
-    if (m) out.add(m[1].toLowerCase());
-  };
-  const addCaptures = (w: Word | undefined) => {
-    if (!w) return;
-    for (const m of w.value.matchAll(/\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/g)) out.add(m[1].toLowerCase());
-    for (const m of w.value.matchAll(/\(\?P?'([A-Za-z_][A-Za-z0-9_]*)'/g)) out.add(m[1].toLowerCase());
-  };
-  const visit = (list: Directive[], parent: Directive | undefined) => {
-    for (const d of list) {
-      if (d.entry) {
-        addCaptures(d.nameWord);
-        if (parent && parent.name === 'geoip2') addWord(d.nameWord);
-      } else {
-        const n = d.name;
-        for (const a of d.args) if (a.value.includes('(?')) addCaptures(a);
-        if (d.nameWord.value.includes('(?')) addCaptures(d.nameWord);
-        if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') addWord(d.args[0]);
-        else if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') addWord(d.args[1]);
-        else if (n === 'geo') addWord(d.args[d.args.length - 1]);
-        else if (n.endsWith('_set') || n.startsWith('geoip2')) addWord(d.args[0]);
-        if (n === 'server_name') for (const a of d.args) addCaptures(a);
-      }
-      if (d.block && !d.rawBody) visit(d.block.children, d);
-    }
-  };
-  visit(file.directives, undefined);
+  visitDefinitions(out, file.directives, undefined);
   return out;
+}
+
+function visitDefinitions(out: Set<string>, list: Directive[], parent: Directive | undefined): void {
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    if (d.entry) {
+      addCaptures(out, d.nameWord);
+      if (parent && parent.name === 'geoip2') addDefinedWord(out, d.nameWord);
+    } else {
+      const n = d.name;
+      const args = d.args;
+      for (let j = 0; j < args.length; j++) if (args[j].value.includes('(?')) addCaptures(out, args[j]);
+      if (d.nameWord.value.includes('(?')) addCaptures(out, d.nameWord);
+      if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') addDefinedWord(out, args[0]);
+      else if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') addDefinedWord(out, args[1]);
+      else if (n === 'geo') addDefinedWord(out, args[args.length - 1]);
+      else if (n.endsWith('_set') || n.startsWith('geoip2')) addDefinedWord(out, args[0]);
+      if (n === 'server_name') for (let j = 0; j < args.length; j++) addCaptures(out, args[j]);
+    }
+    if (d.block && !d.rawBody) visitDefinitions(out, d.block.children, d);
+  }
 }
 
 interface Ctx {
@@ -171,22 +180,144 @@ interface Ctx {
   defined: ReadonlySet<string>;
   isFragment: boolean;
   isMain: boolean;
+  /** What each directive name means in each context at this version (see `Resolved`). */
+  tables: Map<string, Map<string, Resolved>>;
+  /** Raw words with variables already found to need no report in this run (`$host` is everywhere). */
+  cleanWords: Set<string>;
 }
 
 function fmtTarget(v: string | undefined): string {
   return v ?? 'newest';
 }
 
+/**
+ * What checkDirective needs of a known directive name in one context at one target version,
+ * worked out once rather than for every occurrence (a generated config repeats each name
+ * thousands of times).
+ */
+interface Resolved {
+  /** The variants allowed here and present at the version; empty when the directive is refused. */
+  inVersion: DirectiveVariant[];
+  /** Why it is refused here (not allowed / needs newer / removed), when it is. */
+  refusalRule?: string;
+  refusalMessage?: string;
+  /** A refused directive's words are still checked for variables (not allowed here only). */
+  refusalChecksWords: boolean;
+  commercialMessage?: string;
+  deprecatedMessage?: string;
+  wantsBlock: boolean;
+  wantsPlain: boolean;
+}
+
+const NO_VARIANTS: DirectiveVariant[] = [];
+
+/** version -> context -> name -> Resolved; pure functions of the data, shared by every run. */
+const resolvedByVersion = new Map<string | undefined, Map<string, Map<string, Resolved>>>();
+
+function tablesFor(version: string | undefined): Map<string, Map<string, Resolved>> {
+  let t = resolvedByVersion.get(version);
+  if (!t) {
+    if (resolvedByVersion.size >= 16) resolvedByVersion.clear();
+    resolvedByVersion.set(version, (t = new Map()));
+  }
+  return t;
+}
+
+function tableFor(c: Ctx, ctx: string): Map<string, Resolved> {
+  let t = c.tables.get(ctx);
+  if (!t) {
+    if (c.tables.size >= 64) c.tables.clear(); // contexts named by `# context:` comments
+    c.tables.set(ctx, (t = new Map()));
+  }
+  return t;
+}
+
+function allowedVariant(v: DirectiveVariant, ctx: string): boolean {
+  return v.contexts.includes(ctx) || v.contexts.includes('*');
+}
+
+function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, version: string | undefined): Resolved {
+  const here = all.filter((v) => allowedVariant(v, ctx));
+  if (here.length === 0) {
+    // a third-party module may reuse a name in its own context
+    return {
+      inVersion: NO_VARIANTS,
+      refusalRule: 'nginx/not-allowed-here',
+      refusalMessage: `"${name}" directive is not allowed here (${ctx})`,
+      refusalChecksWords: true,
+      wantsBlock: false,
+      wantsPlain: false,
+    };
+  }
+  const inVersion = here.filter((v) => variantInVersion(v, version) === 'yes');
+  if (inVersion.length === 0) {
+    const newer = here.filter((v) => variantInVersion(v, version) === 'newer');
+    let refusalRule: string;
+    let refusalMessage: string;
+    if (newer.length) {
+      const since = newer.map((v) => v.since!).sort()[0];
+      refusalRule = 'nginx/needs-newer-version';
+      refusalMessage = `"${name}" needs nginx >= ${since} (target is ${fmtTarget(version)})`;
+    } else {
+      const until = here.map((v) => v.until!).sort()[0];
+      refusalRule = 'nginx/removed-in-version';
+      refusalMessage = `"${name}" was removed in nginx ${until} (target is ${fmtTarget(version)})`;
+    }
+    return { inVersion: NO_VARIANTS, refusalRule, refusalMessage, refusalChecksWords: false, wantsBlock: false, wantsPlain: false };
+  }
+  const dep = deprecation(name, version, inVersion[0]);
+  return {
+    inVersion,
+    refusalChecksWords: false,
+    commercialMessage: inVersion.every((v) => v.commercial) ? `"${name}" is available only in the commercial subscription build of nginx` : undefined,
+    deprecatedMessage: dep ? `the "${name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}` : undefined,
+    wantsBlock: inVersion.some((x) => x.block),
+    wantsPlain: inVersion.some((x) => !x.block),
+  };
+}
+
+/** Whether `target` is an older version than `since` (cached: the data names few versions). */
+const olderCache = new Map<string, Map<string, boolean>>();
+
+function olderThan(target: string, since: string): boolean {
+  let m = olderCache.get(target);
+  if (!m) {
+    if (olderCache.size >= 16) olderCache.clear();
+    olderCache.set(target, (m = new Map()));
+  }
+  let r = m.get(since);
+  if (r === undefined) m.set(since, (r = compareVersions(target, since) < 0));
+  return r;
+}
+
 const MAIN_ONLY = new Set(['http', 'events', 'stream', 'mail', 'worker_processes', 'user', 'pid', 'load_module', 'error_log', 'daemon', 'worker_rlimit_nofile']);
 const CANDIDATE_CONTEXTS = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
+
+/** Whether some variant of a known directive is allowed in `ctx`, by context (cached). */
+const allowedCache = new Map<string, Map<string, boolean>>();
+
+function knownAndMisplaced(name: string, ctx: string): boolean {
+  let m = allowedCache.get(ctx);
+  if (!m) {
+    if (allowedCache.size >= 64) allowedCache.clear();
+    allowedCache.set(ctx, (m = new Map()));
+  }
+  let r = m.get(name);
+  if (r === undefined) {
+    const v = DIRECTIVES.get(name);
+    r = v !== undefined && !v.some((x) => allowedVariant(x, ctx));
+    if (v !== undefined) m.set(name, r); // unknown names are not kept: the user's text names them
+  }
+  return r;
+}
 
 /** Directives of the tree that would not be allowed if the file were included in `ctx`. */
 function misplacedCount(list: Directive[], ctx: string, limit: number): number {
   let n = 0;
-  for (const d of list) {
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
     if (d.entry) continue;
-    const v = DIRECTIVES.get(d.name);
-    if (v && !v.some((x) => x.contexts.includes(ctx) || x.contexts.includes('*'))) n++;
+    if (knownAndMisplaced(d.name, ctx)) n++;
     if (n > limit) return n;
     if (d.block && !d.rawBody && d.block.children.length) {
       const inner = childContext(ctx, d.name);
@@ -195,6 +326,8 @@ function misplacedCount(list: Directive[], ctx: string, limit: number): number {
   }
   return n;
 }
+
+const CONTEXT_COMMENT = /^\s*context:\s*([a-z/ ]+?)\s*$/i;
 
 /**
  * The context a file is included in: a `# context: server` comment before the first
@@ -206,7 +339,7 @@ export function inferContext(file: NginxFile): string {
   const first = file.directives[0]?.start ?? Infinity;
   for (const c of file.comments) {
     if (c.start > first) break;
-    const m = /^\s*context:\s*([a-z/ ]+?)\s*$/i.exec(c.text);
+    const m = CONTEXT_COMMENT.exec(c.text);
     if (m) return m[1].toLowerCase();
   }
   const top = file.directives.filter((d) => !d.entry);
@@ -228,7 +361,15 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const findings: Finding[] = [];
   for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
   const context = opts.context ?? 'main';
-  const c: Ctx = { findings, version: opts.version, defined: collectDefinedVariables(file), isFragment: context !== 'main', isMain: context === 'main' };
+  const c: Ctx = {
+    findings,
+    version: opts.version,
+    defined: collectDefinedVariables(file),
+    isFragment: context !== 'main',
+    isMain: context === 'main',
+    tables: tablesFor(opts.version),
+    cleanWords: new Set(),
+  };
   visitList(c, file.directives, context, undefined);
   if (context === 'main') {
     const top = file.directives;
@@ -241,50 +382,82 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
 }
 
 function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined): void {
-  const seen = new Map<string, Directive>();
-  const locations = new Map<string, Directive>();
-  const upstreams = new Map<string, Directive>();
+  // made on first use: most blocks have no duplicate-checked directive, location or upstream
+  let seen: Set<string> | undefined;
+  let locations: Set<string> | undefined;
+  let upstreams: Set<string> | undefined;
   const listens = ctx === 'http' ? new ListenTable() : undefined;
-  for (const d of list) {
+  const table = tableFor(c, ctx);
+  const parentName = parent?.name;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
     if (d.entry) {
-      if (parent?.name === 'map') {
-        for (const a of d.args) checkVariables(c, a);
+      if (parentName === 'map') {
+        const args = d.args;
+        for (let j = 0; j < args.length; j++) checkVariables(c, args[j]);
       }
       continue;
     }
-    const variant = checkDirective(c, d, ctx);
-    if (variant?.duplicate) {
-      const prev = seen.get(d.name);
-      if (prev) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" directive is duplicate` });
-      else seen.set(d.name, d);
-    }
-    if (d.name === 'location' && variant && d.args.length) {
-      const loc = locationInfo(d);
-      const key = loc.kind === 'exact' ? `=${loc.name}` : loc.kind === 'prefix' ? `p:${loc.name}` : undefined;
-      if (key) {
-        if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${loc.name}"` });
-        else locations.set(key, d);
+    const name = d.name;
+    const variant = checkDirective(c, d, ctx, table);
+    if (variant !== undefined) {
+      if (variant.duplicate) {
+        if (seen === undefined) seen = new Set();
+        if (seen.has(name)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${name}" directive is duplicate` });
+        else seen.add(name);
       }
-      if (parent?.name === 'location') checkNestedLocation(c, d, loc, locationInfo(parent));
+      switch (name) {
+        case 'location':
+          if (d.args.length) {
+            const loc = locationInfo(d);
+            const key = loc.kind === 'exact' ? `=${loc.name}` : loc.kind === 'prefix' ? `p:${loc.name}` : undefined;
+            if (key !== undefined) {
+              if (locations === undefined) locations = new Set();
+              if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${loc.name}"` });
+              else locations.add(key);
+            }
+            if (parentName === 'location') checkNestedLocation(c, d, loc, locationInfo(parent!));
+          }
+          break;
+        case 'upstream':
+          if (d.block) {
+            if (d.args.length === 1 && (ctx === 'http' || ctx === 'stream')) {
+              const key = d.args[0].value.toLowerCase();
+              if (upstreams === undefined) upstreams = new Set();
+              if (upstreams.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[0].end, message: `duplicate upstream "${d.args[0].value}"` });
+              else upstreams.add(key);
+            }
+            if (!hasUpstreamServer(d.block.children)) {
+              c.findings.push({ ruleId: 'nginx/empty-upstream', start: d.nameStart, end: d.args[0]?.end ?? d.nameEnd, message: 'no servers are inside upstream' });
+            }
+          }
+          break;
+        case 'return':
+          if (ctx === 'server' || ctx === 'location' || ctx.startsWith('if in')) checkReturn(c, d);
+          break;
+        case 'listen':
+          if (!variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
+          break;
+      }
     }
-    if (d.name === 'upstream' && variant && d.block && d.args.length === 1 && (ctx === 'http' || ctx === 'stream')) {
-      const name = d.args[0].value.toLowerCase();
-      if (upstreams.has(name)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[0].end, message: `duplicate upstream "${d.args[0].value}"` });
-      else upstreams.set(name, d);
+    if (name === 'server' && d.block) {
+      if (ctx === 'http' && c.isMain && parent) checkCertificates(c, d, parent);
+      if (listens) listens.addServer(c, d);
     }
-    if (d.name === 'upstream' && variant && d.block && !d.block.children.some((x) => x.name === 'server' || x.name === 'include' || !DIRECTIVES.has(x.name))) {
-      c.findings.push({ ruleId: 'nginx/empty-upstream', start: d.nameStart, end: d.args[0]?.end ?? d.nameEnd, message: 'no servers are inside upstream' });
-    }
-    if (ctx === 'http' && d.name === 'server' && d.block && c.isMain && parent) checkCertificates(c, d, parent);
-    if (d.name === 'return' && variant && (ctx === 'server' || ctx === 'location' || ctx.startsWith('if in'))) checkReturn(c, d);
-    if (d.name === 'listen' && variant && !variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
-    if (listens && d.name === 'server' && d.block) listens.addServer(c, d);
     if (d.block && !d.rawBody) {
-      const inner = childContext(ctx, d.name);
+      const inner = childContext(ctx, name);
       if (inner.startsWith('block:')) continue; // unknown block: its content is not ours to judge
       visitList(c, d.block.children, inner, d);
     }
   }
+}
+
+function hasUpstreamServer(children: Directive[]): boolean {
+  for (let i = 0; i < children.length; i++) {
+    const n = children[i].name;
+    if (n === 'server' || n === 'include' || !DIRECTIVES.has(n)) return true;
+  }
+  return false;
 }
 
 /** What a server inherits from its http block, computed once per http block (not once per server). */
@@ -296,29 +469,56 @@ interface HttpTlsFacts {
 }
 
 const httpTlsFacts = new WeakMap<Directive, HttpTlsFacts>();
+const NO_DIRECTIVES: Directive[] = [];
 
 function tlsFactsOf(list: Directive[]): HttpTlsFacts {
-  const pick = (name: string) => list.filter((x) => x.name === name && !x.entry);
-  return {
-    include: list.some((x) => x.name === 'include'),
-    certs: pick('ssl_certificate'),
-    keys: pick('ssl_certificate_key'),
-    rejects: list.some((x) => x.name === 'ssl_reject_handshake' && x.args[0]?.value === 'on'),
-  };
+  let include = false;
+  let certs = NO_DIRECTIVES;
+  let keys = NO_DIRECTIVES;
+  let rejects = false;
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    switch (x.name) {
+      case 'include':
+        include = true;
+        break;
+      case 'ssl_certificate':
+        if (!x.entry) certs = certs === NO_DIRECTIVES ? [x] : (certs.push(x), certs);
+        break;
+      case 'ssl_certificate_key':
+        if (!x.entry) keys = keys === NO_DIRECTIVES ? [x] : (keys.push(x), keys);
+        break;
+      case 'ssl_reject_handshake':
+        if (x.args[0]?.value === 'on') rejects = true;
+        break;
+    }
+  }
+  return { include, certs, keys, rejects };
+}
+
+function isSslListen(x: Directive): boolean {
+  if (x.name !== 'listen') return false;
+  const args = x.args;
+  for (let i = 1; i < args.length; i++) if (args[i].value === 'ssl') return true;
+  return false;
 }
 
 /** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
 function checkCertificates(c: Ctx, server: Directive, http: Directive): void {
   let up = httpTlsFacts.get(http);
   if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
-  const own = tlsFactsOf(server.block!.children);
+  const children = server.block!.children;
+  const own = tlsFactsOf(children);
   if (own.include || up.include) return;
   const certs = own.certs.length ? own.certs : up.certs;
   const keys = own.keys.length ? own.keys : up.keys;
   const rejects = own.rejects || up.rejects;
-  const sslListen = server.block!.children.find((x) => x.name === 'listen' && x.args.slice(1).some((a) => a.value === 'ssl'));
-  if (sslListen && certs.length === 0 && !rejects) {
-    c.findings.push({ ruleId: 'nginx/missing-certificate', start: sslListen.nameStart, end: sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+  if (certs.length === 0 && !rejects) {
+    let sslListen: Directive | undefined;
+    for (let i = 0; i < children.length && !sslListen; i++) if (isSslListen(children[i])) sslListen = children[i];
+    if (sslListen) {
+      c.findings.push({ ruleId: 'nginx/missing-certificate', start: sslListen.nameStart, end: sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+    }
   }
   if (certs.length > keys.length) {
     const cert = certs[keys.length];
@@ -362,23 +562,29 @@ function checkNestedLocation(c: Ctx, d: Directive, loc: LocationInfo, outer: Loc
   if (loc.kind !== 'regex' && !loc.name.startsWith(outer.name)) at(`location "${loc.name}" is outside location "${outer.name}"`);
 }
 
+const RETURN_CODE = /^\d+$/;
+const RETURN_URL = /^(https?:\/\/|\$scheme)/;
+
 function checkReturn(c: Ctx, d: Directive): void {
   const a = d.args[0];
   if (!a) return;
-  if (/^\d+$/.test(a.value)) {
+  if (RETURN_CODE.test(a.value)) {
     if (Number(a.value) > 999) c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
     return;
   }
-  if (d.args.length === 1 && /^(https?:\/\/|\$scheme)/.test(a.value)) return;
+  if (d.args.length === 1 && RETURN_URL.test(a.value)) return;
   c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
 }
 
 /** `listen` parameters known to the syntax (name or `name=`). */
 function checkListenParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
   if (!v.params) return;
-  for (const w of d.args.slice(1)) {
+  const args = d.args;
+  for (let i = 1; i < args.length; i++) {
+    const w = args[i];
     if (w.raw.includes('$')) continue;
-    const key = w.value.includes('=') ? w.value.slice(0, w.value.indexOf('=') + 1) : w.value;
+    const eq = w.value.indexOf('=');
+    const key = eq >= 0 ? w.value.slice(0, eq + 1) : w.value;
     const p = v.params[key];
     const dep = p !== undefined && d.name === 'listen' ? deprecation(`listen ${key}`, c.version) : undefined;
     if (dep) {
@@ -386,128 +592,143 @@ function checkListenParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
     }
     if (p === undefined) {
       c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid parameter "${w.value}"` });
-    } else if (p && c.version && compareVersions(c.version, p) < 0) {
+    } else if (p && c.version && olderThan(c.version, p)) {
       c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"listen ... ${key.replace(/=$/, '')}" needs nginx >= ${p} (target is ${c.version})` });
     }
   }
 }
 
+const PORT_ONLY = /^\d+$/;
+const LISTEN_V6 = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/;
+const LISTEN_V4 = /^(\*|\d{1,3}(?:\.\d{1,3}){3})(?::(\d+))?$/;
+
 /** Normalized `addr:port` of a listen address, or undefined when it cannot be known statically. */
 export function listenAddress(raw: string): string | undefined {
   if (raw.includes('$')) return undefined;
   if (raw.startsWith('unix:')) return raw;
-  if (/^\d+$/.test(raw)) return `0.0.0.0:${raw}`;
-  const v6 = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/.exec(raw);
+  if (PORT_ONLY.test(raw)) return `0.0.0.0:${raw}`;
+  const v6 = LISTEN_V6.exec(raw);
   if (v6) return `[${v6[1].toLowerCase()}]:${v6[2] ?? '80'}`;
-  const m = /^(\*|\d{1,3}(?:\.\d{1,3}){3})(?::(\d+))?$/.exec(raw);
+  const m = LISTEN_V4.exec(raw);
   if (!m) return undefined; // host names may resolve to several addresses
   return `${m[1] === '*' ? '0.0.0.0' : m[1]}:${m[2] ?? '80'}`;
 }
 
 const SOCKET_OPTIONS = ['setfib=', 'fastopen=', 'backlog=', 'rcvbuf=', 'sndbuf=', 'accept_filter=', 'deferred', 'bind', 'ipv6only=', 'reuseport', 'so_keepalive='];
 
+function isSocketOption(p: string): boolean {
+  for (let i = 0; i < SOCKET_OPTIONS.length; i++) {
+    const o = SOCKET_OPTIONS[i];
+    if (o.endsWith('=') ? p.startsWith(o) : p === o) return true;
+  }
+  return false;
+}
+
 /** The listen sockets of an http block: nginx's duplicate listen / default server / options checks. */
 class ListenTable {
   private readonly byAddr = new Map<string, { defaultServer: boolean; options: boolean }>();
 
   addServer(c: Ctx, server: Directive): void {
-    const own = new Set<string>();
-    for (const d of server.block!.children) {
+    let own: Set<string> | undefined;
+    const children = server.block!.children;
+    for (let i = 0; i < children.length; i++) {
+      const d = children[i];
       if (d.name !== 'listen' || d.entry || !d.args.length) continue;
-      const addr = listenAddress(d.args[0].value);
+      const args = d.args;
+      const addr = listenAddress(args[0].value);
       if (!addr) continue;
-      const range = { start: d.nameStart, end: d.args[d.args.length - 1].end };
+      const start = d.nameStart;
+      const end = args[args.length - 1].end;
+      if (own === undefined) own = new Set();
       if (own.has(addr)) {
-        c.findings.push({ ruleId: 'nginx/duplicate', ...range, message: `a duplicate listen ${addr}` });
+        c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate listen ${addr}` });
         continue;
       }
       own.add(addr);
-      const params = d.args.slice(1).map((w) => w.value);
-      const isDefault = params.includes('default_server') || params.includes('default');
-      const options = params.some((p) => SOCKET_OPTIONS.some((o) => (o.endsWith('=') ? p.startsWith(o) : p === o)));
+      let isDefault = false;
+      let options = false;
+      for (let j = 1; j < args.length; j++) {
+        const p = args[j].value;
+        if (p === 'default_server' || p === 'default') isDefault = true;
+        if (!options && isSocketOption(p)) options = true;
+      }
       const prev = this.byAddr.get(addr);
       if (!prev) {
         this.byAddr.set(addr, { defaultServer: isDefault, options });
         continue;
       }
-      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', ...range, message: `a duplicate default server for ${addr}` });
-      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', ...range, message: `duplicate listen options for ${addr}` });
+      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${addr}` });
+      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `duplicate listen options for ${addr}` });
       prev.defaultServer ||= isDefault;
       prev.options ||= options;
     }
   }
 }
 
-function checkDirective(c: Ctx, d: Directive, ctx: string): DirectiveVariant | undefined {
-  const all = DIRECTIVES.get(d.name);
-  const words = d.args;
-  if (!all) {
-    const tp = thirdPartyModule(d.name);
-    if (tp) {
-      c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
+function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
+  const tp = thirdPartyModule(d.name);
+  if (tp) {
+    c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
+    return;
+  }
+  const s = suggestDirective(d.name, ctx);
+  const f: Finding = { ruleId: 'nginx/unknown-directive', start: d.nameStart, end: d.nameEnd, message: `unknown directive "${d.name}"${s ? `; did you mean "${s}"?` : ''}` };
+  if (s) f.fixes = [{ title: `Change to "${s}"`, edits: [{ start: d.nameStart, end: d.nameEnd, newText: s }], safe: false }];
+  c.findings.push(f);
+}
+
+function checkDirective(c: Ctx, d: Directive, ctx: string, table: Map<string, Resolved>): DirectiveVariant | undefined {
+  const name = d.name;
+  let r = table.get(name);
+  if (r === undefined) {
+    const all = DIRECTIVES.get(name);
+    if (!all) {
+      unknownDirective(c, d, ctx);
       return undefined;
     }
-    const s = suggestDirective(d.name, ctx);
-    const f: Finding = { ruleId: 'nginx/unknown-directive', start: d.nameStart, end: d.nameEnd, message: `unknown directive "${d.name}"${s ? `; did you mean "${s}"?` : ''}` };
-    if (s) f.fixes = [{ title: `Change to "${s}"`, edits: [{ start: d.nameStart, end: d.nameEnd, newText: s }], safe: false }];
-    c.findings.push(f);
+    table.set(name, (r = resolveDirective(all, name, ctx, c.version)));
+  }
+  const words = d.args;
+  const n = words.length;
+  if (r.refusalRule !== undefined) {
+    c.findings.push({ ruleId: r.refusalRule, start: d.nameStart, end: d.nameEnd, message: r.refusalMessage! });
+    if (r.refusalChecksWords) for (let i = 0; i < n; i++) checkVariables(c, words[i]);
     return undefined;
   }
-  const here = all.filter((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));
-  if (here.length === 0) {
-    // a third-party module may reuse a name in its own context
-    c.findings.push({ ruleId: 'nginx/not-allowed-here', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" directive is not allowed here (${ctx})` });
-    for (const w of words) checkVariables(c, w);
-    return undefined;
+  if (r.commercialMessage !== undefined) {
+    c.findings.push({ ruleId: 'nginx/commercial-directive', start: d.nameStart, end: d.nameEnd, message: r.commercialMessage });
   }
-  const inVersion = here.filter((v) => variantInVersion(v, c.version) === 'yes');
-  if (inVersion.length === 0) {
-    const newer = here.filter((v) => variantInVersion(v, c.version) === 'newer');
-    if (newer.length) {
-      const since = newer.map((v) => v.since!).sort()[0];
-      c.findings.push({ ruleId: 'nginx/needs-newer-version', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" needs nginx >= ${since} (target is ${fmtTarget(c.version)})` });
-    } else {
-      const until = here.map((v) => v.until!).sort()[0];
-      c.findings.push({ ruleId: 'nginx/removed-in-version', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" was removed in nginx ${until} (target is ${fmtTarget(c.version)})` });
-    }
-    return undefined;
-  }
-  if (inVersion.every((v) => v.commercial)) {
-    c.findings.push({ ruleId: 'nginx/commercial-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" is available only in the commercial subscription build of nginx` });
-  }
-  const dep = deprecation(d.name, c.version, inVersion[0]);
-  if (dep) {
-    c.findings.push({
-      ruleId: 'nginx/deprecated',
-      start: d.nameStart,
-      end: d.nameEnd,
-      message: `the "${d.name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}`,
-      deprecated: true,
-    });
+  if (r.deprecatedMessage !== undefined) {
+    c.findings.push({ ruleId: 'nginx/deprecated', start: d.nameStart, end: d.nameEnd, message: r.deprecatedMessage, deprecated: true });
   }
   // block or not
-  const v = inVersion[0];
-  const wantsBlock = inVersion.some((x) => x.block);
-  const wantsPlain = inVersion.some((x) => !x.block);
-  if (d.block && !d.rawBody && !wantsBlock) {
-    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${d.name}" is not terminated by ";"` });
-  } else if (!d.block && d.terminated && !wantsPlain) {
-    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${d.name}" has no opening "{"` });
+  if (d.block) {
+    if (!d.rawBody && !r.wantsBlock) c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${name}" is not terminated by ";"` });
+  } else if (d.terminated && !r.wantsPlain) {
+    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${name}" has no opening "{"` });
   }
   // arguments
-  const n = words.length;
-  const fits = inVersion.filter((x) => n >= x.min && (x.max < 0 || n <= x.max));
-  if (fits.length === 0) {
-    const end = n ? words[n - 1].end : d.nameEnd;
-    c.findings.push({ ruleId: 'nginx/arg-count', start: d.nameStart, end, message: `invalid number of arguments in "${d.name}" directive` });
-  } else {
-    checkValues(c, d, fits[0]);
+  const inVersion = r.inVersion;
+  let fit: DirectiveVariant | undefined;
+  for (let i = 0; i < inVersion.length; i++) {
+    const x = inVersion[i];
+    if (n >= x.min && (x.max < 0 || n <= x.max)) {
+      fit = x;
+      break;
+    }
   }
-  if (d.name === 'if') checkIf(c, d);
-  words.forEach((w, i) => {
-    if (isScriptArg(d, i)) checkVariables(c, w);
-  });
-  return fits[0] ?? v;
+  if (fit === undefined) {
+    const end = n ? words[n - 1].end : d.nameEnd;
+    c.findings.push({ ruleId: 'nginx/arg-count', start: d.nameStart, end, message: `invalid number of arguments in "${name}" directive` });
+  } else {
+    checkValues(c, d, fit);
+  }
+  if (name === 'if') checkIf(c, d);
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    if (w.raw.indexOf('$') >= 0 && isScriptArg(d, i)) checkVariables(c, w);
+  }
+  return fit ?? inVersion[0];
 }
 
 /** Whether argument i is compiled as an nginx script (regexes and embedded code are not). */
@@ -560,7 +781,8 @@ function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
     return;
   }
   if (v.values) {
-    for (const w of words) {
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i];
       if (hasVariable(w)) continue;
       if (!v.values.includes(w.value)) {
         c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive, it must be one of ${v.values.map((x) => `"${x}"`).join(', ')}` });
@@ -568,16 +790,23 @@ function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
     }
     return;
   }
-  if (v.argTypes) {
-    v.argTypes.forEach((t, i) => {
+  const argTypes = v.argTypes;
+  if (argTypes) {
+    for (let i = 0; i < argTypes.length; i++) {
+      const t = argTypes[i];
       const w = words[i];
-      if (!t || !w || hasVariable(w)) return;
-      if (t.values.includes(w.value)) return;
-      if (t.types.some((ty) => checkType(ty, w.value))) return;
+      if (!t || !w || hasVariable(w)) continue;
+      if (t.values.includes(w.value)) continue;
+      if (fitsSomeType(t.types, w.value)) continue;
       const what = t.types.join(' or ');
       c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `"${d.name}" directive invalid value "${w.value}": expected a ${what}${t.values.length ? ` or ${t.values.map((x) => `"${x}"`).join(', ')}` : ''}` });
-    });
+    }
   }
+}
+
+function fitsSomeType(types: ValueType[], value: string): boolean {
+  for (let i = 0; i < types.length; i++) if (checkType(types[i], value)) return true;
+  return false;
 }
 
 /** nginx's own checks of `if (...)` (ngx_http_rewrite_if_condition), as far as they are static. */
@@ -613,19 +842,29 @@ function checkIf(c: Ctx, d: Directive): void {
   return bad(a[cur].w, p);
 }
 
+const CAPTURE_NAME = /^\d+$/;
+
 function checkVariables(c: Ctx, w: Word): void {
-  if (w.raw.indexOf('$') < 0) return;
-  for (const r of variablesIn(w)) {
+  const raw = w.raw;
+  if (raw.indexOf('$') < 0) return;
+  // whether a word needs a report depends only on its text (offsets aside): judge each text once
+  if (c.cleanWords.has(raw)) return;
+  let reported = false;
+  const refs = variablesIn(w);
+  for (let i = 0; i < refs.length; i++) {
+    const r = refs[i];
     const name = r.name.toLowerCase();
-    if (/^\d+$/.test(name)) continue; // regex captures
+    if (CAPTURE_NAME.test(name)) continue; // regex captures
     if (c.defined.has(name)) continue;
     const info = lookupVariable(name);
     if (info) {
-      if (info.since && c.version && compareVersions(c.version, info.since) < 0 && !info.prefix) {
+      if (info.since && c.version && !info.prefix && olderThan(c.version, info.since)) {
+        reported = true;
         c.findings.push({ ruleId: 'nginx/needs-newer-version', start: r.start, end: r.end, message: `"$${r.name}" needs nginx >= ${info.since} (target is ${c.version})` });
       }
       continue;
     }
+    reported = true;
     c.findings.push({
       ruleId: 'nginx/unknown-variable',
       start: r.start,
@@ -634,6 +873,7 @@ function checkVariables(c: Ctx, w: Word): void {
       severity: c.isFragment ? 'warning' : undefined,
     });
   }
+  if (!reported) c.cleanWords.add(raw);
 }
 
 export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
