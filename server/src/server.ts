@@ -1,5 +1,5 @@
 // The LSP adapter: the only file that knows the protocol. It owns the connection, the open
-// documents, a parse cache, debounced validation and the settings; every feature handler is a
+// documents, a parse cache, the validation schedule and the settings; every feature handler is a
 // few lines calling the service facade. Runs over stdio (`node dist/server.js --stdio`, any LSP
 // client) or Node IPC (the VS Code client); `createConnection()` reads the transport from argv.
 //
@@ -33,7 +33,22 @@ import type { NginxFile } from './nginx/ast';
 import { lineDocuments } from './lineDocument';
 import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type ValidateWithBinaryResult } from '../../protocol/binaryCheck';
 
-const VALIDATION_DELAY_MS = 250;
+/**
+ * How long a document rests after an edit before it is validated, by default (setting
+ * `proxyTuner.diagnostics.delay`): long enough that the edits of a burst already on the wire are
+ * applied first, short enough that diagnostics follow typing.
+ */
+const DEFAULT_DIAGNOSTICS_DELAY_MS = 10;
+/**
+ * Validations up to this long run as soon as the document rests: shorter than a gap between
+ * keystrokes, one per key costs little. A document whose validations take longer waits as long
+ * as one takes, up to MAX_ADAPTIVE_DELAY_MS: validated once per pause in typing rather than
+ * blocking the server after every key.
+ */
+const SLOW_VALIDATION_MS = 50;
+const MAX_ADAPTIVE_DELAY_MS = 250;
+/** Other open documents, which an edit may affect through includes, are revalidated after this. */
+const OTHERS_DELAY_MS = 500;
 /** A client that never answers `workspace/configuration` must not stall validation. */
 const CONFIGURATION_TIMEOUT_MS = 3000;
 const FIX_ALL_TITLE = 'Apply every safe Proxy Tuner fix';
@@ -90,6 +105,8 @@ let canPullConfiguration = false;
 let canRegisterConfigurationChange = false;
 let pushedConfig: ProxyTunerConfig = {};
 const settingsByUri = new Map<string, Promise<ServiceSettings>>();
+/** `diagnostics.delay` per document, once its settings are known (the schedule cannot wait for them). */
+const delayByUri = new Map<string, number>();
 
 /** The client's answer for one document, over what initializationOptions or pushes gave. */
 async function pullConfig(uri: string): Promise<ProxyTunerConfig> {
@@ -123,9 +140,10 @@ function announce(settings: ServiceSettings): ServiceSettings {
 function settingsFor(uri: string): Promise<ServiceSettings> {
   let pending = settingsByUri.get(uri);
   if (!pending) {
-    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then((config) =>
-      announce(resolveSettings(config)),
-    );
+    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then((config) => {
+      if (settingsByUri.get(uri) === pending) delayByUri.set(uri, config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS);
+      return announce(resolveSettings(config));
+    });
     settingsByUri.set(uri, pending);
   }
   return pending;
@@ -140,36 +158,114 @@ function languageOf(doc: TextDocument): LanguageId {
 
 /** The last diagnostics computed per document, so code actions need no second validation. */
 const lastDiagnostics = new Map<string, { version: number; settings: ServiceSettings; diagnostics: Diagnostic[] }>();
-const pendingValidation = new Map<string, ReturnType<typeof setTimeout>>();
 
-function diagnosticsOf(doc: TextDocument, settings: ServiceSettings): Diagnostic[] {
+/** The diagnostics of a document's current version, and whether they had to be computed. */
+function computeDiagnostics(doc: TextDocument, settings: ServiceSettings): { diagnostics: Diagnostic[]; computed: boolean } {
   const hit = lastDiagnostics.get(doc.uri);
-  if (hit && hit.version === doc.version && hit.settings === settings) return hit.diagnostics;
+  if (hit && hit.version === doc.version && hit.settings === settings) return { diagnostics: hit.diagnostics, computed: false };
   const diagnostics = service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
   lastDiagnostics.set(doc.uri, { version: doc.version, settings, diagnostics });
-  return diagnostics;
+  return { diagnostics, computed: true };
 }
 
-const validateNow = guardAsync('validation', undefined, async (uri: string): Promise<void> => {
-  const doc = documents.get(uri);
-  if (!doc) return;
-  const settings = await settingsFor(uri);
-  const current = documents.get(uri);
-  if (!current || current.version !== doc.version) return; // a newer edit schedules its own run
-  const diagnostics = diagnosticsOf(current, settings);
-  await connection.sendDiagnostics({ uri, version: current.version, diagnostics: [...diagnostics, ...hostDiagnostics(current)] });
-});
+function diagnosticsOf(doc: TextDocument, settings: ServiceSettings): Diagnostic[] {
+  return computeDiagnostics(doc, settings).diagnostics;
+}
 
-function scheduleValidation(uri: string, delay: number): void {
-  const pending = pendingValidation.get(uri);
-  if (pending) clearTimeout(pending);
-  pendingValidation.set(
-    uri,
-    setTimeout(() => {
-      pendingValidation.delete(uri);
-      void validateNow(uri);
-    }, delay),
-  );
+// The validation schedule, per open document:
+// - after an edit, validate once the document has rested for a short delay (the edits of a
+//   burst already sent are applied first: the timer restarts with each one);
+// - a document whose validations are slow (over 50 ms) waits as long as one takes (up to
+//   250 ms), so that it is validated once per pause in typing instead of after every key;
+// - one validation of a document at a time: edits that arrive while one runs (it may wait for
+//   the client's settings) make one follow-up run of the newest version when it ends;
+// - a publication is never older than the one before it, and nothing is published for a
+//   document closed meanwhile (its state is dropped on close; a run holding it stops).
+
+interface Schedule {
+  timer?: ReturnType<typeof setTimeout>;
+  /** When the timer fires (performance.now()). */
+  due: number;
+  running: boolean;
+  /** Something asked for a validation while one ran. */
+  rerun: boolean;
+  /** The version last published. */
+  published: number;
+  /** The last few validation times of this document, ms. */
+  costs: number[];
+}
+
+const schedules = new Map<string, Schedule>();
+const COSTS_KEPT = 5;
+
+function scheduleOf(uri: string): Schedule {
+  let s = schedules.get(uri);
+  if (!s) {
+    s = { due: 0, running: false, rerun: false, published: -Infinity, costs: [] };
+    schedules.set(uri, s);
+  }
+  return s;
+}
+
+/** The rest after an edit: the setting, or the document's usual validation time when longer. */
+function editDelay(uri: string): number {
+  const floor = delayByUri.get(uri) ?? pushedConfig.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS;
+  const costs = schedules.get(uri)?.costs ?? [];
+  if (!costs.length) return floor;
+  const typical = [...costs].sort((a, b) => a - b)[costs.length >> 1];
+  return typical <= SLOW_VALIDATION_MS ? floor : Math.max(floor, Math.min(typical, MAX_ADAPTIVE_DELAY_MS));
+}
+
+/**
+ * Asks for a validation of `uri`. `debounce` (edits): the timer restarts, `delay` from now.
+ * Otherwise the run happens `delay` from now or earlier if one is already due sooner.
+ */
+function scheduleValidation(uri: string, delay: number, debounce = false): void {
+  const s = scheduleOf(uri);
+  if (s.running) {
+    s.rerun = true;
+    return;
+  }
+  const due = performance.now() + delay;
+  if (s.timer) {
+    if (!debounce && s.due <= due) return;
+    clearTimeout(s.timer);
+  }
+  s.due = due;
+  s.timer = setTimeout(() => {
+    s.timer = undefined;
+    void validate(uri, s);
+  }, delay);
+}
+
+async function validate(uri: string, s: Schedule): Promise<void> {
+  s.running = true;
+  try {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    const version = doc.version;
+    const settings = await settingsFor(uri);
+    // closed meanwhile (maybe reopened: a new schedule), or edited: the follow-up run takes it
+    if (schedules.get(uri) !== s || documents.get(uri) !== doc || doc.version !== version) return;
+    const started = performance.now();
+    const { diagnostics, computed } = computeDiagnostics(doc, settings);
+    const all = [...diagnostics, ...hostDiagnostics(doc)];
+    if (computed) {
+      s.costs.push(performance.now() - started);
+      if (s.costs.length > COSTS_KEPT) s.costs.shift();
+    }
+    if (doc.version < s.published) return;
+    s.published = doc.version;
+    void connection.sendDiagnostics({ uri, version: doc.version, diagnostics: all }).catch((err: unknown) => logError('publish diagnostics', err));
+  } catch (err) {
+    logError('validation', err);
+  } finally {
+    s.running = false;
+    if (s.rerun && schedules.get(uri) === s) {
+      s.rerun = false;
+      scheduleValidation(uri, editDelay(uri), true);
+    }
+  }
 }
 
 function revalidateAll(): void {
@@ -177,7 +273,7 @@ function revalidateAll(): void {
 }
 
 /** An edit in one file can change another's diagnostics (an include, an upstream used elsewhere). */
-function revalidateOthers(uri: string, delay = VALIDATION_DELAY_MS * 2): void {
+function revalidateOthers(uri: string, delay = OTHERS_DELAY_MS): void {
   for (const doc of documents.all()) {
     if (doc.uri === uri) continue;
     lastDiagnostics.delete(doc.uri);
@@ -199,21 +295,22 @@ documents.onDidChangeContent(
   guard('didChange', undefined, (e) => {
     if (justOpened.delete(e.document.uri)) return;
     binaryByUri.delete(e.document.uri); // the binary's lines no longer match the text
-    scheduleValidation(e.document.uri, VALIDATION_DELAY_MS);
+    scheduleValidation(e.document.uri, editDelay(e.document.uri), true);
     revalidateOthers(e.document.uri);
   }),
 );
 documents.onDidClose(
   guard('didClose', undefined, (e) => {
     const uri = e.document.uri;
-    const pending = pendingValidation.get(uri);
-    if (pending) clearTimeout(pending);
-    pendingValidation.delete(uri);
+    const s = schedules.get(uri);
+    if (s?.timer) clearTimeout(s.timer);
+    schedules.delete(uri);
     justOpened.delete(uri);
     parses.delete(uri);
     wsIndex.closed(uri);
     lastDiagnostics.delete(uri);
     settingsByUri.delete(uri);
+    delayByUri.delete(uri);
     void connection.sendDiagnostics({ uri, diagnostics: [] }).catch((err: unknown) => logError('clear diagnostics', err));
   }),
 );

@@ -29,7 +29,10 @@ export class LspClient {
   private exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private readonly exitWaiters: (() => void)[] = [];
 
-  /** Answers the server's own requests (workspace/configuration, client/registerCapability, ...). */
+  /**
+   * Answers the server's own requests (workspace/configuration, client/registerCapability, ...);
+   * a promise is answered when it settles (a client that is slow to answer).
+   */
   onServerRequest: (m: RpcMessage) => unknown = (m) => (m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => null) : null);
 
   constructor(args: string[] = ['--stdio'], env: NodeJS.ProcessEnv = {}) {
@@ -87,7 +90,14 @@ export class LspClient {
   private dispatch(msg: RpcMessage): void {
     if (msg.method !== undefined && msg.id !== undefined) {
       this.serverRequests.push(msg);
-      this.send({ jsonrpc: '2.0', id: msg.id, result: this.onServerRequest(msg) ?? null });
+      const answer = this.onServerRequest(msg);
+      if (answer instanceof Promise) {
+        void answer.then((result: unknown) => {
+          if (!this.exited) this.send({ jsonrpc: '2.0', id: msg.id, result: result ?? null });
+        });
+      } else {
+        this.send({ jsonrpc: '2.0', id: msg.id, result: answer ?? null });
+      }
       return;
     }
     if (msg.method !== undefined) {

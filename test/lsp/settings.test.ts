@@ -23,6 +23,14 @@ describe('readConfig', () => {
     assert.deepEqual(readConfig({ rules: { a: 'loud', b: 'hint', c: 3 } }), { rules: { b: 'hint' } });
     assert.deepEqual(readConfig({ nginx: { version: '   ' } }), { nginx: { version: undefined, path: undefined } });
   });
+
+  it('reads the diagnostics delay in milliseconds, capped, and ignores anything but a number from 0', () => {
+    assert.deepEqual(readConfig({ diagnostics: { delay: 40 } }), { diagnostics: { delay: 40 } });
+    assert.deepEqual(readConfig({ 'proxyTuner.diagnostics.delay': 0 }), { diagnostics: { delay: 0 } });
+    assert.deepEqual(readConfig({ diagnostics: { delay: 1e9 } }), { diagnostics: { delay: 10_000 } });
+    for (const delay of [-1, '40', NaN, Infinity, null]) assert.deepEqual(readConfig({ diagnostics: { delay } }), {}, String(delay));
+    assert.deepEqual(readConfig({ diagnostics: 5 }), {});
+  });
 });
 
 describe('resolveSettings', () => {
@@ -54,5 +62,11 @@ describe('mergeConfig', () => {
       rules: { a: 'off', b: 'error' },
     });
     assert.deepEqual(mergeConfig(base, readConfig(null)), base);
+  });
+
+  it('takes the diagnostics delay from the pulled answer, else from initializationOptions', () => {
+    assert.deepEqual(mergeConfig({ diagnostics: { delay: 100 } }, { diagnostics: { delay: 0 } }), { diagnostics: { delay: 0 } });
+    assert.deepEqual(mergeConfig({ diagnostics: { delay: 100 } }, {}), { diagnostics: { delay: 100 } });
+    assert.deepEqual(mergeConfig({}, {}), {});
   });
 });

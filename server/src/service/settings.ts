@@ -10,7 +10,12 @@ export interface ProxyTunerConfig {
   nginx?: { version?: string; path?: string };
   haproxy?: { version?: string; path?: string };
   rules?: Record<string, RuleSeverity>;
+  /** `delay`: ms a document must rest after an edit before it is validated (the language server's). */
+  diagnostics?: { delay?: number };
 }
+
+/** The largest `diagnostics.delay` taken; more is read as this. */
+export const MAX_DIAGNOSTICS_DELAY_MS = 10_000;
 
 const SEVERITIES = new Set<RuleSeverity>(['off', 'error', 'warning', 'information', 'hint']);
 
@@ -55,6 +60,8 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
     }
     out.rules = rules;
   }
+  const delay = isObject(section.diagnostics) ? section.diagnostics.delay : undefined;
+  if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
   return out;
 }
 
@@ -67,6 +74,8 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
     if (version !== undefined || path !== undefined) out[lang] = { version, path };
   }
   if (base.rules || over.rules) out.rules = { ...base.rules, ...over.rules };
+  const delay = over.diagnostics?.delay ?? base.diagnostics?.delay;
+  if (delay !== undefined) out.diagnostics = { delay };
   return out;
 }
 
