@@ -21,131 +21,104 @@ import {
   type Word,
 } from './ast';
 
-const Newline = createToken({ name: 'Newline', pattern: /\r\n|\r|\n/, line_breaks: true });
-const Blank = createToken({ name: 'Blank', pattern: /[ \t\f\v]+/, group: Lexer.SKIPPED });
-const CommentTok = createToken({ name: 'Comment', pattern: /#[^\r\n]*/ });
-// A word is a run of unquoted characters, backslash escapes, and quoted strings (a quote left
-// open runs to the end of the line, as a syntax error reported later). A hand-written matcher:
-// it is several times faster than the equivalent regular expression on big files.
-function matchWord(text: string, offset: number): RegExpExecArray | null {
+// The tokenizer reads the text line by line as HAProxy's line reader does and hands the parser one
+// token per non-empty line, its words and comment already built (its payload): a `Header` for a
+// line that opens a section (`global`, `frontend NAME`, ...), a `Line` for any other. Within a
+// line: blanks separate words; quotes join pieces into one word (a quote left open runs to the
+// end of the line: an error reported later); a backslash escapes the next character unless the
+// line ends; `#` outside quotes starts a comment. The chevrotain grammar folds the lines into
+// sections.
+const HeaderTok = createToken({ name: 'Header', pattern: Lexer.NA });
+const LineTok = createToken({ name: 'Line', pattern: Lexer.NA });
+const allTokens = [HeaderTok, LineTok];
+
+/** One line's content. */
+interface RawLine {
+  words: Word[];
+  comment: Comment | undefined;
+  /** 0-based line number. */
+  line: number;
+}
+
+/** A token as chevrotain reads it (same fields, same order for every token). */
+function lineToken(header: boolean, startOffset: number, payload: RawLine): IToken {
+  const t = header ? HeaderTok : LineTok;
+  return { image: '', startOffset, tokenTypeIdx: t.tokenTypeIdx!, tokenType: t, payload };
+}
+
+const isBlank = (c: number) => c === 32 || c === 9 || c === 12 || c === 11;
+
+/** Splits the text into line tokens; fills `lineStarts` (offset of every line) on the way. */
+function tokenizeLines(text: string, lineStarts: number[]): IToken[] {
+  const tokens: IToken[] = [];
   const n = text.length;
-  let i = offset;
+  let i = 0;
+  let line = 0;
+  let words: Word[] = [];
+  let comment: Comment | undefined;
+  const endLine = (): void => {
+    if (words.length || comment) {
+      const first = words.length ? words[0] : comment!;
+      const w0 = words[0];
+      const header = w0 !== undefined && !w0.quoted && Object.prototype.hasOwnProperty.call(SECTION_KEYWORDS, w0.value);
+      tokens.push(lineToken(header, first.start, { words, comment, line }));
+      words = [];
+      comment = undefined;
+    }
+  };
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 35) break; // blanks, newline, #
-    if (c === 92) {
-      // backslash: escapes the next character unless the line ends
-      const d = text.charCodeAt(i + 1);
-      i += d === 10 || d === 13 || Number.isNaN(d) ? 1 : 2;
-    } else if (c === 34 || c === 39) {
-      // quoted piece: to the closing quote or the end of the line
-      i++;
-      while (i < n) {
-        const q = text.charCodeAt(i);
-        if (q === 10 || q === 13) break;
-        if (q === c) {
-          i++;
-          break;
-        }
-        if (q === 92 && c === 34 && i + 1 < n && text.charCodeAt(i + 1) !== 10 && text.charCodeAt(i + 1) !== 13) i += 2;
-        else i++;
-      }
-    } else i++;
-  }
-  if (i === offset) return null;
-  return [text.slice(offset, i)] as unknown as RegExpExecArray;
-}
-const WordTok = createToken({ name: 'Word', pattern: { exec: matchWord }, line_breaks: false });
-
-const allTokens = [Newline, Blank, CommentTok, WordTok];
-const lexer = new Lexer(allTokens, {
-  positionTracking: 'onlyOffset',
-  ensureOptimizations: false,
-  skipValidations: true,
-});
-
-interface RawLine {
-  words: IToken[];
-  comment?: IToken;
-}
-
-/** lines := line* ; line := Word* Comment? (Newline | EOF) */
-class LineParser extends EmbeddedActionsParser {
-  constructor() {
-    super(allTokens, { recoveryEnabled: true, skipValidations: true });
-    this.performSelfAnalysis();
-  }
-
-  public file = this.RULE('file', () => {
-    const lines: RawLine[] = [];
-    this.MANY(() => {
-      lines.push(this.SUBRULE(this.line));
-    });
-    return lines;
-  });
-
-  private line = this.RULE('line', () => {
-    const words: IToken[] = [];
-    let comment: IToken | undefined;
-    this.MANY(() => {
-      words.push(this.CONSUME(WordTok));
-    });
-    this.OPTION(() => {
-      comment = this.CONSUME(CommentTok);
-    });
-    this.CONSUME(Newline);
-    return { words, comment } as RawLine;
-  });
-}
-
-let parserInstance: LineParser | undefined;
-function lineParser(): LineParser {
-  parserInstance ??= new LineParser();
-  return parserInstance;
-}
-
-/** Groups tokens into lines. The grammar accepts any token sequence; the last line may lack a newline. */
-function groupLines(tokens: IToken[]): RawLine[] {
-  // The chevrotain grammar above handles newline-terminated lines; the final line without a
-  // newline is split off first so the grammar never needs to recover.
-  let lastNl = -1;
-  for (let i = tokens.length - 1; i >= 0; i--) {
-    if (tokens[i].tokenType === Newline) {
-      lastNl = i;
-      break;
+    if (c === 10 || c === 13) {
+      endLine();
+      i += c === 13 && text.charCodeAt(i + 1) === 10 ? 2 : 1;
+      lineStarts.push(i);
+      line++;
+      continue;
     }
+    if (isBlank(c)) {
+      i++;
+      continue;
+    }
+    if (c === 35) {
+      let j = i + 1;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 10 || d === 13) break;
+        j++;
+      }
+      comment = { start: i, end: j, text: text.slice(i + 1, j) };
+      i = j;
+      continue;
+    }
+    // a word
+    const start = i;
+    let special = false; // a quote or a backslash: the value needs unquoting
+    while (i < n) {
+      const d = text.charCodeAt(i);
+      if (isBlank(d) || d === 10 || d === 13 || d === 35) break;
+      if (d === 92) {
+        special = true;
+        const e = text.charCodeAt(i + 1);
+        i += e === 10 || e === 13 || Number.isNaN(e) ? 1 : 2;
+      } else if (d === 34 || d === 39) {
+        special = true;
+        i++;
+        while (i < n) {
+          const q = text.charCodeAt(i);
+          if (q === 10 || q === 13) break;
+          if (q === d) {
+            i++;
+            break;
+          }
+          if (q === 92 && d === 34 && i + 1 < n && text.charCodeAt(i + 1) !== 10 && text.charCodeAt(i + 1) !== 13) i += 2;
+          else i++;
+        }
+      } else i++;
+    }
+    words.push(toWord(text.slice(start, i), start, special));
   }
-  const head = tokens.slice(0, lastNl + 1);
-  const tail = tokens.slice(lastNl + 1);
-  const p = lineParser();
-  p.input = head;
-  let lines: RawLine[] = [];
-  try {
-    lines = p.file() ?? [];
-  } catch {
-    lines = [];
-  }
-  if (p.errors.length || !Array.isArray(lines)) lines = manualGroup(head);
-  if (tail.length) {
-    const words = tail.filter((t) => t.tokenType === WordTok);
-    const comment = tail.find((t) => t.tokenType === CommentTok);
-    lines.push({ words, comment });
-  }
-  return lines;
-}
-
-function manualGroup(tokens: IToken[]): RawLine[] {
-  const lines: RawLine[] = [];
-  let cur: RawLine = { words: [] };
-  for (const t of tokens) {
-    if (t.tokenType === Newline) {
-      lines.push(cur);
-      cur = { words: [] };
-    } else if (t.tokenType === CommentTok) cur.comment = t;
-    else cur.words.push(t);
-  }
-  if (cur.words.length || cur.comment) lines.push(cur);
-  return lines;
+  endLine();
+  return tokens;
 }
 
 /** HAProxy's unquoting: single quotes keep everything, double quotes and bare text resolve escapes. */
@@ -227,11 +200,10 @@ export function unquote(raw: string): { value: string; quoted: boolean; envVars?
   return r;
 }
 
-function toWord(t: IToken): Word {
-  const raw = t.image;
-  if (!NEEDS_UNQUOTE.test(raw)) return { start: t.startOffset, end: t.startOffset + raw.length, raw, value: raw, quoted: false };
+function toWord(raw: string, start: number, special: boolean): Word {
+  if (!special) return { start, end: start + raw.length, raw, value: raw, quoted: false };
   const u = unquote(raw);
-  const w: Word = { start: t.startOffset, end: t.startOffset + raw.length, raw, value: u.value, quoted: u.quoted };
+  const w: Word = { start, end: start + raw.length, raw, value: u.value, quoted: u.quoted };
   if (u.envVars) w.envVars = u.envVars;
   if (u.unterminated) w.unterminated = true;
   return w;
@@ -461,11 +433,8 @@ export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition 
 
 const SAMPLE_ACTION = /^(set-var|track-sc\d+|capture|set-src|set-dst)/;
 
-function buildStatement(raw: RawLine, lineNo: number, errors: SyntaxIssue[]): Statement {
-  const words = raw.words.map(toWord);
-  const comment: Comment | undefined = raw.comment
-    ? { start: raw.comment.startOffset, end: raw.comment.startOffset + raw.comment.image.length, text: raw.comment.image.slice(1) }
-    : undefined;
+function buildStatement(raw: RawLine, errors: SyntaxIssue[]): Statement {
+  const { words, comment, line: lineNo } = raw;
   for (const w of words) {
     if (w.unterminated) errors.push({ start: w.start, end: w.end, message: 'unmatched quote' });
   }
@@ -527,70 +496,99 @@ function buildStatement(raw: RawLine, lineNo: number, errors: SyntaxIssue[]): St
   return st;
 }
 
-function computeLineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) starts.push(i + 1);
-    else if (c === 13) {
-      if (text.charCodeAt(i + 1) === 10) i++;
-      starts.push(i + 1);
-    }
+/**
+ * The grammar: lines before the first section (orphans), then sections, each a header line and
+ * the lines up to the next header. Every line is one token, so the grammar is LL(1) and needs
+ * no recovery.
+ *   file    := line* section*
+ *   section := header line*
+ */
+class SectionParser extends EmbeddedActionsParser {
+  file!: HaproxyFile;
+  private current: Section | undefined;
+
+  constructor() {
+    super(allTokens, { recoveryEnabled: false, skipValidations: true });
+    this.performSelfAnalysis();
   }
-  return starts;
+
+  /** A non-header line: a statement of the current section (or an orphan), or only a comment. */
+  private readonly lineIter = (): void => {
+    const t = this.CONSUME(LineTok);
+    if (this.RECORDING_PHASE) return;
+    const st = buildStatement(t.payload as RawLine, this.file.errors);
+    this.keepComment(st);
+    if (!st.words.length) return;
+    if (this.current) this.current.statements.push(st);
+    else this.file.orphans.push(st);
+  };
+
+  private readonly sectionIter = (): void => {
+    const t = this.CONSUME(HeaderTok);
+    if (!this.RECORDING_PHASE) this.openSection(t.payload as RawLine);
+    this.MANY3(this.lineIter);
+  };
+
+  parseFile = this.RULE('file', (): void => {
+    this.current = undefined;
+    this.MANY(this.lineIter);
+    this.MANY2(this.sectionIter);
+    if (!this.RECORDING_PHASE && this.current) closeSection(this.current, this.file.text.length);
+  });
+
+  private keepComment(st: Statement): void {
+    if (!st.comment) return;
+    this.file.comments.push(st.comment);
+    if (this.current) this.current.comments.push(st.comment);
+  }
+
+  private openSection(raw: RawLine): void {
+    const { file } = this;
+    const { text, lineStarts } = file;
+    const st = buildStatement(raw, file.errors);
+    this.keepComment(st);
+    const lineIdx = raw.line;
+    if (this.current) closeSection(this.current, lineStarts[lineIdx]);
+    const lineEnd = lineIdx + 1 < lineStarts.length ? lineStarts[lineIdx + 1] : text.length;
+    const sec: Section = {
+      type: 'section',
+      keyword: st.keyword!.value,
+      header: st,
+      headerStart: st.start,
+      headerEnd: st.comment ? st.comment.end : st.end,
+      bodyStart: lineEnd,
+      bodyEnd: text.length,
+      statements: [],
+      comments: [],
+      start: st.start,
+      end: text.length,
+    };
+    if (st.args[0]) sec.name = st.args[0];
+    if (st.comment) sec.comments.push(st.comment);
+    file.sections.push(sec);
+    this.current = sec;
+  }
 }
+
+let sectionParser: SectionParser | undefined;
 
 /** Parses a whole HAProxy configuration. Never throws. */
 export function parseHaproxy(text: string): HaproxyFile {
   const file: HaproxyFile = { type: 'file', text, sections: [], orphans: [], comments: [], errors: [], lineStarts: [] };
   try {
-    file.lineStarts = computeLineStarts(text);
-    const lexed = lexer.tokenize(text);
-    for (const e of lexed.errors) file.errors.push({ start: e.offset, end: e.offset + Math.max(1, e.length), message: e.message });
-    const lines = groupLines(lexed.tokens);
-    let current: Section | undefined;
-    const lineStarts = file.lineStarts;
-    let lineIdx = 0;
-    for (const raw of lines) {
-      const first = raw.words[0] ?? raw.comment;
-      if (!first) continue;
-      const off = first.startOffset;
-      while (lineIdx + 1 < lineStarts.length && lineStarts[lineIdx + 1] <= off) lineIdx++;
-      const st = buildStatement(raw, lineIdx, file.errors);
-      if (st.comment) {
-        file.comments.push(st.comment);
-        if (current) current.comments.push(st.comment);
-      }
-      if (!st.words.length) continue;
-      const kw = st.keyword && !st.prefix && !st.keyword.quoted ? st.keyword.value : undefined;
-      if (kw !== undefined && Object.prototype.hasOwnProperty.call(SECTION_KEYWORDS, kw)) {
-        if (current) closeSection(current, lineStarts[lineIdx]);
-        const lineEnd = lineIdx + 1 < lineStarts.length ? lineStarts[lineIdx + 1] : text.length;
-        const sec: Section = {
-          type: 'section',
-          keyword: kw,
-          header: st,
-          headerStart: st.start,
-          headerEnd: st.comment ? st.comment.end : st.end,
-          bodyStart: lineEnd,
-          bodyEnd: text.length,
-          statements: [],
-          comments: [],
-          start: st.start,
-          end: text.length,
-        };
-        if (st.args[0]) sec.name = st.args[0];
-        if (st.comment) sec.comments.push(st.comment);
-        file.sections.push(sec);
-        current = sec;
-      } else if (current) {
-        current.statements.push(st);
-      } else {
-        file.orphans.push(st);
-      }
-    }
-    if (current) closeSection(current, text.length);
+    const lineStarts = [0];
+    const tokens = tokenizeLines(text, lineStarts);
+    file.lineStarts = lineStarts;
+    sectionParser ??= new SectionParser();
+    sectionParser.file = file;
+    sectionParser.input = tokens;
+    sectionParser.parseFile();
+    for (const e of sectionParser.errors) file.errors.push({ start: e.token.startOffset, end: e.token.startOffset + 1, message: e.message });
+    // keep nothing of this parse alive in the parser (the editor re-parses on every edit)
+    sectionParser.input = [];
+    sectionParser.file = undefined!;
   } catch (e) {
+    sectionParser = undefined;
     file.errors.push({ start: 0, end: 0, message: `internal parser error: ${(e as Error)?.message ?? String(e)}` });
   }
   return file;

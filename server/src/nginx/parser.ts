@@ -452,6 +452,13 @@ class NginxParser extends EmbeddedActionsParser {
     this.MANY1(this.fileIter);
     return all;
   });
+
+  /** Drops what the last parse left behind: its tokens, errors and top-level list. */
+  release(): void {
+    this.input = [];
+    this.found = [];
+    this.fileAll = [];
+  }
 }
 
 function markEntries(list: Directive[]): void {
@@ -490,6 +497,7 @@ function parseUnsafe(text: string): NginxFile {
     const s = e.token.startOffset;
     errors.push({ kind: 'unexpected', message: e.message, start: Number.isNaN(s) ? text.length : s, end: Number.isNaN(s) ? text.length : s + 1 });
   }
+  parser.release(); // keep nothing of this parse alive in the parser (the editor re-parses on every edit)
   errors.sort((a, b) => a.start - b.start);
   // nginx reads an unclosed quote to the end of the file and reports only that; the recovered
   // tree (quote cut at its line end) keeps serving the editor, but its follow-up errors are ours
