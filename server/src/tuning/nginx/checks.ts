@@ -5,17 +5,85 @@ import type { Fix, FixEdit, Finding } from '../../service/rules';
 import type { ServiceSettings } from '../../service/types';
 import { compareVersions } from '../../service/version';
 import type { Block, Directive, NginxFile, Word } from '../../nginx/ast';
-import { blockContext, childContext, variablesIn } from '../../nginx/ast';
+import { childContext, variablesIn } from '../../nginx/ast';
 import { inferContext } from '../../nginx/validation';
 import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../text';
 import { NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT } from './rules';
 
-/** A directive with the chain of block directives around it (outermost first). */
+/**
+ * A level of the tree: the file's top level, or the body of a block directive. Levels link to
+ * the enclosing one, so "what applies here" walks up a few links instead of copying chains.
+ */
+interface Level {
+  /** The block directive; undefined for the top level. */
+  d: Directive | undefined;
+  /** The enclosing level; undefined for the top level. */
+  up: Level | undefined;
+  /** The context inside the body. */
+  inner: string;
+  /** The body's directives (table entries included: lookups skip them). */
+  children: Directive[];
+  /** Children by name for large levels, built on the first lookup. */
+  index: Map<string, Directive[]> | undefined;
+  /** Whether this level or an enclosing one includes a file that may hold settings (on demand). */
+  inc: boolean | undefined;
+}
+
+/** The body of a block directive. */
+interface BlockLevel extends Level {
+  d: Directive;
+  up: Level;
+}
+
+/** A directive and the level it is written in (its context is `up.inner`). */
 interface Node {
   d: Directive;
-  anc: Directive[];
-  ctx: string;
+  up: Level;
 }
+
+// The directives the checks look at, collected in one walk into one list per group (text order).
+const G_PROXY_PASS = 0;
+const G_OTHER_PASS = 1;
+const G_UPSTREAM = 2;
+const G_KEEPALIVE_REQUESTS = 3;
+const G_ACCESS_LOG = 4;
+const G_SENDFILE = 5;
+const G_TCP_NOPUSH = 6;
+const G_ROOT = 7;
+const G_ALIAS = 8;
+const G_GZIP = 9;
+const G_PROXY_BUFFERING = 10;
+const G_LISTEN = 11;
+const G_TLS = 12; // ssl_protocols, ssl_stapling (one list: their findings interleave in text order)
+const G_RESOLVER = 13;
+const G_REDIRECT = 14; // return, rewrite
+const G_SERVER_TOKENS = 15;
+const GROUP_COUNT = 16;
+
+const GROUP: ReadonlyMap<string, number> = new Map([
+  ['proxy_pass', G_PROXY_PASS],
+  ['fastcgi_pass', G_OTHER_PASS],
+  ['uwsgi_pass', G_OTHER_PASS],
+  ['scgi_pass', G_OTHER_PASS],
+  ['grpc_pass', G_OTHER_PASS],
+  ['memcached_pass', G_OTHER_PASS],
+  ['upstream', G_UPSTREAM],
+  ['keepalive_requests', G_KEEPALIVE_REQUESTS],
+  ['access_log', G_ACCESS_LOG],
+  ['sendfile', G_SENDFILE],
+  ['tcp_nopush', G_TCP_NOPUSH],
+  ['root', G_ROOT],
+  ['alias', G_ALIAS],
+  ['gzip', G_GZIP],
+  ['proxy_buffering', G_PROXY_BUFFERING],
+  ['listen', G_LISTEN],
+  ['ssl_protocols', G_TLS],
+  ['ssl_stapling', G_TLS],
+  ['resolver', G_RESOLVER],
+  ['return', G_REDIRECT],
+  ['rewrite', G_REDIRECT],
+  ['server_tokens', G_SERVER_TOKENS],
+]);
 
 export interface NginxCheckContext {
   file: NginxFile;
@@ -23,13 +91,17 @@ export interface NginxCheckContext {
   settings: ServiceSettings;
   /** The target version; undefined means the newest. */
   version?: string;
-  nodes: Node[];
+  /** The file's top level. */
+  top: Level;
+  /** Every block directive's body, in text order. */
+  blocks: BlockLevel[];
+  /** The directives of each group (G_*), in text order. */
+  groups: Node[][];
   /** http-level upstream blocks by name. */
   upstreams: Map<string, Node>;
-  unit: string;
+  /** The file's indentation step, computed when a fix first needs it. */
+  unit: string | undefined;
   out: Finding[];
-  /** Children of each block (undefined: the top level) by directive name, built on demand. */
-  index: Map<Directive | undefined, Map<string, Directive[]>>;
 }
 
 /** True when the target version is at least `v` (an unknown target counts as the newest). */
@@ -58,73 +130,126 @@ export function guessStartContext(file: NginxFile): string {
   return 'main';
 }
 
-export function buildContext(file: NginxFile, settings: ServiceSettings): NginxCheckContext {
-  const start = guessStartContext(file);
-  const nodes: Node[] = [];
-  const upstreams = new Map<string, Node>();
-  const visit = (list: Directive[], anc: Directive[]) => {
-    for (const d of list) {
-      if (d.entry) continue;
-      const node: Node = { d, anc, ctx: blockContext(anc, start) };
-      nodes.push(node);
-      if (d.name === 'upstream' && node.ctx === 'http' && d.args[0]) upstreams.set(d.args[0].value, node);
-      if (d.block && !d.rawBody && d.block.children.length) visit(d.block.children, [...anc, d]);
+/** One walk over the tree: the levels and the directives of every group. */
+function collect(ctx: NginxCheckContext, level: Level): void {
+  const list = level.children;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    if (d.entry) continue;
+    const g = GROUP.get(d.name);
+    if (g !== undefined) ctx.groups[g].push({ d, up: level });
+    const block = d.block;
+    if (block) {
+      const b: BlockLevel = { d, up: level, inner: childContext(level.inner, d.name), children: block.children, index: undefined, inc: undefined };
+      ctx.blocks.push(b);
+      if (!d.rawBody && block.children.length) collect(ctx, b);
     }
-  };
-  visit(file.directives, []);
-  return {
+  }
+}
+
+export function buildContext(file: NginxFile, settings: ServiceSettings): NginxCheckContext {
+  const top: Level = { d: undefined, up: undefined, inner: guessStartContext(file), children: file.directives, index: undefined, inc: undefined };
+  const groups: Node[][] = [];
+  for (let g = 0; g < GROUP_COUNT; g++) groups.push([]);
+  const ctx: NginxCheckContext = {
     file,
     text: file.text,
     settings,
     version: settings.nginxVersion,
-    nodes,
-    upstreams,
-    unit: indentUnit(file.text),
+    top,
+    blocks: [],
+    groups,
+    upstreams: new Map(),
+    unit: undefined,
     out: [],
-    index: new Map(),
   };
+  collect(ctx, top);
+  for (const n of groups[G_UPSTREAM]) {
+    const name = n.d.args[0];
+    if (n.up.inner === 'http' && name) ctx.upstreams.set(name.value, n);
+  }
+  return ctx;
 }
 
-const kids = (d: Directive | undefined, file: NginxFile): Directive[] => (d ? (d.block?.children ?? []) : file.directives);
-const named = (list: Directive[], name: string) => list.filter((d) => d.name === name && !d.entry);
+function unitOf(ctx: NginxCheckContext): string {
+  if (ctx.unit === undefined) ctx.unit = indentUnit(ctx.text);
+  return ctx.unit;
+}
 
-/** The directives named `name` directly inside `level` (undefined: the top level), indexed once per level. */
-function at(ctx: NginxCheckContext, level: Directive | undefined, name: string): Directive[] {
-  let idx = ctx.index.get(level);
+const EMPTY: readonly Directive[] = [];
+/** Levels with at least this many children get a by-name index; smaller ones are scanned. */
+const INDEX_FROM = 16;
+
+function indexOf(level: Level): Map<string, Directive[]> {
+  let idx = level.index;
   if (!idx) {
     idx = new Map();
-    for (const d of kids(level, ctx.file)) {
+    for (const d of level.children) {
       if (d.entry) continue;
       const list = idx.get(d.name);
       if (list) list.push(d);
       else idx.set(d.name, [d]);
     }
-    ctx.index.set(level, idx);
+    level.index = idx;
   }
-  // a copy: callers pop() and filter the lists freely
-  return (idx.get(name) ?? []).slice();
+  return idx;
 }
 
-/**
- * The directives named `name` that apply inside `block` (a block directive, or undefined for
- * the top level), looking outward through `anc`: the nearest level that sets any wins.
- */
-function effective(ctx: NginxCheckContext, block: Directive | undefined, anc: readonly Directive[], name: string): Directive[] {
-  const levels: (Directive | undefined)[] = [block, ...[...anc].reverse()];
-  if (block !== undefined) levels.push(undefined);
-  const seen = new Set<Directive | undefined>();
-  for (const level of levels) {
-    if (seen.has(level)) continue;
-    seen.add(level);
-    const found = at(ctx, level, name);
-    if (found.length) return found;
-  }
-  return [];
+/** The directives named `name` directly in `list` (entries skipped). */
+function named(list: readonly Directive[], name: string): Directive[] {
+  const out: Directive[] = [];
+  for (const d of list) if (d.name === name && !d.entry) out.push(d);
+  return out;
 }
 
-/** The ancestors of a block directive found in the node list. */
-function ancestorsOf(ctx: NginxCheckContext, d: Directive): Directive[] {
-  return ctx.nodes.find((n) => n.d === d)?.anc ?? [];
+/** The last directive named `name` directly in `list`. */
+function lastNamed(list: readonly Directive[], name: string): Directive | undefined {
+  for (let i = list.length - 1; i >= 0; i--) {
+    const d = list[i];
+    if (d.name === name && !d.entry) return d;
+  }
+  return undefined;
+}
+
+/** The directives named `name` directly in `level` (shared: do not modify). */
+function at(level: Level, name: string): readonly Directive[] {
+  if (level.children.length >= INDEX_FROM) return indexOf(level).get(name) ?? EMPTY;
+  const list = level.children;
+  let out: Directive[] | undefined;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    if (d.name === name && !d.entry) (out ??= []).push(d);
+  }
+  return out ?? EMPTY;
+}
+
+function lastAt(level: Level, name: string): Directive | undefined {
+  if (level.children.length >= INDEX_FROM) {
+    const list = indexOf(level).get(name);
+    return list && list[list.length - 1];
+  }
+  return lastNamed(level.children, name);
+}
+
+/** The nearest level, from `level` outward, that sets `name`. */
+function levelSetting(level: Level, name: string): Level | undefined {
+  for (let l: Level | undefined = level; l; l = l.up) if (lastAt(l, name)) return l;
+  return undefined;
+}
+
+/** The directives named `name` that apply in `level`: the nearest level that sets any wins. */
+function effective(level: Level, name: string): readonly Directive[] {
+  const l = levelSetting(level, name);
+  return l ? at(l, name) : EMPTY;
+}
+
+/** The last of the directives named `name` that apply in `level`. */
+function lastEffective(level: Level, name: string): Directive | undefined {
+  for (let l: Level | undefined = level; l; l = l.up) {
+    const d = lastAt(l, name);
+    if (d) return d;
+  }
+  return undefined;
 }
 
 function add(ctx: NginxCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
@@ -139,7 +264,7 @@ function innerIndent(ctx: NginxCheckContext, owner: Directive | undefined): stri
   }
   const first = owner.block?.children[0];
   if (first && lineStart(ctx.text, first.start) !== lineStart(ctx.text, owner.start)) return indentAt(ctx.text, first.start);
-  return indentAt(ctx.text, owner.start) + ctx.unit;
+  return indentAt(ctx.text, owner.start) + unitOf(ctx);
 }
 
 /** Inserts lines directly after directive `d` (same line when its block closes on that line). */
@@ -176,14 +301,21 @@ const firstArg = (d: Directive | undefined): string | undefined => d?.args[0]?.v
 /** Includes that cannot hold the settings the "missing X" rules look for. */
 const HARMLESS_INCLUDE = /(^|\/)(mime\.types|modules-enabled\/|modules\/|fastcgi_params|uwsgi_params|scgi_params)/;
 
+/** Whether `list` includes another file (not one of the harmless ones). */
+function includesIn(list: readonly Directive[]): boolean {
+  for (const d of list) if (!d.entry && d.name === 'include' && !HARMLESS_INCLUDE.test(firstArg(d) ?? '')) return true;
+  return false;
+}
+
 /**
- * Whether `block` or an enclosing level includes another file: a setting a rule finds missing
+ * Whether `level` or an enclosing level includes another file: a setting a rule finds missing
  * may come from there, so "missing X" rules stay silent (the included file is judged on its own).
  */
-function includesAround(ctx: NginxCheckContext, block: Directive | undefined, anc: readonly Directive[]): boolean {
-  const levels: (Directive | undefined)[] = [block, ...anc, undefined];
-  return levels.some((level) => at(ctx, level, 'include').some((d) => !HARMLESS_INCLUDE.test(firstArg(d) ?? '')));
+function includesAround(level: Level): boolean {
+  if (level.inc === undefined) level.inc = includesIn(at(level, 'include')) || (level.up !== undefined && includesAround(level.up));
+  return level.inc;
 }
+
 const num = (w: Word | undefined): number | undefined => (w && /^\d+$/.test(w.value) ? Number(w.value) : undefined);
 
 /** nginx size values: `32k`, `1m`, plain bytes. */
@@ -228,7 +360,7 @@ function checkWorkers(ctx: NginxCheckContext): void {
 
   let connections = 512;
   if (events) {
-    const wc = named(events.block!.children, 'worker_connections').pop();
+    const wc = lastNamed(events.block!.children, 'worker_connections');
     const n = num(wc?.args[0]);
     if (!wc) {
       add(ctx, 'nginx/worker-connections-low', events.nameWord, 'No `worker_connections`: each worker is limited to the default 512 connections (about 256 proxied requests).', {
@@ -254,7 +386,7 @@ function checkWorkers(ctx: NginxCheckContext): void {
     } else if (!rl && wc && n !== undefined) {
       const hostLimit = ctx.settings.host?.nofileLimit ?? 1024;
       // a connection is at least one descriptor; a proxied one two
-      const proxies = ctx.nodes.some((m) => /^(proxy|fastcgi|uwsgi|scgi|grpc|memcached)_pass$/.test(m.d.name));
+      const proxies = ctx.groups[G_PROXY_PASS].length > 0 || ctx.groups[G_OTHER_PASS].length > 0;
       if (n >= hostLimit || (proxies && need > hostLimit)) {
         const anchor = wp ?? events;
         const edit = anchor === wp ? insertLinesAfter(ctx.text, wp.end, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, wp.start)) : insertLinesBefore(ctx.text, events.start, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, events.start));
@@ -294,41 +426,45 @@ interface ProxyTarget {
 function proxyTarget(d: Directive): ProxyTarget | undefined {
   const w = d.args[0];
   if (!w) return undefined;
-  const m = /^(https?):\/\/([^/]*)(.*)$/.exec(w.value);
-  if (!m) return undefined;
-  return { scheme: m[1], host: m[2], rest: m[3], word: w };
+  const v = w.value;
+  const hostStart = v.startsWith('http://') ? 7 : v.startsWith('https://') ? 8 : -1;
+  if (hostStart < 0) return undefined;
+  const slash = v.indexOf('/', hostStart);
+  const hostEnd = slash < 0 ? v.length : slash;
+  const rest = v.slice(hostEnd);
+  // the path part is matched by `.*`: it may not span a line terminator
+  if (LINE_TERMINATOR.test(rest)) return undefined;
+  return { scheme: v.slice(0, hostStart - 3), host: v.slice(hostStart, hostEnd), rest, word: w };
 }
 
-const isHttpCtx = (n: Node) => !n.ctx.startsWith('stream') && !n.ctx.startsWith('mail');
+const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
+
+const isHttpCtx = (n: Node) => !n.up.inner.startsWith('stream') && !n.up.inner.startsWith('mail');
 
 /** The level that holds the effective proxy_set_header lines (to add one next to them). */
-function headerLevel(ctx: NginxCheckContext, n: Node): Directive | undefined {
-  const owner = n.anc[n.anc.length - 1];
-  const levels: Directive[] = [...n.anc].reverse();
-  for (const level of levels) if (at(ctx, level, 'proxy_set_header').length) return level;
-  return owner;
+function headerLevel(n: Node): Level {
+  for (let l: Level | undefined = n.up; l && l.d; l = l.up) if (lastAt(l, 'proxy_set_header')) return l;
+  return n.up;
 }
 
 /** Edits that add HTTP/1.1 and an empty Connection header where `proxy_pass` node `n` needs them. */
 function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit[]; missing: string[] } {
-  const owner = n.anc[n.anc.length - 1];
+  const owner = n.up.d;
   const missing: string[] = [];
   const edits: FixEdit[] = [];
-  const version = effective(ctx, owner, n.anc.slice(0, -1), 'proxy_http_version').pop();
+  const version = lastEffective(n.up, 'proxy_http_version');
   const lines: string[] = [];
   if (firstArg(version) !== '1.1') {
     missing.push('proxy_http_version 1.1');
     if (version && version.args[0]) edits.push(replace(version.args[0].start, version.args[0].end, '1.1'));
     else lines.push('proxy_http_version 1.1;');
   }
-  const headers = effective(ctx, owner, n.anc.slice(0, -1), 'proxy_set_header');
-  const conn = headers.find((h) => h.args[0]?.value.toLowerCase() === 'connection');
-  if (!conn) {
+  if (!effective(n.up, 'proxy_set_header').some(isConnectionHeader)) {
     missing.push('proxy_set_header Connection ""');
-    const level = headerLevel(ctx, n);
-    const existing = level ? at(ctx, level, 'proxy_set_header') : [];
-    if (existing.length && level !== owner) {
-      edits.push(insertAfter(ctx, existing[existing.length - 1], ['proxy_set_header Connection "";'], level));
+    const level = headerLevel(n);
+    const existing = level.d ? at(level, 'proxy_set_header') : EMPTY;
+    if (existing.length && level.d !== owner) {
+      edits.push(insertAfter(ctx, existing[existing.length - 1], ['proxy_set_header Connection "";'], level.d));
     } else if (existing.length) {
       edits.push(insertAfter(ctx, existing[existing.length - 1], ['proxy_set_header Connection "";'], owner));
     } else lines.push('proxy_set_header Connection "";');
@@ -337,28 +473,31 @@ function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit
   return { edits, missing };
 }
 
+const isConnectionHeader = (h: Directive): boolean => h.args[0]?.value.toLowerCase() === 'connection';
+
 function checkUpstreams(ctx: NginxCheckContext): void {
   const before1297 = !atLeast(ctx, NGINX_UPSTREAM_KEEPALIVE_DEFAULT);
-  const passes = ctx.nodes.filter((n) => n.d.name === 'proxy_pass' && isHttpCtx(n));
   const usedBy = new Map<string, Node[]>();
-  for (const n of passes) {
+  for (const n of ctx.groups[G_PROXY_PASS]) {
+    if (!isHttpCtx(n)) continue;
     const t = proxyTarget(n.d);
     if (!t || t.host.includes('$')) continue;
     const up = ctx.upstreams.get(t.host);
     if (up) {
-      const list = usedBy.get(t.host) ?? [];
-      list.push(n);
-      usedBy.set(t.host, list);
+      const list = usedBy.get(t.host);
+      if (list) list.push(n);
+      else usedBy.set(t.host, [n]);
       continue;
     }
     checkLiteralProxyPass(ctx, n, t);
   }
   for (const [name, up] of ctx.upstreams) {
-    const children = up.d.block?.children ?? [];
-    const ka = named(children, 'keepalive').pop();
-    const users = usedBy.get(name) ?? [];
-    if (!users.length) continue;
-    if (!ka && !includesAround(ctx, up.d, [])) {
+    const users = usedBy.get(name);
+    if (!users) continue;
+    const children = up.d.block?.children ?? EMPTY;
+    const ka = lastNamed(children, 'keepalive');
+    // the upstream's own includes and the top level's (not the http block's)
+    if (!ka && !includesIn(children) && !includesIn(at(ctx.top, 'include'))) {
       const edits: FixEdit[] = [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])];
       for (const u of users) edits.push(...keepaliveHeaderEdits(ctx, u).edits);
       add(ctx, 'nginx/upstream-keepalive', up.d.args[0], `Upstream "${name}" keeps no idle connections: every request opens a new connection to the backend. Add \`keepalive\` (and HTTP/1.1 where it is used).`, {
@@ -376,7 +515,7 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     }
     if (!before1297) continue;
     for (const u of users) {
-      if (includesAround(ctx, u.anc[u.anc.length - 1], u.anc.slice(0, -1))) continue;
+      if (includesAround(u.up)) continue;
       const { edits, missing } = keepaliveHeaderEdits(ctx, u);
       if (!missing.length) continue;
       add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
@@ -409,7 +548,8 @@ function checkLiteralProxyPass(ctx: NginxCheckContext, n: Node, t: ProxyTarget):
     if (port && !host.startsWith('unix:')) name += `_${port}`;
     const server = host.startsWith('unix:') ? host.replace(/:$/, '') : port ? host : `${host}:${t.scheme === 'https' ? 443 : 80}`;
     const anchor = http.block!.children.find((d) => d.name === 'server' || d.name === 'upstream');
-    const block = [`upstream ${name} {`, `${ctx.unit}server ${server};`, `${ctx.unit}keepalive 64;`, '}'];
+    const unit = unitOf(ctx);
+    const block = [`upstream ${name} {`, `${unit}server ${server};`, `${unit}keepalive 64;`, '}'];
     const edits: FixEdit[] = [];
     if (ctx.upstreams.has(name)) return;
     edits.push(anchor ? insertLinesBefore(ctx.text, anchor.start, block, indentAt(ctx.text, anchor.start)) : insertAtBlockEnd(ctx, http, block));
@@ -427,12 +567,12 @@ function quoteLike(w: Word, value: string): string {
 }
 
 function checkKeepaliveRequests(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'keepalive_requests' || !isHttpCtx(n)) continue;
+  for (const n of ctx.groups[G_KEEPALIVE_REQUESTS]) {
+    if (!isHttpCtx(n)) continue;
     const w = n.d.args[0];
     const v = num(w);
     if (w && v !== undefined && v < 1000) {
-      const where = n.ctx === 'upstream' ? 'nginx closes each idle upstream connection' : 'clients must reconnect';
+      const where = n.up.inner === 'upstream' ? 'nginx closes each idle upstream connection' : 'clients must reconnect';
       add(ctx, 'nginx/keepalive-requests-low', w, `keepalive_requests ${v}: after ${v} requests ${where}. The default is 1000.`, {
         fixes: [{ title: 'Set keepalive_requests 1000', safe: true, edits: [replace(w.start, w.end, '1000')] }],
       });
@@ -444,8 +584,8 @@ function checkKeepaliveRequests(ctx: NginxCheckContext): void {
 // logging, files, compression, buffering, listen
 
 function checkAccessLog(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'access_log' || n.ctx === 'main') continue;
+  for (const n of ctx.groups[G_ACCESS_LOG]) {
+    if (n.up.inner === 'main') continue;
     const args = n.d.args;
     const path = args[0];
     if (!path || path.value === 'off' || path.value.startsWith('syslog:') || path.value.startsWith('memory:')) continue;
@@ -461,30 +601,27 @@ function checkAccessLog(ctx: NginxCheckContext): void {
 }
 
 function checkSendfile(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name === 'sendfile' && firstArg(n.d) === 'off' && isHttpCtx(n)) {
+  const allSendfile = ctx.groups[G_SENDFILE];
+  for (const n of allSendfile) {
+    if (firstArg(n.d) === 'off' && isHttpCtx(n)) {
       const w = n.d.args[0];
       add(ctx, 'nginx/sendfile-off', w, '`sendfile off`: static files are copied through nginx instead of sent by the kernel.', {
         fixes: [{ title: 'Set sendfile on', safe: true, edits: [replace(w.start, w.end, 'on')] }],
       });
     }
   }
-  const http = ctx.nodes.find((n) => n.d.name === 'http' && n.ctx === 'main' && n.d.block);
-  const allSendfile = ctx.nodes.filter((n) => n.d.name === 'sendfile');
-  if (http) {
-    const serves = ctx.nodes.some((n) => (n.d.name === 'root' || n.d.name === 'alias') && n.anc.includes(http.d));
-    if (serves && !allSendfile.length && !includesAround(ctx, http.d, http.anc)) {
-      add(ctx, 'nginx/sendfile-off', http.d.nameWord, 'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.', {
-        fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
-      });
-    }
+  const http = ctx.blocks.find((b) => b.d.name === 'http' && b.up.inner === 'main');
+  if (http && !allSendfile.length && servesFiles(ctx, http) && !includesAround(http)) {
+    add(ctx, 'nginx/sendfile-off', http.d.nameWord, 'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.', {
+      fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
+    });
   }
+  const anyNopush = ctx.groups[G_TCP_NOPUSH].length > 0;
   for (const n of allSendfile) {
-    if (firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
-    const owner = n.anc[n.anc.length - 1];
-    const nopush = effective(ctx, owner, n.anc.slice(0, -1), 'tcp_nopush').pop();
-    const anyNopush = ctx.nodes.some((m) => m.d.name === 'tcp_nopush');
-    if (!nopush && !anyNopush && !includesAround(ctx, owner, n.anc.slice(0, -1))) {
+    if (anyNopush || firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
+    const owner = n.up.d;
+    const nopush = lastEffective(n.up, 'tcp_nopush');
+    if (!nopush && !includesAround(n.up)) {
       add(ctx, 'nginx/tcp-nopush-off', n.d.nameWord, '`sendfile on` without `tcp_nopush on`: the response header goes out in its own small packet.', {
         fixes: [{ title: 'Add tcp_nopush on', safe: true, edits: [insertAfter(ctx, n.d, ['tcp_nopush on;'], owner)] }],
       });
@@ -492,12 +629,21 @@ function checkSendfile(ctx: NginxCheckContext): void {
   }
 }
 
+/** Whether a `root` or `alias` lies inside `http`. */
+function servesFiles(ctx: NginxCheckContext, http: BlockLevel): boolean {
+  const inside = (n: Node): boolean => {
+    for (let l: Level | undefined = n.up; l; l = l.up) if (l === http) return true;
+    return false;
+  };
+  return ctx.groups[G_ROOT].some(inside) || ctx.groups[G_ALIAS].some(inside);
+}
+
 function checkGzip(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'gzip' || firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
-    const owner = n.anc[n.anc.length - 1];
-    const min = effective(ctx, owner, n.anc.slice(0, -1), 'gzip_min_length').pop();
-    if (!min && includesAround(ctx, owner, n.anc.slice(0, -1))) continue;
+  for (const n of ctx.groups[G_GZIP]) {
+    if (firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
+    const owner = n.up.d;
+    const min = lastEffective(n.up, 'gzip_min_length');
+    if (!min && includesAround(n.up)) continue;
     const v = size(firstArg(min));
     if (min && v !== undefined && v >= 256) continue;
     if (min && v === undefined) continue;
@@ -517,15 +663,15 @@ function checkGzip(ctx: NginxCheckContext): void {
 const STREAMING_HINT = /stream|sse|event|socket|\bws\b|live|push|poll|chat|notif|subscribe|grpc|upload|download|long/i;
 
 function checkProxyBuffering(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'proxy_buffering' || firstArg(n.d) !== 'off') continue;
+  for (const n of ctx.groups[G_PROXY_BUFFERING]) {
+    if (firstArg(n.d) !== 'off') continue;
     const ls = lineStart(ctx.text, n.d.start);
     const prevLineStart = ls > 0 ? lineStart(ctx.text, ls - 1) : ls;
     const commented = ctx.file.comments.some((c) => (c.start >= n.d.end && c.start <= lineEnd(ctx.text, n.d.end)) || (c.start >= prevLineStart && c.start < ls));
     if (commented) continue;
-    const owner = n.anc[n.anc.length - 1];
+    const owner = n.up.d;
     const ownerWords = owner ? owner.args.map((a) => a.value).join(' ') : '';
-    const siblings = kids(owner, ctx.file);
+    const siblings = n.up.children;
     const streaming =
       STREAMING_HINT.test(ownerWords) ||
       siblings.some(
@@ -545,9 +691,9 @@ function checkProxyBuffering(ctx: NginxCheckContext): void {
 function checkBacklog(ctx: NginxCheckContext): void {
   const somaxconn = ctx.settings.host?.somaxconn;
   if (somaxconn === undefined) return;
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'listen') continue;
+  for (const n of ctx.groups[G_LISTEN]) {
     for (const a of n.d.args) {
+      if (!a.value.startsWith('backlog=')) continue;
       const m = /^backlog=(\d+)$/.exec(a.value);
       if (m && Number(m[1]) > somaxconn) {
         add(ctx, 'nginx/listen-backlog-somaxconn', a, `backlog=${m[1]} is above this host's net.core.somaxconn (${somaxconn}): the kernel caps the queue at ${somaxconn}. Raise the sysctl or lower the backlog.`, {
@@ -562,20 +708,24 @@ function checkBacklog(ctx: NginxCheckContext): void {
 // TLS
 
 interface TlsServer {
-  server: Node;
+  server: BlockLevel;
   listens: Directive[];
   sslListens: Directive[];
 }
 
+const hasWord = (d: Directive, value: string): boolean => {
+  for (const a of d.args) if (a.value === value) return true;
+  return false;
+};
+
 function tlsServers(ctx: NginxCheckContext): TlsServer[] {
   const out: TlsServer[] = [];
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'server' || !n.d.block || n.ctx !== 'http') continue;
-    const children = n.d.block.children;
+  for (const b of ctx.blocks) {
+    if (b.d.name !== 'server' || b.up.inner !== 'http') continue;
+    const children = b.children;
     const listens = named(children, 'listen');
-    const sslListens = listens.filter((l) => l.args.some((a) => a.value === 'ssl'));
-    const sslOn = named(children, 'ssl').some((d) => firstArg(d) === 'on');
-    if (sslListens.length || sslOn) out.push({ server: n, listens, sslListens });
+    const sslListens = listens.filter((l) => hasWord(l, 'ssl'));
+    if (sslListens.length || named(children, 'ssl').some((d) => firstArg(d) === 'on')) out.push({ server: b, listens, sslListens });
   }
   return out;
 }
@@ -584,16 +734,18 @@ function checkTls(ctx: NginxCheckContext): void {
   const servers = tlsServers(ctx);
   const reportedTickets = new Set<Directive>();
   for (const s of servers) {
-    const { d, anc } = s.server;
-    const included = includesAround(ctx, d, anc);
-    const tickets = effective(ctx, d, anc, 'ssl_session_tickets').pop();
-    const cache = effective(ctx, d, anc, 'ssl_session_cache').pop();
+    const server = s.server;
+    const d = server.d;
+    const included = includesAround(server);
+    const ticketsLevel = levelSetting(server, 'ssl_session_tickets');
+    const tickets = ticketsLevel && lastAt(ticketsLevel, 'ssl_session_tickets');
+    const cache = lastEffective(server, 'ssl_session_cache');
     const shared = cache?.args.some((a) => a.value.startsWith('shared:'));
     const anchor = s.sslListens[0] ?? s.listens[0];
     if (!shared && firstArg(tickets) === 'off' && tickets) {
       if (!reportedTickets.has(tickets)) {
         reportedTickets.add(tickets);
-        const owner = ancestorsOf(ctx, tickets).slice(-1)[0];
+        const owner = ticketsLevel!.d;
         add(ctx, 'nginx/ssl-session-cache', tickets, '`ssl_session_tickets off` and no shared `ssl_session_cache`: no session can be resumed, every connection pays a full handshake (measured x4.2 slower).', {
           fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: true, edits: [insertAfter(ctx, tickets, ['ssl_session_cache shared:SSL:10m;'], owner)] }],
         });
@@ -605,15 +757,14 @@ function checkTls(ctx: NginxCheckContext): void {
       });
     }
     // implicit old protocols before 1.23.4
-    const protocols = effective(ctx, d, anc, 'ssl_protocols');
-    if (!protocols.length && !atLeast(ctx, NGINX_MODERN_TLS_DEFAULT) && anchor && !included) {
+    if (!atLeast(ctx, NGINX_MODERN_TLS_DEFAULT) && anchor && !included && !levelSetting(server, 'ssl_protocols')) {
       add(ctx, 'nginx/ssl-protocols-old', anchor.nameWord, `Without \`ssl_protocols\`, nginx before ${NGINX_MODERN_TLS_DEFAULT} offers TLSv1 and TLSv1.1: add \`ssl_protocols TLSv1.2 TLSv1.3;\`.`, {
         fixes: [{ title: 'Add ssl_protocols TLSv1.2 TLSv1.3', safe: true, edits: [insertAfter(ctx, anchor, ['ssl_protocols TLSv1.2 TLSv1.3;'], d)] }],
       });
     }
     // HTTP/2
-    const hasListenH2 = s.listens.some((l) => l.args.some((a) => a.value === 'http2'));
-    const h2 = effective(ctx, d, anc, 'http2').pop();
+    const hasListenH2 = s.listens.some((l) => hasWord(l, 'http2'));
+    const h2 = lastEffective(server, 'http2');
     const quicOnly = s.sslListens.length === 0;
     if (!hasListenH2 && firstArg(h2) !== 'on' && !quicOnly && !h2 && !included) {
       const first = s.sslListens[0];
@@ -652,9 +803,9 @@ function checkTls(ctx: NginxCheckContext): void {
       });
     }
   }
-  for (const n of ctx.nodes) {
+  for (const n of ctx.groups[G_TLS]) {
     if (n.d.name === 'ssl_protocols') {
-      const old = n.d.args.filter((a) => /^(SSLv2|SSLv3|TLSv1|TLSv1\.1)$/.test(a.value));
+      const old = n.d.args.filter(isOldProtocol);
       if (!old.length) continue;
       const keep = n.d.args.filter((a) => !old.includes(a));
       const edits: FixEdit[] = keep.length ? old.map((a) => removeWord(ctx.text, a.start, a.end)) : [replace(n.d.args[0].start, n.d.args[n.d.args.length - 1].end, 'TLSv1.2 TLSv1.3')];
@@ -663,25 +814,32 @@ function checkTls(ctx: NginxCheckContext): void {
       });
     }
     if (n.d.name === 'ssl_stapling' && firstArg(n.d) === 'on') {
-      const owner = n.anc[n.anc.length - 1];
-      const up = n.anc.slice(0, -1);
-      const resolver = effective(ctx, owner, up, 'resolver').length > 0;
-      const local = effective(ctx, owner, up, 'ssl_stapling_file').length > 0 || effective(ctx, owner, up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
-      const inServers = n.ctx === 'http' && ctx.nodes.some((m) => m.d.name === 'resolver' && m.anc.includes(owner!));
-      if (!resolver && !local && !inServers && !includesAround(ctx, owner, up)) {
+      const owner = n.up.d;
+      const resolver = levelSetting(n.up, 'resolver') !== undefined;
+      const local = levelSetting(n.up, 'ssl_stapling_file') !== undefined || effective(n.up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
+      const inServers = n.up.inner === 'http' && owner !== undefined && ctx.groups[G_RESOLVER].some((m) => within(m, owner));
+      if (!resolver && !local && !inServers && !includesAround(n.up)) {
         add(ctx, 'nginx/ssl-stapling-no-resolver', n.d, '`ssl_stapling on` needs a `resolver` to look up the OCSP responder; without one nothing is stapled.');
       }
     }
   }
 }
 
+/** Whether block directive `owner` encloses node `n`. */
+function within(n: Node, owner: Directive): boolean {
+  for (let l: Level | undefined = n.up; l; l = l.up) if (l.d === owner) return true;
+  return false;
+}
+
+const OLD_PROTOCOLS: ReadonlySet<string> = new Set(['SSLv2', 'SSLv3', 'TLSv1', 'TLSv1.1']);
+const isOldProtocol = (a: Word): boolean => OLD_PROTOCOLS.has(a.value);
+
 // ---------------------------------------------------------------------------------------------
 // safety
 
 function checkAlias(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'alias') continue;
-    const loc = n.anc[n.anc.length - 1];
+  for (const n of ctx.groups[G_ALIAS]) {
+    const loc = n.up.d;
     if (!loc || loc.name !== 'location') continue;
     const args = loc.args;
     const mod = args.length > 1 ? args[0].value : '';
@@ -698,13 +856,12 @@ function checkAlias(ctx: NginxCheckContext): void {
 
 const HEADER_BLOCKS = new Set(['http', 'server', 'location', 'if in location', 'if in server', 'limit_except']);
 
-function checkInheritance(ctx: NginxCheckContext, directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
-  const blocks = ctx.nodes.filter((n) => n.d.block && HEADER_BLOCKS.has(childCtx(n)));
+function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
   for (const b of blocks) {
-    const own = named(b.d.block!.children, directive);
+    const own = at(b, directive);
     if (!own.length) continue;
-    if (directive === 'add_header' && named(b.d.block!.children, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;
-    const inherited = effective(ctx, b.anc[b.anc.length - 1], b.anc.slice(0, -1), directive);
+    if (directive === 'add_header' && at(b, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;
+    const inherited = effective(b.up, directive);
     if (!inherited.length) continue;
     const ownNames = new Set(own.map((d) => d.args[0]?.value.toLowerCase()));
     const dropped = inherited.filter((d) => !ownNames.has(d.args[0]?.value.toLowerCase()));
@@ -717,13 +874,8 @@ function checkInheritance(ctx: NginxCheckContext, directive: 'add_header' | 'pro
   }
 }
 
-/** The context inside a block directive's body. */
-function childCtx(n: Node): string {
-  return childContext(n.ctx, n.d.name);
-}
-
 function checkRedirectHost(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
+  for (const n of ctx.groups[G_REDIRECT]) {
     let target: Word | undefined;
     if (n.d.name === 'return' && n.d.args.length >= 2 && /^30[12378]$/.test(n.d.args[0].value)) target = n.d.args[1];
     else if (n.d.name === 'rewrite' && n.d.args.length >= 2) {
@@ -743,7 +895,13 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
     if (!host) continue;
     // the usual "same host, now over https" redirect sends the client where it already was
     if (/^https?:\/\/\$\{?host\}?\$\{?request_uri\}?$/.test(target.value)) continue;
-    const server = [...n.anc].reverse().find((a) => a.name === 'server');
+    let server: Directive | undefined;
+    for (let l: Level | undefined = n.up; l && l.d; l = l.up) {
+      if (l.d.name === 'server') {
+        server = l.d;
+        break;
+      }
+    }
     if (!server?.block) continue;
     const names = named(server.block.children, 'server_name').flatMap((d) => d.args.map((a) => a.value));
     const catchAll =
@@ -759,8 +917,7 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
 }
 
 function checkServerTokens(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'server_tokens') continue;
+  for (const n of ctx.groups[G_SERVER_TOKENS]) {
     const w = n.d.args[0];
     if (w && (w.value === 'on' || w.value === 'build')) {
       add(ctx, 'nginx/server-tokens-on', w, `server_tokens ${w.value} shows the nginx version in every response header and error page.`, {
@@ -771,10 +928,9 @@ function checkServerTokens(ctx: NginxCheckContext): void {
 }
 
 function checkIfInLocation(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'if' || !n.d.block) continue;
-    if (childCtx(n) !== 'if in location') continue;
-    const bad = n.d.block.children.filter((c) => {
+  for (const n of ctx.blocks) {
+    if (n.d.name !== 'if' || n.inner !== 'if in location') continue;
+    const bad = n.children.filter((c) => {
       if (c.entry) return false;
       if (c.name === 'return') return false;
       if (c.name === 'rewrite' && c.args[c.args.length - 1]?.value === 'last') return false;
@@ -791,20 +947,31 @@ function checkIfInLocation(ctx: NginxCheckContext): void {
 const REQUEST_VAR = /^(arg_|http_|cookie_|sent_http_)|^(uri|request_uri|document_uri|host|args|query_string|request|request_body|is_args|1|2|3|4|5|6|7|8|9)$/;
 
 function checkSsrf(ctx: NginxCheckContext): void {
-  for (const n of ctx.nodes) {
-    if (n.d.name !== 'proxy_pass' || !isHttpCtx(n)) continue;
+  for (const n of ctx.groups[G_PROXY_PASS]) {
+    if (!isHttpCtx(n)) continue;
     const w = n.d.args[0];
-    if (!w) continue;
+    // no `$`, no variable (variablesIn finds none)
+    if (!w || w.raw.indexOf('$') < 0) continue;
     const m = /^(?:https?:\/\/)?([^/]*)/.exec(w.raw.replace(/^["']/, ''));
     const hostEnd = w.start + (w.quote === 'none' ? 0 : 1) + (m ? m[0].length : 0);
     const hostStart = hostEnd - (m ? m[1].length : 0);
     // $uri-like variables start with "/": after a host they are the path
     const vars = variablesIn(w).filter((v) => v.start < hostEnd && REQUEST_VAR.test(v.name) && !(/^(uri|request_uri|document_uri)$/.test(v.name) && v.start > hostStart));
     // captures only count when the location is a regex (they come from the URI)
-    const risky = vars.filter((v) => !/^\d$/.test(v.name) || n.anc.some((a) => a.name === 'location' && /^~\*?$/.test(a.args[0]?.value ?? '')));
+    const risky = vars.filter((v) => !/^\d$/.test(v.name) || inRegexLocation(n));
     if (!risky.length) continue;
     add(ctx, 'nginx/ssrf-proxy-pass', risky[0], `The proxy_pass host comes from the request (\`$${risky[0].name}\`): a client can make nginx connect anywhere it can reach. Map it to a fixed set of upstreams.`);
   }
+}
+
+/** Whether a regex location (`~`, `~*`) encloses node `n`. */
+function inRegexLocation(n: Node): boolean {
+  for (let l: Level | undefined = n.up; l && l.d; l = l.up) {
+    if (l.d.name !== 'location') continue;
+    const mod = l.d.args[0]?.value;
+    if (mod === '~' || mod === '~*') return true;
+  }
+  return false;
 }
 
 export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
@@ -818,8 +985,9 @@ export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
   checkBacklog(ctx);
   checkTls(ctx);
   checkAlias(ctx);
-  checkInheritance(ctx, 'add_header', 'nginx/add-header-inheritance');
-  checkInheritance(ctx, 'proxy_set_header', 'nginx/proxy-set-header-inheritance');
+  const headerBlocks = ctx.blocks.filter((b) => HEADER_BLOCKS.has(b.inner));
+  checkInheritance(ctx, headerBlocks, 'add_header', 'nginx/add-header-inheritance');
+  checkInheritance(ctx, headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance');
   checkRedirectHost(ctx);
   checkServerTokens(ctx);
   checkIfInLocation(ctx);
