@@ -16,10 +16,17 @@ export interface HaproxyCheckContext {
   version?: string;
   unit: string;
   out: Finding[];
+  /** Per run (validation marks `.if`-disabled lines per version, so nothing is kept across runs): */
+  /** each section's live statements by lookup name, built when first asked; */
+  byName: Map<Section, Map<string, Statement[]>>;
+  /** the `defaults` section each section inherits from, built in one pass when first asked; */
+  defaults?: Map<Section, Section | undefined>;
+  /** frontends by the backend names they route to, built when first asked. */
+  routes?: Map<string, Section[]>;
 }
 
 export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings): HaproxyCheckContext {
-  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: indentUnit(file.text), out: [] };
+  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: indentUnit(file.text), out: [], byName: new Map() };
 }
 
 const PROXIES = new Set(['frontend', 'backend', 'listen']);
@@ -34,31 +41,57 @@ function add(ctx: HaproxyCheckContext, ruleId: string, at: { start: number; end:
 
 const live = (sec: Section) => sec.statements.filter((s) => !s.disabled && s.keyword);
 
-/** Statements with this lookup name (`option httplog`, `timeout client`, `bind`), `no` lines included. */
-function find(sec: Section | undefined, name: string): Statement[] {
-  return sec ? live(sec).filter((s) => keywordName(s) === name) : [];
+const NONE: readonly Statement[] = [];
+
+/** Statements with this lookup name (`option httplog`, `timeout client`, `bind`), `no` lines included. Do not modify the list. */
+function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): readonly Statement[] {
+  if (!sec) return NONE;
+  let index = ctx.byName.get(sec);
+  if (!index) {
+    index = new Map();
+    for (const st of live(sec)) {
+      const key = keywordName(st);
+      const list = index.get(key);
+      if (list) list.push(st);
+      else index.set(key, [st]);
+    }
+    ctx.byName.set(sec, index);
+  }
+  return index.get(name) ?? NONE;
 }
 
-/** The `defaults` section a proxy inherits from. */
+/** The last statement with this lookup name in the section. */
+function lastOf(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): Statement | undefined {
+  const list = find(ctx, sec, name);
+  return list[list.length - 1];
+}
+
+/** The `defaults` section a proxy inherits from: the last one before it, or the last one before it with the name given by `from`. */
 function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined {
-  const fromIdx = sec.header.args.findIndex((w) => w.value === 'from');
-  const fromName = fromIdx >= 0 ? sec.header.args[fromIdx + 1]?.value : undefined;
-  let found: Section | undefined;
-  for (const s of ctx.file.sections) {
-    if (s === sec) break;
-    if (s.keyword !== 'defaults') continue;
-    if (fromName === undefined || s.name?.value === fromName) found = s;
+  if (!ctx.defaults) {
+    const map = new Map<Section, Section | undefined>();
+    let last: Section | undefined;
+    const named = new Map<string, Section>();
+    for (const s of ctx.file.sections) {
+      const fromIdx = s.header.args.findIndex((w) => w.value === 'from');
+      const fromName = fromIdx >= 0 ? s.header.args[fromIdx + 1]?.value : undefined;
+      map.set(s, fromName === undefined ? last : named.get(fromName));
+      if (s.keyword !== 'defaults') continue;
+      last = s;
+      if (s.name?.value !== undefined) named.set(s.name.value, s);
+    }
+    ctx.defaults = map;
   }
-  return found;
+  return ctx.defaults.get(sec);
 }
 
 /** The last statement named `name` in the section, else in its defaults. */
 function lookup(ctx: HaproxyCheckContext, sec: Section, name: string): { st: Statement; from: Section } | undefined {
-  const own = find(sec, name).pop();
+  const own = lastOf(ctx, sec, name);
   if (own) return { st: own, from: sec };
   if (sec.keyword === 'defaults') return undefined;
   const def = defaultsOf(ctx, sec);
-  const inherited = find(def, name).pop();
+  const inherited = lastOf(ctx, def, name);
   return inherited && def ? { st: inherited, from: def } : undefined;
 }
 
@@ -107,24 +140,24 @@ const headerWord = (sec: Section): Word => sec.name ?? sec.header.keyword!;
 function checkGlobal(ctx: HaproxyCheckContext): void {
   const global = ctx.file.sections.find((s) => s.keyword === 'global');
   if (!global) return;
-  if (!find(global, 'maxconn').length) {
+  if (!find(ctx, global, 'maxconn').length) {
     const nofile = ctx.settings.host?.nofileLimit;
     const value = nofile ? Math.max(256, Math.floor(nofile / 2)) : 4096;
     add(ctx, 'haproxy/global-maxconn', global.header.keyword!, 'No `maxconn` in `global`: the connection limit is derived from whatever file-descriptor limit HAProxy starts with. Set it explicitly.', {
       fixes: [{ title: `Add maxconn ${value}`, safe: false, edits: [prependToSection(ctx, global, [`maxconn ${value}`])] }],
     });
   }
-  for (const st of find(global, 'nbproc')) {
+  for (const st of find(ctx, global, 'nbproc')) {
     const n = Number(st.args[0]?.value);
     if (Number.isFinite(n) && n <= 1) continue;
-    const hasThreads = find(global, 'nbthread').length > 0;
+    const hasThreads = find(ctx, global, 'nbthread').length > 0;
     const edits: FixEdit[] = [hasThreads ? removeSpan(ctx.text, st.start, st.end) : replace(st.keyword!.start, st.keyword!.end, 'nbthread')];
     add(ctx, 'haproxy/nbproc', st.keyword!, `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables, limits or health checks (deprecated since 2.3, removed in ${HAPROXY_NBPROC_REMOVED}): use \`nbthread\`.`, {
       fixes: [{ title: hasThreads ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
     });
   }
   const cpus = ctx.settings.host?.cpuCount;
-  for (const st of find(global, 'nbthread')) {
+  for (const st of find(ctx, global, 'nbthread')) {
     const w = st.args[0];
     const n = Number(w?.value);
     if (w && cpus && Number.isInteger(n) && n > cpus) {
@@ -133,16 +166,16 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
       });
     }
   }
-  const bufsize = find(global, 'tune.bufsize').pop();
+  const bufsize = lastOf(ctx, global, 'tune.bufsize');
   const size = Number(bufsize?.args[0]?.value);
-  if (bufsize && !find(global, 'tune.maxrewrite').length && Number.isFinite(size) && size < 16384) {
+  if (bufsize && !find(ctx, global, 'tune.maxrewrite').length && Number.isFinite(size) && size < 16384) {
     const reserve = Math.min(1024, Math.floor(size / 2));
     add(ctx, 'haproxy/bufsize-without-maxrewrite', bufsize.args[0], `tune.bufsize ${size} without tune.maxrewrite: ${reserve} bytes stay reserved for rewrites, so requests must fit in ${size - reserve} bytes. Set tune.maxrewrite to the reserve you want.`);
   }
   // TLS protocol floor
-  const opts = find(global, 'ssl-default-bind-options').pop();
+  const opts = lastOf(ctx, global, 'ssl-default-bind-options');
   const globalFloor = tlsFloor(opts?.args ?? []);
-  const binds = ctx.file.sections.filter((s) => PROXIES.has(s.keyword)).flatMap((s) => find(s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
+  const binds = ctx.file.sections.filter((s) => PROXIES.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
   for (const b of binds) {
     const own = tlsFloor(b.args);
     const floor = own ?? globalFloor;
@@ -200,7 +233,7 @@ function checkProxies(ctx: HaproxyCheckContext): void {
       }
     }
     if (sec.keyword === 'defaults') continue;
-    const servers = find(sec, 'server');
+    const servers = find(ctx, sec, 'server');
     const isBackend = sec.keyword === 'backend' || sec.keyword === 'listen';
     // http-reuse on HTTP backends
     if (isBackend && mode === 'http' && servers.length && !lookup(ctx, sec, 'http-reuse')) {
@@ -218,7 +251,7 @@ function checkProxies(ctx: HaproxyCheckContext): void {
     }
     // health checks
     if (isBackend && servers.length > 1) {
-      const defaultCheck = [...find(sec, 'default-server'), ...find(defaultsOf(ctx, sec), 'default-server')].some((d) => d.args.some((a) => a.value === 'check'));
+      const defaultCheck = [...find(ctx, sec, 'default-server'), ...find(ctx, defaultsOf(ctx, sec), 'default-server')].some((d) => d.args.some((a) => a.value === 'check'));
       if (!defaultCheck) {
         for (const st of servers) {
           if (st.args.some((a) => a.value === 'check' || a.value === 'track' || a.value === 'disabled')) continue;
@@ -265,9 +298,22 @@ function splices(ctx: HaproxyCheckContext, sec: Section): boolean {
 function frontendsOf(ctx: HaproxyCheckContext, backend: Section): Section[] {
   const name = backend.name?.value;
   if (!name) return [];
-  return ctx.file.sections.filter(
-    (s) => s.keyword === 'frontend' && live(s).some((st) => (st.keyword?.value === 'default_backend' || st.keyword?.value === 'use_backend') && st.args[0]?.value === name),
-  );
+  if (!ctx.routes) {
+    const routes = new Map<string, Section[]>();
+    for (const s of ctx.file.sections) {
+      if (s.keyword !== 'frontend') continue;
+      for (const st of live(s)) {
+        const kw = st.keyword?.value;
+        const target = st.args[0]?.value;
+        if ((kw !== 'default_backend' && kw !== 'use_backend') || target === undefined) continue;
+        const list = routes.get(target);
+        if (!list) routes.set(target, [s]);
+        else if (list[list.length - 1] !== s) list.push(s);
+      }
+    }
+    ctx.routes = routes;
+  }
+  return ctx.routes.get(name) ?? [];
 }
 
 function checkLogging(ctx: HaproxyCheckContext): void {
