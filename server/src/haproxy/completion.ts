@@ -2,10 +2,10 @@
 // section accepts (for the target version), `option` names, `timeout` kinds, rule actions,
 // bind/server options, backend names after use_backend/default_backend, ACL names in conditions,
 // sample fetches and converters inside `%[...]`, ACL criteria and anonymous ACLs.
-import type { CompletionItem, CompletionList, Position } from 'vscode-languageserver-types';
+import type { CompletionItem, CompletionItemTag, CompletionList, MarkupContent, Position, Range } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ServiceSettings } from '../service/types';
-import { findNodeAt, SECTION_KEYWORDS, type HaproxyFile, type Section } from './ast';
+import { SECTION_KEYWORDS, type HaproxyFile, type Section } from './ast';
 import {
   ACL_DERIVATIVES,
   ACTIONS,
@@ -24,172 +24,268 @@ import {
   targetVersion,
   type Versioned,
 } from './data';
-import { actionDoc, converterDoc, fetchDoc, markdown, optionDoc, sectionDoc, type DocParts } from './hover';
+import { actionDoc, converterDoc, declaredAcls, fetchDoc, locate, markdown, optionDoc, sectionDoc, type DocParts } from './hover';
 import { BALANCE_ALGOS, DESCRIPTIONS, MODE_VALUES } from './overrides';
 
 const KIND = { keyword: 14, module: 9, property: 10, function: 3, value: 12, reference: 18, enumMember: 20, variable: 6, constant: 21 } as const;
 
 interface Ctx {
   target: string;
-  replace: { start: Position; end: Position };
-  prefix: string;
+  replace: Range;
 }
 
-function item(ctx: Ctx, label: string, kind: number, detail?: string, docParts?: DocParts | string, info?: Versioned): CompletionItem {
-  const it: CompletionItem = { label, kind: kind as CompletionItem['kind'], textEdit: { range: ctx.replace, newText: label } };
+/**
+ * An item without its text edit. The lists of the static tables depend only on (what, section
+ * kind, target version), so they are built once and each request only stamps its replace range
+ * on fresh copies: nothing per request is proportional to a table beyond that copy.
+ */
+interface BaseItem {
+  label: string;
+  kind: CompletionItem['kind'];
+  detail?: string;
+  documentation?: MarkupContent;
+  tags?: CompletionItemTag[];
+  sortText?: string;
+}
+
+const DEPRECATED: CompletionItemTag[] = [1];
+
+function base(label: string, kind: number, detail?: string, docParts?: DocParts | string, info?: Versioned): BaseItem {
+  const it: BaseItem = { label, kind: kind as CompletionItem['kind'] };
   if (detail) it.detail = detail;
   if (docParts) it.documentation = { kind: 'markdown', value: typeof docParts === 'string' ? docParts : markdown(docParts) };
-  if (info && (info as { deprecated?: boolean }).deprecated) it.tags = [1];
+  if (info && (info as { deprecated?: boolean }).deprecated) it.tags = DEPRECATED;
   return it;
 }
 
-// Keyword documentation built from the static tables depends only on the table entry and the
-// name (and the call site that assembles it), so each site keeps its rendered markdown.
-type DocMemo = WeakMap<object, Map<string, string>>;
-const globalDocs: DocMemo = new WeakMap();
-const proxyDocs: DocMemo = new WeakMap();
-const sectionKeywordDocs: DocMemo = new WeakMap();
-
-function memoDoc(memo: DocMemo, info: object, name: string, parts: () => DocParts): string {
-  let byName = memo.get(info);
-  if (!byName) memo.set(info, (byName = new Map()));
-  let md = byName.get(name);
-  if (md === undefined) byName.set(name, (md = markdown(parts())));
-  return md;
+/** A fresh item for the response (the cached base is never handed out, so callers may change what they get). */
+function stamp(b: BaseItem, range: Range): CompletionItem {
+  const it: CompletionItem = { label: b.label, kind: b.kind, textEdit: { range, newText: b.label } };
+  if (b.detail !== undefined) it.detail = b.detail;
+  if (b.documentation !== undefined) it.documentation = b.documentation;
+  if (b.tags !== undefined) it.tags = b.tags.slice();
+  if (b.sortText !== undefined) it.sortText = b.sortText;
+  return it;
 }
 
-function available(info: Versioned, ctx: Ctx): boolean {
-  return isAvailable(info, ctx.target);
+function stampAll(list: readonly BaseItem[], ctx: Ctx): CompletionItem[] {
+  const out = new Array<CompletionItem>(list.length);
+  for (let i = 0; i < list.length; i++) out[i] = stamp(list[i], ctx.replace);
+  return out;
+}
+
+const tables = new Map<string, BaseItem[]>();
+
+/** The list built once per key (which list, section kind, target version). */
+function cached(key: string, build: () => BaseItem[]): BaseItem[] {
+  let list = tables.get(key);
+  if (!list) {
+    if (tables.size >= 1024) tables.clear();
+    tables.set(key, (list = build()));
+  }
+  return list;
+}
+
+function sectionBases(target: string, sortPrefix: string): BaseItem[] {
+  return cached(`sections\0${sortPrefix}\0${target}`, () => {
+    const out: BaseItem[] = [];
+    for (const name of Object.keys(SECTION_KEYWORDS)) {
+      const info = SECTIONS.get(name) ?? {};
+      if (!isAvailable(info, target)) continue;
+      const it = base(name, KIND.module, 'section', sectionDoc(name, target));
+      it.sortText = `${sortPrefix}${name}`;
+      out.push(it);
+    }
+    return out;
+  });
 }
 
 function sectionItems(ctx: Ctx): CompletionItem[] {
-  const out: CompletionItem[] = [];
-  for (const name of Object.keys(SECTION_KEYWORDS)) {
-    const info = SECTIONS.get(name) ?? {};
-    if (!available(info, ctx)) continue;
-    const it = item(ctx, name, KIND.module, 'section', sectionDoc(name, ctx.target));
-    it.sortText = `0${name}`;
-    out.push(it);
-  }
-  return out;
+  return stampAll(sectionBases(ctx.target, '0'), ctx);
 }
 
+/** Labels offered for a keyword family by its first word (the second word completes next). */
+const FAMILY_FIRST = new Set(['option', 'timeout', 'stats', 'http-check', 'tcp-request', 'tcp-response', 'stick', 'capture', 'email-alert']);
+
 function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
-  const out: CompletionItem[] = [];
   const kind = sec?.keyword;
   if (!kind) return sectionItems(ctx);
-  if (kind === 'global') {
-    for (const [n, info] of GLOBAL) {
-      if (!available(info, ctx)) continue;
-      out.push(item(ctx, n, KIND.keyword, info.syntax?.[0] ?? 'global', memoDoc(globalDocs, info, n, () => ({ title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] })), info));
+  const target = ctx.target;
+  // only `defaults` cares whether the section is named (named-defaults-only keywords)
+  const named = kind === 'defaults' ? (sec.name ? 'named' : 'anonymous') : '';
+  const list = cached(`keywords\0${kind}\0${named}\0${target}`, () => {
+    const out: BaseItem[] = [];
+    if (kind === 'global') {
+      for (const [n, info] of GLOBAL) {
+        if (!isAvailable(info, target)) continue;
+        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? 'global', { title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] }, info));
+      }
+    } else if (PROXY_KINDS.has(kind)) {
+      const seen = new Set<string>();
+      for (const [n, info] of PROXY) {
+        if (!isAvailable(info, target) || !(info.sections ?? []).includes(kind)) continue;
+        if (kind === 'defaults' && info.namedDefaultsOnly && named === 'anonymous') continue;
+        const first = n.split(' ')[0];
+        const label = FAMILY_FIRST.has(first) ? first : n;
+        if (seen.has(label)) continue;
+        seen.add(label);
+        out.push(base(label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, label === n ? { title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] } : undefined, info));
+      }
+    } else {
+      const table = SECTION_KEYWORDS_MAP.get(kind);
+      for (const [n, info] of table ?? []) {
+        if (!isAvailable(info, target)) continue;
+        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? kind, { title: n, syntax: info.syntax, info }, info));
+      }
     }
-  } else if (PROXY_KINDS.has(kind)) {
-    const seen = new Set<string>();
-    for (const [n, info] of PROXY) {
-      if (!available(info, ctx) || !(info.sections ?? []).includes(kind)) continue;
-      if (kind === 'defaults' && info.namedDefaultsOnly && !sec.name) continue;
-      const first = n.split(' ')[0];
-      // families are offered by their first word; their second word completes next
-      const label = first === 'option' || first === 'timeout' || first === 'stats' || first === 'http-check' || first === 'tcp-request' || first === 'tcp-response' || first === 'stick' || first === 'capture' || first === 'email-alert' ? first : n;
-      if (seen.has(label)) continue;
-      seen.add(label);
-      out.push(item(ctx, label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, label === n ? memoDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })) : undefined, info));
-    }
-  } else {
-    const table = SECTION_KEYWORDS_MAP.get(kind);
-    for (const [n, info] of table ?? []) {
-      if (!available(info, ctx)) continue;
-      out.push(item(ctx, n, KIND.keyword, info.syntax?.[0] ?? kind, memoDoc(sectionKeywordDocs, info, n, () => ({ title: n, syntax: info.syntax, info })), info));
-    }
-  }
-  // a new section may start on any line
-  for (const s of sectionItems(ctx)) {
-    s.sortText = `z${s.label}`;
-    out.push(s);
-  }
-  return out;
+    // a new section may start on any line
+    out.push(...sectionBases(target, 'z'));
+    return out;
+  });
+  return stampAll(list, ctx);
 }
 
 function familyItems(ctx: Ctx, first: string, kind: string, sec: Section): CompletionItem[] {
-  const out: CompletionItem[] = [];
-  for (const [n, info] of PROXY) {
-    if (!n.startsWith(first + ' ') || !available(info, ctx)) continue;
-    if (!(info.sections ?? []).includes(kind)) continue;
-    if (kind === 'defaults' && info.namedDefaultsOnly && !sec.name) continue;
-    const rest = n.slice(first.length + 1);
-    out.push(item(ctx, rest.split(' ')[0], KIND.enumMember, info.syntax?.[0] ?? n, memoDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })), info));
-  }
-  return dedupe(out);
-}
-
-function dedupe(items: CompletionItem[]): CompletionItem[] {
-  const seen = new Set<string>();
-  return items.filter((i) => (seen.has(i.label) ? false : (seen.add(i.label), true)));
+  const target = ctx.target;
+  const named = kind === 'defaults' ? (sec.name ? 'named' : 'anonymous') : '';
+  const list = cached(`family\0${first}\0${kind}\0${named}\0${target}`, () => {
+    const out: BaseItem[] = [];
+    const seen = new Set<string>();
+    for (const [n, info] of PROXY) {
+      if (!n.startsWith(first + ' ') || !isAvailable(info, target)) continue;
+      if (!(info.sections ?? []).includes(kind)) continue;
+      if (kind === 'defaults' && info.namedDefaultsOnly && named === 'anonymous') continue;
+      const label = n.slice(first.length + 1).split(' ')[0];
+      if (seen.has(label)) continue;
+      seen.add(label);
+      out.push(base(label, KIND.enumMember, info.syntax?.[0] ?? n, { title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] }, info));
+    }
+    return out;
+  });
+  return stampAll(list, ctx);
 }
 
 function actionItems(ctx: Ctx, set: string): CompletionItem[] {
-  const out: CompletionItem[] = [];
-  for (const [n, info] of ACTIONS) {
-    if (!info.sets.includes(set) || !available(info, ctx)) continue;
-    out.push(item(ctx, n, KIND.function, `${set} action`, actionDoc(n, ctx.target), info));
-  }
-  return out;
+  const target = ctx.target;
+  const list = cached(`actions\0${set}\0${target}`, () => {
+    const out: BaseItem[] = [];
+    for (const [n, info] of ACTIONS) {
+      if (!info.sets.includes(set) || !isAvailable(info, target)) continue;
+      out.push(base(n, KIND.function, `${set} action`, actionDoc(n, target), info));
+    }
+    return out;
+  });
+  return stampAll(list, ctx);
 }
 
 function optionItems(ctx: Ctx, what: 'bind' | 'server'): CompletionItem[] {
-  const table = what === 'bind' ? BIND_OPTIONS : SERVER_OPTIONS;
-  const out: CompletionItem[] = [];
-  for (const [n, info] of table) {
-    if (!available(info, ctx)) continue;
-    out.push(item(ctx, n, KIND.property, info.takesArg ? `${n} <value>` : n, optionDoc(what, n, ctx.target), info));
-  }
-  return out;
+  const target = ctx.target;
+  const list = cached(`options\0${what}\0${target}`, () => {
+    const table = what === 'bind' ? BIND_OPTIONS : SERVER_OPTIONS;
+    const out: BaseItem[] = [];
+    for (const [n, info] of table) {
+      if (!isAvailable(info, target)) continue;
+      out.push(base(n, KIND.property, info.takesArg ? `${n} <value>` : n, optionDoc(what, n, target), info));
+    }
+    return out;
+  });
+  return stampAll(list, ctx);
 }
 
 function fetchItems(ctx: Ctx, withAcl: boolean): CompletionItem[] {
-  const out: CompletionItem[] = [];
-  for (const [n, info] of FETCHES) {
-    if (!available(info, ctx)) continue;
-    out.push(item(ctx, n, KIND.function, info.type ? `→ ${info.type}` : 'sample fetch', fetchDoc(n, ctx.target), info));
-  }
-  if (withAcl)
-    for (const [n, info] of ACL_DERIVATIVES) {
-      if (!available(info, ctx) || FETCHES.has(n)) continue;
-      out.push(item(ctx, n, KIND.function, 'ACL criterion', fetchDoc(n, ctx.target), info));
+  const target = ctx.target;
+  const list = cached(`fetches\0${withAcl}\0${target}`, () => {
+    const out: BaseItem[] = [];
+    for (const [n, info] of FETCHES) {
+      if (!isAvailable(info, target)) continue;
+      out.push(base(n, KIND.function, info.type ? `→ ${info.type}` : 'sample fetch', fetchDoc(n, target), info));
     }
-  return out;
+    if (withAcl)
+      for (const [n, info] of ACL_DERIVATIVES) {
+        if (!isAvailable(info, target) || FETCHES.has(n)) continue;
+        out.push(base(n, KIND.function, 'ACL criterion', fetchDoc(n, target), info));
+      }
+    return out;
+  });
+  return stampAll(list, ctx);
 }
 
 function converterItems(ctx: Ctx): CompletionItem[] {
-  const out: CompletionItem[] = [];
-  for (const [n, info] of CONVERTERS) {
-    if (!available(info, ctx)) continue;
-    out.push(item(ctx, n, KIND.function, 'converter', converterDoc(n, ctx.target), info));
-  }
-  return out;
+  const target = ctx.target;
+  const list = cached(`converters\0${target}`, () => {
+    const out: BaseItem[] = [];
+    for (const [n, info] of CONVERTERS) {
+      if (!isAvailable(info, target)) continue;
+      out.push(base(n, KIND.function, 'converter', converterDoc(n, target), info));
+    }
+    return out;
+  });
+  return stampAll(list, ctx);
 }
+
+// The ACLs a section declares, first declaration of each name in order, as items: per section
+// object (a parse is never changed afterwards), so a request only cuts the list at the cursor.
+const sectionAclItems = new WeakMap<Section, { starts: number[]; items: BaseItem[] }>();
 
 function aclItems(ctx: Ctx, sec: Section | undefined, beforeOffset: number): CompletionItem[] {
   const out: CompletionItem[] = [];
-  const seen = new Set<string>();
-  for (const st of sec?.statements ?? []) {
-    if (!st.acl || st.start >= beforeOffset || seen.has(st.acl.name.value)) continue;
-    seen.add(st.acl.name.value);
-    out.push(item(ctx, st.acl.name.value, KIND.variable, `acl (line ${st.line + 1})`));
+  if (sec) {
+    let decl = sectionAclItems.get(sec);
+    if (!decl) {
+      decl = { starts: [], items: [] };
+      for (const st of declaredAcls(sec).values()) {
+        decl.starts.push(st.start);
+        decl.items.push(base(st.acl!.name.value, KIND.variable, `acl (line ${st.line + 1})`));
+      }
+      sectionAclItems.set(sec, decl);
+    }
+    // first declarations are in file order: the ones before the cursor are a prefix
+    for (let i = 0; i < decl.items.length && decl.starts[i] < beforeOffset; i++) out.push(stamp(decl.items[i], ctx.replace));
   }
-  for (const [n, info] of PREDEFINED_ACLS) {
-    if (!available(info, ctx)) continue;
-    const it = item(ctx, n, KIND.constant, 'predefined ACL', { title: n, info, text: 'Predefined ACL.' });
-    it.sortText = `z${n}`;
-    out.push(it);
-  }
+  const target = ctx.target;
+  const predefined = cached(`predefined-acls\0${target}`, () => {
+    const list: BaseItem[] = [];
+    for (const [n, info] of PREDEFINED_ACLS) {
+      if (!isAvailable(info, target)) continue;
+      const it = base(n, KIND.constant, 'predefined ACL', { title: n, info, text: 'Predefined ACL.' });
+      it.sortText = `z${n}`;
+      list.push(it);
+    }
+    return list;
+  });
+  for (const b of predefined) out.push(stamp(b, ctx.replace));
   return out;
 }
 
+const backendBases = new WeakMap<HaproxyFile, BaseItem[]>();
+
 function backendItems(ctx: Ctx, file: HaproxyFile): CompletionItem[] {
-  return file.sections
-    .filter((s) => (s.keyword === 'backend' || s.keyword === 'listen') && s.name)
-    .map((s) => item(ctx, s.name!.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`));
+  let list = backendBases.get(file);
+  if (!list) {
+    list = file.sections
+      .filter((s) => (s.keyword === 'backend' || s.keyword === 'listen') && s.name)
+      .map((s) => base(s.name!.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`));
+    backendBases.set(file, list);
+  }
+  return stampAll(list, ctx);
+}
+
+function valueItems(ctx: Ctx, what: 'mode' | 'balance'): CompletionItem[] {
+  const target = ctx.target;
+  const list = cached(`values\0${what}\0${target}`, () =>
+    Object.entries(what === 'mode' ? MODE_VALUES : BALANCE_ALGOS)
+      .filter(([, i]) => isAvailable(i, target))
+      .map(([n]) => base(n, KIND.value, what === 'mode' ? 'mode' : 'balance algorithm')),
+  );
+  return stampAll(list, ctx);
+}
+
+function logAliasItems(ctx: Ctx): CompletionItem[] {
+  const target = ctx.target;
+  const list = cached(`log-aliases\0${target}`, () =>
+    [...LOG_ALIASES].filter(([, i]) => isAvailable(i, target)).map(([n, i]) => base(n, KIND.variable, (i as { http?: boolean }).http ? 'log-format alias (HTTP only)' : 'log-format alias')),
+  );
+  return stampAll(list, ctx);
 }
 
 /** Where the cursor is in a sample expression text (`req.hdr(host),lo<|>`): fetch or converter. */
@@ -206,10 +302,11 @@ function sampleSlot(text: string): 'fetch' | 'converter' | 'arg' {
   return lastTop >= 0 ? 'converter' : 'fetch';
 }
 
-function wordReplace(doc: TextDocument, lineText: string, lineStart: number, cursor: number, stopChars: RegExp): { start: number; prefix: string } {
+/** Start of the word being typed, going back from the cursor to one of `stopChars`. */
+function wordReplace(lineText: string, lineStart: number, cursor: number, stopChars: RegExp): { start: number } {
   let i = cursor - lineStart;
   while (i > 0 && !stopChars.test(lineText[i - 1])) i--;
-  return { start: lineStart + i, prefix: lineText.slice(i, cursor - lineStart) };
+  return { start: lineStart + i };
 }
 
 export function completeHaproxy(doc: TextDocument, file: HaproxyFile, pos: Position, settings: ServiceSettings): CompletionList {
@@ -227,24 +324,24 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   const text = doc.getText();
   const lineText = text.slice(lineStart, offset);
   if (/(^|\s)#/.test(lineText.replace(/"[^"]*"|'[^']*'/g, ''))) return [];
-  const at = findNodeAt(file, offset);
+  const at = locate(file, offset);
   // The section: the one the line belongs to (the header line itself counts as the previous one's body).
   let sec = at.section;
-  if (at.inHeader) sec = file.sections[file.sections.indexOf(at.section!) - 1];
+  if (at.inHeader) sec = at.section ? file.sections[at.sectionIndex - 1] : undefined;
   const words = lineText.trimStart().split(/[ \t]+/);
   const current = /[ \t]$/.test(lineText) || lineText.trim() === '' ? '' : words[words.length - 1];
   const before = current === '' ? words.filter(Boolean) : words.slice(0, -1);
-  const mk = (start: number, prefix: string): Ctx => ({ target, prefix, replace: { start: doc.positionAt(start), end: pos } });
-  const wordCtx = mk(offset - current.length, current);
+  const mk = (start: number): Ctx => ({ target, replace: { start: doc.positionAt(start), end: pos } });
+  const wordCtx = mk(offset - current.length);
 
   // Inside %[ ... ]: fetches and converters.
   const lf = lineText.lastIndexOf('%[');
   if (lf >= 0 && lineText.indexOf(']', lf) < 0) {
     const inner = lineText.slice(lf + 2);
     const slot = sampleSlot(inner);
-    const r = wordReplace(doc, lineText, lineStart, offset, /[\[,( \t]/);
-    if (slot === 'converter') return converterItems(mk(r.start, r.prefix));
-    if (slot === 'fetch') return fetchItems(mk(r.start, r.prefix), false);
+    const r = wordReplace(lineText, lineStart, offset, /[\[,( \t]/);
+    if (slot === 'converter') return converterItems(mk(r.start));
+    if (slot === 'fetch') return fetchItems(mk(r.start), false);
     return [];
   }
 
@@ -252,8 +349,7 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   const pct = current.lastIndexOf('%');
   if (pct >= 0 && /^%(\{[^}]*\})?[A-Za-z]*$/.test(current.slice(pct)) && before.length > 0) {
     const nameStart = offset - (current.length - pct) + 1 + (/^%\{[^}]*\}/.exec(current.slice(pct))?.[0].length ?? 1) - 1;
-    const ctx = mk(nameStart, text.slice(nameStart, offset));
-    return [...LOG_ALIASES].filter(([, i]) => isAvailable(i, target)).map(([n, i]) => item(ctx, n, KIND.variable, i.http ? 'log-format alias (HTTP only)' : 'log-format alias'));
+    return logAliasItems(mk(nameStart));
   }
 
   if (before.length === 0) {
@@ -275,8 +371,8 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
     if (openBraces > 0) {
       if (last === '{') return fetchItems(wordCtx, true);
       if (current.includes(',')) {
-        const r = wordReplace(doc, lineText, lineStart, offset, /[, \t]/);
-        return converterItems(mk(r.start, r.prefix));
+        const r = wordReplace(lineText, lineStart, offset, /[, \t]/);
+        return converterItems(mk(r.start));
       }
       return [];
     }
@@ -284,8 +380,8 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   }
   if (k === 'acl' && rest.length === 1) {
     if (current.includes(',')) {
-      const r = wordReplace(doc, lineText, lineStart, offset, /[, \t]/);
-      return converterItems(mk(r.start, r.prefix));
+      const r = wordReplace(lineText, lineStart, offset, /[, \t]/);
+      return converterItems(mk(r.start));
     }
     return fetchItems(wordCtx, true);
   }
@@ -296,8 +392,8 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
       if (k === 'tcp-request' || k === 'tcp-response') return familyItems(wordCtx, k, kind, sec);
       if (k === 'http-request' || k === 'http-response' || k === 'http-after-response') return actionItems(wordCtx, k);
       if (k === 'use_backend' || k === 'default_backend') return backendItems(wordCtx, file);
-      if (k === 'mode') return Object.entries(MODE_VALUES).filter(([, i]) => isAvailable(i, target)).map(([n]) => item(wordCtx, n, KIND.value, 'mode'));
-      if (k === 'balance') return Object.entries(BALANCE_ALGOS).filter(([, i]) => isAvailable(i, target)).map(([n]) => item(wordCtx, n, KIND.value, 'balance algorithm'));
+      if (k === 'mode') return valueItems(wordCtx, 'mode');
+      if (k === 'balance') return valueItems(wordCtx, 'balance');
       if (k === 'default-server') return optionItems(wordCtx, 'server');
     }
     if ((k === 'tcp-request' || k === 'tcp-response') && rest.length === 1 && rest[0] !== 'inspect-delay') return actionItems(wordCtx, `${k} ${rest[0]}`);
