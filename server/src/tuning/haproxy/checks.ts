@@ -14,7 +14,8 @@ export interface HaproxyCheckContext {
   text: string;
   settings: ServiceSettings;
   version?: string;
-  unit: string;
+  /** The file's indentation step, computed when a fix first needs it. */
+  unit: string | undefined;
   out: Finding[];
   /** Per run (validation marks `.if`-disabled lines per version, so nothing is kept across runs): */
   /** each section's live statements by lookup name, built when first asked; */
@@ -26,7 +27,12 @@ export interface HaproxyCheckContext {
 }
 
 export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings): HaproxyCheckContext {
-  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: indentUnit(file.text), out: [], byName: new Map() };
+  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: undefined, out: [], byName: new Map() };
+}
+
+function unitOf(ctx: HaproxyCheckContext): string {
+  if (ctx.unit === undefined) ctx.unit = indentUnit(ctx.text);
+  return ctx.unit;
 }
 
 const PROXIES = new Set(['frontend', 'backend', 'listen']);
@@ -114,7 +120,7 @@ function bodyIndent(ctx: HaproxyCheckContext, sec: Section | undefined): string 
   const first = sec?.statements.find((s) => s.keyword);
   if (first) return indentAt(ctx.text, first.start);
   const any = ctx.file.sections.flatMap((s) => s.statements).find((s) => s.keyword);
-  return any ? indentAt(ctx.text, any.start) : ctx.unit;
+  return any ? indentAt(ctx.text, any.start) : unitOf(ctx);
 }
 
 /** Inserts lines at the end of a section's statements (after its header when it has none). */
