@@ -7,6 +7,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic, Range } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, detectLanguage, fixAll, validateInWorkspace } from '../../server/src/service/languageService';
 import { SEVERITY_NAME } from '../../server/src/service/rules';
+import { prefetchLocalVersion } from '../../server/src/service/localVersions';
 import { resolveSettings } from '../../server/src/service/settings';
 import type { LanguageId, RuleSeverity, ServiceSettings } from '../../server/src/service/types';
 import { parseArgs, UsageError, type FlagSpec } from './args';
@@ -71,9 +72,13 @@ function byPosition(a: Diagnostic, b: Diagnostic): number {
  * The diagnostics of one text as the editor computes them: through the workspace index, so the
  * files loaded with this one (its includer, included files, a split HAProxy folder) count.
  */
-function diagnoseInWorkspace(doc: TextDocument, language: LanguageId, settings: ServiceSettings): Diagnostic[] {
-  const ws = createWorkspaceIndex({ open: { get: (uri) => (uri === doc.uri ? doc : undefined), all: () => [doc] } });
+function diagnoseInWorkspace(doc: TextDocument, language: LanguageId, settings: ServiceSettings, ws = workspaceOf(doc)): Diagnostic[] {
   return validateInWorkspace(doc, language, settings, ws);
+}
+
+/** The index of the files loaded with `doc` (its includer, included files, its folder's `.cfg`s). */
+function workspaceOf(doc: TextDocument) {
+  return createWorkspaceIndex({ open: { get: (uri) => (uri === doc.uri ? doc : undefined), all: () => [doc] } });
 }
 
 function documentOf(file: string, text: string): { doc: TextDocument; language: LanguageId } {
@@ -81,10 +86,6 @@ function documentOf(file: string, text: string): { doc: TextDocument; language: 
   return { doc: TextDocument.create(pathToFileURL(resolve(file)).href, language, 1, text), language };
 }
 
-export function checkText(file: string, text: string, settings: ServiceSettings): CheckedFile {
-  const { doc, language } = documentOf(file, text);
-  return { file, language, diagnostics: diagnoseInWorkspace(doc, language, settings).sort(byPosition) };
-}
 
 function severityName(d: Diagnostic): Exclude<RuleSeverity, 'off'> {
   return SEVERITY_NAME[d.severity ?? 1] ?? 'error';
@@ -178,19 +179,35 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     }
   }
 
-  const settings = resolveSettings({
+  const config = {
     nginx: { version: flags.get('nginx-version') as string | undefined },
     haproxy: { version: flags.get('haproxy-version') as string | undefined },
-  });
+  };
+  const docs = texts.map(({ file, text }) => ({ file, ...documentOf(file, text) }));
+  // The local binaries' versions (`nginx -v`, ~40 ms) are asked in the background, for the
+  // languages present and not given, while the files are parsed; validation waits for them.
+  const versions = Promise.all(
+    [...new Set(docs.map((d) => d.language))].filter((lang) => !config[lang].version).map((lang) => prefetchLocalVersion(lang)),
+  );
 
   if (fix) {
-    const { doc, language } = documentOf(texts[0].file, texts[0].text);
+    await versions;
+    const settings = resolveSettings(config);
+    const { doc, language } = docs[0];
     // each round judged like `check` (and the editor's source.fixAll): in the workspace
     out.stdout(fixAll(doc, language, settings, 5, (d) => diagnoseInWorkspace(d, language, settings)));
     return 0;
   }
 
-  const results = texts.map(({ file, text }) => checkText(file, text, settings));
+  const first = workspaceOf(docs[0].doc);
+  first.get(docs[0].doc.uri); // the first file's parse, which its validation reuses
+  await versions;
+  const settings = resolveSettings(config);
+  const results: CheckedFile[] = docs.map(({ file, doc, language }, i) => ({
+    file,
+    language,
+    diagnostics: diagnoseInWorkspace(doc, language, settings, i === 0 ? first : workspaceOf(doc)).sort(byPosition),
+  }));
   if (flags.get('format') === 'json') {
     out.stdout(`${JSON.stringify(toJson(results), null, 2)}\n`);
   } else {

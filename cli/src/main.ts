@@ -1,7 +1,8 @@
 // The `proxy-tuner` command line (bundled to dist/cli.js, started by bin/proxy-tuner.js):
 // dispatches to the subcommands and turns their result into the exit status.
+// `bench` is loaded when asked for: the benchmark engine (worker threads, sockets, the load
+// generator) is not part of `check`'s start-up.
 import pkg from '../../package.json';
-import { benchCommand } from './bench';
 import { checkCommand } from './check';
 
 const USAGE = `Usage: proxy-tuner <command> [options]
@@ -21,7 +22,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'check':
       return checkCommand(rest);
     case 'bench':
-      return benchCommand(rest);
+      return (await import('./bench.js')).benchCommand(rest);
     case '-h':
     case '--help':
     case 'help':

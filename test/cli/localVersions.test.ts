@@ -1,10 +1,11 @@
 // The default target version shared by the server and `check`: the local binary's `-v`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBinary, localVersion, parseVersionOutput } from '../../server/src/service/localVersions';
+import { findBinary, localVersion, parseVersionOutput, prefetchLocalVersion } from '../../server/src/service/localVersions';
+import { resolveSettings } from '../../server/src/service/settings';
 
 describe('local version probe', () => {
   let dir: string;
@@ -48,6 +49,43 @@ describe('local version probe', () => {
     const nginx = fakeBinary('nginx', 'true');
     assert.equal(findBinary('nginx', undefined, dir), nginx);
     assert.equal(findBinary('nginx', join(dir, 'absent')), undefined);
+  });
+
+  it('asks in the background once; localVersion then answers from what it found', async () => {
+    const runs = join(dir, 'runs');
+    writeFileSync(runs, '');
+    const nginx = fakeBinary('counted-nginx', `echo run >> ${runs}; echo "nginx version: nginx/1.24.0" >&2`);
+    await prefetchLocalVersion('nginx', nginx);
+    assert.equal(localVersion('nginx', nginx), '1.24.0');
+    await prefetchLocalVersion('nginx', nginx);
+    assert.equal(readFileSync(runs, 'utf8'), 'run\n');
+  });
+
+  it('gives undefined in the background too for a missing, failing or hanging binary', async () => {
+    const missing = join(dir, 'no-such-haproxy');
+    await prefetchLocalVersion('haproxy', missing);
+    assert.equal(localVersion('haproxy', missing), undefined);
+    const broken = fakeBinary('broken-haproxy', 'echo "garbage" >&2; exit 1');
+    await prefetchLocalVersion('haproxy', broken);
+    assert.equal(localVersion('haproxy', broken), undefined);
+    const hang = fakeBinary('hanging-nginx', 'exec sleep 30');
+    await prefetchLocalVersion('nginx', hang, 300);
+    assert.equal(localVersion('nginx', hang), undefined);
+  });
+
+  it('runs a binary only when its version is read (checking nginx files never runs haproxy -v)', () => {
+    const asked: string[] = [];
+    const settings = resolveSettings({}, (lang) => {
+      asked.push(lang);
+      return lang === 'nginx' ? '1.22.1' : '2.6.12';
+    });
+    assert.deepEqual(asked, []);
+    assert.equal(settings.nginxVersion, '1.22.1');
+    assert.equal(settings.nginxVersion, '1.22.1');
+    assert.deepEqual(asked, ['nginx']);
+    assert.equal(settings.haproxyVersion, '2.6.12');
+    assert.deepEqual(asked, ['nginx', 'haproxy']);
+    assert.deepEqual({ ...settings }, { nginxVersion: '1.22.1', haproxyVersion: '2.6.12' });
   });
 
   it('can be turned off for reproducible runs', () => {

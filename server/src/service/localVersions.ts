@@ -2,7 +2,7 @@
 // Plain Node (no LSP), shared by the language server and the command line so that both judge
 // a config against the same version. Each binary is asked once per process, with a short
 // timeout; a missing or hanging binary only means "no local version" (judge as the newest).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { LanguageId } from './types';
@@ -52,4 +52,41 @@ export function localVersion(lang: LanguageId, explicitPath?: string, timeoutMs 
   }
   cache.set(key, version);
   return version;
+}
+
+/**
+ * Asks the binary in the background (`check` starts it before parsing, so the binary runs while
+ * the config is parsed); resolves once `localVersion` has the answer in its cache. The same
+ * binary, arguments, timeout and parsing as `localVersion`; never rejects.
+ */
+export function prefetchLocalVersion(lang: LanguageId, explicitPath?: string, timeoutMs = 2000): Promise<void> {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1') return Promise.resolve();
+  const key = `${lang}\0${explicitPath ?? ''}`;
+  if (cache.has(key)) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (version: string | undefined) => {
+      if (!cache.has(key)) cache.set(key, version);
+      resolve();
+    };
+    try {
+      const bin = findBinary(lang, explicitPath);
+      if (!bin) return done(undefined);
+      const child = spawn(bin, ['-v'], { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+      child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
+      const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+      child.on('error', () => {
+        clearTimeout(timer);
+        done(undefined);
+      });
+      child.on('close', () => {
+        clearTimeout(timer);
+        done(parseVersionOutput(lang, `${out}\n${err}`));
+      });
+    } catch {
+      done(undefined);
+    }
+  });
 }

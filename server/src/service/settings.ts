@@ -82,19 +82,36 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
 /** Finds the default version of a language when the user set none (the local binary's). */
 export type VersionProbe = (lang: LanguageId, binaryPath?: string) => string | undefined;
 
+/** Defines `key` on `target` as computed on first read, then a plain value. */
+function lazyValue<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = compute();
+      Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+      return value;
+    },
+    set(value: T[K]) {
+      Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
+    },
+  });
+}
+
 /**
  * The settings the service judges with. An empty version setting falls back to the local
  * binary's version (`nginx -v` / `haproxy -v`), and to undefined (the newest known) without one.
+ * The binary is asked when the version is first read: checking nginx files never runs
+ * `haproxy -v`, and the other way round.
  */
 export function resolveSettings(
   config: ProxyTunerConfig,
   probe: VersionProbe = localVersion,
   hostProbe: (() => HostFacts | undefined) | undefined = probe === localVersion ? localHostFacts : undefined,
 ): ServiceSettings {
-  const settings: ServiceSettings = {
-    nginxVersion: config.nginx?.version ?? probe('nginx', config.nginx?.path),
-    haproxyVersion: config.haproxy?.version ?? probe('haproxy', config.haproxy?.path),
-  };
+  const settings = {} as ServiceSettings;
+  lazyValue(settings, 'nginxVersion', () => config.nginx?.version ?? probe('nginx', config.nginx?.path));
+  lazyValue(settings, 'haproxyVersion', () => config.haproxy?.version ?? probe('haproxy', config.haproxy?.path));
   if (config.rules && Object.keys(config.rules).length) settings.rules = { ...config.rules };
   // host-aware rules (backlog vs somaxconn, nbthread vs cores): facts of the local machine
   const host = hostProbe?.();
