@@ -149,35 +149,66 @@ function addCaptures(out: Set<string>, w: Word | undefined): void {
 
 function walkDefinedVariables(file: NginxFile): Set<string> {
   const out = new Set<string>();
-  visitDefinitions(out, file.directives, undefined);
+  visitDefinitions(out, file.directives, undefined, mayHoldCaptures(file));
   return out;
 }
 
-function visitDefinitions(out: Set<string>, list: Directive[], parent: Directive | undefined): void {
+/**
+ * A value holds `(?` only when the text does (no escape makes either character), so a file
+ * without it has no named captures to look for in any word.
+ */
+function mayHoldCaptures(file: NginxFile): boolean {
+  return typeof file.text !== 'string' || file.text.indexOf('(?') >= 0;
+}
+
+/** How a directive defines a variable: 0 none, 1 its first argument, 2 its second, 3 its last. */
+function definitionKind(n: string): number {
+  if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') return 1;
+  if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') return 2;
+  if (n === 'geo') return 3;
+  if (n.endsWith('_set') || n.startsWith('geoip2')) return 1;
+  return 0;
+}
+
+/** The variables one directive (not its block) defines, in the order the walk has always added them. */
+function addDefinitions(out: Set<string>, d: Directive, parent: Directive | undefined, captures: boolean, kind: number): void {
+  if (d.entry) {
+    if (captures) addCaptures(out, d.nameWord);
+    if (parent && parent.name === 'geoip2') addDefinedWord(out, d.nameWord);
+    return;
+  }
+  const args = d.args;
+  if (captures) {
+    for (let j = 0; j < args.length; j++) if (args[j].value.includes('(?')) addCaptures(out, args[j]);
+    if (d.nameWord.value.includes('(?')) addCaptures(out, d.nameWord);
+  }
+  if (kind === 1) addDefinedWord(out, args[0]);
+  else if (kind === 2) addDefinedWord(out, args[1]);
+  else if (kind === 3) addDefinedWord(out, args[args.length - 1]);
+  if (captures && d.name === 'server_name') for (let j = 0; j < args.length; j++) addCaptures(out, args[j]);
+}
+
+function visitDefinitions(out: Set<string>, list: Directive[], parent: Directive | undefined, captures: boolean): void {
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
-    if (d.entry) {
-      addCaptures(out, d.nameWord);
-      if (parent && parent.name === 'geoip2') addDefinedWord(out, d.nameWord);
-    } else {
-      const n = d.name;
-      const args = d.args;
-      for (let j = 0; j < args.length; j++) if (args[j].value.includes('(?')) addCaptures(out, args[j]);
-      if (d.nameWord.value.includes('(?')) addCaptures(out, d.nameWord);
-      if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') addDefinedWord(out, args[0]);
-      else if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') addDefinedWord(out, args[1]);
-      else if (n === 'geo') addDefinedWord(out, args[args.length - 1]);
-      else if (n.endsWith('_set') || n.startsWith('geoip2')) addDefinedWord(out, args[0]);
-      if (n === 'server_name') for (let j = 0; j < args.length; j++) addCaptures(out, args[j]);
-    }
-    if (d.block && !d.rawBody) visitDefinitions(out, d.block.children, d);
+    addDefinitions(out, d, parent, captures, d.entry ? 0 : definitionKind(d.name));
+    if (d.block && !d.rawBody) visitDefinitions(out, d.block.children, d, captures);
   }
 }
 
 interface Ctx {
   findings: Finding[];
   version?: string;
+  /** The file's variables; complete only after the walk when `collecting`. */
   defined: ReadonlySet<string>;
+  /**
+   * The walk fills `defined` itself (no separate walk first): variable checks wait in
+   * `pendingWords`, each with the number of findings before it, and are judged at the end.
+   */
+  collecting?: Set<string>;
+  captures: boolean;
+  pendingAt: number[];
+  pendingWords: Word[];
   isFragment: boolean;
   isMain: boolean;
   /** What each directive name means in each context at this version (see `Resolved`). */
@@ -207,6 +238,8 @@ interface Resolved {
   deprecatedMessage?: string;
   wantsBlock: boolean;
   wantsPlain: boolean;
+  /** See definitionKind. */
+  defines: number;
 }
 
 const NO_VARIANTS: DirectiveVariant[] = [];
@@ -247,6 +280,7 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
       refusalChecksWords: true,
       wantsBlock: false,
       wantsPlain: false,
+      defines: definitionKind(name),
     };
   }
   const inVersion = here.filter((v) => variantInVersion(v, version) === 'yes');
@@ -263,7 +297,7 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
       refusalRule = 'nginx/removed-in-version';
       refusalMessage = `"${name}" was removed in nginx ${until} (target is ${fmtTarget(version)})`;
     }
-    return { inVersion: NO_VARIANTS, refusalRule, refusalMessage, refusalChecksWords: false, wantsBlock: false, wantsPlain: false };
+    return { inVersion: NO_VARIANTS, refusalRule, refusalMessage, refusalChecksWords: false, wantsBlock: false, wantsPlain: false, defines: definitionKind(name) };
   }
   const dep = deprecation(name, version, inVersion[0]);
   return {
@@ -273,6 +307,7 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
     deprecatedMessage: dep ? `the "${name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}` : undefined,
     wantsBlock: inVersion.some((x) => x.block),
     wantsPlain: inVersion.some((x) => !x.block),
+    defines: definitionKind(name),
   };
 }
 
@@ -361,16 +396,27 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const findings: Finding[] = [];
   for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
   const context = opts.context ?? 'main';
+  const known = definedVariables.get(file);
+  const collecting = known ? undefined : new Set<string>();
   const c: Ctx = {
     findings,
     version: opts.version,
-    defined: collectDefinedVariables(file),
+    defined: known ?? collecting!,
+    collecting,
+    captures: mayHoldCaptures(file),
+    pendingAt: [],
+    pendingWords: [],
     isFragment: context !== 'main',
     isMain: context === 'main',
     tables: tablesFor(opts.version),
     cleanWords: new Set(),
   };
   visitList(c, file.directives, context, undefined);
+  if (collecting) {
+    if (!definedVariables.has(file)) definedVariables.set(file, collecting);
+    c.collecting = undefined;
+    judgePending(c);
+  }
   if (context === 'main') {
     const top = file.directives;
     const hasHttp = top.find((d) => d.name === 'http' || d.name === 'stream' || d.name === 'mail');
@@ -389,9 +435,14 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
   const listens = ctx === 'http' ? new ListenTable() : undefined;
   const table = tableFor(c, ctx);
   const parentName = parent?.name;
+  const collecting = c.collecting;
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
     if (d.entry) {
+      if (collecting) {
+        addDefinitions(collecting, d, parent, c.captures, 0);
+        if (d.block && !d.rawBody) visitDefinitions(collecting, d.block.children, d, c.captures);
+      }
       if (parentName === 'map') {
         const args = d.args;
         for (let j = 0; j < args.length; j++) checkVariables(c, args[j]);
@@ -399,7 +450,13 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       continue;
     }
     const name = d.name;
-    const variant = checkDirective(c, d, ctx, table);
+    let r = table.get(name);
+    if (r === undefined) {
+      const all = DIRECTIVES.get(name);
+      if (all) table.set(name, (r = resolveDirective(all, name, ctx, c.version)));
+    }
+    if (collecting) addDefinitions(collecting, d, parent, c.captures, r ? r.defines : definitionKind(name));
+    const variant = checkDirective(c, d, ctx, r);
     if (variant !== undefined) {
       if (variant.duplicate) {
         if (seen === undefined) seen = new Set();
@@ -446,7 +503,11 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
     }
     if (d.block && !d.rawBody) {
       const inner = childContext(ctx, name);
-      if (inner.startsWith('block:')) continue; // unknown block: its content is not ours to judge
+      if (inner.startsWith('block:')) {
+        // unknown block: its content is not ours to judge (its variables still count)
+        if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
+        continue;
+      }
       visitList(c, d.block.children, inner, d);
     }
   }
@@ -677,16 +738,12 @@ function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
   c.findings.push(f);
 }
 
-function checkDirective(c: Ctx, d: Directive, ctx: string, table: Map<string, Resolved>): DirectiveVariant | undefined {
+/** `r`: the name's resolution in this context (undefined: no such directive). */
+function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefined): DirectiveVariant | undefined {
   const name = d.name;
-  let r = table.get(name);
   if (r === undefined) {
-    const all = DIRECTIVES.get(name);
-    if (!all) {
-      unknownDirective(c, d, ctx);
-      return undefined;
-    }
-    table.set(name, (r = resolveDirective(all, name, ctx, c.version)));
+    unknownDirective(c, d, ctx);
+    return undefined;
   }
   const words = d.args;
   const n = words.length;
@@ -847,6 +904,12 @@ const CAPTURE_NAME = /^\d+$/;
 function checkVariables(c: Ctx, w: Word): void {
   const raw = w.raw;
   if (raw.indexOf('$') < 0) return;
+  if (c.collecting) {
+    // the file's variables are not all known yet: judged by judgePending after the walk
+    c.pendingAt.push(c.findings.length);
+    c.pendingWords.push(w);
+    return;
+  }
   // whether a word needs a report depends only on its text (offsets aside): judge each text once
   if (c.cleanWords.has(raw)) return;
   let reported = false;
@@ -874,6 +937,34 @@ function checkVariables(c: Ctx, w: Word): void {
     });
   }
   if (!reported) c.cleanWords.add(raw);
+}
+
+/** The variable checks the walk put off, judged now, their findings put where they would have been. */
+function judgePending(c: Ctx): void {
+  const at = c.pendingAt;
+  const words = c.pendingWords;
+  if (words.length === 0) return;
+  const walked = c.findings;
+  const late: Finding[] = [];
+  const lateAt: number[] = [];
+  c.findings = late;
+  for (let p = 0; p < words.length; p++) {
+    const before = late.length;
+    checkVariables(c, words[p]);
+    for (let k = before; k < late.length; k++) lateAt.push(at[p]);
+  }
+  c.findings = walked;
+  if (late.length === 0) return;
+  // merge: a late finding goes before the walked findings made after its word was met
+  const merged: Finding[] = [];
+  let k = 0;
+  for (let j = 0; j < late.length; j++) {
+    while (k < lateAt[j]) merged.push(walked[k++]);
+    merged.push(late[j]);
+  }
+  while (k < walked.length) merged.push(walked[k++]);
+  walked.length = 0;
+  for (let j = 0; j < merged.length; j++) walked.push(merged[j]);
 }
 
 export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
