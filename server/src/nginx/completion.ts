@@ -15,6 +15,16 @@ const KIND_VALUE = 12;
 const KIND_VARIABLE = 6;
 const FORMAT_SNIPPET = 2;
 
+// The context a file's top level is in (a `# context:` comment or the best fit of its top-level
+// directives): a function of the parse alone, so found once per parse instead of per request.
+const fileContexts = new WeakMap<NginxFile, string>();
+
+export function fileContext(file: NginxFile): string {
+  let ctx = fileContexts.get(file);
+  if (ctx === undefined) fileContexts.set(file, (ctx = inferContext(file)));
+  return ctx;
+}
+
 // The directive tables are static, so a snippet depends only on (name, variant): built once.
 const snippetCache = new WeakMap<DirectiveVariant, Map<string, string>>();
 
@@ -55,7 +65,7 @@ export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, se
     const text = doc.getText();
     const at = findNodeAt(file, offset);
     if (at.comment || at.inRawBody) return empty;
-    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file));
+    const ctx = blockContext(at.ancestors, startContext ?? fileContext(file));
     const word = at.word;
     // `$` variables
     if (word && offset > word.start) {
@@ -91,18 +101,36 @@ export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, se
   }
 }
 
-// Which variant each directive offers in a (context, target version): a pure function of the
-// static tables, so computed once per pair instead of on every request.
-const offeredCache = new Map<string, Array<[string, DirectiveVariant]>>();
+// Which variant each directive offers in a (context, target version), as items without their
+// text edit: a pure function of the static tables, so built once per pair; a request only
+// stamps its replace range on fresh copies.
+interface DirectiveBase {
+  label: string;
+  kind: CompletionItem['kind'];
+  detail: string;
+  newText: string;
+  data: { language: 'nginx'; directive: string; module: string };
+  deprecated: boolean;
+}
 
-function offeredDirectives(ctx: string, version: string | undefined): Array<[string, DirectiveVariant]> {
+const offeredCache = new Map<string, DirectiveBase[]>();
+
+function offeredDirectives(ctx: string, version: string | undefined): DirectiveBase[] {
   const key = `${ctx}\u0000${version ?? ''}`;
   let list = offeredCache.get(key);
   if (!list) {
     list = [];
     for (const [name, variants] of DIRECTIVES) {
       const v = variants.find((x) => (x.contexts.includes(ctx) || x.contexts.includes('*')) && variantInVersion(x, version) === 'yes');
-      if (v) list.push([name, v]);
+      if (!v) continue;
+      list.push({
+        label: name,
+        kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
+        detail: v.module + (v.commercial ? ' (commercial)' : ''),
+        newText: directiveSnippet(name, v),
+        data: { language: 'nginx', directive: name, module: v.module },
+        deprecated: !!v.deprecated,
+      });
     }
     if (offeredCache.size > 256) offeredCache.clear();
     offeredCache.set(key, list);
@@ -112,42 +140,60 @@ function offeredDirectives(ctx: string, version: string | undefined): Array<[str
 
 function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSettings, start: number, end: number): CompletionList {
   const range = { start: doc.positionAt(start), end: doc.positionAt(end) };
-  const items: CompletionItem[] = [];
-  for (const [name, v] of offeredDirectives(ctx, settings.nginxVersion)) {
-    items.push({
-      label: name,
-      kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
-      detail: v.module + (v.commercial ? ' (commercial)' : ''),
+  const offered = offeredDirectives(ctx, settings.nginxVersion);
+  const items = new Array<CompletionItem>(offered.length);
+  for (let i = 0; i < offered.length; i++) {
+    const b = offered[i];
+    const it: CompletionItem = {
+      label: b.label,
+      kind: b.kind,
+      detail: b.detail,
       insertTextFormat: FORMAT_SNIPPET,
-      textEdit: { range, newText: directiveSnippet(name, v) },
-      data: { language: 'nginx', directive: name, module: v.module },
-      ...(v.deprecated ? { tags: [1 as const] } : {}),
-    });
+      textEdit: { range, newText: b.newText },
+      data: { language: b.data.language, directive: b.data.directive, module: b.data.module },
+    };
+    if (b.deprecated) it.tags = [1];
+    items[i] = it;
   }
   return { isIncomplete: false, items };
 }
 
+// `$` items: the file's own variables, then the built-in ones it does not define, then the
+// prefixes. Per parse (a parse is never changed once made), so a request only stamps ranges.
+interface VariableBase {
+  label: string;
+  filterText: string;
+  detail: string;
+  newText: string;
+  snippet: boolean;
+}
+
+const variableCache = new WeakMap<NginxFile, VariableBase[]>();
+
+function variableBases(file: NginxFile): VariableBase[] {
+  let list = variableCache.get(file);
+  if (list) return list;
+  list = [];
+  const defined = collectDefinedVariables(file);
+  for (const name of defined) list.push({ label: `$${name}`, filterText: name, detail: 'defined in this file', newText: name, snippet: false });
+  for (const [name, info] of VARIABLES) {
+    if (defined.has(name)) continue;
+    list.push({ label: `$${name}`, filterText: name, detail: info.module, newText: name, snippet: false });
+  }
+  for (const p of VARIABLE_PREFIXES) list.push({ label: `$${p.name}…`, filterText: p.name, detail: `${p.module} (prefix)`, newText: `${p.name}\${1:name}`, snippet: true });
+  variableCache.set(file, list);
+  return list;
+}
+
 function variableItems(doc: TextDocument, file: NginxFile, start: number, end: number): CompletionList {
   const range = { start: doc.positionAt(start), end: doc.positionAt(end) };
-  const items: CompletionItem[] = [];
-  const seen = new Set<string>();
-  for (const name of collectDefinedVariables(file)) {
-    seen.add(name);
-    items.push({ label: `$${name}`, filterText: name, kind: KIND_VARIABLE, detail: 'defined in this file', textEdit: { range, newText: name } });
-  }
-  for (const [name, info] of VARIABLES) {
-    if (seen.has(name)) continue;
-    items.push({ label: `$${name}`, filterText: name, kind: KIND_VARIABLE, detail: info.module, textEdit: { range, newText: name } });
-  }
-  for (const p of VARIABLE_PREFIXES) {
-    items.push({
-      label: `$${p.name}…`,
-      filterText: p.name,
-      kind: KIND_VARIABLE,
-      detail: `${p.module} (prefix)`,
-      insertTextFormat: FORMAT_SNIPPET,
-      textEdit: { range, newText: `${p.name}\${1:name}` },
-    });
+  const bases = variableBases(file);
+  const items = new Array<CompletionItem>(bases.length);
+  for (let i = 0; i < bases.length; i++) {
+    const b = bases[i];
+    items[i] = b.snippet
+      ? { label: b.label, filterText: b.filterText, kind: KIND_VARIABLE, detail: b.detail, insertTextFormat: FORMAT_SNIPPET, textEdit: { range, newText: b.newText } }
+      : { label: b.label, filterText: b.filterText, kind: KIND_VARIABLE, detail: b.detail, textEdit: { range, newText: b.newText } };
   }
   return { isIncomplete: false, items };
 }
