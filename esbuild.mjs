@@ -1,7 +1,7 @@
 // One build script for every bundle: the extension client, the language server,
 // the command line, the benchmark load worker and the webview.
 import * as esbuild from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -30,10 +30,26 @@ const referenceApart = {
   },
 };
 
+/**
+ * JSON files (the directive and keyword tables, ~0.5 MB) as `JSON.parse('...')` rather than
+ * object literals: V8 scans a string and parses JSON much faster than it compiles and runs a
+ * literal of that size (~30 ms less CPU at every `proxy-tuner` start here). Same values.
+ */
+const jsonAsParse = {
+  name: 'json-as-parse',
+  setup(build) {
+    build.onLoad({ filter: /\.json$/ }, (args) => {
+      const data = JSON.parse(readFileSync(args.path, 'utf8'));
+      return { contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(data))});`, loader: 'js' };
+    });
+  },
+};
+
 const builds = [
   { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
-  { ...node, entryPoints: { cli: 'cli/src/main.ts' }, outdir: 'dist', plugins: [referenceApart] },
+  // whitespace-free: less to read and pre-parse at each start (names and code are unchanged)
+  { ...node, entryPoints: { cli: 'cli/src/main.ts' }, outdir: 'dist', plugins: [referenceApart, jsonAsParse], minifyWhitespace: true },
   { ...node, entryPoints: { 'nginx-reference': '@nginx/reference-lib' }, outdir: 'dist', sourcemap: false },
   { ...node, entryPoints: { loadWorker: 'bench/src/loadWorker.ts' }, outdir: 'dist' },
   {
