@@ -459,7 +459,7 @@ function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit
     if (version && version.args[0]) edits.push(replace(version.args[0].start, version.args[0].end, '1.1'));
     else lines.push('proxy_http_version 1.1;');
   }
-  if (!effective(n.up, 'proxy_set_header').some(isConnectionHeader)) {
+  if (!setsConnection(n.up)) {
     missing.push('proxy_set_header Connection ""');
     const level = headerLevel(n);
     const existing = level.d ? at(level, 'proxy_set_header') : EMPTY;
@@ -473,7 +473,21 @@ function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit
   return { edits, missing };
 }
 
-const isConnectionHeader = (h: Directive): boolean => h.args[0]?.value.toLowerCase() === 'connection';
+/** `proxy_set_header Connection ...` (any case; a lower-cased word of another length never reads "connection"). */
+function isConnectionHeader(h: Directive): boolean {
+  const v = h.args[0]?.value;
+  if (v === undefined) return false;
+  return v === 'Connection' || v === 'connection' || (v.length === 10 && v.toLowerCase() === 'connection');
+}
+
+/** Whether the proxy_set_header lines that apply in `level` set Connection. */
+function setsConnection(level: Level): boolean {
+  const from = levelSetting(level, 'proxy_set_header');
+  if (!from) return false;
+  const list = from.children.length >= INDEX_FROM ? at(from, 'proxy_set_header') : from.children;
+  for (const d of list) if (d.name === 'proxy_set_header' && !d.entry && isConnectionHeader(d)) return true;
+  return false;
+}
 
 function checkUpstreams(ctx: NginxCheckContext): void {
   const before1297 = !atLeast(ctx, NGINX_UPSTREAM_KEEPALIVE_DEFAULT);
@@ -516,6 +530,8 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     if (!before1297) continue;
     for (const u of users) {
       if (includesAround(u.up)) continue;
+      // most proxy_pass lines have both already: tell without building edits
+      if (firstArg(lastEffective(u.up, 'proxy_http_version')) === '1.1' && setsConnection(u.up)) continue;
       const { edits, missing } = keepaliveHeaderEdits(ctx, u);
       if (!missing.length) continue;
       add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
@@ -718,14 +734,21 @@ const hasWord = (d: Directive, value: string): boolean => {
   return false;
 };
 
+/** Whether a server's body has a `listen ... ssl` or an `ssl on` (the lists are built only for those). */
+function speaksTls(children: readonly Directive[]): boolean {
+  for (const d of children) {
+    if (d.entry) continue;
+    if (d.name === 'listen' ? hasWord(d, 'ssl') : d.name === 'ssl' && firstArg(d) === 'on') return true;
+  }
+  return false;
+}
+
 function tlsServers(ctx: NginxCheckContext): TlsServer[] {
   const out: TlsServer[] = [];
   for (const b of ctx.blocks) {
-    if (b.d.name !== 'server' || b.up.inner !== 'http') continue;
-    const children = b.children;
-    const listens = named(children, 'listen');
-    const sslListens = listens.filter((l) => hasWord(l, 'ssl'));
-    if (sslListens.length || named(children, 'ssl').some((d) => firstArg(d) === 'on')) out.push({ server: b, listens, sslListens });
+    if (b.d.name !== 'server' || b.up.inner !== 'http' || !speaksTls(b.children)) continue;
+    const listens = named(b.children, 'listen');
+    out.push({ server: b, listens, sslListens: listens.filter((l) => hasWord(l, 'ssl')) });
   }
   return out;
 }
@@ -858,11 +881,12 @@ const HEADER_BLOCKS = new Set(['http', 'server', 'location', 'if in location', '
 
 function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
   for (const b of blocks) {
-    const own = at(b, directive);
-    if (!own.length) continue;
+    if (!lastAt(b, directive)) continue;
     if (directive === 'add_header' && at(b, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;
-    const inherited = effective(b.up, directive);
-    if (!inherited.length) continue;
+    const from = levelSetting(b.up, directive);
+    if (!from) continue;
+    const own = at(b, directive);
+    const inherited = at(from, directive);
     const ownNames = new Set(own.map((d) => d.args[0]?.value.toLowerCase()));
     const dropped = inherited.filter((d) => !ownNames.has(d.args[0]?.value.toLowerCase()));
     if (!dropped.length) continue;
