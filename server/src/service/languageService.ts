@@ -236,11 +236,16 @@ export function validateInWorkspace(doc: TextDocument, lang: LanguageId, setting
   const indexed = ws.get(doc.uri);
   const ast = indexed && indexed.doc === doc && indexed.lang === lang ? indexed.ast : astOf(doc, lang, cache);
   if (cache && ast === indexed?.ast) cache.remember(doc, lang, ast);
-  const context = ws.contextOf(doc.uri);
+  // the unit (the include closure, the folder's files) once for the context, the navigation
+  // diagnostics and the filter, not once per step
+  const unit = indexed ? ws.unitOf(doc.uri) : undefined;
+  const context = indexed && unit && indexed.lang === 'nginx' ? ws.contextIn(unit, indexed) : undefined;
   const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context) : m.validate(doc, ast, settings);
   const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
-  const nav = navDiagnostics(ws, doc.uri, settings);
-  return finalizeDiagnostics(doc, lang, [...filterAnsweredElsewhere(ws, doc.uri, own), ...tuning, ...nav], settings);
+  const nav = navDiagnostics(ws, doc.uri, settings, unit);
+  const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
+  const all = kept.concat(tuning, nav);
+  return finalizeDiagnostics(doc, lang, all, settings);
 }
 
 /** Go to definition across the loaded files (an upstream in an included file, a backend in another `.cfg`, an include's targets). */

@@ -26,7 +26,7 @@ import type {
 import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from './types';
 import { RuleRegistry, type Finding, type RuleMeta } from './rules';
 import type { NginxFile } from '../nginx/ast';
-import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs } from '../nginx/includes';
+import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../nginx/includes';
 
 export const MAX_HAPROXY_GROUP = 16;
 const MAX_UNIT_FILES = 400;
@@ -263,7 +263,7 @@ export class WorkspaceIndex {
     for (let i = 0; i < files.length && files.length < MAX_UNIT_FILES; i++) {
       const f = files[i];
       if (f.lang !== 'nginx' || !f.path.startsWith('/')) continue; // an untitled buffer has no folder to include from
-      for (const site of includeSites(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
+      for (const site of sitesOf(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
         for (const p of resolveInclude(site.pattern, mainDir, dirname(f.path), ifs)) {
           const rp = this.real(p);
           if (contexts.has(rp)) continue;
@@ -358,6 +358,20 @@ export class WorkspaceIndex {
   }
 }
 
+/** The include sites of a parse read in a context: a walk of the whole tree, asked for several times per validation. */
+const sitesCache = new WeakMap<NginxFile, Map<string, IncludeSite[]>>();
+const NO_SITES: IncludeSite[] = [];
+
+function sitesOf(ast: NginxFile, context: string): IncludeSite[] {
+  // no `include` anywhere in the text (a generated or single-file config): nothing to walk for
+  if (typeof ast.text === 'string' && ast.text.indexOf('include') < 0) return NO_SITES;
+  let byContext = sitesCache.get(ast);
+  if (!byContext) sitesCache.set(ast, (byContext = new Map()));
+  let sites = byContext.get(context);
+  if (!sites) byContext.set(context, (sites = includeSites(ast, context)));
+  return sites;
+}
+
 function looksLikeConfig(path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1);
   if (/\.(conf|cfg)$/i.test(base)) return true;
@@ -383,9 +397,10 @@ function scopeKey(l: Located): string | undefined {
 
 function matches(a: Located, b: Located): boolean {
   if (a.e.kind !== b.e.kind || a.e.name !== b.e.name || a.e.dynamic || b.e.dynamic) return false;
-  const sa = scopeKey(a);
-  const sb = scopeKey(b);
-  return sa === undefined || sb === undefined || sa === sb;
+  if (a.e.scope === undefined || b.e.scope === undefined) return true;
+  // same file: the scope keys are equal exactly when the scopes are (no key strings to build)
+  if (a.file.uri === b.file.uri) return a.e.scope === b.e.scope;
+  return scopeKey(a) === scopeKey(b);
 }
 
 function located(index: WorkspaceIndex, unit: Unit): Located[] {
@@ -539,10 +554,11 @@ const KIND_LABEL: Record<string, string> = {
   cache: 'cache section',
 };
 
-export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: ServiceSettings): Diagnostic[] {
+/** `unit`: the document's unit when the caller has it already (`validateInWorkspace` asks for it once for all its steps). */
+export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: ServiceSettings, unit?: Unit): Diagnostic[] {
   const file = index.get(uri);
   if (!file) return [];
-  const unit = index.unitOf(uri);
+  unit ??= index.unitOf(uri);
   const everything = located(index, unit);
   const findings: Finding[] = [];
   const lang = file.lang;
@@ -606,18 +622,30 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
  * Drops the module's own reports that other files of the unit answer: an nginx variable set in
  * an including file, an HAProxy backend defined in another file of the folder.
  */
-export function filterAnsweredElsewhere(index: WorkspaceIndex, uri: string, diagnostics: Diagnostic[]): Diagnostic[] {
+export function filterAnsweredElsewhere(index: WorkspaceIndex, uri: string, diagnostics: Diagnostic[], unit?: Unit): Diagnostic[] {
   const file = index.get(uri);
   if (!file) return diagnostics;
-  const unit = index.unitOf(uri);
+  unit ??= index.unitOf(uri);
   if (unit.files.length < 2) return diagnostics;
-  const others = unit.files.filter((f) => f !== file).flatMap((f) => index.entities(f).filter((e) => e.role === 'def'));
-  const defined = (kind: string, name: string) => others.some((e) => e.kind === kind && e.name === name);
+  // `kind\0name` of the other files' definitions, made when a report needs it (kinds hold no NUL)
+  let others: Set<string> | undefined;
+  const defined = (kind: string, name: string): boolean => {
+    if (!others) {
+      others = new Set();
+      for (const f of unit!.files) {
+        if (f === file) continue;
+        for (const e of index.entities(f)) if (e.role === 'def') others.add(`${e.kind}\0${e.name}`);
+      }
+    }
+    return others.has(`${kind}\0${name}`);
+  };
   return diagnostics.filter((d) => {
+    const code = d.code;
+    if (code !== 'nginx/unknown-variable' && code !== 'haproxy/unknown-backend' && code !== 'haproxy/unknown-reference') return true;
     const text = file.doc.getText(d.range);
-    if (d.code === 'nginx/unknown-variable') return !defined('variable', text.replace(/^\$\{?|\}$/g, '').toLowerCase());
-    if (d.code === 'haproxy/unknown-backend') return !defined('backend', text.replace(/^["']|["']$/g, ''));
-    if (d.code === 'haproxy/unknown-reference') {
+    if (code === 'nginx/unknown-variable') return !defined('variable', text.replace(/^\$\{?|\}$/g, '').toLowerCase());
+    if (code === 'haproxy/unknown-backend') return !defined('backend', text.replace(/^["']|["']$/g, ''));
+    if (code === 'haproxy/unknown-reference') {
       const section = /^No '(\w+)' section named '([^']+)'/.exec(d.message);
       if (section) return !defined(section[1], section[2]);
       const table = /^No stick table named '([^']+)'/.exec(d.message);
@@ -638,7 +666,7 @@ function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): I
   if (file.lang !== 'nginx' || !file.path.startsWith('/')) return [];
   const ifs = index.includeFs();
   const mainDir = unit.mainDir ?? dirname(file.path);
-  return includeSites(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
+  return sitesOf(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
     start: s.word.start,
     end: s.word.end,
     pattern: s.pattern,
