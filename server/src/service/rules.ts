@@ -2,8 +2,8 @@
 // language modules produce Findings (offsets, a rule id, fixes) and this file turns them into
 // LSP diagnostics: severity from the row or the user's settings, suppression comments, and the
 // quick fixes carried in `Diagnostic.data` so that code actions need no second analysis.
-import type { CodeAction, Diagnostic, DiagnosticSeverity, TextEdit } from 'vscode-languageserver-types';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { CodeAction, Diagnostic, DiagnosticSeverity, Position, TextEdit } from 'vscode-languageserver-types';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
 import { versionInRange } from './version';
 
@@ -81,20 +81,113 @@ interface Suppression {
   used: boolean;
 }
 
+/**
+ * Offset -> position for a document, exactly as `TextDocument.positionAt` computes it, with the
+ * line table made by `indexOf` (native) rather than a loop over every character: on a fresh
+ * document (the command line's) that table is most of the cost of the first diagnostic.
+ * Documents of another implementation than the library's keep their own `positionAt`.
+ */
+class LinePositions {
+  constructor(
+    readonly text: string,
+    private readonly lineOffsets: number[],
+  ) {}
+
+  // the library's positionAt, step for step (clamping, search, end-of-line adjustment)
+  at(offset: number): Position {
+    const text = this.text;
+    offset = Math.max(Math.min(offset, text.length), 0);
+    const lineOffsets = this.lineOffsets;
+    let low = 0;
+    let high = lineOffsets.length;
+    if (high === 0) return { line: 0, character: offset };
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2);
+      if (lineOffsets[mid] > offset) high = mid;
+      else low = mid + 1;
+    }
+    const line = low - 1;
+    const lineOffset = lineOffsets[line];
+    while (offset > lineOffset && isEOL(text.charCodeAt(offset - 1))) offset--;
+    return { line, character: offset - lineOffset };
+  }
+}
+
+function isEOL(ch: number): boolean {
+  return ch === 13 || ch === 10;
+}
+
+/** The library's line table: 0, then the offset after each `\n`, `\r` or `\r\n`. */
+function lineOffsetsOf(text: string): number[] {
+  const out = [0];
+  if (text.indexOf('\r') < 0) {
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) out.push(i + 1);
+    return out;
+  }
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (isEOL(ch)) {
+      if (ch === 13 && i + 1 < text.length && text.charCodeAt(i + 1) === 10) i++;
+      out.push(i + 1);
+    }
+  }
+  return out;
+}
+
+const LIBRARY_POSITION_AT = TextDocument.create('file:///', 'plaintext', 0, '').positionAt;
+const linePositions = new WeakMap<TextDocument, LinePositions>();
+
+/** `doc.positionAt` as a function, sharing one line table per document text. */
+export function positionsOf(doc: TextDocument): (offset: number) => Position {
+  if (doc.positionAt !== LIBRARY_POSITION_AT) return (offset) => doc.positionAt(offset);
+  const text = doc.getText();
+  let p = linePositions.get(doc);
+  if (!p || p.text !== text) linePositions.set(doc, (p = new LinePositions(text, lineOffsetsOf(text))));
+  const found = p;
+  return (offset) => found.at(offset);
+}
+
+/** The suppression comments of one text, as found in it (each call hands out fresh `Suppression`s). */
+interface ScannedSuppression {
+  ids: readonly string[];
+  reason: string;
+  commentLine: number;
+}
+
+/**
+ * Per document, the last text scanned: every registry's `toDiagnostics` and `finalizeDiagnostics`
+ * ask for the same document's comments (a scan of the whole text each time otherwise).
+ */
+const scanned = new WeakMap<TextDocument, { text: string; found: ScannedSuppression[] }>();
+const NONE_SCANNED: ScannedSuppression[] = [];
+
+function scanSuppressions(doc: TextDocument): ScannedSuppression[] {
+  const text = doc.getText();
+  const hit = scanned.get(doc);
+  if (hit && hit.text === text) return hit.found;
+  let found = NONE_SCANNED;
+  if (text.indexOf(DISABLE_COMMENT) >= 0) {
+    found = [];
+    const re = /#\s*proxy-tuner-disable-next-line\b([^\n]*)/g;
+    let m: RegExpExecArray | null;
+    const positionAt = positionsOf(doc);
+    while ((m = re.exec(text))) {
+      const rest = m[1];
+      const dash = rest.indexOf('--');
+      const idsPart = dash >= 0 ? rest.slice(0, dash) : rest;
+      const reason = dash >= 0 ? rest.slice(dash + 2).trim() : '';
+      found.push({ ids: idsPart.split(/[\s,]+/).filter(Boolean), reason, commentLine: positionAt(m.index).line });
+    }
+  }
+  scanned.set(doc, { text, found });
+  return found;
+}
+
 /** `# proxy-tuner-disable-next-line RULE[, RULE] -- reason` comments, by suppressed line. */
 export function findSuppressions(doc: TextDocument): Map<number, Suppression> {
   const out = new Map<number, Suppression>();
-  const text = doc.getText();
-  const re = /#\s*proxy-tuner-disable-next-line\b([^\n]*)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) {
-    const rest = m[1];
-    const dash = rest.indexOf('--');
-    const idsPart = dash >= 0 ? rest.slice(0, dash) : rest;
-    const reason = dash >= 0 ? rest.slice(dash + 2).trim() : '';
-    const ids = new Set(idsPart.split(/[\s,]+/).filter(Boolean));
-    const commentLine = doc.positionAt(m.index).line;
-    out.set(commentLine + 1, { line: commentLine + 1, ids, reason, commentLine, used: false });
+  for (const s of scanSuppressions(doc)) {
+    out.set(s.commentLine + 1, { line: s.commentLine + 1, ids: new Set(s.ids), reason: s.reason, commentLine: s.commentLine, used: false });
   }
   return out;
 }
@@ -136,37 +229,43 @@ export class RuleRegistry {
   toDiagnostics(doc: TextDocument, findings: Finding[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
     const suppressions = findSuppressions(doc);
     const out: Diagnostic[] = [];
-    for (const f of findings) {
-      if (!this.isActive(f.ruleId, settings)) continue;
-      const rule = this.rules.get(f.ruleId);
-      const start = doc.positionAt(f.start);
-      const end = doc.positionAt(Math.max(f.start, f.end));
-      const sup = suppressions.get(start.line);
-      if (sup && (sup.ids.has(f.ruleId) || sup.ids.has('all'))) {
-        sup.used = true;
-        continue;
+    // whether a rule is on depends on the rule and the settings only: once per rule id, not per finding
+    const active = new Map<string, boolean>();
+    const positionAt = findings.length ? positionsOf(doc) : undefined;
+    for (let i = 0; i < findings.length; i++) {
+      const f = findings[i];
+      const id = f.ruleId;
+      let on = active.get(id);
+      if (on === undefined) active.set(id, (on = this.isActive(id, settings)));
+      if (!on) continue;
+      const rule = this.rules.get(id);
+      const start = positionAt!(f.start);
+      const end = positionAt!(Math.max(f.start, f.end));
+      if (suppressions.size) {
+        const sup = suppressions.get(start.line);
+        if (sup && (sup.ids.has(id) || sup.ids.has('all'))) {
+          sup.used = true;
+          continue;
+        }
       }
-      const configured = settings.rules?.[f.ruleId];
+      const configured = settings.rules?.[id];
       const sev = configured && configured !== 'off' ? configured : (f.severity ?? rule?.severity ?? 'warning');
       const d: Diagnostic = {
         range: { start, end },
         severity: SEVERITY[sev],
-        code: f.ruleId,
+        code: id,
         source: 'proxy-tuner',
         message: f.message,
       };
       if (rule?.docUrl) d.codeDescription = { href: rule.docUrl };
-      const tags: (1 | 2)[] = [];
-      if (f.unnecessary) tags.push(1);
-      if (f.deprecated) tags.push(2);
-      if (tags.length) d.tags = tags;
+      if (f.unnecessary || f.deprecated) d.tags = f.unnecessary && f.deprecated ? [1, 2] : f.unnecessary ? [1] : [2];
       if (f.fixes?.length) {
         const data: DiagnosticData = {
           fixes: f.fixes.map((fx) => ({
             title: fx.title,
             safe: fx.safe,
             edits: fx.edits.map((e) => ({
-              range: { start: doc.positionAt(e.start), end: doc.positionAt(e.end) },
+              range: { start: positionAt!(e.start), end: positionAt!(e.end) },
               newText: e.newText,
             })),
           })),
