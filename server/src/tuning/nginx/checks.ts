@@ -93,8 +93,14 @@ export interface NginxCheckContext {
   version?: string;
   /** The file's top level. */
   top: Level;
-  /** Every block directive's body, in text order. */
-  blocks: BlockLevel[];
+  /** The first `http` block of a main file. */
+  http: BlockLevel | undefined;
+  /** `server` blocks in `http`, in text order. */
+  servers: BlockLevel[];
+  /** Blocks whose add_header / proxy_set_header lines replace the inherited ones, in text order. */
+  headerBlocks: BlockLevel[];
+  /** `if` blocks in locations, in text order. */
+  locationIfs: BlockLevel[];
   /** The directives of each group (G_*), in text order. */
   groups: Node[][];
   /** http-level upstream blocks by name. */
@@ -141,7 +147,25 @@ function collect(ctx: NginxCheckContext, level: Level): void {
     const block = d.block;
     if (block) {
       const b: BlockLevel = { d, up: level, inner: childContext(level.inner, d.name), children: block.children, index: undefined, inc: undefined };
-      ctx.blocks.push(b);
+      switch (b.inner) {
+        case 'server':
+          ctx.servers.push(b);
+          ctx.headerBlocks.push(b);
+          break;
+        case 'if in location':
+          ctx.locationIfs.push(b);
+          ctx.headerBlocks.push(b);
+          break;
+        case 'http':
+          if (!ctx.http) ctx.http = b;
+          ctx.headerBlocks.push(b);
+          break;
+        case 'location':
+        case 'if in server':
+        case 'limit_except':
+          ctx.headerBlocks.push(b);
+          break;
+      }
       if (!d.rawBody && block.children.length) collect(ctx, b);
     }
   }
@@ -157,7 +181,10 @@ export function buildContext(file: NginxFile, settings: ServiceSettings): NginxC
     settings,
     version: settings.nginxVersion,
     top,
-    blocks: [],
+    http: undefined,
+    servers: [],
+    headerBlocks: [],
+    locationIfs: [],
     groups,
     upstreams: new Map(),
     unit: undefined,
@@ -423,21 +450,42 @@ interface ProxyTarget {
   word: Word;
 }
 
+/** Where the host starts in an `http://` / `https://` target, else -1. */
+function hostStart(v: string): number {
+  return v.startsWith('http://') ? 7 : v.startsWith('https://') ? 8 : -1;
+}
+
+/** Where the host ends (the path's `/`, else the end); -1 when the path spans a line terminator. */
+function hostEnd(v: string, from: number): number {
+  const slash = v.indexOf('/', from);
+  if (slash < 0) return v.length;
+  for (let i = slash + 1; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) return -1;
+  }
+  return slash;
+}
+
+/** The host of an `http(s)://host/path` target, without building the rest. */
+function targetHost(w: Word | undefined): string | undefined {
+  if (!w) return undefined;
+  const v = w.value;
+  const from = hostStart(v);
+  if (from < 0) return undefined;
+  const to = hostEnd(v, from);
+  return to < 0 ? undefined : v.slice(from, to);
+}
+
 function proxyTarget(d: Directive): ProxyTarget | undefined {
   const w = d.args[0];
   if (!w) return undefined;
   const v = w.value;
-  const hostStart = v.startsWith('http://') ? 7 : v.startsWith('https://') ? 8 : -1;
-  if (hostStart < 0) return undefined;
-  const slash = v.indexOf('/', hostStart);
-  const hostEnd = slash < 0 ? v.length : slash;
-  const rest = v.slice(hostEnd);
-  // the path part is matched by `.*`: it may not span a line terminator
-  if (LINE_TERMINATOR.test(rest)) return undefined;
-  return { scheme: v.slice(0, hostStart - 3), host: v.slice(hostStart, hostEnd), rest, word: w };
+  const from = hostStart(v);
+  if (from < 0) return undefined;
+  const to = hostEnd(v, from);
+  if (to < 0) return undefined;
+  return { scheme: v.slice(0, from - 3), host: v.slice(from, to), rest: v.slice(to), word: w };
 }
-
-const LINE_TERMINATOR = /[\n\r\u2028\u2029]/;
 
 const isHttpCtx = (n: Node) => !n.up.inner.startsWith('stream') && !n.up.inner.startsWith('mail');
 
@@ -494,16 +542,15 @@ function checkUpstreams(ctx: NginxCheckContext): void {
   const usedBy = new Map<string, Node[]>();
   for (const n of ctx.groups[G_PROXY_PASS]) {
     if (!isHttpCtx(n)) continue;
-    const t = proxyTarget(n.d);
-    if (!t || t.host.includes('$')) continue;
-    const up = ctx.upstreams.get(t.host);
-    if (up) {
-      const list = usedBy.get(t.host);
+    const host = targetHost(n.d.args[0]);
+    if (host === undefined || host.includes('$')) continue;
+    if (ctx.upstreams.has(host)) {
+      const list = usedBy.get(host);
       if (list) list.push(n);
-      else usedBy.set(t.host, [n]);
+      else usedBy.set(host, [n]);
       continue;
     }
-    checkLiteralProxyPass(ctx, n, t);
+    checkLiteralProxyPass(ctx, n, proxyTarget(n.d)!);
   }
   for (const [name, up] of ctx.upstreams) {
     const users = usedBy.get(name);
@@ -626,7 +673,7 @@ function checkSendfile(ctx: NginxCheckContext): void {
       });
     }
   }
-  const http = ctx.blocks.find((b) => b.d.name === 'http' && b.up.inner === 'main');
+  const http = ctx.http;
   if (http && !allSendfile.length && servesFiles(ctx, http) && !includesAround(http)) {
     add(ctx, 'nginx/sendfile-off', http.d.nameWord, 'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.', {
       fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
@@ -745,8 +792,8 @@ function speaksTls(children: readonly Directive[]): boolean {
 
 function tlsServers(ctx: NginxCheckContext): TlsServer[] {
   const out: TlsServer[] = [];
-  for (const b of ctx.blocks) {
-    if (b.d.name !== 'server' || b.up.inner !== 'http' || !speaksTls(b.children)) continue;
+  for (const b of ctx.servers) {
+    if (!speaksTls(b.children)) continue;
     const listens = named(b.children, 'listen');
     out.push({ server: b, listens, sslListens: listens.filter((l) => hasWord(l, 'ssl')) });
   }
@@ -877,8 +924,6 @@ function checkAlias(ctx: NginxCheckContext): void {
   }
 }
 
-const HEADER_BLOCKS = new Set(['http', 'server', 'location', 'if in location', 'if in server', 'limit_except']);
-
 function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
   for (const b of blocks) {
     if (!lastAt(b, directive)) continue;
@@ -952,8 +997,7 @@ function checkServerTokens(ctx: NginxCheckContext): void {
 }
 
 function checkIfInLocation(ctx: NginxCheckContext): void {
-  for (const n of ctx.blocks) {
-    if (n.d.name !== 'if' || n.inner !== 'if in location') continue;
+  for (const n of ctx.locationIfs) {
     const bad = n.children.filter((c) => {
       if (c.entry) return false;
       if (c.name === 'return') return false;
@@ -1009,9 +1053,8 @@ export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
   checkBacklog(ctx);
   checkTls(ctx);
   checkAlias(ctx);
-  const headerBlocks = ctx.blocks.filter((b) => HEADER_BLOCKS.has(b.inner));
-  checkInheritance(ctx, headerBlocks, 'add_header', 'nginx/add-header-inheritance');
-  checkInheritance(ctx, headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance');
+  checkInheritance(ctx, ctx.headerBlocks, 'add_header', 'nginx/add-header-inheritance');
+  checkInheritance(ctx, ctx.headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance');
   checkRedirectHost(ctx);
   checkServerTokens(ctx);
   checkIfInLocation(ctx);
