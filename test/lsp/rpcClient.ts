@@ -35,8 +35,9 @@ export class LspClient {
    */
   onServerRequest: (m: RpcMessage) => unknown = (m) => (m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => null) : null);
 
-  constructor(args: string[] = ['--stdio'], env: NodeJS.ProcessEnv = {}) {
-    this.proc = spawn(process.execPath, [join(REPO, 'dist', 'server.js'), ...args], {
+  /** `nodeArgs`: options for node itself, before the script (e.g. the VS Code client's execArgv). */
+  constructor(args: string[] = ['--stdio'], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) {
+    this.proc = spawn(process.execPath, [...nodeArgs, join(REPO, 'dist', 'server.js'), ...args], {
       cwd: REPO,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
