@@ -187,16 +187,24 @@ export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: Ngi
   try {
     const loaded = loadedModules(file.text);
     const reported = new Set<string>();
+    // the verdict depends only on the name and the context's module family: once per pair
+    // (a 5,000-line file has a few dozen), not once per directive
+    const verdicts = new Map<string, { module: string; status: ModuleStatus; so: string } | null>();
     walk(file, (d, ancestors) => {
       if (d.entry) return false;
       const variants = DIRECTIVES.get(d.name);
       if (!variants?.length) return;
       const prefix = prefixFor(blockContext(ancestors, context));
-      const own = prefix ? variants.filter((v) => v.module.startsWith(prefix)) : variants;
-      const list = own.length ? own : variants;
-      const statuses = list.map((v) => ({ module: v.module, ...moduleStatus(v.module, facts, loaded) }));
-      if (statuses.some((s) => s.status === 'present')) return;
-      const first = statuses[0];
+      const key = `${prefix ?? ''}\0${d.name}`;
+      let first = verdicts.get(key);
+      if (first === undefined) {
+        const own = prefix ? variants.filter((v) => v.module.startsWith(prefix)) : variants;
+        const list = own.length ? own : variants;
+        const statuses = list.map((v) => ({ module: v.module, ...moduleStatus(v.module, facts, loaded) }));
+        first = statuses.some((s) => s.status === 'present') ? null : statuses[0];
+        verdicts.set(key, first);
+      }
+      if (first === null) return;
       if (reported.has(first.so)) return; // once per missing module and file
       reported.add(first.so);
       const nginx = `your nginx${facts.version ? ` ${facts.version}` : ''}`;
