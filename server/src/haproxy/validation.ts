@@ -56,6 +56,17 @@ const proxyCandidates = () => candidateList('proxy', () => [...new Set([...PROXY
 
 const DOC = 'https://docs.haproxy.org/dev/configuration.html';
 
+/** Words of the longest multi-word proxy keyword (`option http-keep-alive`, `timeout http-request`...). */
+const PROXY_KEYWORD_WORDS = Math.max(1, ...[...PROXY.keys()].map((n) => n.split(' ').length));
+/** Fetch and converter names with quotes, backslashes or `$` are not judged. */
+const UNCHECKED_NAME = /[$"'\\]/;
+const FETCH_NAME = /^[a-zA-Z0-9_.+-]+$/;
+const SERVER_LINE = /^(server|server-template|dispatch)$/;
+const TRACK_SC = /^track-sc\d$/;
+const HTTP_AUTH = /^http_auth(_group)?$/;
+const CACHE_ACTION = /^cache-(use|store)$/;
+const NAME_WITH_EXPANSION = /[$%]/;
+
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, anchor: string, fix?: string): RuleMeta => ({
   id: `haproxy/${id}`,
   language: 'haproxy',
@@ -129,9 +140,23 @@ class Checker {
     this.out.push({ ruleId: `haproxy/${ruleId}`, start: at.start, end: at.end, message, ...extra });
   }
 
+  /** Availability of each table entry at the target, asked once per entry (keyed by the entry itself). */
+  private readonly availabilities = new Map<Versioned, 'ok' | 'newer' | 'removed'>();
+
+  private availabilityOf(info: Versioned): 'ok' | 'newer' | 'removed' {
+    let a = this.availabilities.get(info);
+    if (a === undefined) this.availabilities.set(info, (a = availability(info, this.target)));
+    return a;
+  }
+
+  /** Whether an entry exists at the target (nothing to report): callers skip building `version`'s message. */
+  ok(info: Versioned): boolean {
+    return this.availabilityOf(info) === 'ok';
+  }
+
   /** Reports "needs newer" or "removed" for an entry; true when usable. */
   version(info: Versioned, at: { start: number; end: number }, what: string, replacement?: string): boolean {
-    const a = availability(info, this.target);
+    const a = this.availabilityOf(info);
     if (a === 'newer') {
       this.add('needs-newer-version', at, `${what} needs HAProxy >= ${info.since} (judging for ${this.target}).`);
       return false;
@@ -238,7 +263,7 @@ function sectionName(sec: Section): string {
 function checkHeader(c: Checker, sec: Section): void {
   const info = SECTIONS.get(sec.keyword);
   const kwWord = sec.header.keyword!;
-  if (info) c.version(info, kwWord, `The '${sec.keyword}' section`);
+  if (info && !c.ok(info)) c.version(info, kwWord, `The '${sec.keyword}' section`);
   const args = sec.header.args;
   const kind = sec.keyword;
   if (kind === 'global') {
@@ -283,13 +308,13 @@ function checkTime(c: Checker, w: Word | undefined, at: { start: number; end: nu
 function checkLogFormat(c: Checker, st: Statement, k: string): void {
   let words: Word[] = [];
   if (LOG_FORMAT_KEYWORDS.has(k)) words = st.args;
-  else if (/^(http-request|http-response|http-after-response)$/.test(k) && st.args[0] && LOG_FORMAT_ACTIONS.has(actionKey(st.args[0].value))) words = st.args.slice(1);
+  else if ((k === 'http-request' || k === 'http-response' || k === 'http-after-response') && st.args[0] && LOG_FORMAT_ACTIONS.has(actionKey(st.args[0].value))) words = st.args.slice(1);
   for (const w of words) {
     if (!w.raw.includes('%') || w.envVars) continue;
     for (const a of logAliasesIn(w.raw, w.start)) {
       const info = LOG_ALIASES.get(a.name);
       if (!info) c.add('log-format', a, `Unknown log-format alias '%${a.name}'.`);
-      else c.version(info, a, `Log-format alias '%${a.name}'`);
+      else if (!c.ok(info)) c.version(info, a, `Log-format alias '%${a.name}'`);
     }
   }
 }
@@ -412,7 +437,11 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
   const { c, kind } = x;
   const kw = st.keyword!;
   const k = kw.value;
-  const values = [kw.value, ...st.args.map((w) => w.value)];
+  // matchProxyKeyword reads no further than the longest keyword's words
+  const stArgs = st.args;
+  const width = Math.min(stArgs.length + 1, PROXY_KEYWORD_WORDS);
+  const values: string[] = [kw.value];
+  for (let i = 1; i < width; i++) values.push(stArgs[i - 1].value);
   const m = matchProxyKeyword(values);
   const endWord = m ? (m.width > 1 ? st.args[m.width - 2] : kw) : kw;
   const nameRange = { start: kw.start, end: endWord?.end ?? kw.end };
@@ -456,9 +485,11 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
   if (st.prefix && !info.noPrefix) {
     c.add('arg', st.prefix, `'${name}' cannot be prefixed with '${st.prefix.value}'.`);
   }
-  const rem = removedInfo(name);
-  if (!c.version(info, nameRange, `'${name}'`, rem?.use)) return;
-  if (info.deprecated) c.add('deprecated', nameRange, `'${name}' is deprecated${rem ? `; use ${rem.use}` : ''}.`, { deprecated: true });
+  if (!c.ok(info) && !c.version(info, nameRange, `'${name}'`, removedInfo(name)?.use)) return;
+  if (info.deprecated) {
+    const rem = removedInfo(name);
+    c.add('deprecated', nameRange, `'${name}' is deprecated${rem ? `; use ${rem.use}` : ''}.`, { deprecated: true });
+  }
   const sections = info.sections ?? [];
   if (!sections.includes(kind)) {
     if (kind === 'defaults') {
@@ -475,7 +506,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     c.add('not-allowed-here', nameRange, `'${name}' is only allowed in a named 'defaults' section.`);
     return;
   }
-  const args = st.args.slice(m.width - 1);
+  const args = m.width === 1 ? st.args : st.args.slice(m.width - 1);
   // options documented without arguments refuse any
   if (k === 'option' && args.length && info.syntax?.length && info.syntax.every((x) => x.trim() === name))
     c.add('arg', { start: args[0].start, end: args[args.length - 1].end }, `'${name}' takes no argument; '${args[0].value}' is unexpected.`);
@@ -486,7 +517,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       else if (!v.envVars) {
         const mv = MODE_VALUES[v.value];
         if (!mv) c.add('arg', v, `Unknown mode '${v.value}' (tcp or http).`);
-        else c.version(mv, v, `'mode ${v.value}'`);
+        else if (!c.ok(mv)) c.version(mv, v, `'mode ${v.value}'`);
       }
       break;
     }
@@ -498,7 +529,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
         if (!bi) {
           const guess = didYouMean(a, Object.keys(BALANCE_ALGOS));
           c.add('arg', v, `Unknown balance algorithm '${v.value}'${guess ? `; did you mean '${guess}'?` : '.'}`);
-        } else c.version(bi, v, `'balance ${a}'`);
+        } else if (!c.ok(bi)) c.version(bi, v, `'balance ${a}'`);
       }
       break;
     }
@@ -552,7 +583,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
   checkLogFormat(c, st, k);
   if (RULE_KEYWORDS.has(k)) {
     x.facts.hasRules = true;
-    if (k === 'tcp-request' && /^(connection|session)$/.test(st.args[0]?.value ?? '')) x.facts.hasConnRules = true;
+    if (k === 'tcp-request' && (st.args[0]?.value === 'connection' || st.args[0]?.value === 'session')) x.facts.hasConnRules = true;
     checkAction(c, st, k);
   }
 }
@@ -585,7 +616,7 @@ function checkAction(c: Checker, st: Statement, k: string): void {
     c.add('unknown-keyword', actionWord, `Unknown '${set}' action '${raw}'${guess ? `; did you mean '${guess}'?` : '.'}`);
     return;
   }
-  if (!c.version(info, actionWord, `Action '${a}'`)) return;
+  if (!c.ok(info) && !c.version(info, actionWord, `Action '${a}'`)) return;
   if (!info.sets.includes(set)) c.add('not-allowed-here', actionWord, `Action '${a}' is not valid in '${set}' rules (valid in: ${info.sets.join(', ')}).`);
 }
 
@@ -605,7 +636,7 @@ function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>,
       c.add('unknown-keyword', w, `Unknown ${what} option '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
       continue;
     }
-    c.version(info, w, `${what} option '${w.value}'`);
+    if (!c.ok(info)) c.version(info, w, `${what} option '${w.value}'`);
     // an option with a variable number of values (`source addr [usesrc ...]`) ends what we can check
     if (info.variadic) break;
     if (info.takesArg && !w.value.startsWith('no-')) {
@@ -649,7 +680,7 @@ function checkOtherSection(c: Checker, sec: Section, st: Statement): void {
     });
     return;
   }
-  if (!c.version(info, kw, `'${k}' in '${sec.keyword}'`)) return;
+  if (!c.ok(info) && !c.version(info, kw, `'${k}' in '${sec.keyword}'`)) return;
   if (k === 'timeout') checkTime(c, st.args[1], kw, `'timeout ${st.args[0]?.value ?? ''}'`);
   if (k === 'hold') checkTime(c, st.args[1], kw, `'hold ${st.args[0]?.value ?? ''}'`);
   if (sec.keyword === 'ring' && k === 'size') checkSize(c, st.args[0], kw, `'size'`);
@@ -670,8 +701,8 @@ function checkSample(c: Checker, s: SampleExpr, inAcl: boolean, inDefaults = fal
     c.add('syntax', s, `Missing sample fetch name in '${c.file.text.slice(s.start, s.end)}'.`);
     return;
   }
-  if (/[$"'\\]/.test(f) || f.startsWith('lua.') || OPTIONAL_MODULE_SAMPLES.test(f)) return;
-  if (!/^[a-zA-Z0-9_.+-]+$/.test(f)) {
+  if (UNCHECKED_NAME.test(f) || f.startsWith('lua.') || OPTIONAL_MODULE_SAMPLES.test(f)) return;
+  if (!FETCH_NAME.test(f)) {
     c.add('syntax', fr, `Invalid sample fetch name '${f}'.`);
     return;
   }
@@ -685,7 +716,7 @@ function checkSample(c: Checker, s: SampleExpr, inAcl: boolean, inDefaults = fal
     c.add('unknown-fetch', fr, `Unknown sample fetch '${f}'${guess ? `; did you mean '${guess}'?` : '.'}`);
     return;
   }
-  c.version(info, fr, `Sample fetch '${f}'`);
+  if (!c.ok(info)) c.version(info, fr, `Sample fetch '${f}'`);
   // In a defaults section there is no current backend: server arguments must name it.
   const sig = (info as { args?: string }).args;
   if (inDefaults && sig !== undefined && /^server/.test(sig) && s.args[0] !== undefined && !s.args[0].includes('/'))
@@ -696,15 +727,14 @@ function checkSample(c: Checker, s: SampleExpr, inAcl: boolean, inDefaults = fal
       c.add('syntax', conv, `Empty converter after ','.`);
       continue;
     }
-    if (n.startsWith('lua.') || /[$"'\\]/.test(n) || OPTIONAL_MODULE_SAMPLES.test(n)) continue;
+    if (n.startsWith('lua.') || UNCHECKED_NAME.test(n) || OPTIONAL_MODULE_SAMPLES.test(n)) continue;
     const ci = CONVERTERS.get(n);
-    const cr = { start: conv.start, end: conv.nameEnd };
     if (!ci) {
       const guess = didYouMean(n, CONVERTERS.keys());
-      c.add('unknown-fetch', cr, `Unknown converter '${n}'${guess ? `; did you mean '${guess}'?` : '.'}`);
+      c.add('unknown-fetch', { start: conv.start, end: conv.nameEnd }, `Unknown converter '${n}'${guess ? `; did you mean '${guess}'?` : '.'}`);
       continue;
     }
-    c.version(ci, cr, `Converter '${n}'`);
+    if (!c.ok(ci)) c.version(ci, { start: conv.start, end: conv.nameEnd }, `Converter '${n}'`);
   }
 }
 
@@ -723,7 +753,7 @@ function checkAclRef(c: Checker, t: CondTerm, st: Statement, facts: ProxyFacts |
   if (w.envVars) return;
   const pre = PREDEFINED_ACLS.get(name);
   if (pre) {
-    c.version(pre, w, `Predefined ACL '${name}'`);
+    if (!c.ok(pre)) c.version(pre, w, `Predefined ACL '${name}'`);
     return;
   }
   const declared = facts?.acls.get(name);
@@ -901,34 +931,37 @@ function checkReferences(c: Checker, file: HaproxyFile, proxies: ProxyFacts[]): 
   }
   const has = (kind: string, name: string) => named.get(kind)?.has(name) ?? false;
   const ref = (kind: string, w: Word | undefined) => {
-    if (!w || w.envVars || /[$%]/.test(w.value)) return;
+    if (!w || w.envVars || NAME_WITH_EXPANSION.test(w.value)) return;
     if (!has(kind, w.value)) {
       const guess = didYouMean(w.value, named.get(kind) ?? []);
       c.add('unknown-reference', w, `No '${kind}' section named '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
     }
   };
   for (const p of proxies) {
-    const servers = new Set(p.section.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value));
+    // the proxy's server names, gathered when a `use-server` line asks
+    let servers: Set<string> | undefined;
+    const serverNames = (): Set<string> =>
+      (servers ??= new Set(p.section.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value)));
     for (const st of p.section.statements) {
       if (st.disabled || !st.keyword) continue;
       const k = st.keyword.value;
       const a = st.args;
       if (k === 'server' || k === 'default-server' || k === 'server-template') {
         for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'resolvers') ref('resolvers', a[i + 1]);
-      } else if (k === 'use-server' && a[0] && !a[0].envVars && !/[$%]/.test(a[0].value) && !servers.has(a[0].value)) {
+      } else if (k === 'use-server' && a[0] && !a[0].envVars && !NAME_WITH_EXPANSION.test(a[0].value) && !serverNames().has(a[0].value)) {
         c.add('unknown-reference', a[0], `No server named '${a[0].value}' in ${p.kind} '${p.name}'.`);
       } else if (k === 'stick-table') {
         for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'peers') ref('peers', a[i + 1]);
       } else if (k === 'email-alert' && a[0]?.value === 'mailers') {
         ref('mailers', a[1]);
-      } else if (/^(http-request|http-response)$/.test(k) && /^cache-(use|store)$/.test(a[0]?.value ?? '')) {
+      } else if ((k === 'http-request' || k === 'http-response') && CACHE_ACTION.test(a[0]?.value ?? '')) {
         ref('cache', a[1]);
       } else if (k === 'filter' && a[0]?.value === 'cache') {
         ref('cache', a[1]);
       }
       if (RULE_KEYWORDS.has(k) && !tables.has(p.name)) {
         // `track-scN key` without `table` tracks in the proxy's own stick table
-        const ai = a.findIndex((w) => /^track-sc\d$/.test(w.value));
+        const ai = a.findIndex((w) => TRACK_SC.test(w.value));
         if (ai >= 0 && !a.slice(ai).some((w) => w.value === 'table'))
           c.add('unknown-reference', a[ai], `'${a[ai].value}' without 'table' needs a 'stick-table' in ${p.kind}${p.name ? ` '${p.name}'` : ''}.`);
       }
@@ -936,14 +969,14 @@ function checkReferences(c: Checker, file: HaproxyFile, proxies: ProxyFacts[]): 
         for (let i = 1; i < a.length - 1; i++) {
           if (a[i].value !== 'table') continue;
           const t = a[i + 1];
-          if (t.envVars || /[$%]/.test(t.value)) continue;
+          if (t.envVars || NAME_WITH_EXPANSION.test(t.value)) continue;
           if (!tables.has(t.value)) c.add('unknown-reference', t, `No stick table named '${t.value}' (a proxy with a 'stick-table' line, or 'peers/table').`);
         }
       }
       for (const s of st.samples) {
-        if (/^http_auth(_group)?$/.test(s.fetch) && s.args[0]) {
+        if (HTTP_AUTH.test(s.fetch) && s.args[0]) {
           const name = s.args[0];
-          if (!has('userlist', name) && !/[$%]/.test(name)) c.add('unknown-reference', { start: s.start, end: s.end }, `No 'userlist' section named '${name}'.`);
+          if (!has('userlist', name) && !NAME_WITH_EXPANSION.test(name)) c.add('unknown-reference', { start: s.start, end: s.end }, `No 'userlist' section named '${name}'.`);
         }
       }
     }
@@ -988,7 +1021,7 @@ function checkTimeouts(c: Checker, p: ProxyFacts, mode: string): void {
   const need: string[] = [];
   const fe = p.kind === 'frontend' || p.kind === 'listen';
   // server-side timeouts only matter where there are servers to talk to (HAProxy warns the same way)
-  const hasServers = p.section.statements.some((s) => !s.disabled && /^(server|server-template|dispatch)$/.test(s.keyword?.value ?? ''));
+  const hasServers = p.section.statements.some((s) => !s.disabled && SERVER_LINE.test(s.keyword?.value ?? ''));
   const be = (p.kind === 'backend' || p.kind === 'listen') && hasServers;
   if (be && !have.has('connect')) need.push('connect');
   if (fe && !have.has('client')) need.push('client');

@@ -403,6 +403,8 @@ function matches(a: Located, b: Located): boolean {
   return scopeKey(a) === scopeKey(b);
 }
 
+const NO_LOCATED: Located[] = [];
+
 function located(index: WorkspaceIndex, unit: Unit): Located[] {
   const out: Located[] = [];
   for (const f of unit.files) for (const e of index.entities(f)) out.push({ file: f, e });
@@ -559,26 +561,33 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   const file = index.get(uri);
   if (!file) return [];
   unit ??= index.unitOf(uri);
-  const everything = located(index, unit);
   const findings: Finding[] = [];
   const lang = file.lang;
-  const dynamicKinds = new Set(everything.filter((l) => l.e.dynamic).map((l) => l.e.kind));
-  // buckets by kind and name (what `matches` compares first), so each lookup is not a scan of
-  // the whole unit: a config of thousands of upstreams would make that quadratic
-  const byName = new Map<string, Located[]>();
+  const dynamicKinds = new Set<string>();
+  // buckets by kind, then name (what `matches` compares first), so each lookup is not a scan of
+  // the whole unit (a config of thousands of upstreams would make that quadratic), and no
+  // `kind + name` key strings are built per entity and per lookup
+  const byKind = new Map<string, Map<string, Located[]>>();
   const defsAt = new Map<number, NavEntity[]>();
-  for (const l of everything) {
-    const key = `${l.e.kind}\0${l.e.name}`;
-    const bucket = byName.get(key);
-    if (bucket) bucket.push(l);
-    else byName.set(key, [l]);
-    if (l.file === file && l.e.role === 'def') {
-      const at = defsAt.get(l.e.start);
-      if (at) at.push(l.e);
-      else defsAt.set(l.e.start, [l.e]);
+  for (const f of unit.files) {
+    const entities = index.entities(f);
+    for (let i = 0; i < entities.length; i++) {
+      const e = entities[i];
+      const l: Located = { file: f, e };
+      if (e.dynamic) dynamicKinds.add(e.kind);
+      let names = byKind.get(e.kind);
+      if (!names) byKind.set(e.kind, (names = new Map()));
+      const bucket = names.get(e.name);
+      if (bucket) bucket.push(l);
+      else names.set(e.name, [l]);
+      if (f === file && e.role === 'def') {
+        const at = defsAt.get(e.start);
+        if (at) at.push(e);
+        else defsAt.set(e.start, [e]);
+      }
     }
   }
-  const named = (e: NavEntity) => byName.get(`${e.kind}\0${e.name}`) ?? [];
+  const named = (e: NavEntity): Located[] => byKind.get(e.kind)?.get(e.name) ?? NO_LOCATED;
   if (unit.complete) {
     for (const e of index.entities(file)) {
       const me: Located = { file, e };
@@ -588,7 +597,10 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
         }
       } else if (e.role === 'def' && e.reportUnused && !dynamicKinds.has(e.kind)) {
         const kinds = defsAt.get(e.start) ?? [];
-        const used = kinds.some((k) => named(k).some((l) => l.e.role === 'ref' && matches({ file, e: k }, l)));
+        const used = kinds.some((k) => {
+          const mine: Located = { file, e: k };
+          return named(k).some((l) => l.e.role === 'ref' && matches(mine, l));
+        });
         if (!used) {
           findings.push({
             ruleId: `${lang}/unused-definition`,
