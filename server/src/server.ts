@@ -24,6 +24,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from './service/languageService';
 import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from './service/settings';
+import { prefetchLocalVersion } from './service/localVersions';
 import type { LanguageId, ServiceSettings } from './service/types';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -137,6 +138,11 @@ async function pullConfig(uri: string): Promise<ProxyTunerConfig> {
   }
 }
 
+/** Runs the -v probes the settings will need in the background; resolves when they answered. */
+function probeVersions(config: ProxyTunerConfig): Promise<unknown> {
+  return Promise.all((['nginx', 'haproxy'] as const).filter((lang) => !config[lang]?.version).map((lang) => prefetchLocalVersion(lang, config[lang]?.path)));
+}
+
 let lastTargets = '';
 
 /** Says once in the log which versions configs are judged against, and again when that changes. */
@@ -152,8 +158,10 @@ function announce(settings: ServiceSettings): ServiceSettings {
 function settingsFor(uri: string): Promise<ServiceSettings> {
   let pending = settingsByUri.get(uri);
   if (!pending) {
-    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then((config) => {
+    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then(async (config) => {
       if (settingsByUri.get(uri) === pending) delayByUri.set(uri, config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS);
+      // the local binaries' versions (`nginx -v`, `haproxy -v`) without blocking the server
+      await probeVersions(config);
       return announce(resolveSettings(config));
     });
     settingsByUri.set(uri, pending);
@@ -336,6 +344,7 @@ connection.onInitialize(
     canPullConfiguration = workspace?.configuration === true;
     canRegisterConfigurationChange = workspace?.didChangeConfiguration?.dynamicRegistration === true;
     pushedConfig = readConfig(params.initializationOptions);
+    void probeVersions(pushedConfig); // while the client sends the documents and its settings
     canWatchFiles = workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     wsIndex.setRoots(folders.map((u) => service.uriToPath(u)).filter((p): p is string => !!p));

@@ -63,6 +63,18 @@ export function prefetchLocalVersion(lang: LanguageId, explicitPath?: string, ti
   if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1') return Promise.resolve();
   const key = `${lang}\0${explicitPath ?? ''}`;
   if (cache.has(key)) return Promise.resolve();
+  let running = inFlight.get(key);
+  if (!running) {
+    running = probeInBackground(lang, key, explicitPath, timeoutMs).finally(() => inFlight.delete(key));
+    inFlight.set(key, running);
+  }
+  return running;
+}
+
+/** Background probes under way, per binary: a second caller waits for the same one. */
+const inFlight = new Map<string, Promise<void>>();
+
+function probeInBackground(lang: LanguageId, key: string, explicitPath: string | undefined, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = (version: string | undefined) => {
       if (!cache.has(key)) cache.set(key, version);
