@@ -42,10 +42,11 @@ import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type Valid
  */
 const DEFAULT_DIAGNOSTICS_DELAY_MS = 10;
 /**
- * Validations up to this long run as soon as the document rests: shorter than a gap between
- * keystrokes, one per key costs little. A document whose validations take longer waits as long
- * as one takes, up to MAX_ADAPTIVE_DELAY_MS: validated once per pause in typing rather than
- * blocking the server after every key.
+ * Validations up to this long run as soon as the document rests: well under a gap between
+ * keystrokes, one per key costs little. Each ms a document's validation takes beyond this adds
+ * one ms of waiting, up to MAX_ADAPTIVE_DELAY_MS: a slow document waits for a pause in typing
+ * (gaps between keys are ~100-250 ms) rather than blocking the server after every key, and one
+ * only a little over the line is not made to wait as long again as it computes.
  */
 const SLOW_VALIDATION_MS = 50;
 const MAX_ADAPTIVE_DELAY_MS = 250;
@@ -195,8 +196,8 @@ function diagnosticsOf(doc: TextDocument, settings: ServiceSettings): Diagnostic
 // The validation schedule, per open document:
 // - after an edit, validate once the document has rested for a short delay (the edits of a
 //   burst already sent are applied first: the timer restarts with each one);
-// - a document whose validations are slow (over 50 ms) waits as long as one takes (up to
-//   250 ms), so that it is validated once per pause in typing instead of after every key;
+// - a document whose validations are slow waits longer: 1 ms per ms beyond 50, up to 250 ms,
+//   so that it is validated once per pause in typing instead of after every key;
 // - one validation of a document at a time: edits that arrive while one runs (it may wait for
 //   the client's settings) make one follow-up run of the newest version when it ends;
 // - a publication is never older than the one before it, and nothing is published for a
@@ -227,13 +228,13 @@ function scheduleOf(uri: string): Schedule {
   return s;
 }
 
-/** The rest after an edit: the setting, or the document's usual validation time when longer. */
+/** The rest after an edit: the setting, or more for a document whose validations are slow. */
 function editDelay(uri: string): number {
   const floor = delayByUri.get(uri) ?? pushedConfig.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS;
   const costs = schedules.get(uri)?.costs ?? [];
   if (!costs.length) return floor;
   const typical = [...costs].sort((a, b) => a - b)[costs.length >> 1];
-  return typical <= SLOW_VALIDATION_MS ? floor : Math.max(floor, Math.min(typical, MAX_ADAPTIVE_DELAY_MS));
+  return Math.max(floor, Math.min(typical - SLOW_VALIDATION_MS, MAX_ADAPTIVE_DELAY_MS));
 }
 
 /**
