@@ -22,10 +22,24 @@ export function eolOf(text: string): string {
   return eolCache.eol;
 }
 
+/** Runs of spaces by length: most indentation is one of these, so fixes need not copy it. */
+const SPACES: string[] = [];
+
 /** The leading whitespace of the line holding `offset`. */
 export function indentAt(text: string, offset: number): string {
   const s = lineStart(text, offset);
-  return /^[ \t]*/.exec(text.slice(s, lineEnd(text, s)))![0];
+  let e = s;
+  let tabs = false;
+  for (;;) {
+    const c = text.charCodeAt(e);
+    if (c === 32) e++;
+    else if (c === 9) {
+      tabs = true;
+      e++;
+    } else break;
+  }
+  if (tabs || e - s > 64) return text.slice(s, e);
+  return (SPACES[e - s] ??= ' '.repeat(e - s));
 }
 
 /** The file's indentation step: a tab, or the smallest run of leading spaces; 4 spaces by default. */
