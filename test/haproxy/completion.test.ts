@@ -94,3 +94,23 @@ test('log-format aliases after % in format strings', () => {
   assert.ok(l.includes('cp') && l.includes('Tr') && l.includes('ST'));
   assert.ok(labels('frontend f\n  log-format "%{+Q}<|>\n').includes('r'));
 });
+
+test('each answer has its own items and ranges: a caller changing one does not change the next', () => {
+  const complete = (marked: string) => {
+    const f = fixture(marked);
+    return { f, items: haproxyModule.complete(f.doc, haproxyModule.parse(f.text), f.cursor!, {}).items };
+  };
+  const a = complete('backend b\n  server s1 10.0.0.1:80 ch<|>\n');
+  const check = a.items.find((i) => i.label === 'check')!;
+  const doc = (check.documentation as { value: string }).value;
+  check.label = 'changed';
+  check.detail = 'changed';
+  const b = complete('backend b\n  server s1 10.0.0.1:80 check in<|>\n');
+  const again = b.items.find((i) => i.label === 'check')!;
+  assert.ok(again && !b.items.some((i) => i.label === 'changed'));
+  assert.equal(again.detail, 'check');
+  assert.equal((again.documentation as { value: string }).value, doc);
+  const edit = b.items.find((i) => i.label === 'inter')!.textEdit as { range: Parameters<typeof b.f.doc.getText>[0]; newText: string };
+  assert.equal(b.f.doc.getText(edit.range), 'in');
+  assert.equal(edit.newText, 'inter');
+});

@@ -77,3 +77,25 @@ test('half-typed input never throws', () => {
     assert.ok(Array.isArray(r.list.items));
   }
 });
+
+test('each answer has its own items and ranges: a caller changing one does not change the next', () => {
+  const text = 'http {\n  server {\n    gz<|>\n  }\n}\n';
+  const first = complete(text);
+  const gzip = first.list.items.find((i) => i.label === 'gzip')!;
+  const snippet = (gzip.textEdit as TextEdit).newText;
+  gzip.label = 'changed';
+  (gzip.textEdit as TextEdit).newText = 'changed';
+  (gzip.data as { directive: string }).directive = 'changed';
+  // the same context elsewhere in another file: same items, this answer's range
+  const again = complete('http {\n  server {\n    listen 80;\n    g<|>\n  }\n}\n');
+  const g = again.list.items.find((i) => i.label === 'gzip')!;
+  assert.equal((g.textEdit as TextEdit).newText, snippet);
+  assert.equal((g.data as { directive: string }).directive, 'gzip');
+  assert.equal(again.f.doc.getText((g.textEdit as TextEdit).range), 'g');
+  assert.ok(!again.labels.includes('changed'));
+  const vars = complete('http { set $mine 1; server { return 200 $mi<|>; } }');
+  const mine = vars.list.items.find((i) => i.label === '$mine')!;
+  mine.detail = 'changed';
+  const vars2 = complete('http { set $mine 1; server { return 200 $<|>; } }');
+  assert.equal(vars2.list.items.find((i) => i.label === '$mine')!.detail, 'defined in this file');
+});

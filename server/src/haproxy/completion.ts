@@ -58,7 +58,7 @@ function base(label: string, kind: number, detail?: string, docParts?: DocParts 
   return it;
 }
 
-/** A fresh item for the response (the cached base is never handed out, so callers may change what they get). */
+/** A fresh item for the response: its own object, text edit and tags; the documentation object is shared (read-only). */
 function stamp(b: BaseItem, range: Range): CompletionItem {
   const it: CompletionItem = { label: b.label, kind: b.kind, textEdit: { range, newText: b.label } };
   if (b.detail !== undefined) it.detail = b.detail;
@@ -86,7 +86,23 @@ function cached(key: string, build: () => BaseItem[]): BaseItem[] {
   return list;
 }
 
-function sectionBases(target: string, sortPrefix: string): BaseItem[] {
+// Keyword documentation from the static tables depends only on the table entry and its name
+// (no link, so no target version): rendered once per table and shared by the lists of every
+// section kind and target.
+type DocMemo = WeakMap<object, Map<string, string>>;
+const globalDocs: DocMemo = new WeakMap();
+const proxyDocs: DocMemo = new WeakMap();
+const sectionKeywordDocs: DocMemo = new WeakMap();
+
+function keywordDoc(memo: DocMemo, info: object, name: string, parts: () => DocParts): string {
+  let byName = memo.get(info);
+  if (!byName) memo.set(info, (byName = new Map()));
+  let md = byName.get(name);
+  if (md === undefined) byName.set(name, (md = markdown(parts())));
+  return md;
+}
+
+function sectionList(target: string, sortPrefix: string): BaseItem[] {
   return cached(`sections\0${sortPrefix}\0${target}`, () => {
     const out: BaseItem[] = [];
     for (const name of Object.keys(SECTION_KEYWORDS)) {
@@ -100,25 +116,24 @@ function sectionBases(target: string, sortPrefix: string): BaseItem[] {
   });
 }
 
-function sectionItems(ctx: Ctx): CompletionItem[] {
-  return stampAll(sectionBases(ctx.target, '0'), ctx);
-}
-
 /** Labels offered for a keyword family by its first word (the second word completes next). */
 const FAMILY_FIRST = new Set(['option', 'timeout', 'stats', 'http-check', 'tcp-request', 'tcp-response', 'stick', 'capture', 'email-alert']);
 
-function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
-  const kind = sec?.keyword;
-  if (!kind) return sectionItems(ctx);
-  const target = ctx.target;
-  // only `defaults` cares whether the section is named (named-defaults-only keywords)
-  const named = kind === 'defaults' ? (sec.name ? 'named' : 'anonymous') : '';
-  const list = cached(`keywords\0${kind}\0${named}\0${target}`, () => {
+/** Only `defaults` cares whether the section is named (named-defaults-only keywords). */
+type Naming = '' | 'named' | 'anonymous';
+
+function naming(kind: string, sec: Section): Naming {
+  return kind === 'defaults' ? (sec.name ? 'named' : 'anonymous') : '';
+}
+
+/** The keywords of a section kind, then the section names (a new section may start on any line). */
+function keywordList(target: string, kind: string, named: Naming): BaseItem[] {
+  return cached(`keywords\0${kind}\0${named}\0${target}`, () => {
     const out: BaseItem[] = [];
     if (kind === 'global') {
       for (const [n, info] of GLOBAL) {
         if (!isAvailable(info, target)) continue;
-        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? 'global', { title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] }, info));
+        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? 'global', keywordDoc(globalDocs, info, n, () => ({ title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] })), info));
       }
     } else if (PROXY_KINDS.has(kind)) {
       const seen = new Set<string>();
@@ -129,58 +144,82 @@ function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
         const label = FAMILY_FIRST.has(first) ? first : n;
         if (seen.has(label)) continue;
         seen.add(label);
-        out.push(base(label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, label === n ? { title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] } : undefined, info));
+        const doc = label === n ? keywordDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })) : undefined;
+        out.push(base(label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, doc, info));
       }
     } else {
       const table = SECTION_KEYWORDS_MAP.get(kind);
       for (const [n, info] of table ?? []) {
         if (!isAvailable(info, target)) continue;
-        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? kind, { title: n, syntax: info.syntax, info }, info));
+        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? kind, keywordDoc(sectionKeywordDocs, info, n, () => ({ title: n, syntax: info.syntax, info })), info));
       }
     }
-    // a new section may start on any line
-    out.push(...sectionBases(target, 'z'));
+    out.push(...sectionList(target, 'z'));
     return out;
   });
-  return stampAll(list, ctx);
 }
 
-function familyItems(ctx: Ctx, first: string, kind: string, sec: Section): CompletionItem[] {
-  const target = ctx.target;
-  const named = kind === 'defaults' ? (sec.name ? 'named' : 'anonymous') : '';
-  const list = cached(`family\0${first}\0${kind}\0${named}\0${target}`, () => {
+type ProxyInfo = typeof PROXY extends Map<string, infer I> ? I : never;
+
+/** The proxy keywords of each family (`option httplog`, ... under `option`), in table order. */
+const familyMembers = new Map<string, Array<[string, ProxyInfo]>>();
+
+function membersOf(first: string): Array<[string, ProxyInfo]> {
+  let list = familyMembers.get(first);
+  if (!list) {
+    list = [...PROXY].filter(([n]) => n.startsWith(first + ' '));
+    familyMembers.set(first, list);
+  }
+  return list;
+}
+
+function familyList(target: string, first: string, kind: string, named: Naming): BaseItem[] {
+  return cached(`family\0${first}\0${kind}\0${named}\0${target}`, () => {
     const out: BaseItem[] = [];
     const seen = new Set<string>();
-    for (const [n, info] of PROXY) {
-      if (!n.startsWith(first + ' ') || !isAvailable(info, target)) continue;
+    for (const [n, info] of membersOf(first)) {
+      if (!isAvailable(info, target)) continue;
       if (!(info.sections ?? []).includes(kind)) continue;
       if (kind === 'defaults' && info.namedDefaultsOnly && named === 'anonymous') continue;
       const label = n.slice(first.length + 1).split(' ')[0];
       if (seen.has(label)) continue;
       seen.add(label);
-      out.push(base(label, KIND.enumMember, info.syntax?.[0] ?? n, { title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] }, info));
+      out.push(base(label, KIND.enumMember, info.syntax?.[0] ?? n, keywordDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })), info));
     }
     return out;
   });
-  return stampAll(list, ctx);
 }
 
-function actionItems(ctx: Ctx, set: string): CompletionItem[] {
-  const target = ctx.target;
-  const list = cached(`actions\0${set}\0${target}`, () => {
+// An action's documentation depends on the action and the target only, not on the rule set
+// that offers it: rendered once per (target, action) for all the sets.
+const actionDocs = new Map<string, Map<string, string | undefined>>();
+
+function actionMarkdown(n: string, target: string): string | undefined {
+  let byName = actionDocs.get(target);
+  if (!byName) {
+    if (actionDocs.size >= 16) actionDocs.clear();
+    actionDocs.set(target, (byName = new Map()));
+  }
+  if (!byName.has(n)) {
+    const parts = actionDoc(n, target);
+    byName.set(n, parts ? markdown(parts) : undefined);
+  }
+  return byName.get(n);
+}
+
+function actionList(target: string, set: string): BaseItem[] {
+  return cached(`actions\0${set}\0${target}`, () => {
     const out: BaseItem[] = [];
     for (const [n, info] of ACTIONS) {
       if (!info.sets.includes(set) || !isAvailable(info, target)) continue;
-      out.push(base(n, KIND.function, `${set} action`, actionDoc(n, target), info));
+      out.push(base(n, KIND.function, `${set} action`, actionMarkdown(n, target), info));
     }
     return out;
   });
-  return stampAll(list, ctx);
 }
 
-function optionItems(ctx: Ctx, what: 'bind' | 'server'): CompletionItem[] {
-  const target = ctx.target;
-  const list = cached(`options\0${what}\0${target}`, () => {
+function optionList(target: string, what: 'bind' | 'server'): BaseItem[] {
+  return cached(`options\0${what}\0${target}`, () => {
     const table = what === 'bind' ? BIND_OPTIONS : SERVER_OPTIONS;
     const out: BaseItem[] = [];
     for (const [n, info] of table) {
@@ -189,30 +228,30 @@ function optionItems(ctx: Ctx, what: 'bind' | 'server'): CompletionItem[] {
     }
     return out;
   });
-  return stampAll(list, ctx);
 }
 
-function fetchItems(ctx: Ctx, withAcl: boolean): CompletionItem[] {
-  const target = ctx.target;
-  const list = cached(`fetches\0${withAcl}\0${target}`, () => {
+function fetchList(target: string, withAcl: boolean): BaseItem[] {
+  return cached(`fetches\0${withAcl}\0${target}`, () => {
+    if (withAcl) {
+      // the fetches, then the ACL criteria that are not fetches themselves
+      const out = fetchList(target, false).slice();
+      for (const [n, info] of ACL_DERIVATIVES) {
+        if (!isAvailable(info, target) || FETCHES.has(n)) continue;
+        out.push(base(n, KIND.function, 'ACL criterion', fetchDoc(n, target), info));
+      }
+      return out;
+    }
     const out: BaseItem[] = [];
     for (const [n, info] of FETCHES) {
       if (!isAvailable(info, target)) continue;
       out.push(base(n, KIND.function, info.type ? `→ ${info.type}` : 'sample fetch', fetchDoc(n, target), info));
     }
-    if (withAcl)
-      for (const [n, info] of ACL_DERIVATIVES) {
-        if (!isAvailable(info, target) || FETCHES.has(n)) continue;
-        out.push(base(n, KIND.function, 'ACL criterion', fetchDoc(n, target), info));
-      }
     return out;
   });
-  return stampAll(list, ctx);
 }
 
-function converterItems(ctx: Ctx): CompletionItem[] {
-  const target = ctx.target;
-  const list = cached(`converters\0${target}`, () => {
+function converterList(target: string): BaseItem[] {
+  return cached(`converters\0${target}`, () => {
     const out: BaseItem[] = [];
     for (const [n, info] of CONVERTERS) {
       if (!isAvailable(info, target)) continue;
@@ -220,7 +259,63 @@ function converterItems(ctx: Ctx): CompletionItem[] {
     }
     return out;
   });
-  return stampAll(list, ctx);
+}
+
+function predefinedAclList(target: string): BaseItem[] {
+  return cached(`predefined-acls\0${target}`, () => {
+    const out: BaseItem[] = [];
+    for (const [n, info] of PREDEFINED_ACLS) {
+      if (!isAvailable(info, target)) continue;
+      const it = base(n, KIND.constant, 'predefined ACL', { title: n, info, text: 'Predefined ACL.' });
+      it.sortText = `z${n}`;
+      out.push(it);
+    }
+    return out;
+  });
+}
+
+function valueList(target: string, what: 'mode' | 'balance'): BaseItem[] {
+  return cached(`values\0${what}\0${target}`, () =>
+    Object.entries(what === 'mode' ? MODE_VALUES : BALANCE_ALGOS)
+      .filter(([, i]) => isAvailable(i, target))
+      .map(([n]) => base(n, KIND.value, what === 'mode' ? 'mode' : 'balance algorithm')),
+  );
+}
+
+function logAliasList(target: string): BaseItem[] {
+  return cached(`log-aliases\0${target}`, () =>
+    [...LOG_ALIASES].filter(([, i]) => isAvailable(i, target)).map(([n, i]) => base(n, KIND.variable, i.http ? 'log-format alias (HTTP only)' : 'log-format alias')),
+  );
+}
+
+function sectionItems(ctx: Ctx): CompletionItem[] {
+  return stampAll(sectionList(ctx.target, '0'), ctx);
+}
+
+function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
+  const kind = sec?.keyword;
+  if (!kind) return sectionItems(ctx);
+  return stampAll(keywordList(ctx.target, kind, naming(kind, sec)), ctx);
+}
+
+function familyItems(ctx: Ctx, first: string, kind: string, sec: Section): CompletionItem[] {
+  return stampAll(familyList(ctx.target, first, kind, naming(kind, sec)), ctx);
+}
+
+function actionItems(ctx: Ctx, set: string): CompletionItem[] {
+  return stampAll(actionList(ctx.target, set), ctx);
+}
+
+function optionItems(ctx: Ctx, what: 'bind' | 'server'): CompletionItem[] {
+  return stampAll(optionList(ctx.target, what), ctx);
+}
+
+function fetchItems(ctx: Ctx, withAcl: boolean): CompletionItem[] {
+  return stampAll(fetchList(ctx.target, withAcl), ctx);
+}
+
+function converterItems(ctx: Ctx): CompletionItem[] {
+  return stampAll(converterList(ctx.target), ctx);
 }
 
 // The ACLs a section declares, first declaration of each name in order, as items: per section
@@ -242,18 +337,7 @@ function aclItems(ctx: Ctx, sec: Section | undefined, beforeOffset: number): Com
     // first declarations are in file order: the ones before the cursor are a prefix
     for (let i = 0; i < decl.items.length && decl.starts[i] < beforeOffset; i++) out.push(stamp(decl.items[i], ctx.replace));
   }
-  const target = ctx.target;
-  const predefined = cached(`predefined-acls\0${target}`, () => {
-    const list: BaseItem[] = [];
-    for (const [n, info] of PREDEFINED_ACLS) {
-      if (!isAvailable(info, target)) continue;
-      const it = base(n, KIND.constant, 'predefined ACL', { title: n, info, text: 'Predefined ACL.' });
-      it.sortText = `z${n}`;
-      list.push(it);
-    }
-    return list;
-  });
-  for (const b of predefined) out.push(stamp(b, ctx.replace));
+  for (const b of predefinedAclList(ctx.target)) out.push(stamp(b, ctx.replace));
   return out;
 }
 
@@ -267,24 +351,6 @@ function backendItems(ctx: Ctx, file: HaproxyFile): CompletionItem[] {
       .map((s) => base(s.name!.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`));
     backendBases.set(file, list);
   }
-  return stampAll(list, ctx);
-}
-
-function valueItems(ctx: Ctx, what: 'mode' | 'balance'): CompletionItem[] {
-  const target = ctx.target;
-  const list = cached(`values\0${what}\0${target}`, () =>
-    Object.entries(what === 'mode' ? MODE_VALUES : BALANCE_ALGOS)
-      .filter(([, i]) => isAvailable(i, target))
-      .map(([n]) => base(n, KIND.value, what === 'mode' ? 'mode' : 'balance algorithm')),
-  );
-  return stampAll(list, ctx);
-}
-
-function logAliasItems(ctx: Ctx): CompletionItem[] {
-  const target = ctx.target;
-  const list = cached(`log-aliases\0${target}`, () =>
-    [...LOG_ALIASES].filter(([, i]) => isAvailable(i, target)).map(([n, i]) => base(n, KIND.variable, (i as { http?: boolean }).http ? 'log-format alias (HTTP only)' : 'log-format alias')),
-  );
   return stampAll(list, ctx);
 }
 
@@ -349,7 +415,7 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   const pct = current.lastIndexOf('%');
   if (pct >= 0 && /^%(\{[^}]*\})?[A-Za-z]*$/.test(current.slice(pct)) && before.length > 0) {
     const nameStart = offset - (current.length - pct) + 1 + (/^%\{[^}]*\}/.exec(current.slice(pct))?.[0].length ?? 1) - 1;
-    return logAliasItems(mk(nameStart));
+    return stampAll(logAliasList(target), mk(nameStart));
   }
 
   if (before.length === 0) {
@@ -392,8 +458,8 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
       if (k === 'tcp-request' || k === 'tcp-response') return familyItems(wordCtx, k, kind, sec);
       if (k === 'http-request' || k === 'http-response' || k === 'http-after-response') return actionItems(wordCtx, k);
       if (k === 'use_backend' || k === 'default_backend') return backendItems(wordCtx, file);
-      if (k === 'mode') return valueItems(wordCtx, 'mode');
-      if (k === 'balance') return valueItems(wordCtx, 'balance');
+      if (k === 'mode') return stampAll(valueList(target, 'mode'), wordCtx);
+      if (k === 'balance') return stampAll(valueList(target, 'balance'), wordCtx);
       if (k === 'default-server') return optionItems(wordCtx, 'server');
     }
     if ((k === 'tcp-request' || k === 'tcp-response') && rest.length === 1 && rest[0] !== 'inspect-delay') return actionItems(wordCtx, `${k} ${rest[0]}`);
