@@ -49,13 +49,29 @@ const live = (sec: Section) => sec.statements.filter((s) => !s.disabled && s.key
 
 const NONE: readonly Statement[] = [];
 
+// The lookup names the checks ask for. Only these are indexed (most lines of a big file are acl,
+// use_backend, http-request ...: they are skipped by one set lookup); any other name is found by a scan.
+const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log']);
+const INDEXED_OPTIONS: ReadonlySet<string> = new Set(['httpclose', 'http-server-close', 'forceclose', 'splice-auto', 'splice-request', 'splice-response', 'dontlognull']);
+const INDEXED_TIMEOUTS: ReadonlySet<string> = new Set(['tunnel']);
+const INDEXED_NAMES: ReadonlySet<string> = new Set([...INDEXED_KEYWORDS, ...[...INDEXED_OPTIONS].map((o) => `option ${o}`), ...[...INDEXED_TIMEOUTS].map((t) => `timeout ${t}`)]);
+
+/** Whether a live statement's lookup name is one of INDEXED_NAMES (without building the name). */
+function indexed(st: Statement): boolean {
+  const k = st.keyword!.value;
+  if (st.sub && (k === 'option' || k === 'timeout')) return (k === 'option' ? INDEXED_OPTIONS : INDEXED_TIMEOUTS).has(st.sub.value);
+  return INDEXED_NAMES.has(k);
+}
+
 /** Statements with this lookup name (`option httplog`, `timeout client`, `bind`), `no` lines included. Do not modify the list. */
 function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): readonly Statement[] {
   if (!sec) return NONE;
+  if (!INDEXED_NAMES.has(name)) return sec.statements.filter((st) => !st.disabled && st.keyword && keywordName(st) === name);
   let index = ctx.byName.get(sec);
   if (!index) {
     index = new Map();
-    for (const st of live(sec)) {
+    for (const st of sec.statements) {
+      if (st.disabled || !st.keyword || !indexed(st)) continue;
       const key = keywordName(st);
       const list = index.get(key);
       if (list) list.push(st);
@@ -79,8 +95,14 @@ function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined
     let last: Section | undefined;
     const named = new Map<string, Section>();
     for (const s of ctx.file.sections) {
-      const fromIdx = s.header.args.findIndex((w) => w.value === 'from');
-      const fromName = fromIdx >= 0 ? s.header.args[fromIdx + 1]?.value : undefined;
+      const args = s.header.args;
+      let fromName: string | undefined;
+      for (let i = 0; i < args.length; i++) {
+        if (args[i].value === 'from') {
+          fromName = args[i + 1]?.value;
+          break;
+        }
+      }
       map.set(s, fromName === undefined ? last : named.get(fromName));
       if (s.keyword !== 'defaults') continue;
       last = s;
@@ -227,10 +249,10 @@ function checkProxies(ctx: HaproxyCheckContext): void {
   for (const sec of ctx.file.sections) {
     if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
     const mode = modeOf(ctx, sec);
-    // keep-alive killers, reported where they are written
-    for (const st of live(sec)) {
-      const name = st.keyword?.value === 'option' ? st.sub?.value ?? '' : '';
-      if (!['httpclose', 'http-server-close', 'forceclose'].includes(name) || st.prefix?.value === 'no') continue;
+    // keep-alive killers, reported where they are written (in line order)
+    for (const st of closers(ctx, sec)) {
+      const name = st.sub!.value;
+      if (st.prefix?.value === 'no') continue;
       {
         const what = name === 'http-server-close' ? 'opens a new server connection for every request' : 'closes the connection after every response';
         add(ctx, 'haproxy/option-httpclose', st.sub ?? st.keyword!, `\`option ${name}\` ${what}; HAProxy keeps both sides alive and reuses server connections by default.`, {
@@ -294,6 +316,17 @@ function checkProxies(ctx: HaproxyCheckContext): void {
       });
     }
   }
+}
+
+/** The section's `option httpclose` / `http-server-close` / `forceclose` lines, in line order. */
+function closers(ctx: HaproxyCheckContext, sec: Section): readonly Statement[] {
+  const a = find(ctx, sec, 'option httpclose');
+  const b = find(ctx, sec, 'option http-server-close');
+  const c = find(ctx, sec, 'option forceclose');
+  if (!b.length && !c.length) return a;
+  if (!a.length && !c.length) return b;
+  if (!a.length && !b.length) return c;
+  return [...a, ...b, ...c].sort((x, y) => x.start - y.start);
 }
 
 function splices(ctx: HaproxyCheckContext, sec: Section): boolean {
