@@ -196,8 +196,9 @@ function diagnosticsOf(doc: TextDocument, settings: ServiceSettings): Diagnostic
 // The validation schedule, per open document:
 // - after an edit, validate once the document has rested for a short delay (the edits of a
 //   burst already sent are applied first: the timer restarts with each one);
-// - a document whose validations are slow waits longer: 1 ms per ms beyond 50, up to 250 ms,
-//   so that it is validated once per pause in typing instead of after every key;
+// - a document whose validations are slow (the least of its last three) waits longer: 1 ms per
+//   ms beyond 50, up to 250 ms, so that it is validated once per pause in typing instead of
+//   after every key;
 // - one validation of a document at a time: edits that arrive while one runs (it may wait for
 //   the client's settings) make one follow-up run of the newest version when it ends;
 // - a publication is never older than the one before it, and nothing is published for a
@@ -212,17 +213,24 @@ interface Schedule {
   rerun: boolean;
   /** The version last published. */
   published: number;
-  /** The last few validation times of this document, ms. */
+  /** Validations computed so far. */
+  runs: number;
+  /** The last few validation times of this document, ms (not the first: one-time warm-up). */
   costs: number[];
 }
 
 const schedules = new Map<string, Schedule>();
-const COSTS_KEPT = 5;
+/**
+ * A document's validation time is the least of its last three: a collection or a busy machine
+ * makes one run slow now and then, and the first validation of a document (at open) pays for
+ * compiling the code and building tables once, so it is not counted.
+ */
+const COSTS_KEPT = 3;
 
 function scheduleOf(uri: string): Schedule {
   let s = schedules.get(uri);
   if (!s) {
-    s = { due: 0, running: false, rerun: false, published: -Infinity, costs: [] };
+    s = { due: 0, running: false, rerun: false, published: -Infinity, runs: 0, costs: [] };
     schedules.set(uri, s);
   }
   return s;
@@ -233,7 +241,7 @@ function editDelay(uri: string): number {
   const floor = delayByUri.get(uri) ?? pushedConfig.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS;
   const costs = schedules.get(uri)?.costs ?? [];
   if (!costs.length) return floor;
-  const typical = [...costs].sort((a, b) => a - b)[costs.length >> 1];
+  const typical = Math.min(...costs);
   return Math.max(floor, Math.min(typical - SLOW_VALIDATION_MS, MAX_ADAPTIVE_DELAY_MS));
 }
 
@@ -271,7 +279,7 @@ async function validate(uri: string, s: Schedule): Promise<void> {
     const started = performance.now();
     const { diagnostics, computed } = computeDiagnostics(doc, settings);
     const all = [...diagnostics, ...hostDiagnostics(doc)];
-    if (computed) {
+    if (computed && s.runs++ > 0) {
       s.costs.push(performance.now() - started);
       if (s.costs.length > COSTS_KEPT) s.costs.shift();
     }
