@@ -322,6 +322,8 @@ function checkLogFormat(c: Checker, st: Statement, k: string): void {
 /** Address prefixes (`abnsz@`, `quic+`, ...) by version; unknown ones are only warned about. */
 function checkAddress(c: Checker, w: Word): void {
   if (w.envVars || w.value.includes('$')) return;
+  // a prefix ends in '@' or '+': an address without either has none (most: `127.0.0.1:80`)
+  if (w.value.indexOf('@') < 0 && w.value.indexOf('+') < 0) return;
   for (const part of w.value.split(',')) {
     const m = /^([a-z0-9]+[@+])/.exec(part);
     if (!m) continue;
@@ -524,7 +526,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     case 'balance': {
       const v = args[0];
       if (v && !v.envVars) {
-        const a = v.value.replace(/\(.*$/, '');
+        const a = withoutParenthesis(v.value);
         const bi = BALANCE_ALGOS[a];
         if (!bi) {
           const guess = didYouMean(a, Object.keys(BALANCE_ALGOS));
@@ -624,7 +626,7 @@ function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>,
   for (let i = 0; i < words.length; i++) {
     const w = words[i];
     if (w.envVars || w.value.includes('$')) continue;
-    let name = w.value.replace(/\(.*$/, '');
+    let name = withoutParenthesis(w.value);
     let info = table.get(name);
     if (!info && name.startsWith('no-')) {
       info = table.get(name.slice(3));
@@ -650,6 +652,11 @@ function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>,
       i++;
     }
   }
+}
+
+/** The word up to a `(` (`hash-type(x)` -> `hash-type`); no regex run for the usual word without one. */
+function withoutParenthesis(v: string): string {
+  return v.indexOf('(') < 0 ? v : v.replace(/\(.*$/, '');
 }
 
 function checkServer(c: Checker, _st: Statement, options: Word[], _k: string): void {
