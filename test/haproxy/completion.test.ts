@@ -114,3 +114,15 @@ test('each answer has its own items and ranges: a caller changing one does not c
   assert.equal(b.f.doc.getText(edit.range), 'in');
   assert.equal(edit.newText, 'inter');
 });
+
+test('shared documentation of a completion item cannot be changed by a caller', () => {
+  const f = fixture('backend b\n  server s1 10.0.0.1:80 <|>\n');
+  const items = haproxyModule.complete(f.doc, haproxyModule.parse(f.text), f.cursor!, {}).items;
+  const doc = items.find((i) => i.label === 'check')!.documentation as { value: string };
+  const before = doc.value;
+  assert.throws(() => {
+    doc.value = 'changed';
+  }, TypeError);
+  const again = haproxyModule.complete(f.doc, haproxyModule.parse(f.text), f.cursor!, {}).items;
+  assert.equal((again.find((i) => i.label === 'check')!.documentation as { value: string }).value, before);
+});

@@ -53,7 +53,8 @@ const DEPRECATED: CompletionItemTag[] = [1];
 function base(label: string, kind: number, detail?: string, docParts?: DocParts | string, info?: Versioned): BaseItem {
   const it: BaseItem = { label, kind: kind as CompletionItem['kind'] };
   if (detail) it.detail = detail;
-  if (docParts) it.documentation = { kind: 'markdown', value: typeof docParts === 'string' ? docParts : markdown(docParts) };
+  // shared by every answer that offers the item: frozen, so a caller writing to it fails loudly instead of changing later answers
+  if (docParts) it.documentation = Object.freeze({ kind: 'markdown', value: typeof docParts === 'string' ? docParts : markdown(docParts) } as const);
   if (info && (info as { deprecated?: boolean }).deprecated) it.tags = DEPRECATED;
   return it;
 }
