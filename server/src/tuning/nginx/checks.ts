@@ -27,6 +27,8 @@ interface Level {
   index: Map<string, Directive[]> | undefined;
   /** Whether this level or an enclosing one includes a file that may hold settings (on demand). */
   inc: boolean | undefined;
+  /** For a server in http: a `listen ... ssl` or `ssl on` in its body (set by the walk). */
+  tls: boolean;
 }
 
 /** The body of a block directive. */
@@ -59,6 +61,8 @@ const G_RESOLVER = 13;
 const G_REDIRECT = 14; // return, rewrite
 const G_SERVER_TOKENS = 15;
 const GROUP_COUNT = 16;
+/** `ssl on` marks its server as TLS during the walk; no list is kept. */
+const G_SSL = GROUP_COUNT;
 
 const GROUP: ReadonlyMap<string, number> = new Map([
   ['proxy_pass', G_PROXY_PASS],
@@ -83,6 +87,7 @@ const GROUP: ReadonlyMap<string, number> = new Map([
   ['return', G_REDIRECT],
   ['rewrite', G_REDIRECT],
   ['server_tokens', G_SERVER_TOKENS],
+  ['ssl', G_SSL],
 ]);
 
 export interface NginxCheckContext {
@@ -143,10 +148,15 @@ function collect(ctx: NginxCheckContext, level: Level): void {
     const d = list[i];
     if (d.entry) continue;
     const g = GROUP.get(d.name);
-    if (g !== undefined) ctx.groups[g].push({ d, up: level });
+    if (g !== undefined) {
+      if (g === G_LISTEN || g === G_SSL) {
+        if (level.inner === 'server' && (g === G_LISTEN ? hasWord(d, 'ssl') : firstArg(d) === 'on')) level.tls = true;
+      }
+      if (g !== G_SSL) ctx.groups[g].push({ d, up: level });
+    }
     const block = d.block;
     if (block) {
-      const b: BlockLevel = { d, up: level, inner: childContext(level.inner, d.name), children: block.children, index: undefined, inc: undefined };
+      const b: BlockLevel = { d, up: level, inner: childContext(level.inner, d.name), children: block.children, index: undefined, inc: undefined, tls: false };
       switch (b.inner) {
         case 'server':
           ctx.servers.push(b);
@@ -172,7 +182,7 @@ function collect(ctx: NginxCheckContext, level: Level): void {
 }
 
 export function buildContext(file: NginxFile, settings: ServiceSettings): NginxCheckContext {
-  const top: Level = { d: undefined, up: undefined, inner: guessStartContext(file), children: file.directives, index: undefined, inc: undefined };
+  const top: Level = { d: undefined, up: undefined, inner: guessStartContext(file), children: file.directives, index: undefined, inc: undefined, tls: false };
   const groups: Node[][] = [];
   for (let g = 0; g < GROUP_COUNT; g++) groups.push([]);
   const ctx: NginxCheckContext = {
@@ -781,19 +791,10 @@ const hasWord = (d: Directive, value: string): boolean => {
   return false;
 };
 
-/** Whether a server's body has a `listen ... ssl` or an `ssl on` (the lists are built only for those). */
-function speaksTls(children: readonly Directive[]): boolean {
-  for (const d of children) {
-    if (d.entry) continue;
-    if (d.name === 'listen' ? hasWord(d, 'ssl') : d.name === 'ssl' && firstArg(d) === 'on') return true;
-  }
-  return false;
-}
-
 function tlsServers(ctx: NginxCheckContext): TlsServer[] {
   const out: TlsServer[] = [];
   for (const b of ctx.servers) {
-    if (!speaksTls(b.children)) continue;
+    if (!b.tls) continue;
     const listens = named(b.children, 'listen');
     out.push({ server: b, listens, sslListens: listens.filter((l) => hasWord(l, 'ssl')) });
   }
