@@ -3,7 +3,7 @@
 // workspace layer (service/workspaceIndex.ts) matches them across the files nginx reads together.
 import type { NavEntity } from '../service/types';
 import type { Directive, NginxFile, Word } from './ast';
-import { blockContext, variablesIn, walk } from './ast';
+import { childContext, variablesIn } from './ast';
 
 /** Directives that hand a request to an upstream group (or to an address). */
 const PASS_DIRECTIVES: ReadonlySet<string> = new Set(['proxy_pass', 'fastcgi_pass', 'grpc_pass', 'uwsgi_pass', 'scgi_pass', 'memcached_pass']);
@@ -68,15 +68,37 @@ function zoneArg(words: Word[], key: string): { name: string; start: number; end
 /** Every name the file defines or uses. `context` is where the file is included (`main` for a whole config). */
 export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[] {
   const out: NavEntity[] = [];
+  // variable references go after every other entity (their order in the result), collected in
+  // the same walk: a word that defines a variable is known by the time its directive's words are read
+  const refs: NavEntity[] = [];
   const defWords = new Set<Word>();
   let dynamicVars = false;
-  walk(file, (d, ancestors) => {
-    const ctx = blockContext(ancestors, context);
+  /** One walk; the context, stream prefix and enclosing server are worked out once per block. */
+  const visit = (list: Directive[], ctx: string, serverScope: string | undefined): void => {
     const stream = ctx === 'stream' || ctx.startsWith('stream/');
     const prefix = stream ? 'stream:' : '';
-    const serverScope = nearestServer(ancestors);
-    if (d.entry) return;
-    if (/lua|^js_|^perl/.test(d.name) || d.rawBody) dynamicVars = true;
+    for (const d of list) {
+      if (!d.entry) {
+        if (!dynamicVars && (d.rawBody || /lua|^js_|^perl/.test(d.name))) dynamicVars = true;
+        entities(d, prefix, serverScope);
+      }
+      // references to variables, entries of map/geo tables included
+      if (d.entry) variableRefs(d.nameWord);
+      for (const w of d.args) variableRefs(w);
+      if (d.block && d.block.children.length) {
+        visit(d.block.children, childContext(ctx, d.name), d.name === 'server' ? `server@${d.start}` : serverScope);
+      }
+    }
+  };
+  const variableRefs = (w: Word): void => {
+    if (w.raw.indexOf('$') < 0 || defWords.has(w)) return;
+    for (const r of variablesIn(w)) {
+      if (/^\d+$/.test(r.name)) continue;
+      const start = r.start + (r.braced ? 2 : 1);
+      refs.push({ role: 'ref', kind: 'variable', name: r.name.toLowerCase(), start, end: start + r.name.length });
+    }
+  };
+  const entities = (d: Directive, prefix: string, serverScope: string | undefined): void => {
     switch (d.name) {
       case 'upstream': {
         const w = d.args[0];
@@ -177,29 +199,15 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
         out.push({ role: 'def', kind: 'variable', name: m[1].toLowerCase(), start: valueOffset(w, 1), end: valueOffset(w, w.value.length), reportUnused: unused });
       }
     }
-  });
-  // references to variables, entries of map/geo tables included
-  walk(file, (d) => {
-    for (const w of d.entry ? [d.nameWord, ...d.args] : d.args) {
-      if (defWords.has(w)) continue;
-      for (const r of variablesIn(w)) {
-        if (/^\d+$/.test(r.name)) continue;
-        const start = r.start + (r.braced ? 2 : 1);
-        out.push({ role: 'ref', kind: 'variable', name: r.name.toLowerCase(), start, end: start + r.name.length });
-      }
-    }
-  });
+  };
+  visit(file.directives, context, undefined);
+  for (const r of refs) out.push(r);
   if (dynamicVars) out.push({ role: 'ref', kind: 'variable', name: '', start: 0, end: 0, dynamic: true });
   return out;
 }
 
 function zoneMissing(name: string): NavEntity['missing'] {
   return { message: `zero size shared memory zone "${name}": no zone of that name is defined.`, severity: 'error' };
-}
-
-function nearestServer(ancestors: readonly Directive[]): string | undefined {
-  for (let i = ancestors.length - 1; i >= 0; i--) if (ancestors[i].name === 'server') return `server@${ancestors[i].start}`;
-  return undefined;
 }
 
 /** Definitions within one file of the name under the cursor (the workspace layer does the same across files). */
