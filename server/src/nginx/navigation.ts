@@ -77,14 +77,18 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
   const visit = (list: Directive[], ctx: string, serverScope: string | undefined): void => {
     const stream = ctx === 'stream' || ctx.startsWith('stream/');
     const prefix = stream ? 'stream:' : '';
-    for (const d of list) {
+    // indexed loops: this runs once on a big file in the command line, mostly before the JIT
+    // has optimised it, where for-of allocates an iterator result per step
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i];
       if (!d.entry) {
         if (!dynamicVars && (d.rawBody || /lua|^js_|^perl/.test(d.name))) dynamicVars = true;
         entities(d, prefix, serverScope);
       }
       // references to variables, entries of map/geo tables included
       if (d.entry) variableRefs(d.nameWord);
-      for (const w of d.args) variableRefs(w);
+      const args = d.args;
+      for (let k = 0; k < args.length; k++) variableRefs(args[k]);
       if (d.block && d.block.children.length) {
         visit(d.block.children, childContext(ctx, d.name), d.name === 'server' ? `server@${d.start}` : serverScope);
       }
@@ -181,7 +185,8 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       }
     }
     // Named regex captures (`location ~ ^/(?<id>\d+)`, `server_name ~^(?P<sub>.+)\.`) define variables.
-    for (const w of d.args) {
+    for (let k = 0; k < d.args.length; k++) {
+      const w = d.args[k];
       if (w.value.indexOf('(?') < 0) continue;
       for (const m of w.value.matchAll(/\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/g)) {
         const start = valueOffset(w, m.index! + m[0].length - m[1].length - 1);
@@ -201,7 +206,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
     }
   };
   visit(file.directives, context, undefined);
-  for (const r of refs) out.push(r);
+  for (let i = 0; i < refs.length; i++) out.push(refs[i]);
   if (dynamicVars) out.push({ role: 'ref', kind: 'variable', name: '', start: 0, end: 0, dynamic: true });
   return out;
 }
