@@ -263,7 +263,13 @@ function scheduleValidation(uri: string, delay: number, debounce = false): void 
   s.due = due;
   s.timer = setTimeout(() => {
     s.timer = undefined;
-    void validate(uri, s);
+    // One more turn of the event loop first: the JSON-RPC reader hands over the messages it has
+    // read one per turn, so when the timer fires late (the process was descheduled, or a
+    // collection ran) the rest of a burst may be read but not yet applied. An edit among them
+    // sets a new timer, and this run gives way to it rather than validate a version half-typed.
+    setImmediate(() => {
+      if (!s.timer && !s.running && schedules.get(uri) === s) void validate(uri, s);
+    });
   }, delay);
 }
 
