@@ -47,7 +47,7 @@ const write = !args.includes('--no-write') && ALL_PARTS;
 const service = await import('../server/src/service/languageService.ts');
 const { TextDocument } = await import('vscode-languageserver-textdocument');
 const { LspClient } = await import('../test/lsp/rpcClient.ts');
-const { SERVER_EXEC_ARGV } = await import('../client/src/serverLaunch.ts');
+const { SERVER_EXEC_ARGV, serverEnv } = await import('../client/src/serverLaunch.ts');
 
 const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? path.resolve(REPO, '..', 'shared', 'corpus');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'pt-bench-lsp-'));
@@ -225,7 +225,7 @@ const sessionLines = sessionText.split('\n');
 // the cursor: a fresh line in the middle server block, where a directive is typed and erased
 let line = sessionLines.findIndex((l, i) => i > sessionLines.length / 2 && l === '    server {') + 3;
 // started as the VS Code client starts it (the same node options)
-const client = new LspClient(['--stdio'], {}, [...SERVER_EXEC_ARGV]);
+const client = new LspClient(['--stdio'], serverEnv(), [...SERVER_EXEC_ARGV]);
 let session;
 if (PARTS.has(5)) try {
   await client.initialize();
@@ -363,7 +363,7 @@ ${latTable}
 
 ### Editing session over LSP
 
-\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all). The server validates once the document has rested 10 ms after its last edit (\`proxyTuner.diagnostics.delay\`); a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing), so that latency is the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms. The compute alone (\`validateInWorkspace\` on the same file in-process, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
+\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all). The server validates once the document has rested 10 ms after its last edit (\`proxyTuner.diagnostics.delay\`); a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing), so that latency is the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms. The compute alone (\`validateInWorkspace\` on the same file in-process, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
 RSS (/proc/PID/status VmRSS) after opening and the first diagnostics: ${Math.round(session.rssBefore / 1024)} MB; after the first 10% of the edits: ${Math.round(session.rssWarm / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
 The rise comes in the first minute (V8 sizing its heap for one validation's garbage) and then stays flat: a longer session of 15,000 edits
 on the same file, RSS sampled every 1,500 edits, read 95, 149, 156, 176, 160, 169, 159, 161, 170, 184, 164 MB (21:55 UTC, same machine) — no leak, but

@@ -11,7 +11,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import { registerBenchmarkPanel } from './benchmark/index';
-import { SERVER_EXEC_ARGV } from './serverLaunch';
+import { SERVER_EXEC_ARGV, serverEnv } from './serverLaunch';
 import { registerValidateCommand } from './validateCommand';
 
 /** A client-side feature: gets the context and the running client, returns what to dispose. */
@@ -35,11 +35,11 @@ let client: LanguageClient | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const serverModule = context.asAbsolutePath('dist/server.js');
   const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: [...SERVER_EXEC_ARGV] } },
+    run: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: [...SERVER_EXEC_ARGV], env: serverEnv() } },
     debug: {
       module: serverModule,
       transport: TransportKind.ipc,
-      options: { execArgv: [...SERVER_EXEC_ARGV, '--nolazy', '--inspect=127.0.0.1:6009'] },
+      options: { execArgv: [...SERVER_EXEC_ARGV, '--nolazy', '--inspect=127.0.0.1:6009'], env: serverEnv() },
     },
   };
   const clientOptions: LanguageClientOptions = {
