@@ -307,12 +307,16 @@ function revalidateAll(): void {
   for (const doc of documents.all()) scheduleValidation(doc.uri, 0);
 }
 
-/** An edit in one file can change another's diagnostics (an include, an upstream used elsewhere). */
+/**
+ * An edit in one file can change another's diagnostics (an include, an upstream used elsewhere).
+ * Their timers restart with each edit: validated once the typing elsewhere pauses, not every
+ * 500 ms while it goes on.
+ */
 function revalidateOthers(uri: string, delay = OTHERS_DELAY_MS): void {
   for (const doc of documents.all()) {
     if (doc.uri === uri) continue;
     lastDiagnostics.delete(doc.uri);
-    scheduleValidation(doc.uri, delay);
+    scheduleValidation(doc.uri, delay, true);
   }
 }
 
