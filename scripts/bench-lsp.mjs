@@ -300,6 +300,7 @@ if (!ALL_PARTS) {
   if (session) {
     const mb = (kb) => Math.round(kb / 1024);
     console.log(`session: ${session.latencies.length} bursts, edit→diagnostics p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms, max ${f1(Math.max(...session.latencies))} ms; compute p50 ${f1(pct(computes, 50))} ms, p99 ${f1(pct(computes, 99))} ms`);
+    console.log(`session: first bursts ${session.latencies.slice(0, 8).map((x) => x.toFixed(0)).join(', ')} ms; slowest ${[...session.latencies].sort((a, b) => b - a).slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms`);
     console.log(`session RSS: ${mb(session.rssBefore)} MB → warm ${mb(session.rssWarm)} MB → end ${mb(session.rssAfter)} MB (${f1((100 * (session.rssAfter - session.rssBefore)) / session.rssBefore)}%, after warm-up ${f1((100 * (session.rssAfter - session.rssWarm)) / session.rssWarm)}%)`);
   }
   process.exit(0);

@@ -7,15 +7,20 @@
 //   default young generation (2 x 16 MB once grown)      84 -> 107-108 MB
 //   --max-semi-space-size=4                               83-85 -> 100-103 MB
 //   --max-semi-space-size=4, MALLOC_ARENA_MAX=2           79-80 -> 91-93 MB
-// with the same edit-to-diagnostics latency (p50 51-55 ms in each setting).
+// With the server's warm-up after open (server.ts) and 10,000 edits in bursts of 50
+// (`node --import tsx scripts/bench-lsp.mjs --parts 5`, two or three runs each):
+//   --max-semi-space-size=4: growth 5.5-7.6%, edit->diagnostics p50 28 ms, p99 62-64 ms
+//   --max-semi-space-size=8: growth 5.8-8.1%, p50 25-26 ms, p99 53-60 ms
+//   --max-semi-space-size=16: growth 17-23%, p50 20 ms, p99 49-65 ms
+// 2 x 8 MB: a validation's garbage mostly dies young (fewer full collections in the middle of
+// typing) without the young generation's growth showing in the server's memory.
 
 /**
- * Node options for the server process. `--max-semi-space-size=4` caps V8's young generation at
- * 2 x 4 MB: by default it doubles up to 2 x 16 MB while typing (each validation allocates a
- * file's worth of tokens and nodes), memory the server then keeps. The validations' garbage
- * still dies young at this size; scavenges stay short.
+ * Node options for the server process. `--max-semi-space-size=8` caps V8's young generation at
+ * 2 x 8 MB: by default it doubles up to 2 x 16 MB while typing (each validation allocates a
+ * file's worth of tokens and nodes), memory the server then keeps.
  */
-export const SERVER_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=4'];
+export const SERVER_EXEC_ARGV: readonly string[] = ['--max-semi-space-size=8'];
 
 /**
  * Environment added for the server process. glibc gives each thread that allocates its own

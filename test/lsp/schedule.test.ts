@@ -1,7 +1,8 @@
 // The validation schedule of the language server (server/src/server.ts), seen from a client:
 // a burst of edits ends with the diagnostics of its last version, publications never go back
 // to an older version, edits made while a validation waits for the client's settings give one
-// follow-up run of the newest version, and a document closed meanwhile gets nothing late.
+// follow-up run of the newest version, a document closed meanwhile gets nothing late, and the
+// warm-up after open publishes nothing of its own.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -158,6 +159,34 @@ describe('validation schedule (language server over stdio)', () => {
         [version],
         'the version opened was no longer current when its settings came: only the newest is published',
       );
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('warms up after open without publishing anything of its own, and gives way to edits', async () => {
+    const server = new LspClient();
+    try {
+      await server.initialize();
+      const uri = uriOf('nginx.conf');
+      const maps = Array.from({ length: 40 }, (_, i) => `    map $host $v${i} { default 1; }\n`).join('');
+      const text = CONFIG.replace('    server {', `${maps}    server {`);
+      server.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'nginx', version: 1, text } });
+      await server.diagnosticsFor(uri, 1);
+      // the warm-up runs (every 20 ms, a few of them) happen while the document rests
+      await sleep(400);
+      await server.request('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 1 } });
+      assert.deepEqual(publications(server, uri).map((p) => p.version), [1], 'the warm-up published something');
+      // typing right away on a second document, while its warm-up would run, is not held up
+      const other = uriOf('haproxy.cfg');
+      server.notify('textDocument/didOpen', { textDocument: { uri: other, languageId: 'haproxy', version: 1, text: 'defaults\n    mode http\n' } });
+      await server.diagnosticsFor(other, 1);
+      server.notify('textDocument/didChange', { textDocument: { uri: other, version: 2 }, contentChanges: [{ text: 'defaults\n    mode http\n    bogus_keyword on\n' }] });
+      const edited = await server.diagnosticsFor(other, 2);
+      assert.ok(edited.some((d) => /bogus_keyword/.test(d.message)), JSON.stringify(edited));
+      await sleep(200);
+      await server.request('textDocument/hover', { textDocument: { uri: other }, position: { line: 0, character: 1 } });
+      assert.deepEqual(publications(server, other).map((p) => p.version), [1, 2]);
     } finally {
       await server.stop();
     }
