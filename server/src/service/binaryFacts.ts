@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { blockContext, walk, type NginxFile } from '../nginx/ast';
+import { childContext, type Directive, type NginxFile } from '../nginx/ast';
 import { DIRECTIVES } from '../nginx/data';
 import { findBinary } from './localVersions';
 
@@ -189,20 +189,18 @@ export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: Ngi
     const reported = new Set<string>();
     // the verdict depends only on the name and the context's module family: once per pair
     // (a 5,000-line file has a few dozen), not once per directive
-    const verdicts = new Map<string, { module: string; status: ModuleStatus; so: string } | null>();
-    walk(file, (d, ancestors) => {
-      if (d.entry) return false;
+    type Verdict = { module: string; status: ModuleStatus; so: string } | null;
+    const verdicts = new Map<string | undefined, Map<string, Verdict>>();
+    const check = (d: Directive, prefix: string | undefined, byName: Map<string, Verdict>): void => {
       const variants = DIRECTIVES.get(d.name);
       if (!variants?.length) return;
-      const prefix = prefixFor(blockContext(ancestors, context));
-      const key = `${prefix ?? ''}\0${d.name}`;
-      let first = verdicts.get(key);
+      let first = byName.get(d.name);
       if (first === undefined) {
         const own = prefix ? variants.filter((v) => v.module.startsWith(prefix)) : variants;
         const list = own.length ? own : variants;
         const statuses = list.map((v) => ({ module: v.module, ...moduleStatus(v.module, facts, loaded) }));
         first = statuses.some((s) => s.status === 'present') ? null : statuses[0];
-        verdicts.set(key, first);
+        byName.set(d.name, first);
       }
       if (first === null) return;
       if (reported.has(first.so)) return; // once per missing module and file
@@ -221,7 +219,20 @@ export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: Ngi
         source: 'nginx -V',
         message,
       });
-    });
+    };
+    // one walk; the context (and so the module family) is worked out once per block
+    const visit = (list: Directive[], ctx: string): void => {
+      const prefix = prefixFor(ctx);
+      let byName = verdicts.get(prefix);
+      if (!byName) verdicts.set(prefix, (byName = new Map()));
+      for (let i = 0; i < list.length; i++) {
+        const d = list[i];
+        if (d.entry) continue;
+        check(d, prefix, byName);
+        if (d.block && d.block.children.length) visit(d.block.children, childContext(ctx, d.name));
+      }
+    };
+    visit(file.directives, context);
   } catch {
     return out;
   }
