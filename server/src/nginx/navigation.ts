@@ -82,7 +82,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
     for (let i = 0; i < list.length; i++) {
       const d = list[i];
       if (!d.entry) {
-        if (!dynamicVars && (d.rawBody || /lua|^js_|^perl/.test(d.name))) dynamicVars = true;
+        if (!dynamicVars && (d.rawBody || d.name.includes('lua') || d.name.startsWith('js_') || d.name.startsWith('perl'))) dynamicVars = true;
         entities(d, prefix, serverScope);
       }
       // references to variables, entries of map/geo tables included
@@ -107,7 +107,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       case 'upstream': {
         const w = d.args[0];
         if (w && d.block) {
-          out.push({ role: 'def', kind: `${prefix}upstream`, name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), reportUnused: true });
+          out.push({ role: 'def', kind: prefix ? 'stream:upstream' : 'upstream', name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), reportUnused: true });
         }
         break;
       }
@@ -138,18 +138,18 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       case 'limit_req_zone':
       case 'limit_conn_zone': {
         const z = zoneArg(d.args, 'zone=');
-        if (z) out.push({ role: 'def', kind: `${prefix}${d.name}`, name: z.name, start: z.start, end: z.end, reportUnused: true });
+        if (z) out.push({ role: 'def', kind: prefix ? `stream:${d.name}` : d.name, name: z.name, start: z.start, end: z.end, reportUnused: true });
         break;
       }
       case 'limit_req': {
         const z = zoneArg(d.args, 'zone=');
-        if (z) out.push({ role: 'ref', kind: `${prefix}limit_req_zone`, name: z.name, start: z.start, end: z.end, missing: zoneMissing(z.name) });
+        if (z) out.push({ role: 'ref', kind: prefix ? 'stream:limit_req_zone' : 'limit_req_zone', name: z.name, start: z.start, end: z.end, missing: zoneMissing(z.name) });
         break;
       }
       case 'limit_conn': {
         const w = d.args[0];
         if (w && !w.value.includes('$')) {
-          out.push({ role: 'ref', kind: `${prefix}limit_conn_zone`, name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), missing: zoneMissing(w.value) });
+          out.push({ role: 'ref', kind: prefix ? 'stream:limit_conn_zone' : 'limit_conn_zone', name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), missing: zoneMissing(w.value) });
         }
         break;
       }
@@ -169,7 +169,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       const w = d.args[0];
       const u = upstreamName(w);
       if (u) {
-        const kind = `${prefix}upstream`;
+        const kind = prefix ? 'stream:upstream' : 'upstream';
         if (u.dynamic) out.push({ role: 'ref', kind, name: u.name, start: w.start, end: w.end, dynamic: true });
         else {
           const start = valueOffset(w, u.at);
