@@ -330,10 +330,17 @@ function warmUp(uri: string, s: Schedule, doc: TextDocument, settings: ServiceSe
     warmUpsDone[lang] = (warmUpsDone[lang] ?? 0) + 1;
     try {
       // a copy, with an index of its own: the parse and everything after it run again (the
-      // server's caches would answer from this version's results)
+      // server's caches would answer from this version's results); an edit typed into the copy
+      // and taken out again, and the module diagnostics, as a real edit's validation has them
       const copy = lineDocuments.create(doc.uri, doc.languageId, doc.version, doc.getText());
+      const at = { line: 0, character: 0 };
+      lineDocuments.update(copy, [{ range: { start: at, end: at }, text: '#' }], copy.version + 1);
+      lineDocuments.update(copy, [{ range: { start: at, end: { line: 0, character: 1 } }, text: '' }], copy.version + 1);
       const index = service.createWorkspaceIndex({ open: { get: (u) => (u === copy.uri ? copy : undefined), all: () => [copy] } });
-      service.validateInWorkspace(copy, lang, settings, index);
+      const diagnostics = service.validateInWorkspace(copy, lang, settings, index);
+      const facts = lang === 'nginx' ? localNginxBuild() : undefined;
+      const ast = index.get(copy.uri)?.ast;
+      if (facts && ast) diagnostics.push(...moduleDiagnostics(copy, ast as NginxFile, facts, index.contextOf(copy.uri) ?? 'main'));
     } catch (err) {
       logError('warm-up validation', err);
     }
