@@ -38,6 +38,7 @@ const EDITS = opt('edits', 10_000);
 const BURST = opt('burst', 50);
 const POSITIONS = opt('positions', 500);
 const REPEATS = opt('repeats', 3);
+const SESSIONS = opt('sessions', 3);
 const partsArg = args.indexOf('--parts');
 /** `--parts 5` (or `3,5`): only those sections, a quick look that never writes the docs. */
 const PARTS = new Set(partsArg >= 0 ? String(args[partsArg + 1] ?? '').split(',').map(Number) : [1, 2, 3, 4, 5]);
@@ -224,10 +225,10 @@ const sessionText = nginxConfig({ lines: 5000 });
 const sessionLines = sessionText.split('\n');
 // the cursor: a fresh line in the middle server block, where a directive is typed and erased
 let line = sessionLines.findIndex((l, i) => i > sessionLines.length / 2 && l === '    server {') + 3;
-// started as the VS Code client starts it (the same node options)
+/** One editing session against a fresh server, started as the VS Code client starts it (the same node options). */
+async function editingSession() {
 const client = new LspClient(['--stdio'], serverEnv(), [...SERVER_EXEC_ARGV]);
-let session;
-if (PARTS.has(5)) try {
+try {
   await client.initialize();
   const uri = `file://${path.join(tmp, 'nginx.conf')}`;
   client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'nginx', version: 1, text: sessionText } });
@@ -272,12 +273,22 @@ if (PARTS.has(5)) try {
   const sessionS = (now() - t0) / 1000;
   await new Promise((r) => setTimeout(r, 500));
   const rssAfter = rssKb(client.proc.pid);
-  session = { latencies, rssBefore, rssWarm, rssAfter, sessionS, versions: version };
+  return { latencies, rssBefore, rssWarm, rssAfter, sessionS, versions: version, p99: pct(latencies, 99) };
 } finally {
   await client.stop();
 }
+}
+// several sessions, each against a fresh server: one session's p99 (its 2nd-slowest burst of 200)
+// moves by +-30% from run to run on this machine; the median session is reported in detail
+const sessions = [];
+for (let k = 0; k < (PARTS.has(5) ? SESSIONS : 0); k++) sessions.push(await editingSession());
+const byP99 = [...sessions].sort((a, b) => a.p99 - b.p99);
+const session = byP99[Math.floor((byP99.length - 1) / 2)];
 const lat50 = session ? pct(session.latencies, 50) : NaN;
-const lat99 = session ? pct(session.latencies, 99) : NaN;
+const lat99 = session ? session.p99 : NaN;
+const p99s = sessions.map((x) => f1(x.p99)).join(', ');
+const growths = sessions.map((x) => (x.rssAfter - x.rssBefore) / x.rssBefore);
+const maxGrowth = growths.length ? Math.max(...growths) : NaN;
 
 // the same validation in-process on the session's file: the compute part of a publication
 const sessionDoc = TextDocument.create('file:///bench/session.conf', 'nginx', 1, sessionText);
@@ -299,6 +310,7 @@ if (!ALL_PARTS) {
   for (const r of latencyRows) console.log(`${r.label}: completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`);
   if (session) {
     const mb = (kb) => Math.round(kb / 1024);
+    console.log(`sessions: p99 ${p99s} ms; RSS growth ${growths.map((g) => f1(100 * g)).join(', ')}%; the median one:`);
     console.log(`session: ${session.latencies.length} bursts, edit→diagnostics p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms, max ${f1(Math.max(...session.latencies))} ms; compute p50 ${f1(pct(computes, 50))} ms, p99 ${f1(pct(computes, 99))} ms`);
     console.log(`session: first bursts ${session.latencies.slice(0, 8).map((x) => x.toFixed(0)).join(', ')} ms; slowest ${[...session.latencies].sort((a, b) => b - a).slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms`);
     console.log(`session RSS: ${mb(session.rssBefore)} MB → warm ${mb(session.rssWarm)} MB → end ${mb(session.rssAfter)} MB (${f1((100 * (session.rssAfter - session.rssBefore)) / session.rssBefore)}%, after warm-up ${f1((100 * (session.rssAfter - session.rssWarm)) / session.rssWarm)}%)`);
@@ -319,7 +331,7 @@ const bigTable = bigRows
 const latTable = latencyRows.map((r) => `| ${r.label} | ${f1(r.coldMs)} | ${f2(r.comp50)} | ${f2(r.comp99)} | ${f2(r.hov50)} | ${f2(r.hov99)} |`).join('\n');
 const compute50 = pct(computes, 50);
 const compute99 = pct(computes, 99);
-const growth = (session.rssAfter - session.rssBefore) / session.rssBefore;
+const growth = maxGrowth;
 const growthWarm = (session.rssAfter - session.rssWarm) / session.rssWarm;
 const met = (ok) => (ok ? 'met' : 'NOT met');
 const comp99 = Math.max(...latencyRows.map((r) => r.comp99));
@@ -336,9 +348,9 @@ Load average before ${loadBefore}, after ${loadAfter} (2 cores; above ~1 other w
 | target | measured | |
 |---|---|---|
 | \`proxy-tuner check\` on 4,000 server blocks (${bigRows[2].lines} lines), whole process, faster than \`nginx -t\` | wall ${f2(checkWall)} s vs ${f2(ngxWall)} s (ratio ${f2(median(wallRatios))}); CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s (ratio ${f2(median(cpuRatios))}) | ${met(median(wallRatios) < 1)} |
-| p99 edit → diagnostics of that version under 50 ms (5,000-line file) | over LSP: p99 ${f1(lat99)} ms, p50 ${f1(lat50)} ms; the validation alone (in-process): p99 ${f1(compute99)} ms, p50 ${f1(compute50)} ms | ${met(lat99 < 50)} |
+| p99 edit → diagnostics of that version under 50 ms (5,000-line file) | over LSP, ${sessions.length} sessions of ${EDITS} edits (a fresh server each): p99 ${p99s} ms, median ${f1(lat99)} ms (p50 ${f1(lat50)} ms); the validation alone (in-process): p99 ${f1(compute99)} ms, p50 ${f1(compute50)} ms | ${met(lat99 < 50)} |
 | completion p99 under 10 ms | ${f2(comp99)} ms (worst of the two 10k-line files) | ${met(comp99 < 10)} |
-| server memory growth under 10% over the session | RSS ${Math.round(session.rssBefore / 1024)} MB after the first diagnostics → ${Math.round(session.rssAfter / 1024)} MB (${(growth * 100).toFixed(1)}%); from ${Math.round(session.rssWarm / 1024)} MB after the first 10% of the edits: ${(growthWarm * 100).toFixed(1)}% | ${met(growth < 0.1)} from the start; ${met(growthWarm < 0.1)} after warm-up |
+| server memory growth under 10% over the session | RSS after the first diagnostics → end, per session: ${sessions.map((x, k) => `${Math.round(x.rssBefore / 1024)} → ${Math.round(x.rssAfter / 1024)} MB (${f1(100 * growths[k])}%)`).join('; ')}; from after the first 10% of the edits (median session): ${(growthWarm * 100).toFixed(1)}% | ${met(growth < 0.1)} (largest growth ${f1(100 * growth)}%) |
 
 ### Corpus files (in-process, warm; every file once)
 
@@ -364,7 +376,7 @@ ${latTable}
 
 ### Editing session over LSP
 
-\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all). The server validates once the document has rested 3 ms after its last edit (\`proxyTuner.diagnostics.delay\`) and one more event-loop turn; a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing). After the first publication of a freshly opened document the server validates a copy of it in the background up to six times (warm-up: the first validations of a process run uncompiled code and take ~100 ms on this file, later ones ~10 ms; nothing is published, any edit stops it; docs/architecture.md). The latency is therefore the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms (slowest five: ${[...session.latencies].sort((x, y) => y - x).slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms; first five bursts: ${session.latencies.slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms). The compute alone (\`validateInWorkspace\` on the same file in this benchmark's own process, cold at first, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
+\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all), in ${sessions.length} sessions against a fresh server each (one session's p99, its second-slowest burst, moves by ±30% from run to run here): p99 per session ${p99s} ms. The figures below are the median session's. The server validates once the document has rested 3 ms after its last edit (\`proxyTuner.diagnostics.delay\`) and one more event-loop turn; a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing). After the first publication of a freshly opened document the server validates a copy of it in the background up to six times (warm-up: the first validations of a process run uncompiled code and take ~100 ms on this file, later ones ~10 ms; nothing is published, any edit stops it; docs/architecture.md). The latency is therefore the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms (slowest five: ${[...session.latencies].sort((x, y) => y - x).slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms; first five bursts: ${session.latencies.slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms). The compute alone (\`validateInWorkspace\` on the same file in this benchmark's own process, cold at first, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
 RSS (/proc/PID/status VmRSS) after opening, the first diagnostics and the warm-up: ${Math.round(session.rssBefore / 1024)} MB; after the first 10% of the edits: ${Math.round(session.rssWarm / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
 The live heap stays at ~17-20 MB all session (forced full GCs, 3,000 edits); what RSS adds comes from V8 sizing its heap and young generation and from glibc's per-thread arenas, bounded by \`--heap-growing-percent=30\` (server.ts), \`--max-semi-space-size=8\` and \`MALLOC_ARENA_MAX=2\` (client/src/serverLaunch.ts, with the measurements for each choice). Before those (and the warm-up) the same session grew 53-75%, levelling off after the first minute.
 
@@ -395,7 +407,7 @@ a cold process runs much of it before V8 has optimised it (warm, the same work t
 
 ### Commands
 
-- \`npm run bench:lsp\` (options: \`--edits N --burst N --positions N --repeats N --no-write\`; \`--parts 5\` or \`3,5\`: only those sections, printed, nothing written)
+- \`npm run bench:lsp\` (options: \`--edits N --burst N --positions N --repeats N --sessions N --no-write\`; \`--parts 5\` or \`3,5\`: only those sections, printed, nothing written)
 - \`node scripts/gen-large-config.mjs nginx --servers 4000 --out big.conf\`; \`/usr/bin/time node dist/cli.js check big.conf\` and \`/usr/bin/time nginx -t -q -p PREFIX/ -c big.conf\`
 - profile: \`node --cpu-prof dist/cli.js check big.conf\`
 `;
