@@ -12,6 +12,7 @@
 // negative line the start, a character past the end of a line the end of its content (before
 // its line break), a reversed range is swapped. Line breaks are `\n`, `\r\n` and `\r`.
 import type { Position, Range, TextDocument, TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
+import { positionIn } from './service/positions';
 
 const LF = 10;
 const CR = 13;
@@ -83,12 +84,6 @@ export class LineDocument implements TextDocument {
     return this.offsets;
   }
 
-  private get length(): number {
-    const offsets = this.lineOffsets();
-    const last = this.lines.length - 1;
-    return offsets[last] + this.lines[last].length;
-  }
-
   /** A position as (line index, character within that line's content), clamped like `offsetAt`. */
   private locate(position: Position): [number, number] {
     if (position.line >= this.lines.length) {
@@ -106,21 +101,7 @@ export class LineDocument implements TextDocument {
   }
 
   positionAt(offset: number): Position {
-    const offsets = this.lineOffsets();
-    offset = Math.max(Math.min(offset, this.length), 0);
-    let low = 0;
-    let high = offsets.length;
-    while (low < high) {
-      const mid = (low + high) >>> 1;
-      if (offsets[mid] > offset) high = mid;
-      else low = mid + 1;
-    }
-    const line = low - 1;
-    // an offset inside a line break (between `\r` and `\n`, or past it) stays before it
-    const text = this.lines[line];
-    let character = offset - offsets[line];
-    while (character > 0 && isLineBreak(text.charCodeAt(character - 1))) character--;
-    return { line, character };
+    return positionIn(this.getText(), this.lineOffsets(), offset);
   }
 
   update(changes: readonly TextDocumentContentChangeEvent[], version: number): void {
@@ -148,10 +129,6 @@ export class LineDocument implements TextDocument {
     else if (replaced.length < 10_000) lines.splice(startLine, removed, ...replaced);
     else this.lines = lines.slice(0, startLine).concat(replaced, lines.slice(endLine + 1));
   }
-}
-
-function isLineBreak(c: number): boolean {
-  return c === LF || c === CR;
 }
 
 /** The `TextDocuments` configuration for line documents. */

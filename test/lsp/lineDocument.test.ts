@@ -1,9 +1,11 @@
 // The server's open documents (server/src/lineDocument.ts) against vscode-languageserver-textdocument:
-// the same incremental edits must give the same text, lines, offsets and positions.
+// the same incremental edits must give the same text, lines, offsets and positions; and the rule
+// engine's positions (server/src/service/positions.ts) those of the library.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
 import { LineDocument, splitLines } from '../../server/src/lineDocument';
+import { positionsOf } from '../../server/src/service/rules';
 
 function random(seed: number): () => number {
   return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
@@ -90,5 +92,18 @@ describe('line documents (incremental sync)', () => {
     for (let i = word.length; i > 0; i--) ours.update([{ range: { start: { line: 1500, character: i - 1 }, end: { line: 1500, character: i } }, text: '' }], ++version);
     assert.equal(ours.getText(), text);
     assert.equal(ours.version, 1 + 2 * word.length);
+  });
+});
+
+describe('positionsOf (the rule engine: a library document with a line table of its own)', () => {
+  it('gives the library\'s position for every offset, including past either end and inside line breaks', () => {
+    const rnd = random(77);
+    const texts = ['', '\n', '\r\n', '\r', 'a', 'a\n', 'a\r\nb\rc\n\nd', '\r\r\n\n\r', 'listen 80;\r\n}\r'];
+    for (let k = 0; k < 200; k++) texts.push(randomText(rnd, 1 + Math.floor(rnd() * 30)));
+    for (const text of texts) {
+      const doc = TextDocument.create('file:///p.conf', 'nginx', 1, text);
+      const at = positionsOf(doc);
+      for (let o = -2; o <= text.length + 2; o++) assert.deepEqual(at(o), doc.positionAt(o), `${JSON.stringify(text)} at ${o}`);
+    }
   });
 });

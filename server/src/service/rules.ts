@@ -6,6 +6,7 @@ import type { CodeAction, Diagnostic, DiagnosticSeverity, Position, TextEdit } f
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
 import { versionInRange } from './version';
+import { lineOffsetsOf, positionIn } from './positions';
 
 export type RuleCategory = 'syntax' | 'correctness' | 'compatibility' | 'performance' | 'security' | 'style';
 
@@ -81,70 +82,18 @@ interface Suppression {
   used: boolean;
 }
 
-/**
- * Offset -> position for a document, exactly as `TextDocument.positionAt` computes it, with the
- * line table made by `indexOf` (native) rather than a loop over every character: on a fresh
- * document (the command line's) that table is most of the cost of the first diagnostic.
- * Documents of another implementation than the library's keep their own `positionAt`.
- */
-class LinePositions {
-  constructor(
-    readonly text: string,
-    private readonly lineOffsets: number[],
-  ) {}
-
-  // the library's positionAt, step for step (clamping, search, end-of-line adjustment)
-  at(offset: number): Position {
-    const text = this.text;
-    offset = Math.max(Math.min(offset, text.length), 0);
-    const lineOffsets = this.lineOffsets;
-    let low = 0;
-    let high = lineOffsets.length;
-    if (high === 0) return { line: 0, character: offset };
-    while (low < high) {
-      const mid = Math.floor((low + high) / 2);
-      if (lineOffsets[mid] > offset) high = mid;
-      else low = mid + 1;
-    }
-    const line = low - 1;
-    const lineOffset = lineOffsets[line];
-    while (offset > lineOffset && isEOL(text.charCodeAt(offset - 1))) offset--;
-    return { line, character: offset - lineOffset };
-  }
-}
-
-function isEOL(ch: number): boolean {
-  return ch === 13 || ch === 10;
-}
-
-/** The library's line table: 0, then the offset after each `\n`, `\r` or `\r\n`. */
-function lineOffsetsOf(text: string): number[] {
-  const out = [0];
-  if (text.indexOf('\r') < 0) {
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) out.push(i + 1);
-    return out;
-  }
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (isEOL(ch)) {
-      if (ch === 13 && i + 1 < text.length && text.charCodeAt(i + 1) === 10) i++;
-      out.push(i + 1);
-    }
-  }
-  return out;
-}
-
 const LIBRARY_POSITION_AT = TextDocument.create('file:///', 'plaintext', 0, '').positionAt;
-const linePositions = new WeakMap<TextDocument, LinePositions>();
+/** Per library document, the line table of its last text (several registries ask for positions). */
+const linePositions = new WeakMap<TextDocument, { text: string; lineOffsets: number[] }>();
 
 /** `doc.positionAt` as a function, sharing one line table per document text. */
 export function positionsOf(doc: TextDocument): (offset: number) => Position {
   if (doc.positionAt !== LIBRARY_POSITION_AT) return (offset) => doc.positionAt(offset);
   const text = doc.getText();
   let p = linePositions.get(doc);
-  if (!p || p.text !== text) linePositions.set(doc, (p = new LinePositions(text, lineOffsetsOf(text))));
-  const found = p;
-  return (offset) => found.at(offset);
+  if (!p || p.text !== text) linePositions.set(doc, (p = { text, lineOffsets: lineOffsetsOf(text) }));
+  const { lineOffsets } = p;
+  return (offset) => positionIn(text, lineOffsets, offset);
 }
 
 /** The suppression comments of one text, as found in it (each call hands out fresh `Suppression`s). */
