@@ -337,10 +337,8 @@ function warmUp(uri: string, s: Schedule, doc: TextDocument, settings: ServiceSe
       lineDocuments.update(copy, [{ range: { start: at, end: at }, text: '#' }], copy.version + 1);
       lineDocuments.update(copy, [{ range: { start: at, end: { line: 0, character: 1 } }, text: '' }], copy.version + 1);
       const index = service.createWorkspaceIndex({ open: { get: (u) => (u === copy.uri ? copy : undefined), all: () => [copy] } });
-      const diagnostics = service.validateInWorkspace(copy, lang, settings, index);
-      const facts = lang === 'nginx' ? localNginxBuild() : undefined;
-      const ast = index.get(copy.uri)?.ast;
-      if (facts && ast) diagnostics.push(...moduleDiagnostics(copy, ast as NginxFile, facts, index.contextOf(copy.uri) ?? 'main'));
+      service.validateInWorkspace(copy, lang, settings, index);
+      if (lang === 'nginx') nginxModuleDiagnostics(copy, index.get(copy.uri)?.ast as NginxFile, index.contextOf(copy.uri));
     } catch (err) {
       logError('warm-up validation', err);
     }
@@ -623,13 +621,16 @@ const binaryByUri = new Map<string, Diagnostic[]>();
 /** Which uris each checked document's last run gave diagnostics to. */
 const binaryRuns = new Map<string, string[]>();
 
+/** Directives whose module the local nginx lacks (`nginx -V`); none without a local nginx. */
+function nginxModuleDiagnostics(doc: TextDocument, ast: NginxFile | undefined, context: string | undefined): Diagnostic[] {
+  const facts = localNginxBuild();
+  return facts && ast ? moduleDiagnostics(doc, ast, facts, context ?? 'main') : [];
+}
+
 function hostDiagnostics(doc: TextDocument): Diagnostic[] {
   const out = [...(binaryByUri.get(doc.uri) ?? [])];
   try {
-    if (languageOf(doc) === 'nginx') {
-      const facts = localNginxBuild();
-      if (facts) out.push(...moduleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, facts, wsIndex.contextOf(doc.uri) ?? 'main'));
-    }
+    if (languageOf(doc) === 'nginx') out.push(...nginxModuleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, wsIndex.contextOf(doc.uri)));
   } catch (err) {
     logError('module diagnostics', err);
   }
