@@ -234,6 +234,8 @@ export function allStatements(file: HaproxyFile): Statement[] {
 export interface NodeAt {
   /** The section whose header or body holds the offset. */
   section?: Section;
+  /** Index in `file.sections` of the last section whose header starts at or before the offset (-1: none). */
+  sectionIndex: number;
   /** The statement on the offset's line, when that line has one (a section header counts). */
   statement?: Statement;
   /** Whether the statement is the section header. */
@@ -269,37 +271,57 @@ export function lineOf(file: HaproxyFile, offset: number): number {
   return lo;
 }
 
-/** The innermost nodes at an offset. Never throws; an offset outside the text gives `{}`. */
+/** Last index in `list` whose key is <= `value` (lists in file order), -1 when none. */
+function lastAtOrBefore<T>(list: readonly T[], key: (x: T) => number, value: number): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  let idx = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(list[mid]) <= value) {
+      idx = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return idx;
+}
+
+const headerStartOf = (s: Section) => s.headerStart;
+const lineOfStatement = (s: Statement) => s.line;
+const startOf = (c: Comment) => c.start;
+
+/** The first statement of `list` (in line order) on `line`. */
+function statementOnLine(list: readonly Statement[], line: number): Statement | undefined {
+  let j = lastAtOrBefore(list, lineOfStatement, line);
+  while (j > 0 && list[j - 1].line === line) j--;
+  return j >= 0 && list[j].line === line ? list[j] : undefined;
+}
+
+/**
+ * The innermost nodes at an offset. Never throws; an offset outside the text gives no nodes.
+ * Sections, statements and comments are found by binary search (they are in file order): a
+ * request (hover, completion) costs about one line, not the file.
+ */
 export function findNodeAt(file: HaproxyFile, offset: number): NodeAt {
-  const out: NodeAt = {};
   const line = lineOf(file, offset);
-  for (const c of file.comments) {
-    if (offset > c.start && offset <= c.end) out.comment = c;
-  }
-  let section: Section | undefined;
-  for (const sec of file.sections) {
-    if (sec.headerStart <= offset) section = sec;
-    else break;
-  }
+  const sectionIndex = lastAtOrBefore(file.sections, headerStartOf, offset);
+  const out: NodeAt = { sectionIndex };
+  // a comment holds the offsets after its `#` up to its end; at most one per line
+  const ci = lastAtOrBefore(file.comments, startOf, offset - 1);
+  if (ci >= 0 && offset > file.comments[ci].start && offset <= file.comments[ci].end) out.comment = file.comments[ci];
+  const section = sectionIndex >= 0 ? file.sections[sectionIndex] : undefined;
   if (section && offset <= section.bodyEnd) out.section = section;
-  const candidates = section ? [section.header, ...section.statements] : file.orphans;
-  let statement: Statement | undefined;
-  for (const st of candidates) {
-    if (st.line === line) {
-      statement = st;
-      break;
-    }
-  }
-  if (!statement && !section) statement = file.orphans.find((s) => s.line === line);
+  const statement = section ? (section.header.line === line ? section.header : statementOnLine(section.statements, line)) : statementOnLine(file.orphans, line);
   if (!statement) return out;
   out.statement = statement;
   out.inHeader = !!section && statement === section.header;
-  statement.words.forEach((w, i) => {
-    if (within(w, offset)) {
-      out.word = w;
+  const words = statement.words;
+  for (let i = 0; i < words.length; i++) {
+    if (within(words[i], offset)) {
+      out.word = words[i];
       out.wordIndex = i;
     }
-  });
+  }
   const cond = statement.condition;
   if (cond && offset >= cond.start && offset <= cond.end) {
     out.condition = cond;

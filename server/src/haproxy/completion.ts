@@ -5,7 +5,7 @@
 import type { CompletionItem, CompletionItemTag, CompletionList, MarkupContent, Position, Range } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ServiceSettings } from '../service/types';
-import { SECTION_KEYWORDS, type HaproxyFile, type Section } from './ast';
+import { findNodeAt, SECTION_KEYWORDS, type HaproxyFile, type Section } from './ast';
 import {
   ACL_DERIVATIVES,
   ACTIONS,
@@ -24,7 +24,7 @@ import {
   targetVersion,
   type Versioned,
 } from './data';
-import { actionDoc, converterDoc, declaredAcls, fetchDoc, locate, markdown, optionDoc, sectionDoc, type DocParts } from './hover';
+import { actionDoc, converterDoc, declaredAcls, fetchDoc, markdown, optionDoc, sectionDoc, type DocParts } from './hover';
 import { BALANCE_ALGOS, DESCRIPTIONS, MODE_VALUES } from './overrides';
 
 const KIND = { keyword: 14, module: 9, property: 10, function: 3, value: 12, reference: 18, enumMember: 20, variable: 6, constant: 21 } as const;
@@ -391,7 +391,7 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   const text = doc.getText();
   const lineText = text.slice(lineStart, offset);
   if (/(^|\s)#/.test(lineText.replace(/"[^"]*"|'[^']*'/g, ''))) return [];
-  const at = locate(file, offset);
+  const at = findNodeAt(file, offset);
   // The section: the one the line belongs to (the header line itself counts as the previous one's body).
   let sec = at.section;
   if (at.inHeader) sec = at.section ? file.sections[at.sectionIndex - 1] : undefined;

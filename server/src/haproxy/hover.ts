@@ -4,7 +4,7 @@
 import type { Hover, Position } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ServiceSettings } from '../service/types';
-import { lineOf, type CondTerm, type HaproxyFile, type SampleExpr, type Section, type Statement, type Word } from './ast';
+import { findNodeAt, type HaproxyFile, type Section, type Statement, type Word } from './ast';
 import {
   ACL_DERIVATIVES,
   ACTIONS,
@@ -152,83 +152,6 @@ function range(doc: TextDocument, w: { start: number; end: number }) {
   return { start: doc.positionAt(w.start), end: doc.positionAt(w.end) };
 }
 
-/** What hover and completion need to know about an offset (the fields of `findNodeAt` they read). */
-export interface Located {
-  section?: Section;
-  /** Index in `file.sections` of the last section whose header starts at or before the offset (-1: none). */
-  sectionIndex: number;
-  statement?: Statement;
-  inHeader?: boolean;
-  word?: Word;
-  wordIndex?: number;
-  term?: CondTerm;
-  sample?: SampleExpr;
-}
-
-/** Last index in `list` whose key is <= `value` (lists in file order), -1 when none. */
-function lastAtOrBefore<T>(list: readonly T[], key: (x: T) => number, value: number): number {
-  let lo = 0;
-  let hi = list.length - 1;
-  let idx = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (key(list[mid]) <= value) {
-      idx = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return idx;
-}
-
-const headerStartOf = (s: Section) => s.headerStart;
-const lineOfStatement = (s: Statement) => s.line;
-
-/**
- * The nodes at an offset, as `findNodeAt` finds them, but by binary search over the sections
- * (by header offset) and the statements (by line): a request costs the length of one line, not
- * of the file. Comments are not looked at (neither hover nor completion uses them).
- */
-export function locate(file: HaproxyFile, offset: number): Located {
-  const line = lineOf(file, offset);
-  const sectionIndex = lastAtOrBefore(file.sections, headerStartOf, offset);
-  const section = sectionIndex >= 0 ? file.sections[sectionIndex] : undefined;
-  const out: Located = { sectionIndex };
-  if (section && offset <= section.bodyEnd) out.section = section;
-  let statement: Statement | undefined;
-  if (section) {
-    if (section.header.line === line) statement = section.header;
-    else {
-      const i = lastAtOrBefore(section.statements, lineOfStatement, line);
-      // the first statement on the line (statements are in line order)
-      let j = i;
-      while (j > 0 && section.statements[j - 1].line === line) j--;
-      if (j >= 0 && section.statements[j].line === line) statement = section.statements[j];
-    }
-  } else {
-    const i = lastAtOrBefore(file.orphans, lineOfStatement, line);
-    let j = i;
-    while (j > 0 && file.orphans[j - 1].line === line) j--;
-    if (j >= 0 && file.orphans[j].line === line) statement = file.orphans[j];
-  }
-  if (!statement) return out;
-  out.statement = statement;
-  out.inHeader = !!section && statement === section.header;
-  const words = statement.words;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i];
-    if (offset >= w.start && offset <= w.end) {
-      out.word = w;
-      out.wordIndex = i;
-    }
-  }
-  const cond = statement.condition;
-  if (cond && offset >= cond.start && offset <= cond.end) {
-    for (const t of cond.terms) if (offset >= t.start && offset <= t.end) out.term = t;
-  }
-  for (const s of statement.samples) if (offset >= s.start && offset <= s.end) out.sample = s;
-  return out;
-}
-
 // Per parse (a parse is never changed once made): backends by name, each section's ACLs by name.
 const backendsByName = new WeakMap<HaproxyFile, Map<string, Section>>();
 const aclsBySection = new WeakMap<Section, Map<string, Statement>>();
@@ -258,7 +181,7 @@ export function hoverHaproxy(doc: TextDocument, file: HaproxyFile, pos: Position
   try {
     const target = targetVersion(settings.haproxyVersion);
     const offset = doc.offsetAt(pos);
-    const at = locate(file, offset);
+    const at = findNodeAt(file, offset);
     const st = at.statement;
     const w = at.word;
     if (!st || !w || at.wordIndex === undefined) return null;
