@@ -15,16 +15,6 @@ const KIND_VALUE = 12;
 const KIND_VARIABLE = 6;
 const FORMAT_SNIPPET = 2;
 
-// The context a file's top level is in (a `# context:` comment or the best fit of its top-level
-// directives): a function of the parse alone, so found once per parse instead of per request.
-const fileContexts = new WeakMap<NginxFile, string>();
-
-export function fileContext(file: NginxFile): string {
-  let ctx = fileContexts.get(file);
-  if (ctx === undefined) fileContexts.set(file, (ctx = inferContext(file)));
-  return ctx;
-}
-
 // The directive tables are static, so a snippet depends only on (name, variant): built once.
 const snippetCache = new WeakMap<DirectiveVariant, Map<string, string>>();
 
@@ -65,7 +55,7 @@ export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, se
     const text = doc.getText();
     const at = findNodeAt(file, offset);
     if (at.comment || at.inRawBody) return empty;
-    const ctx = blockContext(at.ancestors, startContext ?? fileContext(file));
+    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file));
     const word = at.word;
     // `$` variables
     if (word && offset > word.start) {

@@ -7,8 +7,7 @@ import type { NginxFile } from './ast';
 import { blockContext, findNodeAt, variablesIn } from './ast';
 import { DIRECTIVES, docUrl, lookupVariable, thirdPartyModule, type DirectiveVariant } from './data';
 import { directiveReference, variableReference } from './reference';
-import { fileContext } from './completion';
-import { collectDefinedVariables } from './validation';
+import { collectDefinedVariables, inferContext } from './validation';
 
 function stripMarkdownSyntax(s: string): string {
   return s.replace(/\*`([^`]*)`\*/g, '$1').replace(/`([^`]*)`/g, '$1').replace(/\s+/g, ' ').trim();
@@ -65,7 +64,7 @@ export function doHover(doc: TextDocument, file: NginxFile, pos: Position, _sett
       const tp = thirdPartyModule(d.name);
       return tp ? { contents: { kind: 'markdown', value: `**${d.name}** — third-party module: ${tp}` }, range } : null;
     }
-    const ctx = blockContext(at.ancestors, startContext ?? fileContext(file));
+    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file));
     const here = variants.filter((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));
     return { contents: { kind: 'markdown', value: directiveMarkdown(d.name, here.length ? here : variants) }, range };
   } catch {

@@ -371,6 +371,16 @@ const CONTEXT_COMMENT = /^\s*context:\s*([a-z/ ]+?)\s*$/i;
  * `server {}` blocks is `http`, a `stream.d` file whose servers use `proxy_timeout` is `stream`).
  */
 export function inferContext(file: NginxFile): string {
+  // a function of the parse alone (parses are never changed): validation, tuning, completion and
+  // hover all ask for it, once per parse is enough
+  let ctx = inferredContexts.get(file);
+  if (ctx === undefined) inferredContexts.set(file, (ctx = inferContextOnce(file)));
+  return ctx;
+}
+
+const inferredContexts = new WeakMap<NginxFile, string>();
+
+function inferContextOnce(file: NginxFile): string {
   const first = file.directives[0]?.start ?? Infinity;
   for (const c of file.comments) {
     if (c.start > first) break;
