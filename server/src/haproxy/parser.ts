@@ -272,7 +272,10 @@ export function parseSampleExpr(text: string, base: number): SampleExpr {
   const first = parts[0];
   const fp = callParts(first.text);
   const converters: SampleConverter[] = [];
-  for (const part of parts.slice(1)) {
+  let unclosed = fp.unclosed;
+  let bad = fp.trailing ? fp : undefined;
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i];
     const cp = callParts(part.text);
     converters.push({
       name: cp.name,
@@ -281,6 +284,8 @@ export function parseSampleExpr(text: string, base: number): SampleExpr {
       end: base + part.offset + part.text.length,
       nameEnd: base + part.offset + cp.name.length,
     });
+    if (cp.unclosed) unclosed = true;
+    if (cp.trailing && !bad) bad = cp;
   }
   const s: SampleExpr = {
     fetch: fp.name,
@@ -290,8 +295,7 @@ export function parseSampleExpr(text: string, base: number): SampleExpr {
     start: base,
     end: base + text.length,
   };
-  if (fp.unclosed || converters.some((c, i) => callParts(parts[i + 1].text).unclosed)) s.unclosed = true;
-  const bad = [fp, ...parts.slice(1).map((x) => callParts(x.text))].find((x) => x.trailing);
+  if (unclosed) s.unclosed = true;
   if (bad) s.malformed = `unexpected '${bad.trailing}' after '${bad.name}(...)'`;
   return s;
 }
