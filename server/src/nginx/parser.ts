@@ -117,10 +117,14 @@ function tokenize(text: string): Lexed {
   // grown by push keeps spare room (17 slots after the first push), an exact copy does not, and
   // on a big file those spare slots were a fifth of the tree's memory
   const runArgs: Word[] = [];
-  let runToken = 0;
-  /** Words ended by something else than `;`: their token carries them to the parser. */
+  /**
+   * Words ended by something else than `;`: their token carries them to the parser. A run's
+   * token is made when the run ends (nothing else can come between its first word and its end),
+   * with its final type and payload: V8 optimizes the tokenizer for tokens whose fields never
+   * change after they are made.
+   */
   const endRun = (): void => {
-    if (runName) tokens[runToken].payload = { name: runName, args: runArgs.slice() } satisfies Run;
+    if (runName) tokens.push(tok(WordsTok, runName.raw, runName.start, { name: runName, args: runArgs.slice() } satisfies Run));
     runName = undefined;
   };
   let i = 0;
@@ -155,11 +159,7 @@ function tokenize(text: string): Lexed {
           entry: false,
           semicolon: i,
         };
-        // the run's token, pushed when its first word was read, becomes the statement's
-        const t = tokens[runToken];
-        t.tokenType = SimpleTok;
-        t.tokenTypeIdx = SimpleTok.tokenTypeIdx!;
-        t.payload = d;
+        tokens.push(tok(SimpleTok, name.raw, name.start, d));
         runName = undefined;
       } else tokens.push(tok(Semi, ';', i, undefined));
       i++;
@@ -258,8 +258,6 @@ function tokenize(text: string): Lexed {
     else {
       runName = word;
       runArgs.length = 0;
-      runToken = tokens.length;
-      tokens.push(tok(WordsTok, word.raw, word.start, undefined));
     }
   }
   endRun();
