@@ -5,6 +5,7 @@
 // pair printed with it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic, Position, Range } from 'vscode-languageserver-types';
 import * as service from '../../server/src/service/languageService';
@@ -200,6 +201,9 @@ function memoryFs(files: Map<string, string>): FileSystem {
  * symbols, folding, and the workspace features (references, rename, links, workspace symbols)
  * over an in-memory workspace holding the text. Exceptions are collected, never thrown.
  */
+/** What the re-parse check types into a fuzz input: characters nginx's reader treats specially. */
+const REPARSE_EDITS = ['x', ' ', '\n', ';', '{', '}', '"', "'", '#', '\\', '$', 'a b;', 'server {'];
+
 export function exercise(lang: LanguageId, text: string, seed: number, positions = 12, only?: string): Outcome {
   const r = rng(seed ^ 0x5bd1e995);
   const failures: Failure[] = [];
@@ -234,7 +238,20 @@ export function exercise(lang: LanguageId, text: string, seed: number, positions
   // positions a client may send that lie outside the text
   const odd: Position[] = [{ line: doc.lineCount + 3, character: 0 }, { line: 0, character: 10_000 }];
 
-  run('parse', () => service.getModule(lang).parse(text));
+  const module = service.getModule(lang);
+  const first = run('parse', () => module.parse(text));
+  if (module.reparse && first !== undefined) {
+    // an edit typed at a random place, re-parsed from this parse: must equal a fresh parse
+    const at = Math.floor(r() * (text.length + 1));
+    const edited = text.slice(0, at) + REPARSE_EDITS[Math.floor(r() * REPARSE_EDITS.length)] + text.slice(at + (r() < 0.3 ? 1 : 0));
+    run('reparse', () => {
+      const got = module.reparse!(first, edited) as { directives: unknown; comments: unknown; errors: unknown };
+      const want = module.parse(edited) as typeof got;
+      if (!isDeepStrictEqual([got.directives, got.comments, got.errors], [want.directives, want.comments, want.errors])) {
+        throw new Error(`reparse differs from a fresh parse after inserting at ${at}`);
+      }
+    });
+  }
   run('detectLanguage', () => service.detectLanguage(name, text));
   const diagnostics = run('validate', () => service.validate(doc, lang, settings, cache)) ?? [];
   for (const o of offsets) run('complete', () => service.complete(doc, lang, pos(o), settings, cache));

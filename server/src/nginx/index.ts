@@ -3,7 +3,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageModule, ServiceSettings } from '../service/types';
 import type { NginxFile } from './ast';
-import { parseNginx } from './parser';
+import { parseNginx, reparseNginx } from './parser';
 import { inferContext, nginxRules, validateFile } from './validation';
 import { doComplete } from './completion';
 import { doHover } from './hover';
@@ -12,7 +12,7 @@ import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
 import { formatNginx } from './format';
 
 export type { NginxFile } from './ast';
-export { parseNginx } from './parser';
+export { parseNginx, reparseNginx } from './parser';
 export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validation';
 
 /**
@@ -32,6 +32,7 @@ export function validateInContext(doc: TextDocument, ast: NginxFile, settings: S
 export const nginxModule: LanguageModule<NginxFile> = {
   id: 'nginx',
   parse: (text) => parseNginx(text),
+  reparse: (prev, text) => reparseNginx(prev, text),
   validate: (doc, ast, settings) => validateInContext(doc, ast, settings),
   complete: (doc, ast, pos, settings) => doComplete(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => doHover(doc, ast, pos, settings),

@@ -106,7 +106,7 @@ const endsWord = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c
  * does not end it); a quoted word at its closing quote, or (without one before the end of the
  * file) at its line end; `#` starts a comment only at a word start; `}` is a token only there.
  */
-function tokenize(text: string): Lexed {
+function tokenize(text: string, from = 0): Lexed {
   const tokens: IToken[] = [];
   const comments: Comment[] = [];
   const errors: NginxSyntaxError[] = [];
@@ -127,7 +127,7 @@ function tokenize(text: string): Lexed {
     if (runName) tokens.push(tok(WordsTok, runName.raw, runName.start, { name: runName, args: runArgs.slice() } satisfies Run));
     runName = undefined;
   };
-  let i = 0;
+  let i = from;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 32 || c === 10 || c === 9 || c === 13) {
@@ -468,6 +468,81 @@ function markEntries(list: Directive[]): void {
 
 let parser: NginxParser | undefined;
 
+/**
+ * Where a re-parse starts reading (`at`), and what stands for the text before it: the reused
+ * statements as ready-made tokens, the enclosing blocks' openings, the comments.
+ */
+interface Resume {
+  at: number;
+  tokens: IToken[];
+  comments: Comment[];
+}
+
+/**
+ * Parses `text`, an edit of the text `prev` was parsed from, reusing what lies wholly before the
+ * first changed character; the result is what `parseNginx(text)` returns (test/nginx/reparse.test.ts
+ * holds the two equal over random edits of every corpus file). nginx's reader never looks past a
+ * statement's own end, so a statement that ends before the change reads the same in both texts and
+ * its Directive (block and all) is taken over as it is; the blocks that enclose the change are
+ * opened again from their unchanged headers and read on from where their last untouched child ends.
+ * Typing in the middle of a file then reads about half of it instead of all of it. A previous
+ * parse with a syntax error before that point is not reused (its recovery depends on what follows).
+ */
+export function reparseNginx(prev: NginxFile, text: string): NginxFile {
+  const old = prev.text;
+  const max = Math.min(old.length, text.length);
+  let same = 0;
+  while (same < max && old.charCodeAt(same) === text.charCodeAt(same)) same++;
+  const tokens: IToken[] = [];
+  let list = prev.directives;
+  let at = 0;
+  for (;;) {
+    // the leading children that end before the first change (siblings never overlap)
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid].end <= same) lo = mid + 1;
+      else hi = mid;
+    }
+    // a statement whose end was decided by what follows it (one left unterminated, a block left
+    // open) is read again, and so is everything after it
+    for (let k = 0; k < lo; k++) {
+      if (!complete(list[k])) {
+        lo = k;
+        break;
+      }
+    }
+    for (let k = 0; k < lo; k++) tokens.push(tok(SimpleTok, list[k].nameWord.raw, list[k].start, list[k]));
+    if (lo > 0) at = list[lo - 1].end;
+    const d = list[lo];
+    const b = d?.block;
+    if (!d || !b || d.rawBody || b.start >= same) break;
+    // the change is inside this block's body: open it again and go on among its children
+    tokens.push(tok(WordsTok, d.nameWord.raw, d.nameWord.start, { name: d.nameWord, args: d.args } satisfies Run));
+    tokens.push(tok(LBrace, '{', b.start, undefined));
+    list = b.children;
+    at = b.start + 1;
+  }
+  if (at === 0 || prev.errors.some((e) => e.start < at)) return parseNginx(text);
+  const comments: Comment[] = [];
+  for (const c of prev.comments) {
+    if (c.start >= at) break;
+    comments.push(c);
+  }
+  try {
+    return parseUnsafe(text, { at, tokens, comments });
+  } catch {
+    parser = undefined; // as in parseNginx: a parser that failed midway is not reused
+    return parseNginx(text);
+  }
+}
+
+/** Ended by its own `;`, or by the `}` of its block or raw body. */
+function complete(d: Directive): boolean {
+  return d.terminated && (!d.block || d.block.closed);
+}
+
 /** Parses nginx configuration text. Never throws: problems become `errors`. */
 export function parseNginx(text: string): NginxFile {
   try {
@@ -484,14 +559,14 @@ export function parseNginx(text: string): NginxFile {
   }
 }
 
-function parseUnsafe(text: string): NginxFile {
-  const lexed = tokenize(text);
+function parseUnsafe(text: string, resume?: Resume): NginxFile {
+  const lexed = tokenize(text, resume ? resume.at : 0);
   const errors = lexed.errors;
-  const comments = lexed.comments;
+  const comments = resume ? resume.comments.concat(lexed.comments) : lexed.comments;
   parser ??= new NginxParser();
   parser.found = [];
   parser.textLength = text.length;
-  parser.input = lexed.tokens;
+  parser.input = resume ? resume.tokens.concat(lexed.tokens) : lexed.tokens;
   const directives = parser.file();
   for (const e of parser.found) errors.push(e);
   for (const e of parser.errors) {

@@ -103,7 +103,9 @@ export class ParseCache {
   get(doc: TextDocument, lang: LanguageId): unknown {
     const hit = this.entries.get(doc.uri);
     if (hit && hit.version === doc.version && hit.lang === lang) return hit.ast;
-    const ast = modules[lang].parse(doc.getText());
+    const m = modules[lang];
+    // an earlier version of the same document: the module may reuse the part before the change
+    const ast = hit && hit.lang === lang && m.reparse ? m.reparse(hit.ast, doc.getText()) : m.parse(doc.getText());
     this.entries.set(doc.uri, { version: doc.version, lang, ast });
     return ast;
   }

@@ -42,6 +42,11 @@ export interface ServiceSettings {
 export interface LanguageModule<Ast = unknown> {
   readonly id: LanguageId;
   parse(text: string): Ast;
+  /**
+   * Optional: parses `text`, an edit of the text `prev` was parsed from, reusing what the edit left
+   * untouched; the result must equal `parse(text)`. The server calls it for open documents.
+   */
+  reparse?(prev: Ast, text: string): Ast;
   validate(doc: TextDocument, ast: Ast, settings: ServiceSettings): Diagnostic[];
   complete(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): CompletionList;
   hover(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): Hover | null;

@@ -181,7 +181,10 @@ export class WorkspaceIndex {
     if (hit && hit.version === doc.version && hit.file.doc === doc) return hit.file;
     const text = doc.getText();
     const lang = this.opts.detect(doc.languageId, doc.uri, text);
-    const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast: this.opts.module(lang).parse(text), open: true };
+    // an edit of the version parsed before: the module may reuse the part before the change
+    const m = this.opts.module(lang);
+    const ast = hit && hit.file.lang === lang && m.reparse ? m.reparse(hit.file.ast, text) : m.parse(text);
+    const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast, open: true };
     this.openParses.set(doc.uri, { version: doc.version, file });
     return file;
   }
