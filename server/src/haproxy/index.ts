@@ -1,7 +1,7 @@
 // The HAProxy language module: parse (never throws), validate, complete, hover, outline, navigation.
 import type { LanguageModule } from '../service/types';
 import type { HaproxyFile } from './ast';
-import { parseHaproxy } from './parser';
+import { parseHaproxy, reparseHaproxy } from './parser';
 import { validateHaproxy } from './validation';
 import { completeHaproxy } from './completion';
 import { hoverHaproxy } from './hover';
@@ -15,6 +15,7 @@ export type { HaproxyFile } from './ast';
 export const haproxyModule: LanguageModule<HaproxyFile> = {
   id: 'haproxy',
   parse: (text) => parseHaproxy(text),
+  reparse: (prev, text) => reparseHaproxy(prev, text),
   validate: (doc, ast, settings) => validateHaproxy(doc, ast, settings),
   complete: (doc, ast, pos, settings) => completeHaproxy(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => hoverHaproxy(doc, ast, pos, settings),

@@ -49,11 +49,12 @@ function lineToken(header: boolean, startOffset: number, payload: RawLine): ITok
 const isBlank = (c: number) => c === 32 || c === 9 || c === 12 || c === 11;
 
 /** Splits the text into line tokens; fills `lineStarts` (offset of every line) on the way. */
-function tokenizeLines(text: string, lineStarts: number[]): IToken[] {
+function tokenizeLines(text: string, lineStarts: number[], from = 0): IToken[] {
   const tokens: IToken[] = [];
   const n = text.length;
-  let i = 0;
-  let line = 0;
+  // `from` is a line start: the line it begins (lineStarts already holds it and those before)
+  let i = from;
+  let line = lineStarts.length - 1;
   // a line's words are gathered in one reused array and copied out at exact size (an array
   // grown by push keeps spare slots: on a 50k-line file, megabytes of them)
   const words: Word[] = [];
@@ -578,12 +579,64 @@ class SectionParser extends EmbeddedActionsParser {
 
 let sectionParser: SectionParser | undefined;
 
+/**
+ * Parses `text`, an edit of the text `prev` was parsed from, reusing the sections that end before
+ * the line of the first changed character; the result is what `parseHaproxy(text)` returns
+ * (test/haproxy/reparse.test.ts holds the two equal over random edits of every corpus file).
+ * HAProxy reads line by line and a section runs to the next section's header, so a section whose
+ * successor's header line comes before the changed line reads the same in both texts; reading
+ * resumes at that first header not before the change. A previous parse with an error in the
+ * reused part is not used.
+ */
+export function reparseHaproxy(prev: HaproxyFile, text: string): HaproxyFile {
+  const old = prev.text;
+  const max = Math.min(old.length, text.length);
+  let same = 0;
+  while (same < max && old.charCodeAt(same) === text.charCodeAt(same)) same++;
+  // the line of the first change, then the sections whose successor starts on an earlier line
+  const starts = prev.lineStarts;
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (starts[mid] <= same) lo = mid + 1;
+    else hi = mid;
+  }
+  const changedLine = lo - 1;
+  const sections = prev.sections;
+  let kept = 0;
+  while (kept + 1 < sections.length && sections[kept + 1].header.line < changedLine) kept++;
+  if (kept === 0) return parseHaproxy(text);
+  const resumeLine = sections[kept].header.line;
+  const at = starts[resumeLine];
+  if (prev.errors.some((e) => e.start < at)) return parseHaproxy(text);
+  const file: HaproxyFile = {
+    type: 'file',
+    text,
+    sections: sections.slice(0, kept),
+    orphans: prev.orphans.slice(),
+    comments: [],
+    errors: [],
+    lineStarts: starts.slice(0, resumeLine + 1),
+  };
+  for (const c of prev.comments) {
+    if (c.start >= at) break;
+    file.comments.push(c);
+  }
+  return runParser(file, at);
+}
+
 /** Parses a whole HAProxy configuration. Never throws. */
 export function parseHaproxy(text: string): HaproxyFile {
-  const file: HaproxyFile = { type: 'file', text, sections: [], orphans: [], comments: [], errors: [], lineStarts: [] };
+  return runParser({ type: 'file', text, sections: [], orphans: [], comments: [], errors: [], lineStarts: [0] }, 0);
+}
+
+/** Reads `file.text` from `from` (a line start, `file.lineStarts` filled up to it) into `file`. */
+function runParser(file: HaproxyFile, from: number): HaproxyFile {
+  const text = file.text;
   try {
-    const lineStarts = [0];
-    const tokens = tokenizeLines(text, lineStarts);
+    const lineStarts = file.lineStarts;
+    const tokens = tokenizeLines(text, lineStarts, from);
     file.lineStarts = lineStarts;
     sectionParser ??= new SectionParser();
     sectionParser.file = file;

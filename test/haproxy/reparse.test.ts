@@ -1,0 +1,128 @@
+// Re-parsing an edited HAProxy text from the previous parse (reparseHaproxy) must give exactly
+// what a fresh parse gives: chained random edits of every HAProxy file of the corpus, a generated
+// config typed into, and the server path (one workspace index over successive versions) giving
+// the diagnostics of a fresh index.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { parseHaproxy, reparseHaproxy } from '../../server/src/haproxy/parser';
+import type { HaproxyFile } from '../../server/src/haproxy/ast';
+import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../server/src/service/languageService';
+import { resolveSettings } from '../../server/src/service/settings';
+// @ts-expect-error a plain .mjs script without type declarations
+import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
+
+const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
+
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = 'abcxyz_0123 \t\n\n"\'#\\${}().,:-!|';
+const SNIPPETS = ['backend b\n', 'frontend f\n  bind :80\n', '\n    server s1 127.0.0.1:80 check\n', 'defaults\n', '.if version_atleast(2.4)\n', '.endif\n', '.else\n', '# c\n', '"', 'acl a hdr(host) -i x\n', 'use_backend b if a !{ path_beg /x }\n', '\r\n', 'global\n'];
+
+function edit(text: string, r: () => number): string {
+  const at = Math.floor(r() * (text.length + 1));
+  const kind = r();
+  if (kind < 0.4) {
+    let s = '';
+    const n = 1 + Math.floor(r() * 4);
+    for (let i = 0; i < n; i++) s += ALPHABET[Math.floor(r() * ALPHABET.length)];
+    return text.slice(0, at) + s + text.slice(at);
+  }
+  if (kind < 0.7) return text.slice(0, at) + text.slice(Math.min(text.length, at + 1 + Math.floor(r() * 20)));
+  return text.slice(0, at) + SNIPPETS[Math.floor(r() * SNIPPETS.length)] + text.slice(at);
+}
+
+function same(got: HaproxyFile, text: string, where: string): void {
+  assert.deepStrictEqual(got, parseHaproxy(text), where);
+}
+
+function chain(text: string, seed: number, steps: number, name: string): void {
+  const r = rng(seed);
+  let prev = parseHaproxy(text);
+  for (let k = 0; k < steps; k++) {
+    text = edit(text, r);
+    const next = reparseHaproxy(prev, text);
+    same(next, text, `${name} seed ${seed} step ${k}`);
+    prev = next;
+  }
+}
+
+test('re-parse after an edit equals a fresh parse: every HAProxy corpus file, 12 chained random edits each', () => {
+  const files = readdirSync(corpusDir).filter((f) => !f.endsWith('.md'));
+  assert.ok(files.length > 100, `corpus at ${corpusDir}`);
+  let seed = 1;
+  for (const f of files) chain(readFileSync(join(corpusDir, f), 'utf8'), seed++, 12, f);
+});
+
+test('re-parse: a generated config typed into in its middle, and long chains of edits', () => {
+  const text: string = haproxyConfig({ lines: 1500 });
+  const lines = text.split('\n');
+  const at = lines.findIndex((l, i) => i > lines.length / 2 && l.startsWith('backend ')) + 1;
+  const word = 'timeout server 30s';
+  let prev = parseHaproxy(text);
+  for (let k = 0; k < word.length * 2; k++) {
+    const n = k < word.length ? k + 1 : 2 * word.length - k - 1;
+    const l = lines.slice();
+    l.splice(at, 0, `    ${word.slice(0, n)}`);
+    const next = l.join('\n');
+    const got = reparseHaproxy(prev, next);
+    same(got, next, `typing step ${k}`);
+    prev = got;
+  }
+  for (let s = 0; s < 4; s++) chain(text, 900 + s, 30, 'generated');
+});
+
+test('re-parse reuses the sections before the changed line (the same objects)', () => {
+  const text = 'global\n  maxconn 10\n\nfrontend f\n  bind :80\n  default_backend b\n\nbackend b\n  server s 127.0.0.1:8080\n';
+  const prev = parseHaproxy(text);
+  const edited = text.replace('server s 127.0.0.1:8080', 'server s 127.0.0.1:8081');
+  const next = reparseHaproxy(prev, edited);
+  same(next, edited, 'reuse');
+  assert.equal(next.sections[0], prev.sections[0]);
+  assert.equal(next.sections[1], prev.sections[1]);
+  assert.notEqual(next.sections[2], prev.sections[2]);
+});
+
+test('the server path: diagnostics of re-parsed versions through one index equal a fresh validation', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pt-reparse-'));
+  try {
+    const settings = resolveSettings({ nginx: {}, haproxy: { version: '2.6' } });
+    const files = readdirSync(corpusDir).filter((f) => !f.endsWith('.md'));
+    const picked = files.filter((_, i) => i % 5 === 0).map((f) => readFileSync(join(corpusDir, f), 'utf8'));
+    picked.push(haproxyConfig({ lines: 600 }));
+    let seed = 7000;
+    for (const start of picked) {
+      const r = rng(seed++);
+      let text = start;
+      const path = join(dir, 'haproxy.cfg');
+      writeFileSync(path, text);
+      const uri = pathToFileURL(path).href;
+      let doc = TextDocument.create(uri, 'haproxy', 1, text);
+      const ws = createWorkspaceIndex({ open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
+      const cache = new ParseCache();
+      for (let k = 0; k < 8; k++) {
+        const got = validateInWorkspace(doc, 'haproxy', settings, ws, cache);
+        const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
+        const want = validateInWorkspace(fresh, 'haproxy', settings, createWorkspaceIndex({ open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
+        assert.deepStrictEqual(got, want, `seed ${seed - 1} step ${k}`);
+        text = edit(text, r);
+        doc = TextDocument.create(uri, 'haproxy', doc.version + 1, text);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
