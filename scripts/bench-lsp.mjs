@@ -445,9 +445,9 @@ start ~0.10 s and ours ~0.10 s more (compiling the 0.95 MB bundle, building the 
 chevrotain grammars); garbage collection ~35% of the run, the young-generation collector copying what
 survives: the 20 MB tree, and ~13 MB of validation, tuning and navigation data that outlive a 1 MB young
 generation; outside collection the parse ~12%, tuning ~13%, navigation and validation ~6% each, writing
-the report ~2%. The tree's
-allocation alone has a floor: a minimal tokenizer that only allocates the same 43,000 directive and 99,000
-word objects takes ~150 ms in a fresh process here, as long as our whole tokenizer.
+the report ~2%. Allocating the tree has a floor of its own: a minimal tokenizer that does nothing but
+allocate the same 43,000 directive and 99,000 word objects takes ~150 ms in a fresh process here, about
+half of it collection (our whole parse, chevrotain included: ~240 ms).
 Tried and measured without gain (alternated runs): splitting \`check\` over two threads (each parses; 0.95 s
 against 0.75 s on 2 cores: the collector threads already use the second core); a V8 code cache of the
 bundle; interning repeated words; one chevrotain token for a run of statements; one shared token object per
