@@ -15,49 +15,21 @@ import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../ser
 import { resolveSettings } from '../../server/src/service/settings';
 // @ts-expect-error a plain .mjs script without type declarations
 import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
+import { chainEdits, randomEdit, rng } from '../reparseChain';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ALPHABET = 'abcxyz_0123 \t\n\n"\'#\\${}().,:-!|';
 const SNIPPETS = ['backend b\n', 'frontend f\n  bind :80\n', '\n    server s1 127.0.0.1:80 check\n', 'defaults\n', '.if version_atleast(2.4)\n', '.endif\n', '.else\n', '# c\n', '"', 'acl a hdr(host) -i x\n', 'use_backend b if a !{ path_beg /x }\n', '\r\n', 'global\n'];
 
-function edit(text: string, r: () => number): string {
-  const at = Math.floor(r() * (text.length + 1));
-  const kind = r();
-  if (kind < 0.4) {
-    let s = '';
-    const n = 1 + Math.floor(r() * 4);
-    for (let i = 0; i < n; i++) s += ALPHABET[Math.floor(r() * ALPHABET.length)];
-    return text.slice(0, at) + s + text.slice(at);
-  }
-  if (kind < 0.7) return text.slice(0, at) + text.slice(Math.min(text.length, at + 1 + Math.floor(r() * 20)));
-  return text.slice(0, at) + SNIPPETS[Math.floor(r() * SNIPPETS.length)] + text.slice(at);
-}
+const edit = (text: string, r: () => number): string => randomEdit(text, r, ALPHABET, SNIPPETS, 20);
 
 function same(got: HaproxyFile, text: string, where: string): void {
   assert.deepStrictEqual(got, parseHaproxy(text), where);
 }
 
 function chain(text: string, seed: number, steps: number, name: string): void {
-  const r = rng(seed);
-  let prev = parseHaproxy(text);
-  for (let k = 0; k < steps; k++) {
-    text = edit(text, r);
-    const next = reparseHaproxy(prev, text);
-    same(next, text, `${name} seed ${seed} step ${k}`);
-    prev = next;
-  }
+  chainEdits(text, seed, steps, edit, parseHaproxy, reparseHaproxy, same, name);
 }
 
 test('re-parse after an edit equals a fresh parse: every HAProxy corpus file, 12 chained random edits each', () => {

@@ -13,39 +13,14 @@ import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../ser
 import { resolveSettings } from '../../server/src/service/settings';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
+import { chainEdits, randomEdit, rng } from '../reparseChain';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
-
-/** A small seeded generator (mulberry32), so a failure is reproducible from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // what typing brings: letters, blanks, every character nginx's reader treats specially
 const ALPHABET = 'abcdefgxyz_0123 \t\n;;{{}}"\'#\\$.:/=';
 const SNIPPETS = ['proxy_pass http://a;', 'server {', '}', 'location / {\n', '"', "'", '# note\n', 'content_by_lua_block { a = "}" }', '\\', '${x}', ';', 'map $a $b {\n  x y;\n}\n'];
-
-function edit(text: string, r: () => number): string {
-  const at = Math.floor(r() * (text.length + 1));
-  const kind = r();
-  if (kind < 0.4) {
-    let s = '';
-    const n = 1 + Math.floor(r() * 4);
-    for (let i = 0; i < n; i++) s += ALPHABET[Math.floor(r() * ALPHABET.length)];
-    return text.slice(0, at) + s + text.slice(at);
-  }
-  if (kind < 0.7) return text.slice(0, at) + text.slice(Math.min(text.length, at + 1 + Math.floor(r() * 12)));
-  if (kind < 0.85) return text.slice(0, at) + SNIPPETS[Math.floor(r() * SNIPPETS.length)] + text.slice(at);
-  // a keystroke and its undo
-  return text.slice(0, at) + 'q' + text.slice(at);
-}
+const edit = (text: string, r: () => number): string => randomEdit(text, r, ALPHABET, SNIPPETS, 12);
 
 function same(got: NginxFile, text: string, where: string): void {
   const want = parseNginx(text);
@@ -55,16 +30,8 @@ function same(got: NginxFile, text: string, where: string): void {
   assert.deepStrictEqual(got.errors, want.errors, `${where}: errors`);
 }
 
-/** `steps` chained edits from `text`, each re-parsed from the previous result and compared. */
 function chain(text: string, seed: number, steps: number, name: string): void {
-  const r = rng(seed);
-  let prev = parseNginx(text);
-  for (let k = 0; k < steps; k++) {
-    text = edit(text, r);
-    const next = reparseNginx(prev, text);
-    same(next, text, `${name} seed ${seed} step ${k}`);
-    prev = next;
-  }
+  chainEdits(text, seed, steps, edit, parseNginx, reparseNginx, same, name);
 }
 
 test('re-parse after an edit equals a fresh parse: every corpus file, 12 chained random edits each', () => {
