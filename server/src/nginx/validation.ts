@@ -311,40 +311,43 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
   };
 }
 
-/** Whether `target` is an older version than `since` (cached: the data names few versions). */
-const olderCache = new Map<string, Map<string, boolean>>();
-
-function olderThan(target: string, since: string): boolean {
-  let m = olderCache.get(target);
-  if (!m) {
-    if (olderCache.size >= 16) olderCache.clear();
-    olderCache.set(target, (m = new Map()));
-  }
-  let r = m.get(since);
-  if (r === undefined) m.set(since, (r = compareVersions(target, since) < 0));
-  return r;
+/**
+ * A function of two strings, remembered by (outer, inner) key; the outer level is emptied when it
+ * passes `maxOuter` keys, so a long session with many versions or contexts stays bounded. Results
+ * for which `keep` says no are computed every time.
+ */
+function memo2(maxOuter: number, compute: (outer: string, inner: string) => boolean, keep: (outer: string, inner: string) => boolean = () => true): (outer: string, inner: string) => boolean {
+  const cache = new Map<string, Map<string, boolean>>();
+  return (outer, inner) => {
+    let m = cache.get(outer);
+    if (!m) {
+      if (cache.size >= maxOuter) cache.clear();
+      cache.set(outer, (m = new Map()));
+    }
+    let r = m.get(inner);
+    if (r === undefined) {
+      r = compute(outer, inner);
+      if (keep(outer, inner)) m.set(inner, r);
+    }
+    return r;
+  };
 }
+
+/** Whether `target` is an older version than `since` (the data names few versions). */
+const olderThan = memo2(16, (target, since) => compareVersions(target, since) < 0);
 
 const MAIN_ONLY = new Set(['http', 'events', 'stream', 'mail', 'worker_processes', 'user', 'pid', 'load_module', 'error_log', 'daemon', 'worker_rlimit_nofile']);
 const CANDIDATE_CONTEXTS = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
 
-/** Whether some variant of a known directive is allowed in `ctx`, by context (cached). */
-const allowedCache = new Map<string, Map<string, boolean>>();
-
-function knownAndMisplaced(name: string, ctx: string): boolean {
-  let m = allowedCache.get(ctx);
-  if (!m) {
-    if (allowedCache.size >= 64) allowedCache.clear();
-    allowedCache.set(ctx, (m = new Map()));
-  }
-  let r = m.get(name);
-  if (r === undefined) {
+/** Whether some variant of a known directive is allowed in `ctx`, by context; unknown names are not kept (the user's text names them). */
+const knownAndMisplaced = memo2(
+  64,
+  (ctx, name) => {
     const v = DIRECTIVES.get(name);
-    r = v !== undefined && !v.some((x) => allowedVariant(x, ctx));
-    if (v !== undefined) m.set(name, r); // unknown names are not kept: the user's text names them
-  }
-  return r;
-}
+    return v !== undefined && !v.some((x) => allowedVariant(x, ctx));
+  },
+  (_ctx, name) => DIRECTIVES.has(name),
+);
 
 /** Directives of the tree that would not be allowed if the file were included in `ctx`. */
 function misplacedCount(list: Directive[], ctx: string, limit: number): number {
@@ -352,7 +355,7 @@ function misplacedCount(list: Directive[], ctx: string, limit: number): number {
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
     if (d.entry) continue;
-    if (knownAndMisplaced(d.name, ctx)) n++;
+    if (knownAndMisplaced(ctx, d.name)) n++;
     if (n > limit) return n;
     if (d.block && !d.rawBody && d.block.children.length) {
       const inner = childContext(ctx, d.name);
