@@ -1,7 +1,8 @@
 // Test entry: `node scripts/test.mjs unit|e2e|all`. Unit, grammar and corpus tests run under
 // node's own test runner (TypeScript through tsx); the editor tests run after a build.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const which = process.argv[2] ?? 'all';
@@ -17,8 +18,13 @@ function find(dir, pred, out = []) {
   return out;
 }
 
+// the local binaries' versions the tests find are recorded in a folder of this run, not in the
+// user's cache folder (server/src/service/localVersions.ts)
+const cacheDir = mkdtempSync(join(tmpdir(), 'proxy-tuner-test-cache-'));
+process.on('exit', () => rmSync(cacheDir, { recursive: true, force: true }));
+
 function run(cmd, args, extraEnv = {}) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { PROXY_TUNER_CACHE_DIR: cacheDir, ...process.env, ...extraEnv } });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 

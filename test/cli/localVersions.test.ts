@@ -1,18 +1,26 @@
 // The default target version shared by the server and `check`: the local binary's `-v`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBinary, localVersion, parseVersionOutput, prefetchLocalVersion } from '../../server/src/service/localVersions';
+import { findBinary, localVersion, parseVersionOutput, prefetchLocalVersion, recordedVersion, recordVersion, versionCacheFile } from '../../server/src/service/localVersions';
 import { resolveSettings } from '../../server/src/service/settings';
 
 describe('local version probe', () => {
   let dir: string;
+  let cacheDir: string;
+  const prevCacheDir = process.env.PROXY_TUNER_CACHE_DIR;
   before(() => {
     dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-probe-'));
+    // the versions found are recorded here, not in the user's cache folder
+    cacheDir = join(dir, 'cache');
+    process.env.PROXY_TUNER_CACHE_DIR = cacheDir;
   });
   after(() => {
+    if (prevCacheDir === undefined) delete process.env.PROXY_TUNER_CACHE_DIR;
+    else process.env.PROXY_TUNER_CACHE_DIR = prevCacheDir;
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -97,5 +105,60 @@ describe('local version probe', () => {
       if (prev === undefined) delete process.env.PROXY_TUNER_NO_LOCAL_VERSION;
       else process.env.PROXY_TUNER_NO_LOCAL_VERSION = prev;
     }
+  });
+
+  it('keeps the cache in the platform cache folder unless told otherwise', () => {
+    assert.equal(versionCacheFile({ PROXY_TUNER_CACHE_DIR: '/x/y' }), join('/x/y', 'local-versions.json'));
+    if (process.platform === 'linux') {
+      assert.equal(versionCacheFile({ XDG_CACHE_HOME: '/c' }), join('/c', 'proxy-tuner', 'local-versions.json'));
+      assert.match(versionCacheFile({})!, /\.cache\/proxy-tuner\/local-versions\.json$/);
+    }
+  });
+
+  it('remembers a version across runs until the binary changes', () => {
+    const bin = join(dir, 'sbin', 'nginx');
+    const runs = join(dir, 'recorded-runs');
+    writeFileSync(runs, '');
+    const write = (v: string) => {
+      mkdirSync(join(dir, 'sbin'), { recursive: true });
+      writeFileSync(bin, `#!/bin/sh\necho run >> ${runs}\necho "nginx version: nginx/${v}" >&2\n`);
+      chmodSync(bin, 0o755);
+    };
+    write('1.24.0');
+    assert.equal(recordedVersion(bin), undefined);
+    assert.equal(localVersion('nginx', bin), '1.24.0');
+    assert.equal(recordedVersion(bin), '1.24.0');
+    assert.ok(existsSync(join(cacheDir, 'local-versions.json')));
+
+    // a later run (a fresh process: the command line) answers from the record, without running the binary
+    const config = join(dir, 'nginx.conf');
+    writeFileSync(config, 'events {}\nhttp {}\n');
+    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const env = { ...process.env, PATH: `${join(dir, 'sbin')}:/usr/bin:/bin`, PROXY_TUNER_CACHE_DIR: cacheDir };
+    const first = spawnSync(process.execPath, [cli, 'check', config], { env, encoding: 'utf8' });
+    assert.equal(first.status, 0, first.stderr);
+    assert.equal(readFileSync(runs, 'utf8'), 'run\n');
+
+    // a new build of the binary (other size and times) is asked again, and its answer replaces the record
+    write('1.26.10');
+    assert.equal(recordedVersion(bin), undefined);
+    const second = spawnSync(process.execPath, [cli, 'check', config], { env, encoding: 'utf8' });
+    assert.equal(second.status, 0, second.stderr);
+    assert.equal(readFileSync(runs, 'utf8'), 'run\nrun\n');
+    assert.equal(recordedVersion(bin), '1.26.10');
+  });
+
+  it('works without a usable cache: unwritable, corrupt or absent', () => {
+    const nginx = fakeBinary('nginx-nocache', 'echo "nginx version: nginx/1.25.1" >&2');
+    const blocker = join(dir, 'a-file');
+    writeFileSync(blocker, 'not a folder');
+    const unwritable = join(blocker, 'sub', 'local-versions.json');
+    recordVersion(nginx, '1.25.1', unwritable); // no throw
+    assert.equal(recordedVersion(nginx, unwritable), undefined);
+    const corrupt = join(dir, 'corrupt.json');
+    writeFileSync(corrupt, '{"binaries": [1, 2');
+    assert.equal(recordedVersion(nginx, corrupt), undefined);
+    recordVersion(nginx, '1.25.1', corrupt);
+    assert.equal(recordedVersion(nginx, corrupt), '1.25.1');
   });
 });

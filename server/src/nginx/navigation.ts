@@ -73,6 +73,21 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
   const refs: NavEntity[] = [];
   const defWords = new Set<Word>();
   let dynamicVars = false;
+  // what to say if a name is never defined, made once per name: thousands of references name the
+  // same few upstreams and zones, and the message is needed only when one of them is missing
+  const zoneMessages = new Map<string, NavEntity['missing']>();
+  const zoneMissing = (name: string): NavEntity['missing'] => {
+    let m = zoneMessages.get(name);
+    if (!m) zoneMessages.set(name, (m = { message: `zero size shared memory zone "${name}": no zone of that name is defined.`, severity: 'error' }));
+    return m;
+  };
+  const hostMessages = new Map<string, NavEntity['missing']>();
+  const hostMissing = (name: string): NavEntity['missing'] => {
+    if (!surelyNotAHost(name)) return undefined;
+    let m = hostMessages.get(name);
+    if (!m) hostMessages.set(name, (m = { message: `host not found in upstream "${name}": no upstream block of that name, and a single-label name is no host nginx can resolve.`, severity: 'error' }));
+    return m;
+  };
   /** One walk; the context, stream prefix and enclosing server are worked out once per block. */
   const visit = (list: Directive[], ctx: string, serverScope: string | undefined): void => {
     const stream = ctx === 'stream' || ctx.startsWith('stream/');
@@ -179,7 +194,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
             name: u.name,
             start,
             end: start + u.name.length,
-            missing: surelyNotAHost(u.name) ? { message: `host not found in upstream "${u.name}": no upstream block of that name, and a single-label name is no host nginx can resolve.`, severity: 'error' } : undefined,
+            missing: hostMissing(u.name),
           });
         }
       }
@@ -209,10 +224,6 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
   for (let i = 0; i < refs.length; i++) out.push(refs[i]);
   if (dynamicVars) out.push({ role: 'ref', kind: 'variable', name: '', start: 0, end: 0, dynamic: true });
   return out;
-}
-
-function zoneMissing(name: string): NavEntity['missing'] {
-  return { message: `zero size shared memory zone "${name}": no zone of that name is defined.`, severity: 'error' };
 }
 
 /** Definitions within one file of the name under the cursor (the workspace layer does the same across files). */
