@@ -203,6 +203,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   first.get(docs[0].doc.uri); // the first file's parse, which its validation reuses
   await versions;
   const settings = resolveSettings(config);
+  settings.fixData = false; // the report shows no fixes (--fix, above, applies them)
   const results: CheckedFile[] = docs.map(({ file, doc, language }, i) => ({
     file,
     language,

@@ -134,24 +134,21 @@ function scanLuaBody(text: string, offset: number): { end: number; closed: boole
 }
 
 // Token types (the parser's vocabulary). Like nginx's reader, which hands over one statement's
-// words at a time, the tokenizer reads a statement's words in one go: a statement ended by `;`
-// becomes one `Simple` token whose payload is its finished Directive; words ended otherwise (by a
-// block, a raw Lua body, a stray `}` or the end of the file) become one `Words` token, followed
-// by that ending. The chevrotain grammar sees about one token per directive, not one per word.
+// words at a time, the tokenizer reads a statement's words in one go and makes its Directive:
+// statements ended by `;` in a row become one `Simple` token (payload: their Directives); words
+// ended by `{` one `Open` token (payload: the Directive, whose block the parser fills; the token's
+// offset is the brace's); words ended otherwise (a raw Lua body, a stray `}`, the end of the file)
+// one `Words` token, followed by that ending. The chevrotain grammar sees about three tokens per
+// block and one per run of simple statements, not one per word.
 const Semi = createToken({ name: 'Semi', pattern: Lexer.NA });
 const RawBody = createToken({ name: 'RawBody', pattern: Lexer.NA });
 const LBrace = createToken({ name: 'LBrace', pattern: Lexer.NA });
 const RBrace = createToken({ name: 'RBrace', pattern: Lexer.NA });
 const WordsTok = createToken({ name: 'Words', pattern: Lexer.NA });
+const OpenTok = createToken({ name: 'Open', pattern: Lexer.NA });
 const SimpleTok = createToken({ name: 'Simple', pattern: Lexer.NA });
 
-const allTokens = [Semi, RawBody, LBrace, RBrace, WordsTok, SimpleTok];
-
-/** The payload of a `Words` token: a statement's name and its arguments. */
-interface Run {
-  name: Word;
-  args: Word[];
-}
+const allTokens = [Semi, RawBody, LBrace, RBrace, WordsTok, OpenTok, SimpleTok];
 
 /**
  * A token as chevrotain reads it: the fields its recognizer uses, all present in the same order
@@ -190,15 +187,16 @@ function tokenize(text: string, from = 0): Lexed {
   // on a big file those spare slots were a fifth of the tree's memory
   const runArgs: Word[] = [];
   /**
-   * Words ended by something else than `;`: their token carries them to the parser. A run's
-   * token is made when the run ends (nothing else can come between its first word and its end),
-   * with its final type and payload: V8 optimizes the tokenizer for tokens whose fields never
-   * change after they are made.
+   * Words ended by something else than `;` or `{`: their token carries their Directive to the
+   * parser. A run's token is made when the run ends (nothing else can come between its first
+   * word and its end), with its final type and payload: V8 optimizes the tokenizer for tokens
+   * whose fields never change after they are made.
    */
   const endRun = (): void => {
     if (runName) {
       flush();
-      tokens.push(tok(WordsTok, runName.raw, runName.start, { name: runName, args: runArgs.slice() } satisfies Run));
+      const args = runArgs.slice();
+      tokens.push(tok(WordsTok, runName.raw, runName.start, new DirectiveNode(runName, args, undefined, (args.length ? args[args.length - 1] : runName).end)));
     }
     runName = undefined;
   };
@@ -239,7 +237,15 @@ function tokenize(text: string, from = 0): Lexed {
       continue;
     }
     if (c === LBRACE_CC) {
-      const raw = runName !== undefined && isRawBlockName(runName.value);
+      if (runName !== undefined && !isRawBlockName(runName.value)) {
+        // `name args {`: the block's Directive, its end set when the parser has read the block
+        flush();
+        tokens.push(tok(OpenTok, runName.raw, i, new DirectiveNode(runName, runArgs.slice(), undefined, i + 1)));
+        runName = undefined;
+        i++;
+        continue;
+      }
+      const raw = runName !== undefined;
       endRun();
       flush();
       if (raw) {
@@ -369,17 +375,13 @@ function unescapeBody(s: string): string {
   return out;
 }
 
-type Term =
-  | { k: 'block'; open: IToken; children: Directive[]; close: IToken | undefined }
-  | { k: 'raw'; t: IToken }
-  | undefined;
-
 /**
  * The grammar (LL(1), every stray token has its own alternative, so no recovery is needed):
  *   file       := (statements "}"?)*            a stray "}" is reported and skipped
- *   statements := (simple | statement | ";" | "{" statements "}"?)*
- *   simple     := a statement ended by ";" (one token: the tokenizer built its Directive)
- *   statement  := words ("{" statements "}"? | rawBody | <nothing: unterminated>)
+ *   statements := (simple | block | statement | ";" | "{" statements "}"?)*
+ *   simple     := statements ended by ";" (one token: the tokenizer built their Directives)
+ *   block      := open statements "}"?       open: a statement's words and its "{"
+ *   statement  := words rawBody?             no raw body: unterminated
  * Alternatives and loop bodies are created once (fields), not per call: on big files the
  * parser then allocates little besides the AST.
  */
@@ -409,6 +411,12 @@ class NginxParser extends EmbeddedActionsParser {
           const run = t.payload as Directive[];
           for (let k = 0; k < run.length; k++) list.push(run[k]);
         }
+      },
+    },
+    {
+      ALT: (): void => {
+        const d = this.SUBRULE(this.block);
+        if (!this.RECORDING_PHASE) this.lists[this.lists.length - 1].push(d);
       },
     },
     {
@@ -449,46 +457,36 @@ class NginxParser extends EmbeddedActionsParser {
     return list;
   });
 
-  private readonly termAlts = [
-    {
-      ALT: (): Term => {
-        const open = this.CONSUME(LBrace);
-        const children = this.SUBRULE(this.statements);
-        const close = this.OPTION1(this.consumeClose);
-        return { k: 'block', open, children, close };
-      },
-    },
-    { ALT: (): Term => ({ k: 'raw', t: this.CONSUME(RawBody) }) },
-    { ALT: (): Term => undefined },
-  ];
-
-  private statement = this.RULE('statement', (): Directive => {
-    const words = this.CONSUME(WordsTok);
-    const term = this.OR2(this.termAlts);
+  /** A block directive: its words and `{` (one token), its body, its `}` (missing at the end of the file). */
+  private block = this.RULE('block', (): Directive => {
+    const open = this.CONSUME(OpenTok);
+    const children = this.SUBRULE1(this.statements);
+    const close = this.OPTION1(this.consumeClose);
     if (this.RECORDING_PHASE) return undefined as unknown as Directive;
-    return this.build(words.payload as Run, term);
+    const d = open.payload as DirectiveNode;
+    const block: Block = {
+      start: open.startOffset,
+      end: close ? close.startOffset + 1 : this.textLength,
+      closeStart: close ? close.startOffset : undefined,
+      closed: !!close,
+      children: children.slice(),
+    };
+    if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
+    d.block = block;
+    d.end = block.end;
+    if (ENTRY_BLOCKS.has(d.name)) markEntries(block.children);
+    return d;
   });
 
-  private build(run: Run, term: Term): Directive {
-    const nameWord = run.name;
-    const args = run.args;
-    const last = args.length ? args[args.length - 1] : nameWord;
-    const d = new DirectiveNode(nameWord, args, undefined, last.end);
-    if (term?.k === 'block') {
-      const { open, close, children } = term;
-      const block: Block = {
-        start: open.startOffset,
-        end: close ? close.startOffset + 1 : this.textLength,
-        closeStart: close ? close.startOffset : undefined,
-        closed: !!close,
-        children: children.slice(),
-      };
-      if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
-      d.block = block;
-      d.end = block.end;
-      if (ENTRY_BLOCKS.has(d.name)) markEntries(block.children);
-    } else if (term?.k === 'raw') {
-      const raw = term.t;
+  private readonly consumeRaw = (): IToken => this.CONSUME(RawBody);
+
+  /** Words ended by a raw Lua body, or by nothing that ends a statement (unterminated). */
+  private statement = this.RULE('statement', (): Directive => {
+    const words = this.CONSUME(WordsTok);
+    const raw = this.OPTION3(this.consumeRaw);
+    if (this.RECORDING_PHASE) return undefined as unknown as Directive;
+    const d = words.payload as DirectiveNode;
+    if (raw) {
       const closed = raw.payload !== false;
       const start = raw.startOffset;
       const end = start + raw.image.length;
@@ -502,7 +500,7 @@ class NginxParser extends EmbeddedActionsParser {
       else this.err('eof', 'unexpected end of file, expecting ";" or "}"', this.textLength, this.textLength);
     }
     return d;
-  }
+  });
 
   private readonly fileIter = (): void => {
     const part = this.SUBRULE(this.statements);
@@ -586,8 +584,8 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
     const b = d?.block;
     if (!d || !b || d.rawBody || b.start >= same) break;
     // the change is inside this block's body: open it again and go on among its children
-    tokens.push(tok(WordsTok, d.nameWord.raw, d.nameWord.start, { name: d.nameWord, args: d.args } satisfies Run));
-    tokens.push(tok(LBrace, '{', b.start, undefined));
+    // a new Directive for the block (the previous tree stays as it was)
+    tokens.push(tok(OpenTok, d.nameWord.raw, b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
     list = b.children;
     at = b.start + 1;
   }

@@ -208,7 +208,7 @@ export class RuleRegistry {
       };
       if (rule?.docUrl) d.codeDescription = { href: rule.docUrl };
       if (f.unnecessary || f.deprecated) d.tags = f.unnecessary && f.deprecated ? [1, 2] : f.unnecessary ? [1] : [2];
-      if (f.fixes?.length) {
+      if (f.fixes?.length && settings.fixData !== false) {
         const data: DiagnosticData = {
           fixes: f.fixes.map((fx) => ({
             title: fx.title,

@@ -36,6 +36,12 @@ export interface ServiceSettings {
   /** Per-rule severity overrides, keyed by rule id. */
   rules?: Record<string, RuleSeverity>;
   host?: HostFacts;
+  /**
+   * Whether diagnostics carry their quick fixes (`data.fixes`, positions resolved). Default true;
+   * `check` without `--fix` shows no fixes and turns it off (on a config with thousands of
+   * findings, resolving every fix's positions is work and memory for nothing).
+   */
+  fixData?: boolean;
 }
 
 /** What a language module offers; every function is pure and never throws on any input. */
