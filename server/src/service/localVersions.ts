@@ -4,7 +4,7 @@
 // timeout; a missing or hanging binary only means "no local version" (judge as the newest).
 // What a binary answered is also kept on disk, keyed by the binary's path, size, times and inode:
 // starting `nginx -v` costs a short-lived command like `check` more than reading that record.
-import { spawn, spawnSync } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -33,6 +33,10 @@ export function findBinary(lang: LanguageId, explicitPath?: string, envPath = pr
 }
 
 const cache = new Map<string, string | undefined>();
+
+/** child_process, loaded when a binary is really asked (not when its version was recorded). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const childProcess = (): typeof ChildProcess => require('node:child_process') as typeof ChildProcess;
 
 /**
  * Where the versions found are kept between runs: `PROXY_TUNER_CACHE_DIR`, else the platform's
@@ -123,7 +127,7 @@ export function localVersion(lang: LanguageId, explicitPath?: string, timeoutMs 
     if (bin) {
       version = recordedVersion(bin);
       if (version === undefined) {
-        const r = spawnSync(bin, ['-v'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+        const r = childProcess().spawnSync(bin, ['-v'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
         version = parseVersionOutput(lang, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
         if (version !== undefined) recordVersion(bin, version);
       }
@@ -166,7 +170,7 @@ function probeInBackground(lang: LanguageId, key: string, explicitPath: string |
       if (!bin) return done(undefined);
       const recorded = recordedVersion(bin);
       if (recorded !== undefined) return done(recorded);
-      const child = spawn(bin, ['-v'], { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      const child = childProcess().spawn(bin, ['-v'], { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
       let out = '';
       let err = '';
       child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));

@@ -289,8 +289,16 @@ function lastEffective(level: Level, name: string): Directive | undefined {
   return undefined;
 }
 
-function add(ctx: NginxCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
-  ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
+/**
+ * Records a finding. Its fixes may be given as a function: called only when the diagnostics carry
+ * fixes (`check` without `--fix` shows none), so a rule that fires thousands of times on a big
+ * config does not build edits nobody reads.
+ */
+function add(ctx: NginxCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+  const { fixes, ...rest } = extra;
+  const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
+  if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
+  ctx.out.push(f);
 }
 
 /** Indentation for a line inside `block` (its children's, else the opener's plus one step). */
@@ -581,18 +589,20 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     if (n !== undefined && n < 64) {
       const w = ka.args[0];
       add(ctx, 'nginx/upstream-keepalive-small', w, `keepalive ${n} keeps at most ${n} idle connections per worker; with more concurrent requests per worker the rest reconnect (measured: keepalive 32 at 50 clients still opened new connections for 8-31% of requests).`, {
-        fixes: [{ title: 'Raise the pool to 64', safe: false, edits: [replace(w.start, w.end, '64')] }],
+        fixes: () => [{ title: 'Raise the pool to 64', safe: false, edits: [replace(w.start, w.end, '64')] }],
       });
     }
     if (!before1297) continue;
     for (const u of users) {
       if (includesAround(u.up)) continue;
-      // most proxy_pass lines have both already: tell without building edits
-      if (firstArg(lastEffective(u.up, 'proxy_http_version')) === '1.1' && setsConnection(u.up)) continue;
-      const { edits, missing } = keepaliveHeaderEdits(ctx, u);
-      if (!missing.length) continue;
+      // most proxy_pass lines have both already: tell without building edits (the same two
+      // questions keepaliveHeaderEdits asks; it builds the edits when a fix is wanted)
+      const http11 = firstArg(lastEffective(u.up, 'proxy_http_version')) === '1.1';
+      const connection = setsConnection(u.up);
+      if (http11 && connection) continue;
+      const missing = http11 ? ['proxy_set_header Connection ""'] : connection ? ['proxy_http_version 1.1'] : ['proxy_http_version 1.1', 'proxy_set_header Connection ""'];
       add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
-        fixes: [{ title: 'Add the keep-alive lines', safe: true, edits }],
+        fixes: () => [{ title: 'Add the keep-alive lines', safe: true, edits: keepaliveHeaderEdits(ctx, u).edits }],
       });
     }
   }
@@ -723,11 +733,11 @@ function checkGzip(ctx: NginxCheckContext): void {
     if (min) {
       const w = min.args[0];
       add(ctx, 'nginx/gzip-min-length', w, `gzip_min_length ${w.value}: responses this small are not worth compressing; use 256 or more.`, {
-        fixes: [{ title: 'Set gzip_min_length 256', safe: true, edits: [replace(w.start, w.end, '256')] }],
+        fixes: () => [{ title: 'Set gzip_min_length 256', safe: true, edits: [replace(w.start, w.end, '256')] }],
       });
     } else {
       add(ctx, 'nginx/gzip-min-length', n.d, '`gzip on` with the default `gzip_min_length` of 20 bytes compresses tiny responses too; set 256.', {
-        fixes: [{ title: 'Add gzip_min_length 256', safe: true, edits: [insertAfter(ctx, n.d, ['gzip_min_length 256;'], owner)] }],
+        fixes: () => [{ title: 'Add gzip_min_length 256', safe: true, edits: [insertAfter(ctx, n.d, ['gzip_min_length 256;'], owner)] }],
       });
     }
   }
