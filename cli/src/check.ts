@@ -97,7 +97,7 @@ export function formatText(results: CheckedFile[]): string {
   for (const r of results) {
     for (const d of r.diagnostics) {
       const code = d.code === undefined ? '' : ` [${d.code}]`;
-      const message = typeof d.message === 'string' ? d.message.replace(/\r?\n/g, ' ') : String(d.message);
+      const message = typeof d.message !== 'string' ? String(d.message) : d.message.indexOf('\n') < 0 ? d.message : d.message.replace(/\r?\n/g, ' ');
       lines.push(`${r.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severityName(d)}: ${message}${code}`);
     }
   }

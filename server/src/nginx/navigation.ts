@@ -59,17 +59,32 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
  */
 function upstreamName(w: Word): { name: string; at: number; dynamic: boolean } | undefined {
   const v = w.value;
-  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(v);
-  const from = scheme ? scheme[0].length : 0;
-  if (!scheme && /^unix:/i.test(v)) return undefined;
-  const rest = v.slice(from);
-  if (rest.startsWith('[') || rest.startsWith('unix:')) return undefined;
-  const m = /^[^/:?#]*/.exec(rest)!;
-  const name = m[0];
-  if (!name) return undefined;
+  // scanned by hand, not by regular expressions: this runs for every proxy_pass of a config
+  const sep = v.indexOf('://');
+  const from = sep > 0 && isScheme(v, sep) ? sep + 3 : 0;
+  if (from === 0 && v.length >= 5 && v.slice(0, 5).toLowerCase() === 'unix:') return undefined;
+  if (v.startsWith('[', from) || v.startsWith('unix:', from)) return undefined;
+  let end = from;
+  while (end < v.length) {
+    const c = v.charCodeAt(end);
+    if (c === 47 || c === 58 || c === 63 || c === 35) break; // / : ? #
+    end++;
+  }
+  if (end === from) return undefined;
+  const name = v.slice(from, end);
   if (name.includes('$')) return { name, at: from, dynamic: true };
-  if (rest[name.length] === ':') return undefined; // host:port is an address (an upstream{} may not have a port)
+  if (v.charCodeAt(end) === 58) return undefined; // host:port is an address (an upstream{} may not have a port)
   return { name, at: from, dynamic: false };
+}
+
+/** Whether `v` up to `end` is a URL scheme: a letter, then letters, digits, `+`, `.` or `-`. */
+function isScheme(v: string, end: number): boolean {
+  for (let i = 0; i < end; i++) {
+    const c = v.charCodeAt(i) | 0x20; // ASCII letters to lower case
+    const letter = c >= 97 && c <= 122;
+    if (i === 0 ? !letter : !letter && !(v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) && v[i] !== '+' && v[i] !== '.' && v[i] !== '-') return false;
+  }
+  return true;
 }
 
 /** Whether nginx would have to resolve the name as a host and would fail (single label, not localhost). */
