@@ -121,3 +121,32 @@ describe('host facts', () => {
     assert.deepEqual(resolveSettings({}, () => undefined, () => ({ cpuCount: 2, somaxconn: 128 })).host, { cpuCount: 2, somaxconn: 128 });
   });
 });
+
+describe('diagnostics without fixes (fixData: false, what `check` asks for)', () => {
+  // rules that give their fixes as a function (upstream keep-alive, gzip_min_length) and ones
+  // that give them as a list, in one config
+  const text = `events {}
+http {
+    gzip on;
+    upstream app { server 127.0.0.1:9000; keepalive 16; }
+    server {
+        listen 127.0.0.1:8080;
+        keepalive_requests 10;
+        location / { proxy_pass http://app; }
+    }
+}
+`;
+  it('are the same diagnostics with no fix data, for rules giving fixes as a list or as a function', () => {
+    const settings = { nginxVersion: '1.22.1' };
+    const withFixes = validate(doc('nginx', text), 'nginx', settings);
+    const without = validate(doc('nginx', text), 'nginx', { ...settings, fixData: false });
+    const fixed = withFixes.filter((d) => (d.data as { fixes?: unknown[] } | undefined)?.fixes?.length);
+    for (const id of ['nginx/upstream-keepalive-headers', 'nginx/upstream-keepalive-small', 'nginx/gzip-min-length', 'nginx/keepalive-requests-low']) {
+      assert.ok(fixed.some((d) => d.code === id), `${id} should fire with a fix here: ${codes(withFixes).join(', ')}`);
+    }
+    assert.deepEqual(
+      without,
+      withFixes.map(({ data: _data, ...d }) => d),
+    );
+  });
+});
