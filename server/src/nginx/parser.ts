@@ -190,11 +190,11 @@ function tokenize(text: string, from = 0): Lexed {
    * Words ended by something else than `;` or `{`: their token carries their Directive to the
    * parser. A run's token is made when the run ends (nothing else can come between its first
    * word and its end), with its final type and payload: V8 optimizes the tokenizer for tokens
-   * whose fields never change after they are made.
+   * whose fields never change after they are made. The simple statements before it go first.
    */
   const endRun = (): void => {
+    flush();
     if (runName) {
-      flush();
       const args = runArgs.slice();
       tokens.push(tok(WordsTok, runName.raw, runName.start, new DirectiveNode(runName, args, undefined, (args.length ? args[args.length - 1] : runName).end)));
     }
@@ -247,7 +247,6 @@ function tokenize(text: string, from = 0): Lexed {
       }
       const raw = runName !== undefined;
       endRun();
-      flush();
       if (raw) {
         const r = scanLuaBody(text, i);
         tokens.push(tok(RawBody, text.slice(i, r.end), i, r.closed));
@@ -260,7 +259,6 @@ function tokenize(text: string, from = 0): Lexed {
     }
     if (c === RBRACE_CC) {
       endRun();
-      flush();
       tokens.push(tok(RBrace, '}', i, undefined));
       i++;
       continue;
@@ -342,7 +340,6 @@ function tokenize(text: string, from = 0): Lexed {
     }
   }
   endRun();
-  flush();
   return { tokens, comments, errors };
 }
 

@@ -514,19 +514,16 @@ function headerLevel(n: Node): Level {
 }
 
 /** Edits that add HTTP/1.1 and an empty Connection header where `proxy_pass` node `n` needs them. */
-function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit[]; missing: string[] } {
+function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): FixEdit[] {
   const owner = n.up.d;
-  const missing: string[] = [];
   const edits: FixEdit[] = [];
   const version = lastEffective(n.up, 'proxy_http_version');
   const lines: string[] = [];
   if (firstArg(version) !== '1.1') {
-    missing.push('proxy_http_version 1.1');
     if (version && version.args[0]) edits.push(replace(version.args[0].start, version.args[0].end, '1.1'));
     else lines.push('proxy_http_version 1.1;');
   }
   if (!setsConnection(n.up)) {
-    missing.push('proxy_set_header Connection ""');
     const level = headerLevel(n);
     const existing = level.d ? at(level, 'proxy_set_header') : EMPTY;
     if (existing.length && level.d !== owner) {
@@ -536,7 +533,7 @@ function keepaliveHeaderEdits(ctx: NginxCheckContext, n: Node): { edits: FixEdit
     } else lines.push('proxy_set_header Connection "";');
   }
   if (lines.length) edits.push(insertAfter(ctx, n.d, lines, owner));
-  return { edits, missing };
+  return edits;
 }
 
 /** `proxy_set_header Connection ...` (any case; a lower-cased word of another length never reads "connection"). */
@@ -578,7 +575,7 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     // the upstream's own includes and the top level's (not the http block's)
     if (!ka && !includesIn(children) && !includesIn(at(ctx.top, 'include'))) {
       const edits: FixEdit[] = [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])];
-      for (const u of users) edits.push(...keepaliveHeaderEdits(ctx, u).edits);
+      for (const u of users) edits.push(...keepaliveHeaderEdits(ctx, u));
       add(ctx, 'nginx/upstream-keepalive', up.d.args[0], `Upstream "${name}" keeps no idle connections: every request opens a new connection to the backend. Add \`keepalive\` (and HTTP/1.1 where it is used).`, {
         fixes: [{ title: `Add keepalive 64 to upstream ${name}`, safe: false, edits: dedupeEdits(edits) }],
       });
@@ -602,7 +599,7 @@ function checkUpstreams(ctx: NginxCheckContext): void {
       if (http11 && connection) continue;
       const missing = http11 ? ['proxy_set_header Connection ""'] : connection ? ['proxy_http_version 1.1'] : ['proxy_http_version 1.1', 'proxy_set_header Connection ""'];
       add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
-        fixes: () => [{ title: 'Add the keep-alive lines', safe: true, edits: keepaliveHeaderEdits(ctx, u).edits }],
+        fixes: () => [{ title: 'Add the keep-alive lines', safe: true, edits: keepaliveHeaderEdits(ctx, u) }],
       });
     }
   }
@@ -637,7 +634,7 @@ function checkLiteralProxyPass(ctx: NginxCheckContext, n: Node, t: ProxyTarget):
     if (ctx.upstreams.has(name)) return;
     edits.push(anchor ? insertLinesBefore(ctx.text, anchor.start, block, indentAt(ctx.text, anchor.start)) : insertAtBlockEnd(ctx, http, block));
     edits.push(replace(t.word.start, t.word.end, quoteLike(t.word, `${t.scheme}://${name}${t.rest}`)));
-    edits.push(...keepaliveHeaderEdits(ctx, n).edits);
+    edits.push(...keepaliveHeaderEdits(ctx, n));
     fixes.push({ title: `Create upstream ${name} with keepalive`, safe: false, edits });
   }
   add(ctx, 'nginx/proxy-pass-no-upstream', t.word, `proxy_pass to ${host} without an upstream block: nginx opens a new backend connection for every request (no keep-alive before 1.29.7).`, { fixes });
