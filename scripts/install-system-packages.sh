@@ -14,6 +14,11 @@ fi
 # --- system packages -------------------------------------------------------------------------
 packages=(
   nginx haproxy haproxy-doc neovim chromium ripgrep libkrb5-dev wrk nghttp2-client openssl
+  # the host nginx's own stream/mail modules and the other Debian modules the corpus uses
+  libnginx-mod-stream libnginx-mod-mail libnginx-mod-http-geoip libnginx-mod-http-image-filter
+  libnginx-mod-http-xslt-filter
+  # the version matrix's roots (scripts/provision-matrix.sh), the sandbox, the adversarial suite
+  debootstrap bubblewrap strace
   # code-server's native modules (node-pty, kerberos, argon2) build from source offline
   build-essential python3 pkg-config
   git ca-certificates curl tar gzip procps

@@ -5,4 +5,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install-system-packages.sh
+bash scripts/provision-matrix.sh
 npm ci --no-audit --no-fund

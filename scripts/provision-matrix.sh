@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# Provisions the version matrix: the nginx and HAProxy binaries the tests and the product judge
+# configs with (docs/architecture.md, "The version matrix").
+#   - bookworm: the host's own nginx 1.22.1 / HAProxy 2.6.12 (scripts/install-system-packages.sh
+#     installs them with Debian's stream, mail, geoip, image-filter and xslt modules);
+#   - trixie (nginx 1.26.x, HAProxy 3.0.x) and sid (nginx 1.30.x, HAProxy 3.2.x, python3-locust)
+#     as minimal Debian roots made by debootstrap in $PROXY_TUNER_MATRIX_DIR (default: the
+#     git-ignored .matrix/ of the repo), skipped when already there.
+# Then writes $DIR/binaries.json, the one registry of binaries (read by host/matrix code and the
+# tests), and a launcher per binary in $DIR/bin/ that runs a root's binary through the root's own
+# loader and libraries, so it can be used wherever a binary path is asked for.
+# Needs root (debootstrap). Called by scripts/setup.sh and so by .ci/run.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo="$(pwd)"
+dir="${PROXY_TUNER_MATRIX_DIR:-$repo/.matrix}"
+started=$(date +%s)
+say() { printf '\n=== [matrix +%ss] %s\n' "$(( $(date +%s) - started ))" "$*"; }
+
+if [[ "${PROXY_TUNER_NO_MATRIX:-}" == 1 ]]; then
+  say "PROXY_TUNER_NO_MATRIX=1: no version matrix provisioned"
+  exit 0
+fi
+if [[ $(id -u) -ne 0 ]]; then
+  echo "scripts/provision-matrix.sh needs root (debootstrap); run it with sudo" >&2
+  exit 1
+fi
+command -v debootstrap >/dev/null || { echo "debootstrap is missing (scripts/install-system-packages.sh installs it)" >&2; exit 1; }
+
+# The Debian archive apt already uses on this machine (never a host written into this script).
+mirror=""
+if [[ -r /etc/apt/sources.list.d/debian.sources ]]; then
+  mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
+fi
+if [[ -z "$mirror" && -r /etc/apt/sources.list ]]; then
+  mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list)
+fi
+[[ -n "$mirror" ]] || { echo "no Debian archive found in apt's sources" >&2; exit 1; }
+
+# Debian's nginx module packages the corpus uses, in every root.
+modules=libnginx-mod-stream,libnginx-mod-mail,libnginx-mod-http-geoip,libnginx-mod-http-image-filter,libnginx-mod-http-xslt-filter
+declare -A extra=( [trixie]="" [sid]=",python3-locust" )
+
+mkdir -p "$dir"
+pids=()
+for suite in trixie sid; do
+  root="$dir/$suite"
+  if [[ -e "$root/.provisioned" ]]; then
+    say "$suite root already at $root"
+    continue
+  fi
+  (
+    rm -rf "$root.tmp"
+    for attempt in 1 2 3; do
+      if debootstrap --variant=minbase --include="nginx,haproxy,$modules${extra[$suite]}" \
+          "$suite" "$root.tmp" "$mirror" >"$dir/$suite.debootstrap.out" 2>&1; then
+        rm -rf "$root"
+        mv "$root.tmp" "$root"
+        date -u +%FT%TZ >"$root/.provisioned"
+        exit 0
+      fi
+      echo "debootstrap $suite failed (attempt $attempt); last lines:" >&2
+      tail -n 5 "$dir/$suite.debootstrap.out" >&2
+      rm -rf "$root.tmp"
+      sleep $(( attempt * 5 ))
+    done
+    exit 1
+  ) &
+  pids+=($!)
+  say "debootstrap $suite into $root (background, pid $!)"
+done
+for p in "${pids[@]}"; do wait "$p"; done
+
+# --- launchers and the registry ------------------------------------------------------------
+mkdir -p "$dir/bin"
+launcher() { # launcher NAME ROOT BINARY
+  local name=$1 root=$2 bin=$3
+  cat >"$dir/bin/$name" <<EOF
+#!/bin/sh
+# Runs $root$bin through its own root's loader and libraries (scripts/provision-matrix.sh).
+exec "$root/lib64/ld-linux-x86-64.so.2" --library-path "$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu" "$root$bin" "\$@"
+EOF
+  chmod 755 "$dir/bin/$name"
+}
+version_of() { # version_of nginx|haproxy COMMAND...
+  local product=$1; shift
+  if [[ $product == nginx ]]; then
+    "$@" -v 2>&1 | sed -n 's|^nginx version: nginx/\([0-9.]*\).*|\1|p'
+  else
+    "$@" -v 2>&1 | sed -n 's|^HAProxy version \([0-9][0-9.]*\).*|\1|p'
+  fi
+}
+
+entries=()
+add_entry() { # add_entry product version suite root path
+  entries+=("$(printf '{"product":"%s","version":"%s","suite":"%s","root":"%s","path":"%s","modulesDir":"%s","confDir":"%s"}' \
+    "$1" "$2" "$3" "$4" "$5" "$4/usr/lib/nginx/modules" "$4/etc/$1")")
+}
+for product in nginx haproxy; do
+  if command -v "$product" >/dev/null; then
+    v=$(version_of "$product" "$(command -v "$product")")
+    [[ -n "$v" ]] && add_entry "$product" "$v" bookworm "" "$(command -v "$product")"
+  fi
+  for suite in trixie sid; do
+    root="$dir/$suite"
+    [[ -x "$root/usr/sbin/$product" ]] || continue
+    v=$(version_of "$product" "$root/lib64/ld-linux-x86-64.so.2" --library-path "$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu" "$root/usr/sbin/$product")
+    [[ -n "$v" ]] || continue
+    launcher "$product-$v" "$root" "/usr/sbin/$product"
+    add_entry "$product" "$v" "$suite" "$root" "$dir/bin/$product-$v"
+  done
+done
+{
+  echo '{'
+  echo '  "generated": "scripts/provision-matrix.sh; do not edit",'
+  echo '  "binaries": ['
+  for i in "${!entries[@]}"; do
+    sep=','; [[ $i -eq $(( ${#entries[@]} - 1 )) ]] && sep=''
+    echo "    ${entries[$i]}$sep"
+  done
+  echo '  ]'
+  echo '}'
+} >"$dir/binaries.json.tmp"
+mv "$dir/binaries.json.tmp" "$dir/binaries.json"
+say "registry $dir/binaries.json:"
+cat "$dir/binaries.json"
