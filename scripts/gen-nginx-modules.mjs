@@ -11,7 +11,7 @@
 // sources are read with `git show` and never copied anywhere. The module list below (package,
 // `.so`, repository, documentation, what Debian makes it depend on) is ours.
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -201,6 +201,8 @@ if (!src) {
   console.error('usage: node scripts/gen-nginx-modules.mjs SRC_DIR (owner+name/repo git directories)');
   process.exit(2);
 }
+// the suites' gaps scripts/probe-nginx-modules.ts recorded are kept
+const previous = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : { modules: {} };
 const out = { generated: 'scripts/gen-nginx-modules.mjs from the modules\' own ngx_command_t tables; do not edit', modules: {}, directives: {} };
 let problems = 0;
 for (const spec of MODULES) {
@@ -222,6 +224,7 @@ for (const spec of MODULES) {
     doc: spec.doc ?? `https://github.com/${spec.repo}#readme`,
     source: { repo: `https://github.com/${spec.repo}`, commit, files },
   };
+  if (previous.modules?.[spec.so]?.missingIn) out.modules[spec.so].missingIn = previous.modules[spec.so].missingIn;
   for (const r of rows) {
     const { name, file: _f, cmodule: _c, ...facts } = r;
     if (facts.unknownFlags) {

@@ -170,3 +170,13 @@ test('diagnose helper: a fragment with a third-party directive in the wrong cont
   const { diags } = diagnose('more_set_headers "X: 1";\n', {}, 'upstream');
   assert.deepEqual(diags.map((d) => d.code), ['nginx/not-allowed-here']);
 });
+
+test('every load_module line seen and known: a name no module defines is unknown, with the "did you mean" of the loaded ones', () => {
+  const text = 'load_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\nevents {}\nhttp { lua_shared_dic cache 1m; }\n';
+  const [f] = validateFile(parseNginx(text));
+  assert.equal(f.ruleId, 'nginx/unknown-directive');
+  assert.equal(f.message, 'unknown directive "lua_shared_dic"; did you mean "lua_shared_dict"?');
+  // a .so we know nothing of may define anything: the name keeps the information note
+  const custom = text.replace('ngx_http_lua_module', 'ngx_http_custom_module');
+  assert.deepEqual(validateFile(parseNginx(custom)).map((x) => x.ruleId), ['nginx/third-party-directive']);
+});

@@ -23,6 +23,8 @@ export interface LoadableModule {
   requires: string[];
   doc: string;
   source?: { repo: string; commit: string; files: string[] };
+  /** Directives the build a Debian suite packages lacks (an older release than the source read), by suite. */
+  missingIn?: Record<string, string[]>;
 }
 
 interface RawModuleRow {
@@ -60,9 +62,13 @@ export function addLoadableModules(map: Map<string, DirectiveVariant[]>): void {
     for (const r of rows) {
       const core = list.filter((v) => v.load === r.so && !v.thirdParty);
       if (core.length) {
-        // the reference's syntax line can be looser than the command table nginx checks with
-        // (`js_fetch_protocols [TLSv1] ...` reads as 0-4 arguments; the table says 1 or more)
-        if (!r.counts) for (const v of core) if (v.min < r.min) v.min = r.min;
+        // argument counts are the command table's, which nginx checks with: the reference's syntax
+        // line reads `js_fetch_protocols [TLSv1] ...` as 0-4 arguments (the table: 1 or more) and
+        // `js_import module.js | export_name from module.js` as 1 (the table: 1 or 3)
+        for (const v of core) {
+          v.min = r.min;
+          v.max = r.max;
+        }
         continue;
       }
       // TAKE13-like tables (1 or 3 arguments, not 2): one variant per count
@@ -208,12 +214,30 @@ export function describeModule(so: string): string {
 }
 
 /** Hover facts of a loadable module's directive: the module, how to load it, where it is packaged. */
-export function loadableFacts(v: Pick<DirectiveVariant, 'load' | 'thirdParty' | 'min' | 'max'>): string[] {
+export function loadableFacts(v: Pick<DirectiveVariant, 'load' | 'thirdParty' | 'min' | 'max' | 'name'>): string[] {
   if (!v.load) return [];
   const m = LOADABLE_MODULES.get(v.load);
   const out: string[] = [];
   if (m && v.thirdParty) out.push(`**Third-party module:** [${m.title}](${m.doc})`);
   if (v.thirdParty) out.push(`**Arguments:** ${v.max < 0 ? `${v.min} or more` : v.min === v.max ? `${v.min}` : `${v.min} to ${v.max}`}`);
   out.push(`**Load with:** \`load_module modules/${v.load}.so;\`${m ? ` (Debian: \`${m.package}\`, which enables it in modules-enabled)` : ''}`);
+  const missing = Object.entries(m?.missingIn ?? {}).filter(([, names]) => names.includes(v.name)).map(([suite]) => suite);
+  if (missing.length) out.push(`**Not in Debian's package for:** ${missing.join(', ')} (an older release of the module)`);
   return out;
+}
+
+let standardModules: Set<string> | undefined;
+
+/**
+ * Whether every module a load state loads is one whose directives the tables hold (a third-party
+ * module of modules.json, or a standard module): then a name none of them defines is unknown to
+ * nginx. A `.so` of some other module (built by hand) may define anything.
+ */
+export function allLoadedKnown(s: ModuleLoadState, coreModules: () => Iterable<string> = () => []): boolean {
+  if (!standardModules) {
+    standardModules = new Set(['ngx_stream_module', 'ngx_mail_module', 'ngx_http_xslt_filter_module', 'ngx_http_image_filter_module']);
+    for (const m of coreModules()) standardModules.add(m);
+  }
+  for (const so of s.loaded) if (!LOADABLE_MODULES.has(so) && !standardModules.has(so)) return false;
+  return true;
 }

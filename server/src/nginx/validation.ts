@@ -19,7 +19,7 @@ import {
   type DirectiveVariant,
   type ValueType,
 } from './data';
-import { describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
+import { allLoadedKnown, describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
 
 const DOC = 'https://nginx.org/en/docs/';
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
@@ -42,7 +42,7 @@ export const NGINX_RULES: RuleMeta[] = [
   rule('unknown-variable', 'correctness', 'error', 'Unknown variable', 'nginx refuses a config that uses a variable no module or `set`/`map`/`geo` defines.', 'https://nginx.org/en/docs/varindex.html'),
   rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
   rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
-  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a module that is not part of nginx (often packaged by distributions); it works only when that module is loaded.'),
+  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a loadable module (a third-party one packaged by distributions, or njs) that works only when a `load_module` line loads it, and not all of the configuration\'s `load_module` lines can be seen from here (a fragment whose main file is not open, an `include` in the main context this machine cannot read). Where they can be seen, a directive of a module not loaded is an unknown directive, as for nginx.'),
   rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
   rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
   rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
@@ -778,8 +778,13 @@ class ListenTable {
   }
 }
 
+function* coreModuleNames(): Iterable<string> {
+  for (const list of DIRECTIVES.values()) for (const v of list) yield v.module;
+}
+
 function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
-  const tp = thirdPartyModule(d.name);
+  // with every load_module line seen and each naming a module we know, nothing else can define it
+  const tp = c.modules.unknown || !allLoadedKnown(c.modules, coreModuleNames) ? thirdPartyModule(d.name) : undefined;
   if (tp) {
     c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
     return;
