@@ -17,6 +17,15 @@ packages=(
   # the host nginx's own stream/mail modules and the other Debian modules the corpus uses
   libnginx-mod-stream libnginx-mod-mail libnginx-mod-http-geoip libnginx-mod-http-image-filter
   libnginx-mod-http-xslt-filter
+  # Debian's third-party nginx modules (server/src/nginx/data/modules.json; test/modules/ checks
+  # their facts against the binary with each loaded)
+  libnginx-mod-http-auth-pam libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static
+  libnginx-mod-http-cache-purge libnginx-mod-http-dav-ext libnginx-mod-http-echo
+  libnginx-mod-http-fancyindex libnginx-mod-http-geoip2 libnginx-mod-http-headers-more-filter
+  libnginx-mod-http-js libnginx-mod-http-lua libnginx-mod-http-memc libnginx-mod-http-modsecurity
+  libnginx-mod-http-ndk libnginx-mod-http-set-misc libnginx-mod-http-srcache-filter
+  libnginx-mod-http-subs-filter libnginx-mod-http-uploadprogress libnginx-mod-http-upstream-fair
+  libnginx-mod-nchan libnginx-mod-rtmp libnginx-mod-stream-geoip2 libnginx-mod-stream-js
   # the version matrix's roots (scripts/provision-matrix.sh), the sandbox, the adversarial suite
   debootstrap bubblewrap strace
   # code-server's native modules (node-pty, kerberos, argon2) build from source offline

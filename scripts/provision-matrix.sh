@@ -2,10 +2,12 @@
 # Provisions the version matrix: the nginx and HAProxy binaries the tests and the product judge
 # configs with (docs/architecture.md, "The version matrix").
 #   - bookworm: the host's own nginx 1.22.1 / HAProxy 2.6.12 (scripts/install-system-packages.sh
-#     installs them with Debian's stream, mail, geoip, image-filter and xslt modules);
+#     installs them with Debian's stream, mail, geoip, image-filter and xslt modules and the
+#     third-party libnginx-mod-* modules);
 #   - trixie (nginx 1.26.x, HAProxy 3.0.x) and sid (nginx 1.30.x, HAProxy 3.2.x, python3-locust)
 #     as minimal Debian roots made by debootstrap in $PROXY_TUNER_MATRIX_DIR (default: the
-#     git-ignored .matrix/ of the repo), skipped when already there.
+#     git-ignored .matrix/ of the repo), skipped when already there; the third-party nginx
+#     modules each suite packages are installed into a root where missing.
 # Then writes $DIR/binaries.json, the one registry of binaries (read by host/matrix code and the
 # tests), and a launcher per binary in $DIR/bin/ that runs a root's binary through the root's own
 # loader and libraries, so it can be used wherever a binary path is asked for.
@@ -40,6 +42,18 @@ fi
 # Debian's nginx module packages the corpus uses, in every root.
 modules=libnginx-mod-stream,libnginx-mod-mail,libnginx-mod-http-geoip,libnginx-mod-http-image-filter,libnginx-mod-http-xslt-filter
 declare -A extra=( [trixie]="" [sid]=",python3-locust" )
+# Debian's third-party nginx modules (libnginx-mod-*) each suite packages: installed into every
+# root, fresh or already provisioned (see install_third_party below). The host's (bookworm's)
+# list is in scripts/install-system-packages.sh.
+third_party="libnginx-mod-http-auth-pam libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static
+  libnginx-mod-http-cache-purge libnginx-mod-http-dav-ext libnginx-mod-http-echo libnginx-mod-http-fancyindex
+  libnginx-mod-http-geoip2 libnginx-mod-http-headers-more-filter libnginx-mod-http-js libnginx-mod-http-lua
+  libnginx-mod-http-memc libnginx-mod-http-modsecurity libnginx-mod-http-ndk libnginx-mod-http-set-misc
+  libnginx-mod-http-srcache-filter libnginx-mod-http-subs-filter libnginx-mod-http-uploadprogress
+  libnginx-mod-http-upstream-fair libnginx-mod-nchan libnginx-mod-rtmp libnginx-mod-stream-geoip2
+  libnginx-mod-stream-js libnginx-mod-http-auth-spnego libnginx-mod-http-push-stream"
+declare -A third_party_extra=( [trixie]="" [sid]="libnginx-mod-http-auth-jwt libnginx-mod-http-eval
+  libnginx-mod-http-hmac-secure-link libnginx-mod-http-xss libnginx-mod-http-zstd-filter libnginx-mod-http-zstd-static" )
 
 mkdir -p "$dir"
 pids=()
@@ -70,6 +84,36 @@ for suite in trixie sid; do
   say "debootstrap $suite into $root (background, pid $!)"
 done
 for p in "${pids[@]}"; do wait "$p"; done
+
+# --- third-party nginx modules: installed into each root where missing (idempotent) ---------
+install_third_party() { # install_third_party SUITE
+  local suite=$1 root="$dir/$1" missing=() p
+  [[ -x "$root/usr/sbin/nginx" ]] || return 0
+  for p in $third_party ${third_party_extra[$suite]}; do
+    chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [[ ${#missing[@]} -gt 0 ]] || { say "$suite root has its third-party nginx modules"; return 0; }
+  say "$suite root: apt-get install ${missing[*]}"
+  local mounted=0 own_policy=0 rc=0
+  if ! mountpoint -q "$root/proc"; then mount -t proc proc "$root/proc" && mounted=1; fi
+  if [[ ! -e "$root/usr/sbin/policy-rc.d" ]]; then
+    printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"; chmod 755 "$root/usr/sbin/policy-rc.d"; own_policy=1
+  fi
+  # a root debootstrap left with a package unconfigured (sid's python3-zmq lacked python3-cffi-backend)
+  # makes apt refuse every install until its dependencies are completed
+  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -f --no-install-recommends >"$dir/$suite.modules.out" 2>&1 || true
+  chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -f --no-install-recommends "${missing[@]}" >>"$dir/$suite.modules.out" 2>&1 \
+    || { chroot "$root" apt-get -o Acquire::Check-Valid-Until=false update >>"$dir/$suite.modules.out" 2>&1 \
+         && chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -f --no-install-recommends "${missing[@]}" >>"$dir/$suite.modules.out" 2>&1; } || rc=$?
+  [[ $own_policy == 1 ]] && rm -f "$root/usr/sbin/policy-rc.d"
+  [[ $mounted == 1 ]] && umount "$root/proc"
+  if [[ $rc -ne 0 ]]; then
+    echo "installing the third-party nginx modules into $root failed; last lines:" >&2
+    tail -n 5 "$dir/$suite.modules.out" >&2
+    return 1
+  fi
+}
+for suite in trixie sid; do install_third_party "$suite"; done
 
 # --- launchers and the registry ------------------------------------------------------------
 mkdir -p "$dir/bin"

@@ -147,9 +147,16 @@ test('version-aware: removed directives', () => {
   assert.deepEqual(diagnose(wrap('  server { ssl on; }'), { nginxVersion: '1.14.0' }).diags, []);
 });
 
-test('third-party (distribution-packaged) modules are information, never unknown', () => {
-  const { diags } = diagnose(wrap('  server { location / { more_set_headers "X: 1"; content_by_lua_block { ngx.say("}") } echo hi; } }'));
-  assert.deepEqual(diags.map((d) => [d.code, d.severity]), [
+test('third-party modules: unknown where the config does not load them, a note where it cannot be seen (test/nginx/modules.test.ts has the rest)', () => {
+  const body = '  server { location / { more_set_headers "X: 1"; content_by_lua_block { ngx.say("}") } echo hi; } }';
+  // a whole configuration that loads none of them: nginx stops at the first
+  assert.deepEqual(diagnose(wrap(body)).diags.map((d) => [d.code, d.severity]), [
+    ['nginx/unknown-directive', 1],
+    ['nginx/unknown-directive', 1],
+    ['nginx/unknown-directive', 1],
+  ]);
+  // a fragment (its main file is not known): one information note per module, arguments checked
+  assert.deepEqual(diagnose(body.trim(), {}, 'http').diags.map((d) => [d.code, d.severity]), [
     ['nginx/third-party-directive', 3],
     ['nginx/third-party-directive', 3],
     ['nginx/third-party-directive', 3],

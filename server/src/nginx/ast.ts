@@ -238,7 +238,15 @@ export function childContext(ctx: string, name: string): string {
   if (ENTRY_BLOCKS.has(name)) return name;
   switch (ctx) {
     case 'main':
-      if (name === 'http' || name === 'stream' || name === 'mail' || name === 'events' || name === 'mgmt') return name;
+      if (name === 'http' || name === 'stream' || name === 'mail' || name === 'events' || name === 'mgmt' || name === 'rtmp') return name;
+      break;
+    // the third-party RTMP module's blocks (its directives are in data/modules.json)
+    case 'rtmp':
+      if (name === 'server') return 'rtmp/server';
+      break;
+    case 'rtmp/server':
+    case 'rtmp/application':
+      if (name === 'application') return 'rtmp/application';
       break;
     case 'http':
       if (name === 'server' || name === 'upstream' || name === 'acme_issuer' || name === 'oidc_provider') return name;

@@ -4,6 +4,7 @@ import directivesJson from './data/directives.json';
 import variablesJson from './data/variables.json';
 import overridesJson from './data/overrides.json';
 import { compareVersions } from '../service/version';
+import { addLoadableModules, loadableDocUrl } from './modules';
 
 export type ValueType = 'size' | 'time' | 'number';
 
@@ -43,6 +44,10 @@ export interface DirectiveVariant {
   duplicate?: boolean;
   /** A binary of this version was seen to accept it despite `since` (a distribution backport). */
   knownIn?: string;
+  /** The `.so` (base name) nginx must load for it: a loadable module's directive (see modules.ts). */
+  load?: string;
+  /** From a third-party module's command table (data/modules.json) rather than nginx's reference. */
+  thirdParty?: boolean;
 }
 
 export interface VariableInfo {
@@ -145,6 +150,7 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
     }
     map.set(name, list);
   }
+  addLoadableModules(map);
   return map;
 })();
 
@@ -208,7 +214,9 @@ export function deprecation(key: string, target: string | undefined, v?: Directi
   return d;
 }
 
-export function docUrl(v: Pick<DirectiveVariant, 'module' | 'name'>): string {
+export function docUrl(v: Pick<DirectiveVariant, 'module' | 'name' | 'load' | 'thirdParty'>): string {
+  const own = loadableDocUrl(v);
+  if (own) return own;
   if (v.module === 'Core functionality') return `https://nginx.org/en/docs/ngx_core_module.html#${v.name}`;
   const dir = v.module.startsWith('ngx_stream_') ? 'stream/' : v.module.startsWith('ngx_mail_') ? 'mail/' : v.module.startsWith('ngx_http_') ? 'http/' : '';
   return `https://nginx.org/en/docs/${dir}${v.module}.html#${v.name}`;

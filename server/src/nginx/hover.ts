@@ -7,6 +7,7 @@ import type { NginxFile } from './ast';
 import { blockContext, findNodeAt, variablesIn } from './ast';
 import { DIRECTIVES, docUrl, lookupVariable, thirdPartyModule, type DirectiveVariant } from './data';
 import { directiveReference, variableReference } from './reference';
+import { loadableFacts } from './modules';
 import { collectDefinedVariables, inferContext } from './validation';
 
 function stripMarkdownSyntax(s: string): string {
@@ -26,6 +27,7 @@ export function directiveMarkdown(name: string, variants: DirectiveVariant[]): s
     if (v.since) facts.push(`**Appeared in:** ${v.since}`);
     if (v.deprecated) facts.push(`**Obsolete since:** ${v.deprecated.since}${v.deprecated.use ? ` (use \`${v.deprecated.use}\`)` : ''}`);
     if (v.until) facts.push(`**Removed in:** ${v.until}`);
+    facts.push(...loadableFacts(v));
     lines.push(facts.join('  \n'));
     if (ref?.description) lines.push('', ref.description);
     parts.push(lines.join('\n'));

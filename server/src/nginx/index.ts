@@ -1,7 +1,7 @@
 // The nginx language module: parser, validation, completion, hover (see types.ts).
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { LanguageModule, ServiceSettings } from '../service/types';
+import type { LanguageModule, ServiceSettings, UnitFacts } from '../service/types';
 import type { NginxFile } from './ast';
 import { parseNginx, reparseNginx } from './parser';
 import { inferContext, nginxRules, validateFile } from './validation';
@@ -20,9 +20,9 @@ export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validatio
  * `stream`, `stream/server`...); without one, the context is inferred from the top-level
  * directives (a `sites-enabled` file holding `server {}` blocks is judged as `http`).
  */
-export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
+export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string, unit?: UnitFacts): Diagnostic[] {
   try {
-    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast) });
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast), modules: unit?.nginxModules, hostModules: () => settings.nginxModules });
     return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return [];
@@ -41,7 +41,7 @@ export const nginxModule: LanguageModule<NginxFile> = {
   selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),
   format: (doc, ast, range, options) => formatNginx(doc, ast, range, options),
   navEntities: (_doc, ast) => nginxNavEntities(ast),
-  validateInContext: (doc, ast, settings, context) => validateInContext(doc, ast, settings, context),
+  validateInContext: (doc, ast, settings, context, unit) => validateInContext(doc, ast, settings, context, unit),
   definition(doc, ast, pos) {
     const defs = definitionsInFile(nginxNavEntities(ast), doc.offsetAt(pos));
     return defs.length ? defs.map((d) => ({ uri: doc.uri, range: { start: doc.positionAt(d.start), end: doc.positionAt(d.end) } })) : null;

@@ -19,6 +19,7 @@ import {
   type DirectiveVariant,
   type ValueType,
 } from './data';
+import { allLoadedKnown, describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
 
 const DOC = 'https://nginx.org/en/docs/';
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
@@ -41,7 +42,7 @@ export const NGINX_RULES: RuleMeta[] = [
   rule('unknown-variable', 'correctness', 'error', 'Unknown variable', 'nginx refuses a config that uses a variable no module or `set`/`map`/`geo` defines.', 'https://nginx.org/en/docs/varindex.html'),
   rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
   rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
-  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a module that is not part of nginx (often packaged by distributions); it works only when that module is loaded.'),
+  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a loadable module (a third-party one packaged by distributions, or njs) that works only when a `load_module` line loads it, and not all of the configuration\'s `load_module` lines can be seen from here (a fragment whose main file is not open, an `include` in the main context this machine cannot read). Where they can be seen, a directive of a module not loaded is an unknown directive, as for nginx.'),
   rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
   rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
   rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
@@ -56,6 +57,13 @@ export interface ValidateOptions {
   version?: string;
   /** Context the file is included in; `main` for a whole configuration. */
   context?: string;
+  /**
+   * Which loadable modules (third-party, njs) the configuration loads; without it, the file's own
+   * `load_module` lines (a fragment, or a main file with an `include` in the main context: any).
+   */
+  modules?: ModuleLoadState;
+  /** This machine's nginx modules, asked only for a directive whose module is not loaded (the load_module fix). */
+  hostModules?: () => ModuleHostFacts | undefined;
 }
 
 const SIZE_RE = /^\d+[kKmMgG]?$/;
@@ -215,6 +223,11 @@ interface Ctx {
   tables: Map<string, Map<string, Resolved>>;
   /** Raw words with variables already found to need no report in this run (`$host` is everywhere). */
   cleanWords: Set<string>;
+  file: NginxFile;
+  modules: ModuleLoadState;
+  hostModules?: () => ModuleHostFacts | undefined;
+  /** Loadable modules already noted as maybe not loaded in this run (once per module and file). */
+  notedModules?: Set<string>;
 }
 
 function fmtTarget(v: string | undefined): string {
@@ -240,18 +253,24 @@ interface Resolved {
   wantsPlain: boolean;
   /** See definitionKind. */
   defines: number;
+  /** The name is known only to loadable modules this configuration does not load: their `.so` names. */
+  notLoaded?: string[];
+  /** Every usable variant here is of a loadable module that may or may not be loaded (the load state is unknown). */
+  maybeLoaded?: string;
 }
 
 const NO_VARIANTS: DirectiveVariant[] = [];
 
-/** version -> context -> name -> Resolved; pure functions of the data, shared by every run. */
-const resolvedByVersion = new Map<string | undefined, Map<string, Map<string, Resolved>>>();
+/** version and load state -> context -> name -> Resolved; pure functions of the data, shared by every run. */
+const resolvedByVersion = new Map<string, Map<string, Map<string, Resolved>>>();
 
-function tablesFor(version: string | undefined): Map<string, Map<string, Resolved>> {
-  let t = resolvedByVersion.get(version);
+function tablesFor(version: string | undefined, modules: ModuleLoadState): Map<string, Map<string, Resolved>> {
+  // the loadable modules a configuration loads change what a name means: one table per load state
+  const key = `${version ?? ''}\0${loadStateKey(modules)}`;
+  let t = resolvedByVersion.get(key);
   if (!t) {
     if (resolvedByVersion.size >= 16) resolvedByVersion.clear();
-    resolvedByVersion.set(version, (t = new Map()));
+    resolvedByVersion.set(key, (t = new Map()));
   }
   return t;
 }
@@ -267,6 +286,21 @@ function tableFor(c: Ctx, ctx: string): Map<string, Resolved> {
 
 function allowedVariant(v: DirectiveVariant, ctx: string): boolean {
   return v.contexts.includes(ctx) || v.contexts.includes('*');
+}
+
+/** resolveDirective under a load state: variants of modules not loaded do not exist for nginx. */
+function resolveLoaded(variants: DirectiveVariant[], name: string, ctx: string, version: string | undefined, modules: ModuleLoadState): Resolved {
+  let all = variants;
+  if (variants.some((v) => v.load)) {
+    all = variants.filter((v) => variantLoaded(v, modules));
+    if (all.length === 0) {
+      const so = [...new Set(variants.map((v) => v.load!))];
+      return { inVersion: NO_VARIANTS, refusalChecksWords: false, wantsBlock: false, wantsPlain: false, defines: definitionKind(name), notLoaded: so };
+    }
+  }
+  const r = resolveDirective(all, name, ctx, version);
+  if (modules.unknown && r.inVersion.length && r.inVersion.every((v) => v.load)) r.maybeLoaded = r.inVersion[0].load;
+  return r;
 }
 
 function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, version: string | undefined): Resolved {
@@ -409,6 +443,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const findings: Finding[] = [];
   for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
   const context = opts.context ?? 'main';
+  const modules = opts.modules ?? standaloneLoadState(file, context);
   const known = definedVariables.get(file);
   const collecting = known ? undefined : new Set<string>();
   const c: Ctx = {
@@ -421,8 +456,11 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
     pendingWords: [],
     isFragment: context !== 'main',
     isMain: context === 'main',
-    tables: tablesFor(opts.version),
+    tables: tablesFor(opts.version, modules),
     cleanWords: new Set(),
+    file,
+    modules,
+    hostModules: opts.hostModules,
   };
   visitList(c, file.directives, context, undefined);
   if (collecting) {
@@ -466,7 +504,7 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
     let r = table.get(name);
     if (r === undefined) {
       const all = DIRECTIVES.get(name);
-      if (all) table.set(name, (r = resolveDirective(all, name, ctx, c.version)));
+      if (all) table.set(name, (r = resolveLoaded(all, name, ctx, c.version, c.modules)));
     }
     if (collecting) addDefinitions(collecting, d, parent, c.captures, r ? r.defines : definitionKind(name));
     const variant = checkDirective(c, d, ctx, r);
@@ -514,7 +552,8 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       if (ctx === 'http' && c.isMain && parent) checkCertificates(c, d, parent);
       if (listens) listens.addServer(c, d);
     }
-    if (d.block && !d.rawBody) {
+    // a block of a module not loaded: nginx stops at its name, its content means nothing yet
+    if (d.block && !d.rawBody && r?.notLoaded === undefined) {
       const inner = childContext(ctx, name);
       if (inner.startsWith('block:')) {
         // unknown block: its content is not ours to judge (its variables still count)
@@ -739,8 +778,13 @@ class ListenTable {
   }
 }
 
+function* coreModuleNames(): Iterable<string> {
+  for (const list of DIRECTIVES.values()) for (const v of list) yield v.module;
+}
+
 function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
-  const tp = thirdPartyModule(d.name);
+  // with every load_module line seen and each naming a module we know, nothing else can define it
+  const tp = c.modules.unknown || !allLoadedKnown(c.modules, coreModuleNames) ? thirdPartyModule(d.name) : undefined;
   if (tp) {
     c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
     return;
@@ -751,12 +795,47 @@ function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
   c.findings.push(f);
 }
 
+/**
+ * A directive only modules this configuration does not load define: nginx stops with "unknown
+ * directive" there. When the module is installed on this machine, the fix adds its `load_module`
+ * line (and those of the modules it needs) to the main file, when this file is it.
+ */
+function notLoadedDirective(c: Ctx, d: Directive, sos: string[]): void {
+  const so = sos[0];
+  const f: Finding = {
+    ruleId: 'nginx/unknown-directive',
+    start: d.nameStart,
+    end: d.nameEnd,
+    message: `unknown directive "${d.name}": it is in ${describeModule(so)}, which this configuration does not load`,
+  };
+  if (c.isMain) {
+    // only the host knows what is installed; asked once a directive needs it
+    const installed = c.hostModules?.()?.installed;
+    const need = modulesToLoad(so, c.modules);
+    if (installed && need.length && need.every((x) => installed.includes(x))) {
+      const at = loadInsertOffset(c.file);
+      const lines = need.map((x) => `load_module modules/${x}.so;`);
+      const newText = at.before ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
+      f.fixes = [{ title: `Load the module: ${lines.join(' ')}`, edits: [{ start: at.offset, end: at.offset, newText }], safe: true }];
+    }
+  }
+  c.findings.push(f);
+}
+
 /** `r`: the name's resolution in this context (undefined: no such directive). */
 function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefined): DirectiveVariant | undefined {
   const name = d.name;
   if (r === undefined) {
     unknownDirective(c, d, ctx);
     return undefined;
+  }
+  if (r.notLoaded !== undefined) {
+    notLoadedDirective(c, d, r.notLoaded);
+    return undefined;
+  }
+  if (r.maybeLoaded !== undefined && !(c.notedModules ??= new Set()).has(r.maybeLoaded)) {
+    c.notedModules.add(r.maybeLoaded);
+    c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${name}" is in ${describeModule(r.maybeLoaded)}; it works only when that module is loaded (\`load_module\` in the main configuration)` });
   }
   const words = d.args;
   const n = words.length;
@@ -981,7 +1060,7 @@ function judgePending(c: Ctx): void {
 }
 
 export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
-  const findings = validateFile(file, { version: settings.nginxVersion, context: context ?? inferContext(file) });
+  const findings = validateFile(file, { version: settings.nginxVersion, context: context ?? inferContext(file), hostModules: () => settings.nginxModules });
   return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
 }
 

@@ -4,9 +4,11 @@
 // limit says nothing about the one nginx or HAProxy gets from its service manager, so it is
 // not guessed. `PROXY_TUNER_NO_LOCAL_VERSION=1` (reproducible runs) or
 // `PROXY_TUNER_NO_HOST_FACTS=1` turn the probe off.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { HostFacts } from './types';
+import { findBinary } from './localVersions';
 
 let cached: HostFacts | undefined | null = null;
 
@@ -37,4 +39,42 @@ export function localHostFacts(): HostFacts | undefined {
   }
   cached = Object.keys(facts).length ? facts : undefined;
   return cached;
+}
+
+let modulesCached: { installed: string[] } | undefined | null = null;
+
+/** The modules folder an `nginx -V` names (`--modules-path`, else the prefix's `modules`). */
+export function modulesPathOf(nginxV: string): string | undefined {
+  const unq = (v: string | undefined) => v?.replace(/^'|'$/g, '');
+  const m = unq(/--modules-path=('[^']*'|\S+)/.exec(nginxV)?.[1]);
+  if (m) return m;
+  const prefix = unq(/--prefix=('[^']*'|\S+)/.exec(nginxV)?.[1]);
+  return prefix ? `${prefix.replace(/\/+$/, '')}/modules` : undefined;
+}
+
+/**
+ * The loadable modules installed for the local nginx (`.so` base names in its modules folder),
+ * for the quick fix that adds a `load_module` line. Undefined without a binary or when turned off
+ * (as localHostFacts). Never throws; asked once per process, and only when a directive needs it.
+ */
+export function localNginxModules(explicitPath?: string): { installed: string[] } | undefined {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1' || process.env.PROXY_TUNER_NO_HOST_FACTS === '1') return undefined;
+  if (modulesCached !== null) return modulesCached;
+  modulesCached = undefined;
+  try {
+    const bin = findBinary('nginx', explicitPath);
+    if (!bin) return undefined;
+    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const dir = modulesPathOf(`${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+    if (!dir) return undefined;
+    const installed: string[] = [];
+    for (const f of readdirSync(dir)) {
+      const m = /^(\w+)\.so$/.exec(f);
+      if (m) installed.push(m[1]);
+    }
+    modulesCached = { installed };
+  } catch {
+    modulesCached = undefined;
+  }
+  return modulesCached;
 }

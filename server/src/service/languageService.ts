@@ -242,7 +242,9 @@ export function validateInWorkspace(doc: TextDocument, lang: LanguageId, setting
   // diagnostics and the filter, not once per step
   const unit = indexed ? ws.unitOf(doc.uri) : undefined;
   const context = indexed && unit && indexed.lang === 'nginx' ? ws.contextIn(unit, indexed) : undefined;
-  const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context) : m.validate(doc, ast, settings);
+  // nginx: the modules the whole configuration loads (load_module lines in the main file or the files it includes)
+  const unitFacts = unit && context && indexed?.lang === 'nginx' ? { nginxModules: ws.nginxModuleState(unit) } : undefined;
+  const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings);
   const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
   const nav = navDiagnostics(ws, doc.uri, settings, unit);
   const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);

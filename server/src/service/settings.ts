@@ -3,7 +3,7 @@
 // the command line feeds it its flags. Anything malformed is ignored rather than trusted.
 import type { HostFacts, LanguageId, RuleSeverity, ServiceSettings } from './types';
 import { localVersion } from './localVersions';
-import { localHostFacts } from './hostFacts';
+import { localHostFacts, localNginxModules } from './hostFacts';
 
 /** The `proxyTuner` section as a client sends it (every field optional, any field may be junk). */
 export interface ProxyTunerConfig {
@@ -116,5 +116,8 @@ export function resolveSettings(
   // host-aware rules (backlog vs somaxconn, nbthread vs cores): facts of the local machine
   const host = hostProbe?.();
   if (host) settings.host = host;
+  // the local nginx's loadable modules, for the load_module quick fix: `nginx -V` runs only when a
+  // directive of a module the config does not load is met
+  if (hostProbe) lazyValue(settings, 'nginxModules', () => localNginxModules(config.nginx?.path));
   return settings;
 }

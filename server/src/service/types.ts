@@ -36,6 +36,8 @@ export interface ServiceSettings {
   /** Per-rule severity overrides, keyed by rule id. */
   rules?: Record<string, RuleSeverity>;
   host?: HostFacts;
+  /** The local nginx's loadable modules (`.so` files in its modules folder), for the load_module fix; read when first needed. */
+  nginxModules?: { installed: readonly string[]; enabled?: readonly string[] };
   /**
    * Whether diagnostics carry their quick fixes (`data.fixes`, positions resolved). Default true;
    * `check` without `--fix` shows no fixes and turns it off (on a config with thousands of
@@ -66,7 +68,13 @@ export interface LanguageModule<Ast = unknown> {
   /** Names the file defines and uses (upstreams, backends, ACLs...): cross-file definition, references, rename. */
   navEntities?(doc: TextDocument, ast: Ast): NavEntity[];
   /** Validation as if the file were read inside `context` (an nginx fragment judged where it is included). */
-  validateInContext?(doc: TextDocument, ast: Ast, settings: ServiceSettings, context: string): Diagnostic[];
+  validateInContext?(doc: TextDocument, ast: Ast, settings: ServiceSettings, context: string, unit?: UnitFacts): Diagnostic[];
+}
+
+/** What the files loaded together say about one of them (nginx: the modules its configuration loads). */
+export interface UnitFacts {
+  /** `.so` base names loaded by `load_module` lines in the main context; `unknown`: some may be loaded unseen. */
+  nginxModules?: { loaded: ReadonlySet<string>; unknown: boolean };
 }
 
 /**

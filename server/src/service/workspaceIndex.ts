@@ -27,6 +27,7 @@ import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from './t
 import { RuleRegistry, type Finding, type RuleMeta } from './rules';
 import type { NginxFile } from '../nginx/ast';
 import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../nginx/includes';
+import { soBaseName } from '../nginx/modules';
 
 export const MAX_HAPROXY_GROUP = 16;
 const MAX_UNIT_FILES = 400;
@@ -318,6 +319,33 @@ export class WorkspaceIndex {
     const file = this.get(uri);
     if (!file || file.lang !== 'nginx') return undefined;
     return this.nginxUnit(file).contexts.get(this.real(file.path));
+  }
+
+  /**
+   * The loadable nginx modules a unit's configuration loads: the `load_module` lines of its files
+   * read in the main context (Debian's modules-enabled/*.conf among them, when the include reads
+   * them here). Unknown (any may be loaded) for a fragment without its main file, or when an
+   * `include` in the main context reads nothing here (a folder this machine lacks).
+   */
+  nginxModuleState(unit: Unit): { loaded: ReadonlySet<string>; unknown: boolean } {
+    const loaded = new Set<string>();
+    if (unit.lang !== 'nginx' || !unit.complete) return { loaded, unknown: true };
+    let unknown = false;
+    const inUnit = new Set(unit.files.map((f) => this.real(f.path)));
+    const ifs = this.includeFs();
+    for (const f of unit.files) {
+      if (f.lang !== 'nginx' || this.contextIn(unit, f) !== 'main') continue;
+      for (const d of (f.ast as NginxFile).directives) {
+        if (d.entry || !d.args[0]) continue;
+        if (d.name === 'load_module') loaded.add(soBaseName(d.args[0].value));
+        else if (d.name === 'include') {
+          const v = d.args[0].value;
+          const paths = v.includes('$') || !f.path.startsWith('/') ? [] : resolveInclude(v, unit.mainDir ?? dirname(f.path), dirname(f.path), ifs);
+          if (paths.length === 0 || paths.some((p) => !inUnit.has(this.real(p)))) unknown = true;
+        }
+      }
+    }
+    return { loaded, unknown };
   }
 
   /** The context of a file of a unit (contexts are keyed by real path). */
