@@ -26,6 +26,7 @@ import {
 } from './data';
 import { actionDoc, converterDoc, declaredAcls, fetchDoc, markdown, optionDoc, sectionDoc, type DocParts } from './hover';
 import { BALANCE_ALGOS, DESCRIPTIONS, MODE_VALUES } from './overrides';
+import { snippetCompletions } from '../service/snippets';
 
 const KIND = { keyword: 14, module: 9, property: 10, function: 3, value: 12, reference: 18, enumMember: 20, variable: 6, constant: 21 } as const;
 
@@ -420,8 +421,16 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   }
 
   if (before.length === 0) {
-    if (!sec) return sectionItems(wordCtx);
-    return keywordItems(wordCtx, sec);
+    const items = sec ? keywordItems(wordCtx, sec) : sectionItems(wordCtx);
+    if (settings.completionSnippets) {
+      // section snippets on any line (a line may start a new section), body snippets in their section kinds
+      items.push(...snippetCompletions('haproxy', '', wordCtx.replace));
+      if (sec) {
+        const indent = /^[ \t]*/.exec(lineText)![0];
+        items.push(...snippetCompletions('haproxy', sec.keyword, wordCtx.replace, indent));
+      }
+    }
+    return items;
   }
   const kind = sec?.keyword;
   let k = before[0];
