@@ -73,7 +73,8 @@ export function haproxyParams(syntax: string, keywordWords: number): SyntaxParam
     const optional = raw.startsWith('[');
     const inner = optional ? raw.slice(1, -1).trim() : raw;
     const words = inner.split(/\s+/).filter(Boolean);
-    const literals: string[] = [];
+    // `[, ...]`: more addresses after a comma, never a word of its own
+    const literals: string[] = inner.startsWith(',') ? [','] : [];
     for (const w of words) {
       if (w.startsWith('<')) break;
       const lit = w.replace(/^[{(]+|[})>]+$/g, '');
@@ -115,8 +116,9 @@ export function activeParam(params: SyntaxParam[], args: string[], index: number
       // stays on a repeating parameter when nothing positional follows it
     } else {
       let q = p + 1;
-      while (q < real.length && real[q].optional && real[q].literals.length && !real[q].repeat) q++;
-      if (q >= real.length) q = real.length - 1;
+      while (q < real.length && real[q].optional && real[q].literals.length && (!real[q].repeat || real[q].literals[0] === ',')) q++;
+      // only keyword parameters left: the next one after the last filled
+      if (q >= real.length) q = Math.min(p + 1, real.length - 1);
       p = q;
       left = real[q].width - 1;
     }
