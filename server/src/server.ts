@@ -131,7 +131,7 @@ process.on('unhandledRejection', (err) => logError('unhandled rejection', err));
 // it, else taken from `initializationOptions` and later `didChangeConfiguration` pushes.
 
 let canPullConfiguration = false;
-/** The client inserts the snippets of snippets/*.json itself (the VS Code extension contributes them): completion leaves them out. */
+/** The client inserts the snippets of snippets/*.json itself (the VS Code extension contributes them), or cannot insert snippets: completion leaves them out. */
 let clientHasSnippets = false;
 let canRegisterConfigurationChange = false;
 let pushedConfig: ProxyTunerConfig = {};
@@ -413,7 +413,10 @@ connection.onInitialize(
     canPullConfiguration = workspace?.configuration === true;
     canRegisterConfigurationChange = workspace?.didChangeConfiguration?.dynamicRegistration === true;
     pushedConfig = readConfig(params.initializationOptions);
-    clientHasSnippets = (params.initializationOptions as { contributesSnippets?: unknown } | undefined)?.contributesSnippets === true;
+    // snippets as completion items: for clients that can insert them and do not bring their own
+    clientHasSnippets =
+      (params.initializationOptions as { contributesSnippets?: unknown } | undefined)?.contributesSnippets === true ||
+      params.capabilities?.textDocument?.completion?.completionItem?.snippetSupport !== true;
     void probeVersions(pushedConfig); // while the client sends the documents and its settings
     canWatchFiles = workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     inlayHintsRefresh = workspace?.inlayHint?.refreshSupport === true;
