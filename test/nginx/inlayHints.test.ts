@@ -163,6 +163,7 @@ describe('nginx inlay hints against the real binaries', { skip: !bins.length && 
         '    server {',
         `        listen 127.0.0.1:${port};`,
         '        location /up/ { proxy_pass http://up; }',
+        '        location /up2/ { proxy_pass http://up; }',
         `        location /lit/ { proxy_pass http://127.0.0.1:${backendPort}; }`,
         '    }',
         '}',
@@ -190,13 +191,19 @@ describe('nginx inlay hints against the real binaries', { skip: !bins.length && 
         for (let i = 0; i < 3; i++) assert.equal(await fetchOnce(port, `/lit/${i}`), 200);
         const litConns = new Set(seen.filter((s) => s.path.startsWith('/lit/')).map((s) => s.connection)).size;
         const versions = [...new Set(seen.map((s) => s.httpVersion))];
+        // `local`: a connection cached by one location is not reused by another
+        seen.length = 0;
+        for (const p of ['/up/a', '/up2/a', '/up/b', '/up2/b']) assert.equal(await fetchOnce(port, p), 200);
+        const byLocation = (prefix: string) => new Set(seen.filter((s) => s.path.startsWith(prefix)).map((s) => s.connection));
+        const shared = [...byLocation('/up/')].some((c) => byLocation('/up2/').has(c));
+
         const workers = childrenOf(master).length;
         assert.ok(connections > before);
 
         const h = hints(conf, { nginxVersion: bin.version });
         const label = (l: RegExp) => h.filter((x) => l.test(x.label)).map((x) => x.label);
-        // proxy_http_version: the hint on both proxy_pass lines is what the backend saw
-        assert.deepEqual(label(/^proxy_http_version/), [`proxy_http_version ${versions[0]}`, `proxy_http_version ${versions[0]}`], `backend saw HTTP/${versions.join(',')}`);
+        // proxy_http_version: the hint on each of the three proxy_pass lines is what the backend saw
+        assert.deepEqual(label(/^proxy_http_version/), Array(3).fill(`proxy_http_version ${versions[0]}`), `backend saw HTTP/${versions.join(',')}`);
         assert.equal(versions.length, 1);
         // the upstream's implicit keep-alive: hinted exactly when the three requests shared one connection
         const reused = upConns === 1;
@@ -211,6 +218,11 @@ describe('nginx inlay hints against the real binaries', { skip: !bins.length && 
         const modern = bin.version.startsWith('1.30');
         assert.equal(versions[0], modern ? '1.1' : '1.0');
         assert.equal(reused, modern);
+        if (modern) {
+          assert.equal(shared, false, 'from 1.29.7 the implicit cache is per location (`local`)');
+          assert.equal(byLocation('/up/').size, 1);
+          assert.equal(byLocation('/up2/').size, 1);
+        }
       } finally {
         if (child?.pid) {
           try {
