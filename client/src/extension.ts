@@ -45,7 +45,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const clientOptions: LanguageClientOptions = {
     documentSelector,
     synchronize: { configurationSection: 'proxyTuner' },
-    initializationOptions: { extensionVersion: String(context.extension.packageJSON.version ?? '') },
+    // contributesSnippets: package.json contributes snippets/*.json, so the server need not offer them too
+    initializationOptions: { extensionVersion: String(context.extension.packageJSON.version ?? ''), contributesSnippets: true },
   };
 
   client = new LanguageClient('proxyTuner', 'Proxy Tuner', serverOptions, clientOptions);

@@ -88,6 +88,7 @@ const parses = new service.ParseCache();
 /** The files loaded together with each open document (include trees, `.cfg` folders), read from disk when not open. */
 const wsIndex = service.createWorkspaceIndex({ open: documents });
 let canWatchFiles = false;
+let inlayHintsRefresh = false;
 
 /** Runs a handler; an exception is logged and answered with `fallback`. */
 function guard<P extends unknown[], R>(name: string, fallback: R, fn: (...args: P) => R): (...args: P) => R {
@@ -130,6 +131,8 @@ process.on('unhandledRejection', (err) => logError('unhandled rejection', err));
 // it, else taken from `initializationOptions` and later `didChangeConfiguration` pushes.
 
 let canPullConfiguration = false;
+/** The client inserts the snippets of snippets/*.json itself (the VS Code extension contributes them), or cannot insert snippets: completion leaves them out. */
+let clientHasSnippets = false;
 let canRegisterConfigurationChange = false;
 let pushedConfig: ProxyTunerConfig = {};
 const settingsByUri = new Map<string, Promise<ServiceSettings>>();
@@ -177,7 +180,9 @@ function settingsFor(uri: string): Promise<ServiceSettings> {
       if (settingsByUri.get(uri) === pending) delayByUri.set(uri, config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS);
       // the local binaries' versions (`nginx -v`, `haproxy -v`) without blocking the server
       await probeVersions(config);
-      return announce(resolveSettings(config));
+      const settings = announce(resolveSettings(config));
+      settings.completionSnippets = !clientHasSnippets;
+      return settings;
     });
     settingsByUri.set(uri, pending);
   }
@@ -408,8 +413,13 @@ connection.onInitialize(
     canPullConfiguration = workspace?.configuration === true;
     canRegisterConfigurationChange = workspace?.didChangeConfiguration?.dynamicRegistration === true;
     pushedConfig = readConfig(params.initializationOptions);
+    // snippets as completion items: for clients that can insert them and do not bring their own
+    clientHasSnippets =
+      (params.initializationOptions as { contributesSnippets?: unknown } | undefined)?.contributesSnippets === true ||
+      params.capabilities?.textDocument?.completion?.completionItem?.snippetSupport !== true;
     void probeVersions(pushedConfig); // while the client sends the documents and its settings
     canWatchFiles = workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    inlayHintsRefresh = workspace?.inlayHint?.refreshSupport === true;
     const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
     wsIndex.setRoots(folders.map((u) => service.uriToPath(u)).filter((p): p is string => !!p));
 
@@ -431,6 +441,8 @@ connection.onInitialize(
       capabilities.documentRangeFormattingProvider = true;
     }
     if (service.anySupports('definition')) capabilities.definitionProvider = true;
+    if (service.anySupports('signatureHelp')) capabilities.signatureHelpProvider = { triggerCharacters: [' '], retriggerCharacters: [' ', '\t'] };
+    if (service.anySupports('inlayHints')) capabilities.inlayHintProvider = { resolveProvider: false };
     // Navigation over the files loaded together (workspaceIndex.ts).
     capabilities.referencesProvider = true;
     capabilities.renameProvider = { prepareProvider: true };
@@ -464,6 +476,8 @@ connection.onDidChangeConfiguration(
     if (raw && typeof raw === 'object' && Object.keys(raw).length) pushedConfig = readConfig(raw);
     settingsByUri.clear();
     revalidateAll();
+    // the target version or the hints setting may have changed
+    if (inlayHintsRefresh) void connection.languages.inlayHint.refresh().catch((err: unknown) => logError('inlayHint refresh', err));
   }),
 );
 
@@ -485,6 +499,24 @@ connection.onHover(
     if (!doc) return null;
     const settings = await settingsFor(doc.uri);
     return service.hover(doc, languageOf(doc), params.position, settings, parses);
+  }),
+);
+
+connection.onSignatureHelp(
+  guardAsync('signatureHelp', null, async (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return null;
+    const settings = await settingsFor(doc.uri);
+    return service.signatureHelp(doc, languageOf(doc), params.position, settings, parses);
+  }),
+);
+
+connection.languages.inlayHint.on(
+  guardAsync('inlayHint', [], async (params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return [];
+    const settings = await settingsFor(doc.uri);
+    return service.inlayHints(doc, languageOf(doc), params.range, settings, parses);
   }),
 );
 

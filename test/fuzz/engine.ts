@@ -278,7 +278,11 @@ export function exercise(lang: LanguageId, text: string, seed: number, positions
   for (const p of odd) run('complete', () => service.complete(doc, lang, p, settings, cache));
   for (const o of offsets) run('hover', () => service.hover(doc, lang, pos(o), settings, cache));
   for (const p of odd) run('hover', () => service.hover(doc, lang, p, settings, cache));
+  for (const o of offsets) run('signatureHelp', () => service.signatureHelp(doc, lang, pos(o), settings, cache));
+  for (const p of odd) run('signatureHelp', () => service.signatureHelp(doc, lang, p, settings, cache));
+  for (const o of offsets.slice(0, 4)) run('complete', () => service.complete(doc, lang, pos(o), { ...settings, completionSnippets: true }, cache));
   const whole: Range = { start: pos(0), end: pos(text.length) };
+  run('inlayHints', () => service.inlayHints(doc, lang, whole, settings, cache));
   run('codeActions', () => service.codeActions(doc, lang, whole, diagnostics, settings, cache));
   for (const d of diagnostics.slice(0, 20)) run('codeActions', () => service.codeActions(doc, lang, d.range, [d], settings, cache));
   run('fixAllEdits', () => service.fixAllEdits(doc, lang, settings, cache));

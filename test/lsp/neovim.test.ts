@@ -52,6 +52,9 @@ describe('Neovim LSP client against dist/server.js', { skip }, () => {
       PT_HOVER_LINE: String(f.hover.position.line),
       PT_HOVER_CHAR: String(f.hover.position.character),
       PT_EDIT_LINE: String(f.fix.line),
+      // signature help: on the hovered nginx directive's first argument, at HAProxy's completion point (`balance `)
+      PT_SIG_LINE: String(f.language === 'nginx' ? f.hover.position.line : f.completion.position.line),
+      PT_SIG_CHAR: String(f.language === 'nginx' ? f.hover.position.character + 'proxy_pass '.length : f.completion.position.character),
       PT_ACTION_CODE: f.diagnostic.code,
       PT_EDIT_TEXT: f.fix.text,
       // Neovim must not read the user's config, shada or swap files.
@@ -120,6 +123,16 @@ describe('Neovim LSP client against dist/server.js', { skip }, () => {
       it('gets hover text', () => {
         assert.equal(run.result.hover.error, undefined, run.result.hover.error);
         assert.match(hoverText(run.result.hover.result), f.hover.mustMatch);
+      });
+
+      it('gets signature help with the active parameter, and inlay hints', () => {
+        assert.equal(run.result.signature.error, undefined, run.result.signature.error);
+        const r = run.result.signature.result;
+        const sig = r.signatures[r.activeSignature ?? 0];
+        const [a, b] = sig.parameters[r.activeParameter ?? 0].label;
+        assert.equal(sig.label.slice(a, b), f.language === 'nginx' ? 'URL' : '<algorithm>');
+        assert.equal(run.result.inlay_hints.error, undefined, run.result.inlay_hints.error);
+        assert.ok(Array.isArray(run.result.inlay_hints.result));
       });
 
       it('gets code actions for the diagnostic', () => {

@@ -23,7 +23,7 @@ test('directive hover: syntax, default, context, module link, description', () =
 });
 
 test('appeared-in version is shown', () => {
-  assert.match(hover('http { server { ht<|>tp2 on; } }').value, /\*\*Appeared in:\*\* 1\.25\.1/);
+  assert.match(hover('http { server { ht<|>tp2 on; } }').value, /\*\*Versions:\*\* since 1\.25\.1/);
 });
 
 test('stream and http variants: the one for the context', () => {
@@ -47,5 +47,23 @@ test('no hover on arguments, comments, unknown names', () => {
 });
 
 test('obsolete directives say since when and what replaces them', () => {
-  assert.match(hover('http { server { http2_idle_<|>timeout 1m; } }').value, /\*\*Obsolete since:\*\* 1\.19\.7 \(use `keepalive_timeout`\)/);
+  assert.match(hover('http { server { http2_idle_<|>timeout 1m; } }').value, /\*\*Versions:\*\* since 1\.9\.5; obsolete since 1\.19\.7 \(use `keepalive_timeout`\)/);
+});
+
+test('hover leads with the facts: the description is cut to its first paragraph, the rest behind the link', () => {
+  const { value } = hover('http { server { location / { proxy_pa<|>ss http://a; } } }');
+  const at = (re: RegExp) => value.search(re);
+  // syntax, default/context/versions/module, then the description, then the link
+  assert.ok(at(/proxy_pass URL;/) < at(/\*\*Context:\*\*/));
+  assert.ok(at(/\*\*Context:\*\*/) < at(/Sets the protocol and address of a proxied server/));
+  assert.ok(at(/Sets the protocol/) < at(/\[More in the nginx reference\]\(https:\/\/nginx\.org\/en\/docs\/http\/ngx_http_proxy_module\.html#proxy_pass\)/));
+  // the later paragraphs of the reference page are not in the hover
+  assert.doesNotMatch(value, /round-robin fashion/);
+  assert.doesNotMatch(value, /Parameter value can contain variables/);
+  assert.ok(value.length < 1200, `short hover: ${value.length} characters`);
+});
+
+test('removed directives say in which version', () => {
+  const v = hover('http { server { ss<|>l on; } }').value;
+  assert.match(v, /\*\*Versions:\*\*[^\n]*removed in 1\.25\.1/);
 });

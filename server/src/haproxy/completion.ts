@@ -25,7 +25,10 @@ import {
   type Versioned,
 } from './data';
 import { actionDoc, converterDoc, declaredAcls, fetchDoc, markdown, optionDoc, sectionDoc, type DocParts } from './hover';
-import { BALANCE_ALGOS, DESCRIPTIONS, MODE_VALUES } from './overrides';
+import { BALANCE_ALGOS, DESCRIPTIONS, LOG_FLAG_DESCRIPTIONS, MODE_VALUES, httpOnlyKeyword } from './overrides';
+import logFormatJson from './data/logFormat.json';
+import { compareVersions } from '../service/version';
+import { snippetCompletions } from '../service/snippets';
 
 const KIND = { keyword: 14, module: 9, property: 10, function: 3, value: 12, reference: 18, enumMember: 20, variable: 6, constant: 21 } as const;
 
@@ -128,8 +131,8 @@ function naming(kind: string, sec: Section): Naming {
 }
 
 /** The keywords of a section kind, then the section names (a new section may start on any line). */
-function keywordList(target: string, kind: string, named: Naming): BaseItem[] {
-  return cached(`keywords\0${kind}\0${named}\0${target}`, () => {
+function keywordList(target: string, kind: string, named: Naming, tcp = false): BaseItem[] {
+  return cached(`keywords\0${kind}\0${named}\0${tcp}\0${target}`, () => {
     const out: BaseItem[] = [];
     if (kind === 'global') {
       for (const [n, info] of GLOBAL) {
@@ -141,6 +144,7 @@ function keywordList(target: string, kind: string, named: Naming): BaseItem[] {
       for (const [n, info] of PROXY) {
         if (!isAvailable(info, target) || !(info.sections ?? []).includes(kind)) continue;
         if (kind === 'defaults' && info.namedDefaultsOnly && named === 'anonymous') continue;
+        if (tcp && httpOnlyKeyword(n)) continue;
         const first = n.split(' ')[0];
         const label = FAMILY_FIRST.has(first) ? first : n;
         if (seen.has(label)) continue;
@@ -174,14 +178,15 @@ function membersOf(first: string): Array<[string, ProxyInfo]> {
   return list;
 }
 
-function familyList(target: string, first: string, kind: string, named: Naming): BaseItem[] {
-  return cached(`family\0${first}\0${kind}\0${named}\0${target}`, () => {
+function familyList(target: string, first: string, kind: string, named: Naming, tcp = false): BaseItem[] {
+  return cached(`family\0${first}\0${kind}\0${named}\0${tcp}\0${target}`, () => {
     const out: BaseItem[] = [];
     const seen = new Set<string>();
     for (const [n, info] of membersOf(first)) {
       if (!isAvailable(info, target)) continue;
       if (!(info.sections ?? []).includes(kind)) continue;
       if (kind === 'defaults' && info.namedDefaultsOnly && named === 'anonymous') continue;
+      if (tcp && httpOnlyKeyword(n)) continue;
       const label = n.slice(first.length + 1).split(' ')[0];
       if (seen.has(label)) continue;
       seen.add(label);
@@ -283,9 +288,15 @@ function valueList(target: string, what: 'mode' | 'balance'): BaseItem[] {
   );
 }
 
-function logAliasList(target: string): BaseItem[] {
-  return cached(`log-aliases\0${target}`, () =>
-    [...LOG_ALIASES].filter(([, i]) => isAvailable(i, target)).map(([n, i]) => base(n, KIND.variable, i.http ? 'log-format alias (HTTP only)' : 'log-format alias')),
+function logAliasList(target: string, tcp = false): BaseItem[] {
+  return cached(`log-aliases\0${tcp}\0${target}`, () =>
+    [...LOG_ALIASES]
+      .filter(([, i]) => isAvailable(i, target) && !(tcp && i.http))
+      .map(([n, i]) => {
+        const f = logFormat.aliases[n];
+        const facts = [f?.field, f?.type, i.http ? 'HTTP only' : ''].filter(Boolean).join(', ');
+        return base(n, KIND.variable, `%${n} log-format alias${facts ? ` (${facts})` : ''}`);
+      }),
   );
 }
 
@@ -293,14 +304,65 @@ function sectionItems(ctx: Ctx): CompletionItem[] {
   return stampAll(sectionList(ctx.target, '0'), ctx);
 }
 
-function keywordItems(ctx: Ctx, sec: Section | undefined): CompletionItem[] {
+function keywordItems(ctx: Ctx, sec: Section | undefined, tcp = false): CompletionItem[] {
   const kind = sec?.keyword;
   if (!kind) return sectionItems(ctx);
-  return stampAll(keywordList(ctx.target, kind, naming(kind, sec)), ctx);
+  return stampAll(keywordList(ctx.target, kind, naming(kind, sec), tcp), ctx);
 }
 
-function familyItems(ctx: Ctx, first: string, kind: string, sec: Section): CompletionItem[] {
-  return stampAll(familyList(ctx.target, first, kind, naming(kind, sec)), ctx);
+function familyItems(ctx: Ctx, first: string, kind: string, sec: Section, tcp = false): CompletionItem[] {
+  return stampAll(familyList(ctx.target, first, kind, naming(kind, sec), tcp), ctx);
+}
+
+/** The defaults section a proxy section takes its settings from: `from NAME`, else the last one before it. */
+function parentDefaults(file: HaproxyFile, sec: Section): Section | undefined {
+  const idx = file.sections.indexOf(sec);
+  const args = sec.header.args;
+  const fi = args.findIndex((w) => w.value === 'from');
+  if (fi >= 0) {
+    const name = args[fi + 1]?.value;
+    for (let i = idx - 1; i >= 0; i--) if (file.sections[i].keyword === 'defaults' && file.sections[i].name?.value === name) return file.sections[i];
+    return undefined;
+  }
+  if (sec.keyword === 'defaults') return undefined;
+  for (let i = idx - 1; i >= 0; i--) if (file.sections[i].keyword === 'defaults' && !file.sections[i].header.disabled) return file.sections[i];
+  return undefined;
+}
+
+/**
+ * The mode a proxy section runs in when a `mode` line says it (its own, else its defaults',
+ * followed through `from`); undefined when none does (HAProxy then runs it in tcp mode, but a
+ * section whose mode is not written yet keeps every keyword on offer).
+ */
+export function writtenMode(file: HaproxyFile, sec: Section): string | undefined {
+  const seen = new Set<Section>();
+  for (let cur: Section | undefined = sec; cur && !seen.has(cur); cur = parentDefaults(file, cur)) {
+    seen.add(cur);
+    let mode: string | undefined;
+    for (const st of cur.statements) if (!st.disabled && st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
+    if (mode) return mode;
+  }
+  return undefined;
+}
+
+const logFormat = logFormatJson as unknown as {
+  docs: string[];
+  aliases: Record<string, { field?: string; type?: string }>;
+  flags: Record<string, { notIn?: string }>;
+};
+
+/** Item flags (`+Q`, `-Q`, `+json`...) the target version's documentation lists. */
+function logFlagList(target: string): BaseItem[] {
+  return cached(`log-flags\0${target}`, () => {
+    const out: BaseItem[] = [];
+    for (const [f, info] of Object.entries(logFormat.flags)) {
+      if (info.notIn && compareVersions(target, info.notIn) <= 0) continue;
+      const what = LOG_FLAG_DESCRIPTIONS[f] ?? f;
+      out.push(base(`+${f}`, KIND.enumMember, `log item flag: ${what}`));
+      out.push(base(`-${f}`, KIND.enumMember, `log item flag off: not ${what}`));
+    }
+    return out;
+  });
 }
 
 function actionItems(ctx: Ctx, set: string): CompletionItem[] {
@@ -412,16 +474,31 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
     return [];
   }
 
-  // `%` aliases inside log-format strings
+  // tcp mode written in the section or its defaults: HTTP-only keywords and aliases are left out
+  const tcp = !!sec && PROXY_KINDS.has(sec.keyword) && writtenMode(file, sec) === 'tcp';
+
+  // `%` aliases inside log-format strings, and `%{+Q,...}` item flags
   const pct = current.lastIndexOf('%');
+  if (pct >= 0 && before.length > 0 && /^%\{[^}]*$/.test(current.slice(pct))) {
+    const r = wordReplace(lineText, lineStart, offset, /[{,]/);
+    return stampAll(logFlagList(target), mk(r.start));
+  }
   if (pct >= 0 && /^%(\{[^}]*\})?[A-Za-z]*$/.test(current.slice(pct)) && before.length > 0) {
     const nameStart = offset - (current.length - pct) + 1 + (/^%\{[^}]*\}/.exec(current.slice(pct))?.[0].length ?? 1) - 1;
-    return stampAll(logAliasList(target), mk(nameStart));
+    return stampAll(logAliasList(target, tcp), mk(nameStart));
   }
 
   if (before.length === 0) {
-    if (!sec) return sectionItems(wordCtx);
-    return keywordItems(wordCtx, sec);
+    const items = sec ? keywordItems(wordCtx, sec, tcp) : sectionItems(wordCtx);
+    if (settings.completionSnippets) {
+      // section snippets on any line (a line may start a new section), body snippets in their section kinds
+      items.push(...snippetCompletions('haproxy', '', wordCtx.replace));
+      if (sec) {
+        const indent = /^[ \t]*/.exec(lineText)![0];
+        items.push(...snippetCompletions('haproxy', sec.keyword, wordCtx.replace, indent));
+      }
+    }
+    return items;
   }
   const kind = sec?.keyword;
   let k = before[0];
@@ -455,8 +532,8 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   if (!kind || !sec) return [];
   if (PROXY_KINDS.has(kind)) {
     if (rest.length === 0) {
-      if (k === 'option' || k === 'timeout' || k === 'stats' || k === 'http-check' || k === 'stick' || k === 'capture' || k === 'email-alert') return familyItems(wordCtx, k, kind, sec);
-      if (k === 'tcp-request' || k === 'tcp-response') return familyItems(wordCtx, k, kind, sec);
+      if (k === 'option' || k === 'timeout' || k === 'stats' || k === 'http-check' || k === 'stick' || k === 'capture' || k === 'email-alert') return familyItems(wordCtx, k, kind, sec, tcp);
+      if (k === 'tcp-request' || k === 'tcp-response') return familyItems(wordCtx, k, kind, sec, tcp);
       if (k === 'http-request' || k === 'http-response' || k === 'http-after-response') return actionItems(wordCtx, k);
       if (k === 'use_backend' || k === 'default_backend') return backendItems(wordCtx, file);
       if (k === 'mode') return stampAll(valueList(target, 'mode'), wordCtx);

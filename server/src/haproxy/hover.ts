@@ -40,18 +40,20 @@ export function versionLine(info: Versioned | undefined): string | undefined {
   const parts: string[] = [];
   if (info.since) parts.push(`since HAProxy ${info.since}`);
   if (info.until) parts.push(`removed in ${info.until}`);
-  return parts.length ? parts.join(', ') : 'in every version from 2.4 on';
+  // no bound: in every version the tables cover (they start at 2.4, which is not when it appeared)
+  return parts.length ? parts.join(', ') : undefined;
 }
 
+/** Facts first (syntax, where allowed, versions), then the description and the link. */
 export function markdown(p: DocParts): string {
   const out: string[] = [`**${p.title}**`];
   if (p.syntax?.length) out.push('```haproxy\n' + p.syntax.map((s) => s.replace(/\s+\(deprecated\)\s*$/, '')).join('\n') + '\n```');
-  if (p.text) out.push(p.text);
   const meta: string[] = [];
   if (p.sections?.length) meta.push(`Allowed in: ${p.sections.map((s) => `\`${s}\``).join(', ')}`);
   const v = versionLine(p.info);
-  if (v) meta.push(`Versions: ${v}${p.info?.deprecated ? ' (deprecated)' : ''}`);
+  if (v || p.info?.deprecated) meta.push(`Versions: ${v ?? ''}${p.info?.deprecated ? `${v ? ' ' : ''}(deprecated)` : ''}`);
   if (meta.length) out.push(meta.join('  \n'));
+  if (p.text) out.push(p.text);
   if (p.url) out.push(`[HAProxy documentation](${p.url})`);
   return out.join('\n\n');
 }

@@ -21,6 +21,9 @@ const validationPart = () => (validation ??= require('./validation') as typeof i
 const completionPart = () => (completion ??= require('./completion') as typeof import('./completion'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const hoverPart = () => (hover ??= require('./hover') as typeof import('./hover'));
+let signature: typeof import('./signature') | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const signaturePart = () => (signature ??= require('./signature') as typeof import('./signature'));
 
 export const haproxyModule: LanguageModule<HaproxyFile> = {
   id: 'haproxy',
@@ -29,6 +32,7 @@ export const haproxyModule: LanguageModule<HaproxyFile> = {
   validate: (doc, ast, settings) => validationPart().validateHaproxy(doc, ast, settings),
   complete: (doc, ast, pos, settings) => completionPart().completeHaproxy(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => hoverPart().hoverHaproxy(doc, ast, pos, settings),
+  signatureHelp: (doc, ast, pos, settings) => signaturePart().haproxySignatureHelp(doc, ast, pos, settings),
   symbols: (doc, ast) => haproxySymbols(doc, ast),
   folding: (doc, ast) => haproxyFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => haproxySelectionRanges(doc, ast, positions),

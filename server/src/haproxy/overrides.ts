@@ -262,3 +262,54 @@ export const PLACEMENT_ERRORS = new Set(['server', 'default-server', 'server-tem
 export const EXTRA_ADDRESS_PREFIXES: Record<string, { since?: string; until?: string }> = {
   'rhttp@': { since: '2.9' },
 };
+
+/**
+ * Proxy keywords HAProxy ignores in a proxy that runs in tcp mode ("... ignored for proxy 'p' as
+ * it requires HTTP mode", "needs 'mode http'"), each with a line that shows it: completion leaves
+ * them out of sections in `mode tcp` (their own or their defaults'). test/haproxy/modeAware.test.ts
+ * checks every line against `haproxy -c` of 2.6, 3.0 and 3.2 in both modes. A family name
+ * (`stats`) stands for all its members; `capture request header` works in tcp mode, so only
+ * `capture cookie` is here.
+ */
+export const HTTP_ONLY_KEYWORDS: Record<string, string> = {
+  'http-request': 'http-request deny',
+  'http-response': 'http-response del-header X-A',
+  'http-after-response': 'http-after-response set-header X-A 1',
+  redirect: 'redirect prefix http://example.com',
+  cookie: 'cookie SRV insert',
+  'capture cookie': 'capture cookie c len 10',
+  'monitor-uri': 'monitor-uri /m',
+  stats: 'stats enable',
+  'option httplog': 'option httplog',
+  'option httpslog': 'option httpslog',
+  'option forwardfor': 'option forwardfor',
+  'option forwarded': 'option forwarded',
+  'option originalto': 'option originalto',
+  'option http-buffer-request': 'option http-buffer-request',
+  'option http-pretend-keepalive': 'option http-pretend-keepalive',
+  'option http-ignore-probes': 'option http-ignore-probes',
+  'option http-no-delay': 'option http-no-delay',
+  'option http-use-proxy-header': 'option http-use-proxy-header',
+  'option checkcache': 'option checkcache',
+  'option disable-h2-upgrade': 'option disable-h2-upgrade',
+  'option accept-invalid-http-request': 'option accept-invalid-http-request',
+  'option accept-invalid-http-response': 'option accept-invalid-http-response',
+  'option accept-unsafe-violations-in-http-request': 'option accept-unsafe-violations-in-http-request',
+  'option accept-unsafe-violations-in-http-response': 'option accept-unsafe-violations-in-http-response',
+};
+
+/** Whether a proxy keyword (`stats uri`, `option forwardfor`) needs `mode http`. */
+export function httpOnlyKeyword(name: string): boolean {
+  return Object.prototype.hasOwnProperty.call(HTTP_ONLY_KEYWORDS, name) || Object.prototype.hasOwnProperty.call(HTTP_ONLY_KEYWORDS, name.split(' ')[0]);
+}
+
+/** What each log-format item flag (`%{+Q}`) does, in our words; which exist per version comes from data/logFormat.json. */
+export const LOG_FLAG_DESCRIPTIONS: Record<string, string> = {
+  Q: 'quoted between double quotes',
+  X: 'in hexadecimal (addresses, ports, timestamps, counters)',
+  E: 'with `"`, `\\` and `]` escaped by a backslash (RFC 5424 structured data)',
+  bin: 'binary data kept as it is (only as a global flag, on `%o`)',
+  json: 'encoded as JSON',
+  cbor: 'encoded as CBOR',
+  utf8: 'with `json`: valid UTF-8 sequences kept rather than escaped byte by byte',
+};

@@ -86,6 +86,7 @@ export const HAPROXY_RULES: RuleMeta[] = [
   rule('needs-newer-version', 'compatibility', 'error', 'Keyword, option or fetch newer than the target HAProxy version.', 'The target version does not know it yet and will refuse the configuration.', '4.1'),
   rule('deprecated', 'compatibility', 'warning', 'Deprecated keyword.', 'Deprecated keywords still work but will go away; HAProxy warns about them.', '4.1'),
   rule('arg', 'correctness', 'error', 'Missing, extra or invalid argument.', 'HAProxy checks the number and form of each keyword\'s arguments.', '4.2'),
+  rule('address', 'correctness', 'error', 'Malformed listening or server address.', 'HAProxy refuses a `bind` without a port, a port outside 1-65535, a reversed port range, a port range or offset where it is not allowed, an address of the wrong family for its `ipv4@`/`ipv6@` prefix, a datagram (`udp@`) address on a stream proxy, and a non-numeric `fd@`.', '11'),
   rule('invalid-time', 'correctness', 'error', 'Invalid time value.', 'Times are a number with an optional unit: us, ms (default), s, m, h, d.', '2.5'),
   rule('invalid-size', 'correctness', 'error', 'Invalid size or number.', 'Sizes are a number with an optional k, m or g suffix; counts are plain integers.', '2.5'),
   rule('unknown-fetch', 'correctness', 'error', 'Unknown sample fetch or converter.', 'An unknown fetch or converter makes the rule, and the configuration, fail to load.', '7.3'),
@@ -334,6 +335,105 @@ function checkAddress(c: Checker, w: Word): void {
   }
 }
 
+const IPV4_LITERAL = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** Families by prefix: socket paths (no port), file descriptors, datagram sockets; the rest are IP families. */
+const PATH_PREFIXES = new Set(['unix@', 'uxst@', 'abns@', 'abnsz@']);
+const FD_PREFIXES = new Set(['fd@', 'sockpair@']);
+const DGRAM_PREFIXES = new Set(['udp@', 'udp4@', 'udp6@', 'uxdg@']);
+const IP_PREFIXES = new Set(['', 'ipv4@', 'ipv6@', 'tcp@', 'tcp4@', 'tcp6@', 'mptcp@', 'mptcp4@', 'mptcp6@']);
+/** From this version on HAProxy refuses a port with trailing junk (`80x`); 2.6 read it as 80 (both seen with haproxy -c). */
+const STRICT_PORT_SINCE = '3.0';
+
+/**
+ * The form of a `bind` or `server` address, as HAProxy's address parser reads it (section 11,
+ * "Address formats"): `[prefix@]host:port`, the port after the last colon (`::1:80`, `[::1]:80`),
+ * ranges (`8000-8010`) on bind only, offsets (`+1`, `-1`) on servers only, socket paths and
+ * `fd@N` without a port. Every verdict was seen from `haproxy -c` 2.6, 3.0 and 3.2
+ * (test/haproxy/address.test.ts); forms HAProxy only resolves at start-up (host names) are left alone.
+ */
+function checkAddressForm(c: Checker, w: Word, kind: 'bind' | 'server'): void {
+  if (w.envVars || w.value.includes('$')) return;
+  const parts = w.value.split(',');
+  if (kind === 'server' && parts.length > 1) {
+    c.add('address', w, `A server has one address; '${w.value}' lists several (a comma list is for 'bind').`);
+    return;
+  }
+  for (const part of parts) {
+    const m = /^((?:[a-z0-9]+\+)*)([a-z0-9]+@)?(.*)$/.exec(part)!;
+    const prefix = m[2] ?? '';
+    const rest = m[3];
+    if (!prefix && rest.startsWith('/')) continue; // a UNIX socket path
+    if (PATH_PREFIXES.has(prefix)) continue;
+    if (FD_PREFIXES.has(prefix)) {
+      if (prefix === 'fd@' && kind === 'server') c.add('address', w, `A server cannot connect through a file descriptor ('${part}').`);
+      else if (!/^\d+$/.test(rest)) c.add('address', w, `'${prefix}' needs a file descriptor number, not '${rest}'.`);
+      continue;
+    }
+    if (DGRAM_PREFIXES.has(prefix)) {
+      c.add('address', w, `'${prefix}' is a datagram address; a ${kind === 'bind' ? 'frontend' : 'server'} of a proxy needs a stream address (tcp, unix, ...).`);
+      continue;
+    }
+    if (!IP_PREFIXES.has(prefix) || m[1]) continue; // quic4@, rhttp@, ...: depends on the build; the prefix check reports unknown ones
+    // host and port: `[v6]:port`, else the port follows the last colon
+    let host = rest;
+    let port: string | undefined;
+    if (rest.startsWith('[')) {
+      const close = rest.indexOf(']');
+      host = close > 0 ? rest.slice(1, close) : rest.slice(1);
+      const after = close > 0 ? rest.slice(close + 1) : '';
+      if (after.startsWith(':')) port = after.slice(1);
+    } else {
+      const colon = rest.lastIndexOf(':');
+      if (colon >= 0) {
+        host = rest.slice(0, colon);
+        port = rest.slice(colon + 1);
+      }
+    }
+    const at = { start: w.start, end: w.end };
+    if (IPV4_LITERAL.test(host) && host.split('.').some((o) => Number(o) > 255)) {
+      c.add('address', at, `'${host}' is not a valid IPv4 address (each part is 0-255).`);
+      continue;
+    }
+    const v6 = host.includes(':');
+    if ((prefix === 'ipv4@' || prefix === 'tcp4@') && v6) c.add('address', at, `'${host}' is an IPv6 address; '${prefix}' takes IPv4 ones.`);
+    else if ((prefix === 'ipv6@' || prefix === 'tcp6@') && IPV4_LITERAL.test(host)) c.add('address', at, `'${host}' is an IPv4 address; '${prefix}' takes IPv6 ones.`);
+    if (port === undefined || port === '') {
+      if (kind === 'bind') c.add('address', at, `'bind ${part}' needs a port (${host || '*'}:PORT).`);
+      continue;
+    }
+    checkPort(c, at, port, kind);
+  }
+}
+
+function checkPort(c: Checker, at: { start: number; end: number }, port: string, kind: 'bind' | 'server'): void {
+  if (/^[+-]/.test(port)) {
+    if (kind === 'bind') c.add('address', at, `A port offset ('${port}') is for servers (relative to the port the client reached), not for 'bind'.`);
+    return; // servers: HAProxy takes any offset
+  }
+  const m = /^(\d+)(?:-(\d+))?(.*)$/.exec(port);
+  if (!m) {
+    c.add('address', at, `Invalid port '${port}'.`);
+    return;
+  }
+  const [, lo, hi, junk] = m;
+  if (junk) {
+    if (compareVersions(c.target, STRICT_PORT_SINCE) >= 0) c.add('address', at, `Invalid character '${junk[0]}' in port '${port}'.`);
+    else c.add('address', at, `HAProxy ${c.target} reads port '${port}' as ${lo} and ignores '${junk}'; from ${STRICT_PORT_SINCE} on it refuses it.`, { severity: 'warning' });
+  }
+  if (hi !== undefined && kind === 'server') {
+    c.add('address', at, `A port range ('${lo}-${hi}') is for 'bind'; a server connects to one port.`);
+    return;
+  }
+  const min = kind === 'bind' ? 1 : 0;
+  for (const p of hi !== undefined ? [lo, hi] : [lo]) {
+    if (Number(p) < min || Number(p) > 65535) {
+      c.add('address', at, `Invalid port '${p}' (${min}-65535).`);
+      return;
+    }
+  }
+  if (hi !== undefined && Number(hi) < Number(lo)) c.add('address', at, `Invalid port range '${lo}-${hi}': the first port must not be above the last.`);
+}
+
 function checkInt(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
   if (!w) {
     c.add('arg', at, `${what} needs a number.`);
@@ -557,7 +657,10 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     }
     case 'server':
     case 'default-server':
-      if (k === 'server' && args[1]) checkAddress(c, args[1]);
+      if (k === 'server' && args[1]) {
+        checkAddress(c, args[1]);
+        checkAddressForm(c, args[1], 'server');
+      }
       checkServer(c, st, k === 'server' ? args.slice(2) : args, k);
       if (k === 'server' && !args[1] && args[0]) c.add('arg', args[0], `'server ${args[0].value}' needs an address.`);
       if (k === 'server' && !args[0]) c.add('arg', kw, `'server' needs a name and an address.`);
@@ -566,6 +669,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       if (!args[0]) c.add('arg', kw, `'bind' needs an address.`);
       else {
         checkAddress(c, args[0]);
+        checkAddressForm(c, args[0], 'bind');
         checkOptions(c, args.slice(1), BIND_OPTIONS, 'bind');
       }
       break;

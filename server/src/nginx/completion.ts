@@ -8,6 +8,7 @@ import { blockContext, findNodeAt } from './ast';
 import { DIRECTIVES, VARIABLES, VARIABLE_PREFIXES, variantInVersion, type DirectiveVariant } from './data';
 import { directiveReference } from './reference';
 import { collectDefinedVariables, inferContext } from './validation';
+import { snippetCompletions } from '../service/snippets';
 
 const KIND_KEYWORD = 14;
 const KIND_PROPERTY = 10;
@@ -69,7 +70,14 @@ export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, se
     if (!d || argIndex === -1) {
       if (ctx.startsWith('block:') || ['map', 'geo', 'types', 'split_clients', 'match', 'charset_map'].includes(ctx)) return empty;
       const start = word ? word.start : offset;
-      return directiveItems(doc, ctx, settings, start, word ? Math.max(offset, word.end) : offset);
+      const list = directiveItems(doc, ctx, settings, start, word ? Math.max(offset, word.end) : offset);
+      if (settings.completionSnippets) {
+        const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+        const indent = /^[ \t]*/.exec(text.slice(lineStart, start))![0];
+        const range = { start: doc.positionAt(start), end: doc.positionAt(word ? Math.max(offset, word.end) : offset) };
+        list.items.push(...snippetCompletions('nginx', ctx, range, indent.length === start - lineStart ? indent : ''));
+      }
+      return list;
     }
     // argument values of flag/enum directives
     const variants = (DIRECTIVES.get(d.name) ?? []).filter((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));

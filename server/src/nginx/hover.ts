@@ -14,6 +14,28 @@ function stripMarkdownSyntax(s: string): string {
   return s.replace(/\*`([^`]*)`\*/g, '$1').replace(/`([^`]*)`/g, '$1').replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * The first paragraph of a reference text: up to the first blank line, and before a code
+ * example when the paragraph runs long (`proxy_pass` starts with two of them).
+ */
+export function firstParagraph(md: string, long = 400): string {
+  let p = md.split(/\n\s*\n/)[0]?.trim() ?? '';
+  const fence = p.indexOf('```');
+  if (fence > 0 && p.length > long) p = p.slice(0, fence).trim().replace(/[:,;]$/, '') + ' …';
+  return p;
+}
+
+/** The versions line: "since 1.25.1", "obsolete since 1.19.7 (use X)", "removed in 1.25.1". */
+export function versionsLine(v: DirectiveVariant): string | undefined {
+  const parts: string[] = [];
+  if (v.since) parts.push(`since ${v.since}`);
+  if (v.deprecated) parts.push(`obsolete since ${v.deprecated.since}${v.deprecated.use ? ` (use \`${v.deprecated.use}\`)` : ''}`);
+  if (v.until) parts.push(`removed in ${v.until}`);
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+// Facts first (syntax, default, context, versions, module), then the description's first
+// paragraph and a link to the full reference: the whole page pushed the facts out of sight.
 export function directiveMarkdown(name: string, variants: DirectiveVariant[]): string {
   const parts: string[] = [];
   for (const v of variants) {
@@ -23,13 +45,14 @@ export function directiveMarkdown(name: string, variants: DirectiveVariant[]): s
     const facts: string[] = [];
     if (v.default) facts.push(`**Default:** \`${name} ${v.default.replace(/\s+/g, ' ').trim()};\``);
     facts.push(`**Context:** ${v.contexts.map((c) => (c === '*' ? 'any' : `\`${c}\``)).join(', ')}`);
+    const versions = versionsLine(v);
+    if (versions) facts.push(`**Versions:** ${versions}`);
     facts.push(`**Module:** [${v.module}](${docUrl(v)})${v.commercial ? ' (commercial subscription)' : ''}`);
-    if (v.since) facts.push(`**Appeared in:** ${v.since}`);
-    if (v.deprecated) facts.push(`**Obsolete since:** ${v.deprecated.since}${v.deprecated.use ? ` (use \`${v.deprecated.use}\`)` : ''}`);
-    if (v.until) facts.push(`**Removed in:** ${v.until}`);
     facts.push(...loadableFacts(v));
     lines.push(facts.join('  \n'));
-    if (ref?.description) lines.push('', ref.description);
+    const intro = ref?.description ? firstParagraph(ref.description) : '';
+    if (intro) lines.push('', intro);
+    lines.push('', `[More in the nginx reference](${docUrl(v)})`);
     parts.push(lines.join('\n'));
   }
   return parts.join('\n\n---\n\n');
@@ -51,7 +74,7 @@ export function doHover(doc: TextDocument, file: NginxFile, pos: Position, _sett
           const ref = variableReference(info.module, info.name);
           const title = info.prefix ? `$${info.name}<name>` : `$${info.name}`;
           const facts = [`**${title}** — ${info.module}${info.since ? `, appeared in ${info.since}` : ''}`];
-          if (ref?.description) facts.push('', ref.description);
+          if (ref?.description) facts.push('', firstParagraph(ref.description));
           return { contents: { kind: 'markdown', value: facts.join('\n') }, range: vr };
         }
         if (collectDefinedVariables(file).has(r.name.toLowerCase())) {

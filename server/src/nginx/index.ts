@@ -10,6 +10,8 @@ import { doHover } from './hover';
 import { definitionsInFile, nginxNavEntities } from './navigation';
 import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
 import { formatNginx } from './format';
+import { nginxSignatureHelp } from './signature';
+import { nginxInlayHints } from './inlayHints';
 
 export type { NginxFile } from './ast';
 export { parseNginx, reparseNginx } from './parser';
@@ -36,6 +38,8 @@ export const nginxModule: LanguageModule<NginxFile> = {
   validate: (doc, ast, settings) => validateInContext(doc, ast, settings),
   complete: (doc, ast, pos, settings) => doComplete(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => doHover(doc, ast, pos, settings),
+  signatureHelp: (doc, ast, pos, settings) => nginxSignatureHelp(doc, ast, pos, settings),
+  inlayHints: (doc, ast, range, settings) => nginxInlayHints(doc, ast, range, settings),
   symbols: (doc, ast) => nginxSymbols(doc, ast),
   folding: (doc, ast) => nginxFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),

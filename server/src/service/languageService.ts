@@ -8,11 +8,13 @@ import type {
   DocumentSymbol,
   FoldingRange,
   Hover,
+  InlayHint,
   Location,
   LocationLink,
   Position,
   Range,
   SelectionRange,
+  SignatureHelp,
   TextEdit,
 } from 'vscode-languageserver-types';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -48,7 +50,7 @@ export function getModule(lang: LanguageId): LanguageModule<any> {
 }
 
 /** The optional features a module may implement; the adapter registers those some module has. */
-export type OptionalFeature = 'symbols' | 'folding' | 'selectionRanges' | 'format' | 'definition';
+export type OptionalFeature = 'symbols' | 'folding' | 'selectionRanges' | 'format' | 'definition' | 'signatureHelp' | 'inlayHints';
 
 export function supports(lang: LanguageId, feature: OptionalFeature): boolean {
   return typeof modules[lang][feature] === 'function';
@@ -176,6 +178,19 @@ export function complete(doc: TextDocument, lang: LanguageId, pos: Position, set
 
 export function hover(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): Hover | null {
   return modules[lang].hover(doc, astOf(doc, lang, cache), pos, settings);
+}
+
+/** Signature help at a position: the syntax strings of the directive or keyword there, the argument being typed highlighted. */
+export function signatureHelp(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): SignatureHelp | null {
+  const m = modules[lang];
+  return m.signatureHelp ? m.signatureHelp(doc, astOf(doc, lang, cache), pos, settings) : null;
+}
+
+/** Inlay hints in a range: effective defaults at the target version (none when `inlayHintsDefaults` is false). */
+export function inlayHints(doc: TextDocument, lang: LanguageId, range: Range, settings: ServiceSettings, cache?: ParseCache): InlayHint[] {
+  const m = modules[lang];
+  if (settings.inlayHintsDefaults === false || !m.inlayHints) return [];
+  return m.inlayHints(doc, astOf(doc, lang, cache), range, settings);
 }
 
 export function symbols(doc: TextDocument, lang: LanguageId, cache?: ParseCache): DocumentSymbol[] {

@@ -12,6 +12,8 @@ export interface ProxyTunerConfig {
   rules?: Record<string, RuleSeverity>;
   /** `delay`: ms a document must rest after an edit before it is validated (the language server's). */
   diagnostics?: { delay?: number };
+  /** `defaults`: inlay hints for the effective defaults of what a config leaves out (default on). */
+  inlayHints?: { defaults?: boolean };
 }
 
 /** The largest `diagnostics.delay` taken; more is read as this. */
@@ -62,6 +64,8 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
   }
   const delay = isObject(section.diagnostics) ? section.diagnostics.delay : undefined;
   if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
+  const hints = isObject(section.inlayHints) ? section.inlayHints.defaults : undefined;
+  if (typeof hints === 'boolean') out.inlayHints = { defaults: hints };
   return out;
 }
 
@@ -76,6 +80,8 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
   if (base.rules || over.rules) out.rules = { ...base.rules, ...over.rules };
   const delay = over.diagnostics?.delay ?? base.diagnostics?.delay;
   if (delay !== undefined) out.diagnostics = { delay };
+  const hints = over.inlayHints?.defaults ?? base.inlayHints?.defaults;
+  if (hints !== undefined) out.inlayHints = { defaults: hints };
   return out;
 }
 
@@ -113,6 +119,7 @@ export function resolveSettings(
   lazyValue(settings, 'nginxVersion', () => config.nginx?.version ?? probe('nginx', config.nginx?.path));
   lazyValue(settings, 'haproxyVersion', () => config.haproxy?.version ?? probe('haproxy', config.haproxy?.path));
   if (config.rules && Object.keys(config.rules).length) settings.rules = { ...config.rules };
+  if (config.inlayHints?.defaults === false) settings.inlayHintsDefaults = false;
   // host-aware rules (backlog vs somaxconn, nbthread vs cores): facts of the local machine
   const host = hostProbe?.();
   if (host) settings.host = host;

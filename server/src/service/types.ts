@@ -8,11 +8,13 @@ import type {
   DocumentSymbol,
   FoldingRange,
   Hover,
+  InlayHint,
   Location,
   LocationLink,
   Position,
   Range,
   SelectionRange,
+  SignatureHelp,
   TextEdit,
 } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -44,6 +46,14 @@ export interface ServiceSettings {
    * findings, resolving every fix's positions is work and memory for nothing).
    */
   fixData?: boolean;
+  /**
+   * Whether completion offers the snippets of snippets/*.json (a TLS server, a frontend/backend
+   * pair...). Default false; the server turns it on for clients that do not contribute them
+   * themselves (the VS Code extension does, through package.json).
+   */
+  completionSnippets?: boolean;
+  /** Inlay hints for the effective defaults of what the config leaves out (`proxyTuner.inlayHints.defaults`). Default true. */
+  inlayHintsDefaults?: boolean;
 }
 
 /** What a language module offers; every function is pure and never throws on any input. */
@@ -65,6 +75,10 @@ export interface LanguageModule<Ast = unknown> {
   format?(doc: TextDocument, ast: Ast, range: Range | undefined, options: { tabSize: number; insertSpaces: boolean }): TextEdit[];
   /** Go to definition (an upstream, a backend, a named location, an included file). */
   definition?(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): Location | Location[] | LocationLink[] | null;
+  /** Signature help: the syntax of the directive/keyword under the cursor, the argument being typed as the active parameter. */
+  signatureHelp?(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): SignatureHelp | null;
+  /** Inlay hints in `range`: the effective defaults of what the config leaves out, at the target version. */
+  inlayHints?(doc: TextDocument, ast: Ast, range: Range, settings: ServiceSettings): InlayHint[];
   /** Names the file defines and uses (upstreams, backends, ACLs...): cross-file definition, references, rename. */
   navEntities?(doc: TextDocument, ast: Ast): NavEntity[];
   /** Validation as if the file were read inside `context` (an nginx fragment judged where it is included). */

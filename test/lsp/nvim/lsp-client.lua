@@ -106,6 +106,16 @@ local function run()
     result.hover = request('textDocument/hover', { textDocument = { uri = uri }, position = { line = hl, character = hc } })
   end
 
+  -- 2b. Signature help at PT_SIG_*, inlay hints over the whole buffer.
+  local sl, sc = env_num('PT_SIG_LINE'), env_num('PT_SIG_CHAR')
+  if sl then
+    result.signature = request('textDocument/signatureHelp', { textDocument = { uri = uri }, position = { line = sl, character = sc } })
+    result.inlay_hints = request('textDocument/inlayHint', {
+      textDocument = { uri = uri },
+      range = { start = { line = 0, character = 0 }, ['end'] = { line = vim.api.nvim_buf_line_count(buf), character = 0 } },
+    })
+  end
+
   -- 3. Code actions for the diagnostic with code PT_ACTION_CODE (else the first one).
   local wanted = os.getenv('PT_ACTION_CODE')
   local d = first.diagnostics[1]
