@@ -22,7 +22,7 @@ export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validatio
  */
 export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
   try {
-    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast) });
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext) });
     return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return [];

@@ -42,6 +42,12 @@ export interface ServiceSettings {
    * findings, resolving every fix's positions is work and memory for nothing).
    */
   fixData?: boolean;
+  /**
+   * The block context an nginx fragment is read in when no file that includes it is loaded and no
+   * context comment in it says (`# proxy-tuner: context server`): the project config's `contexts`
+   * entry matching the file's path. The caller (server, CLI) resolves it per file.
+   */
+  nginxContext?: string;
 }
 
 /** What a language module offers; every function is pure and never throws on any input. */
