@@ -31,6 +31,8 @@ packages=(
   # code-server's native modules (node-pty, kerberos, argon2) build from source offline
   build-essential python3 pkg-config
   git ca-certificates curl tar gzip procps
+  # the .pre-commit-hooks.yaml test (test/cli/precommit.test.ts)
+  pre-commit
 )
 
 # Remember which of nginx/haproxy this run installs: only those services are ours to stop.

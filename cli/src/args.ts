@@ -9,11 +9,15 @@ export interface FlagSpec {
   choices?: readonly string[];
   /** Other spellings, e.g. `-h` for `--help`. */
   aliases?: readonly string[];
+  /** The flag may be given several times (`--fix-rule A --fix-rule B`): every value is kept in `lists`. */
+  repeat?: boolean;
 }
 
 export interface ParsedArgs {
   flags: Map<string, string | true>;
   positionals: string[];
+  /** Every value of a repeatable flag, in order (the last one is also in `flags`). */
+  lists: Map<string, string[]>;
 }
 
 export class UsageError extends Error {}
@@ -26,6 +30,7 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
   }
   const flags = new Map<string, string | true>();
   const positionals: string[] = [];
+  const lists = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -54,6 +59,7 @@ export function parseArgs(argv: readonly string[], spec: Record<string, FlagSpec
       throw new UsageError(`option '${key}' must be one of ${s.choices.join(', ')} (got '${value}')`);
     }
     flags.set(name, value);
+    if (s.repeat) lists.set(name, [...(lists.get(name) ?? []), value]);
   }
-  return { flags, positionals };
+  return { flags, positionals, lists };
 }

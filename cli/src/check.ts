@@ -1,57 +1,71 @@
 // `proxy-tuner check`: the editor's diagnostics on the command line. The same service facade
 // the language server calls produces them, so a config that is clean in the editor is clean here.
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Diagnostic, Range } from 'vscode-languageserver-types';
-import { createWorkspaceIndex, detectLanguage, fixAll, validateInWorkspace } from '../../server/src/service/languageService';
-import { SEVERITY_NAME } from '../../server/src/service/rules';
-import { prefetchLocalVersion } from '../../server/src/service/localVersions';
-import { resolveSettings } from '../../server/src/service/settings';
-import type { LanguageId, RuleSeverity, ServiceSettings } from '../../server/src/service/types';
+import type { Diagnostic } from 'vscode-languageserver-types';
+import pkg from '../../package.json';
+import { fixAll, validateInWorkspace } from '../../server/src/service/languageService';
+import { localVersion, prefetchLocalVersion } from '../../server/src/service/localVersions';
+import type { LanguageId } from '../../server/src/service/types';
 import { parseArgs, UsageError, type FlagSpec } from './args';
+import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, type FileResult, type Input } from './checkCore';
+import { expandFiles, ProjectConfigs, writeAtomic } from './files';
+import { checkInParallel, defaultJobs, terminalProgress } from './pool';
+import { formatGithub, formatText, severityName, toJson, toSarif } from './report';
 
-export const CHECK_USAGE = `Usage: proxy-tuner check [options] FILE...
+export { formatText, toJson } from './report';
+export type { JsonProblem } from './report';
+export type CheckedFile = FileResult;
 
-Reports the problems Proxy Tuner finds in nginx and HAProxy configuration files.
-The language of each file is told by its name, its folder and its content.
+export const CHECK_USAGE = `Usage: proxy-tuner check [options] FILE|FOLDER...
+
+Reports the problems Proxy Tuner finds in nginx and HAProxy configuration files. A FOLDER is
+searched for configs (*.conf, *.cfg, nginx*/haproxy* names, sites-enabled/*). The language of
+each file is told by its name and its content (nginx's blocks and ';' win over a HAProxy
+section word), unless --language says it. Each file's .proxy-tuner.json (in its folder or the
+nearest one above) gives target versions, rule severities, ignore globs and fragment contexts.
 
 Options:
-  --format text|json      text (default): one line per problem, file:line:col: severity: message [rule]
+  --format text|json|sarif|github
+                          text (default): one line per problem, file:line:col: severity: message [rule]
                           json: an array of {file, range, severity, code, message} (0-based positions)
-  --nginx-version V       judge nginx files against version V (default: the local nginx -v, else the newest)
-  --haproxy-version V     judge HAProxy files against version V (default: the local haproxy -v, else the newest)
-  --fix                   print the file with every safe fix applied (one FILE)
+                          sarif: SARIF 2.1.0 for code scanning (rules with help links, fixes)
+                          github: GitHub Actions annotations (::error file=...,line=...,col=...::message)
+  --language L            nginx or haproxy: every FILE is in that language
+  --nginx-version V       judge nginx files against version V (default: the project config's,
+                          else the local nginx -v, else the newest)
+  --haproxy-version V     the same for HAProxy
+  --fix                   apply every safe fix: print the fixed file (one FILE), or with --write
+                          write every file back and report what is left
+  --unsafe-fixes          with --fix: also apply fixes that change behaviour (a new upstream
+                          block with keep-alive, enabling HTTP/2, ...)
+  --fix-rule ID           apply only this rule's fixes, safe or not (may be repeated; implies --fix)
+  --write                 with --fix: write the fixed files in place (atomically, mode kept)
   --stdin-filename NAME   FILE '-' reads the config from stdin; NAME (shown in the output, and
                           telling the language like a file name does) defaults to <stdin>
+  -j, --jobs N            worker threads for many files (default: one per core; 1: none)
   -h, --help              show this help
 
-Exit status: 1 when an error-severity problem was found, 0 otherwise, 2 on bad usage.
+Exit status: 1 when an error-severity problem was found (after --fix --write: one is left),
+0 otherwise, 2 on bad usage or a file that cannot be read.
 `;
 
 const SPEC: Record<string, FlagSpec> = {
-  format: { value: true, choices: ['text', 'json'] },
+  format: { value: true, choices: ['text', 'json', 'sarif', 'github'] },
+  language: { value: true, choices: ['nginx', 'haproxy'] },
   'nginx-version': { value: true },
   'haproxy-version': { value: true },
   fix: { value: false },
+  'unsafe-fixes': { value: false },
+  'fix-rule': { value: true, repeat: true },
+  write: { value: false },
   'stdin-filename': { value: true },
+  jobs: { value: true, aliases: ['-j'] },
   help: { value: false, aliases: ['-h'] },
 };
 
-export interface CheckedFile {
-  file: string;
-  language: LanguageId;
-  diagnostics: Diagnostic[];
-}
-
-export interface JsonProblem {
-  file: string;
-  range: Range;
-  severity: Exclude<RuleSeverity, 'off'>;
-  code: string;
-  message: string;
-}
+/** Files at least this many go to worker threads (a worker costs ~0.1 s to start). */
+const PARALLEL_FROM = 48;
 
 /** A place to write to; the command writes to process streams, tests can pass buffers. */
 export interface Output {
@@ -64,156 +78,165 @@ const processOutput: Output = {
   stderr: (t) => process.stderr.write(t),
 };
 
-function byPosition(a: Diagnostic, b: Diagnostic): number {
-  return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
-}
-
-/**
- * The diagnostics of one text as the editor computes them: through the workspace index, so the
- * files loaded with this one (its includer, included files, a split HAProxy folder) count.
- */
-function diagnoseInWorkspace(doc: TextDocument, language: LanguageId, settings: ServiceSettings, ws = workspaceOf(doc)): Diagnostic[] {
-  return validateInWorkspace(doc, language, settings, ws);
-}
-
-/** The index of the files loaded with `doc` (its includer, included files, its folder's `.cfg`s). */
-function workspaceOf(doc: TextDocument) {
-  return createWorkspaceIndex({ open: { get: (uri) => (uri === doc.uri ? doc : undefined), all: () => [doc] } });
-}
-
-function documentOf(file: string, text: string): { doc: TextDocument; language: LanguageId } {
-  const language = detectLanguage(file, text);
-  return { doc: TextDocument.create(pathToFileURL(resolve(file)).href, language, 1, text), language };
-}
-
-
-function severityName(d: Diagnostic): Exclude<RuleSeverity, 'off'> {
-  return SEVERITY_NAME[d.severity ?? 1] ?? 'error';
-}
-
-/** One line per problem, like a compiler: `file:line:col: severity: message [rule-id]`, 1-based. */
-export function formatText(results: CheckedFile[]): string {
-  const lines: string[] = [];
+function summary(results: FileResult[], ignored: number): string {
+  let errors = 0;
+  let warnings = 0;
+  let others = 0;
   for (const r of results) {
     for (const d of r.diagnostics) {
-      const code = d.code === undefined ? '' : ` [${d.code}]`;
-      const message = typeof d.message !== 'string' ? String(d.message) : d.message.indexOf('\n') < 0 ? d.message : d.message.replace(/\r?\n/g, ' ');
-      lines.push(`${r.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severityName(d)}: ${message}${code}`);
+      const s = severityName(d);
+      if (s === 'error') errors++;
+      else if (s === 'warning') warnings++;
+      else others++;
     }
   }
-  return lines.length ? `${lines.join('\n')}\n` : '';
-}
-
-export function toJson(results: CheckedFile[]): JsonProblem[] {
-  return results.flatMap((r) =>
-    r.diagnostics.map((d) => ({
-      file: r.file,
-      range: { start: { ...d.range.start }, end: { ...d.range.end } },
-      severity: severityName(d),
-      code: d.code === undefined ? '' : String(d.code),
-      message: d.message,
-    })),
-  );
-}
-
-function summary(results: CheckedFile[]): string {
-  const count = (s: string) => results.reduce((n, r) => n + r.diagnostics.filter((d) => severityName(d) === s).length, 0);
-  const errors = count('error');
-  const warnings = count('warning');
-  const others = count('information') + count('hint');
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  return `${plural(results.length, 'file')} checked: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${others} other\n`;
+  return `${plural(results.length, 'file')} checked${ignored ? ` (${ignored} ignored)` : ''}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${others} other\n`;
+}
+
+function fail(out: Output, message: string, usage = false): number {
+  out.stderr(`proxy-tuner check: ${message}\n${usage ? `\n${CHECK_USAGE}` : ''}`);
+  return 2;
 }
 
 /** Runs `check` with its arguments (without the subcommand); resolves to the exit code. */
 export async function checkCommand(argv: string[], out: Output = processOutput): Promise<number> {
-  let flags: Map<string, string | true>;
-  let files: string[];
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    ({ flags, positionals: files } = parseArgs(argv, SPEC));
+    parsed = parseArgs(argv, SPEC);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    out.stderr(`proxy-tuner check: ${err.message}\n\n${CHECK_USAGE}`);
-    return 2;
+    return fail(out, err.message, true);
   }
+  const { flags, positionals: args, lists } = parsed;
   if (flags.has('help')) {
     out.stdout(CHECK_USAGE);
     return 0;
   }
-  if (files.length === 0) {
-    out.stderr(`proxy-tuner check: no file given\n\n${CHECK_USAGE}`);
-    return 2;
+  if (args.length === 0) return fail(out, 'no file given', true);
+  const fixRules = lists.get('fix-rule') ?? [];
+  const fixing = flags.has('fix') || fixRules.length > 0;
+  const write = flags.has('write');
+  if (flags.has('unsafe-fixes') && !fixing) return fail(out, '--unsafe-fixes goes with --fix (or --fix-rule)');
+  if (write && !fixing) return fail(out, '--write goes with --fix (check never changes a file otherwise; `proxy-tuner format --write` formats)');
+  let jobs = defaultJobs();
+  if (flags.has('jobs')) {
+    jobs = Number(flags.get('jobs'));
+    if (!Number.isInteger(jobs) || jobs < 1) return fail(out, `--jobs must be a whole number of at least 1 (got '${flags.get('jobs')}')`);
   }
-  const fix = flags.has('fix');
-  if (fix && files.length > 1) {
-    out.stderr('proxy-tuner check: --fix prints one fixed file; give exactly one FILE\n');
-    return 2;
-  }
+  if (args.filter((f) => f === '-').length > 1) return fail(out, 'stdin (-) can be read once');
+  if (write && args.includes('-')) return fail(out, '--write cannot write stdin back: leave out --write to print the fixed text');
 
-  if (files.filter((f) => f === '-').length > 1) {
-    out.stderr('proxy-tuner check: stdin (-) can be read once\n');
+  const configs = new ProjectConfigs();
+  let expanded;
+  try {
+    expanded = expandFiles(args.filter((a) => a !== '-'), configs);
+  } catch (err) {
+    return fail(out, (err as Error).message);
+  }
+  if (expanded.missing.length) {
+    for (const m of expanded.missing) out.stderr(`proxy-tuner check: ${m.arg}: ${m.reason}\n`);
     return 2;
   }
+  const inputs: Input[] = [];
   const stdinName = (flags.get('stdin-filename') as string | undefined) ?? '<stdin>';
-  const texts: { file: string; text: string }[] = [];
-  for (const file of files) {
-    if (file === '-') {
-      try {
-        texts.push({ file: stdinName, text: readFileSync(0, 'utf8') });
-      } catch (err) {
-        out.stderr(`proxy-tuner check: cannot read stdin: ${(err as Error).message}\n`);
-        return 2;
-      }
-      continue;
-    }
+  for (const arg of args) {
+    if (arg !== '-') continue;
     try {
-      if (statSync(file).isDirectory()) {
-        out.stderr(`proxy-tuner check: ${file}: is a directory\n`);
-        return 2;
-      }
-      texts.push({ file, text: readFileSync(file, 'utf8') });
+      inputs.push({ file: stdinName, text: readFileSync(0, 'utf8') });
     } catch (err) {
-      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
-      out.stderr(`proxy-tuner check: ${file}: ${reason}\n`);
-      return 2;
+      return fail(out, `cannot read stdin: ${(err as Error).message}`);
     }
   }
-
-  const config = {
-    nginx: { version: flags.get('nginx-version') as string | undefined },
-    haproxy: { version: flags.get('haproxy-version') as string | undefined },
-  };
-  const docs = texts.map(({ file, text }) => ({ file, ...documentOf(file, text) }));
-  // The local binaries' versions (`nginx -v`, ~40 ms) are asked in the background, for the
-  // languages present and not given, while the files are parsed; validation waits for them.
-  const versions = Promise.all(
-    [...new Set(docs.map((d) => d.language))].filter((lang) => !config[lang].version).map((lang) => prefetchLocalVersion(lang)),
-  );
-
-  if (fix) {
-    await versions;
-    const settings = resolveSettings(config);
-    const { doc, language } = docs[0];
-    // each round judged like `check` (and the editor's source.fixAll): in the workspace
-    out.stdout(fixAll(doc, language, settings, 5, (d) => diagnoseInWorkspace(d, language, settings)));
+  inputs.push(...expanded.files.map((file) => ({ file })));
+  if (inputs.length === 0) {
+    out.stderr(summary([], expanded.ignored));
     return 0;
   }
+  if (fixing && !write && inputs.length > 1) return fail(out, '--fix prints one fixed file; give exactly one FILE, or add --write to fix them all in place');
 
-  const first = workspaceOf(docs[0].doc);
-  first.get(docs[0].doc.uri); // the first file's parse, which its validation reuses
-  await versions;
-  const settings = resolveSettings(config);
-  settings.fixData = false; // the report shows no fixes (--fix, above, applies them)
-  const results: CheckedFile[] = docs.map(({ file, doc, language }, i) => ({
-    file,
-    language,
-    diagnostics: diagnoseInWorkspace(doc, language, settings, i === 0 ? first : workspaceOf(doc)).sort(byPosition),
-  }));
-  if (flags.get('format') === 'json') {
-    out.stdout(`${JSON.stringify(toJson(results), null, 2)}\n`);
-  } else {
-    out.stdout(formatText(results));
-    out.stderr(summary(results));
+  // a project config that is not JSON is an error; a wrong entry in one is a warning, once
+  const told = new Set<string>();
+  for (const input of inputs) {
+    let cfg;
+    try {
+      cfg = configs.for(input.file);
+    } catch (err) {
+      return fail(out, (err as Error).message);
+    }
+    if (cfg && cfg.problems.length && !told.has(cfg.file)) {
+      told.add(cfg.file);
+      for (const p of cfg.problems) out.stderr(`proxy-tuner check: ${cfg.file}: ${p} (ignored)\n`);
+    }
   }
+
+  const format = (flags.get('format') as string | undefined) ?? 'text';
+  const opts: CheckOptions = {
+    language: flags.get('language') as LanguageId | undefined,
+    flags: {
+      nginx: { version: flags.get('nginx-version') as string | undefined },
+      haproxy: { version: flags.get('haproxy-version') as string | undefined },
+    },
+    fixData: format === 'sarif',
+  };
+  // The local binaries' versions (`nginx -v`, ~40 ms) are asked in the background while files
+  // are read and parsed; a setting's first read waits for them.
+  const probing = Promise.all((['nginx', 'haproxy'] as const).filter((l) => !opts.flags[l]?.version).map((l) => prefetchLocalVersion(l)));
+
+  if (fixing) {
+    await probing;
+    const select = { unsafe: flags.has('unsafe-fixes'), rules: fixRules.length ? new Set(fixRules) : undefined };
+    const settingsFor = new SettingsFor(opts, configs);
+    let changed = 0;
+    for (const input of inputs) {
+      let text = input.text;
+      if (text === undefined) {
+        try {
+          text = readFileSync(input.file, 'utf8');
+        } catch (err) {
+          return fail(out, `${input.file}: ${(err as Error).message}`);
+        }
+      }
+      const { doc, language } = documentOf(input.file, text, opts.language);
+      const settings = settingsFor.get(input.file, true);
+      // each round judged like `check` (and the editor's source.fixAll): in the workspace
+      const diagnose = (d: TextDocument): Diagnostic[] => validateInWorkspace(d, language, settings, workspaceOf([d]));
+      const fixed = fixAll(doc, language, settings, 5, diagnose, select);
+      if (!write) {
+        out.stdout(fixed);
+        return 0;
+      }
+      if (fixed !== text) {
+        try {
+          writeAtomic(input.file, fixed);
+        } catch (err) {
+          return fail(out, `${input.file}: cannot write: ${(err as Error).message}`);
+        }
+        changed++;
+      }
+    }
+    out.stderr(`proxy-tuner check: fixed ${changed} of ${inputs.length} file${inputs.length === 1 ? '' : 's'}; what is left:\n`);
+  }
+
+  await probing;
+  let results: FileResult[];
+  if (jobs > 1 && inputs.length >= PARALLEL_FROM && !inputs.some((i) => i.text !== undefined)) {
+    // workers judge with the versions found here, once, rather than each asking the binaries
+    opts.localVersions = { nginx: localVersion('nginx') ?? null, haproxy: localVersion('haproxy') ?? null };
+    results = await checkInParallel(inputs, opts, jobs, __filename, terminalProgress());
+  } else {
+    results = checkInputs(inputs, opts, new SettingsFor(opts, configs));
+  }
+  const unreadable = results.filter((r) => r.error);
+  for (const r of unreadable) out.stderr(`proxy-tuner check: ${r.file}: ${r.error}\n`);
+
+  if (format === 'json') out.stdout(`${JSON.stringify(toJson(results), null, 2)}\n`);
+  else if (format === 'sarif') out.stdout(`${JSON.stringify(toSarif(results, pkg.version), null, 2)}\n`);
+  else if (format === 'github') out.stdout(formatGithub(results));
+  else {
+    out.stdout(formatText(results));
+    out.stderr(summary(results, expanded.ignored));
+  }
+  if (unreadable.length) return 2;
   return results.some((r) => r.diagnostics.some((d) => d.severity === 1)) ? 1 : 0;
 }

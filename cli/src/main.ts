@@ -3,13 +3,20 @@
 // `bench` is loaded when asked for: the benchmark engine (worker threads, sockets, the load
 // generator) is not part of `check`'s start-up.
 import { setFlagsFromString } from 'node:v8';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import pkg from '../../package.json';
 import { checkCommand } from './check';
+import { formatCommand } from './format';
+import { runCheckWorker } from './pool';
+import { explainCommand, rulesCommand } from './rulesCommand';
 
 const USAGE = `Usage: proxy-tuner <command> [options]
 
 Commands:
   check FILE...   report problems in nginx / HAProxy configs (see: proxy-tuner check --help)
+  format FILE...  format configs; --check, --write (see: proxy-tuner format --help)
+  rules           list every rule (--format json)
+  explain RULE    a rule's why, versions, fix and link
   bench ...       benchmark a config on loopback (see: proxy-tuner bench --help)
 
 Options:
@@ -30,6 +37,12 @@ export async function main(argv: string[]): Promise<number> {
       // generator is a long-lived program with its own latency to keep.
       setFlagsFromString('--semi-space-growth-factor=1');
       return checkCommand(rest);
+    case 'format':
+      return formatCommand(rest);
+    case 'rules':
+      return rulesCommand(rest);
+    case 'explain':
+      return explainCommand(rest);
     case 'bench':
       return (await import('./bench.js')).benchCommand(rest);
     case '-h':
@@ -50,14 +63,21 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A `check` worker thread (cli/src/pool.ts) runs this same bundle.
+const isCheckWorker = !isMainThread && (workerData as { proxyTunerCheckWorker?: boolean } | null)?.proxyTunerCheckWorker === true;
+if (isCheckWorker) {
+  setFlagsFromString('--semi-space-growth-factor=1');
+  runCheckWorker(parentPort!, (workerData as { opts: Parameters<typeof runCheckWorker>[1] }).opts);
+}
+
 const argv = process.argv.slice(2);
-main(argv).then(
+if (!isCheckWorker) main(argv).then(
   (code) => {
     process.exitCode = code;
     // `check` exits as soon as its report is written: a natural exit first tears down a heap that
     // held the whole tree (~0.03 s on the 4,000-server file), and `check` has nothing left to
     // finish. `bench` ends naturally: its children and temp folder are cleaned up on the way.
-    if (argv[0] === 'check') process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+    if (argv[0] === 'check' || argv[0] === 'format') process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
   },
   (err: unknown) => {
     process.stderr.write(`proxy-tuner: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -25,6 +25,7 @@ import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from './service/languageService';
 import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from './service/settings';
 import { prefetchLocalVersion } from './service/localVersions';
+import { contextFor, findProjectConfig, isIgnored, projectSettings, PROJECT_CONFIG_NAME, type ProjectConfig } from './service/projectConfig';
 import type { LanguageId, ServiceSettings } from './service/types';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
@@ -173,16 +174,57 @@ function announce(settings: ServiceSettings): ServiceSettings {
   return settings;
 }
 
+// The project config (.proxy-tuner.json, found by walking up from the document's folder): read
+// here, handed to the service as settings; the editor's own settings win over it.
+const projectConfigs = new Map<string, ProjectConfig | null>();
+/** Documents a project config's `ignore` leaves out: they get no diagnostics. */
+const ignoredUris = new Set<string>();
+const toldBadConfig = new Set<string>();
+
+function projectConfigOf(uri: string): { config: ProjectConfig | undefined; path: string | undefined } {
+  const path = service.uriToPath(uri);
+  if (!path) return { config: undefined, path };
+  try {
+    const config = findProjectConfig(path, readProjectFile, projectConfigs);
+    if (config?.problems.length && !toldBadConfig.has(config.file)) {
+      toldBadConfig.add(config.file);
+      connection.console.warn(`[proxy-tuner] ${config.file}: ${config.problems.join('; ')} (ignored)`);
+    }
+    return { config, path };
+  } catch (err) {
+    const message = (err as Error).message;
+    if (!toldBadConfig.has(message)) {
+      toldBadConfig.add(message);
+      connection.console.error(`[proxy-tuner] ${message}; judging without it`);
+    }
+    return { config: undefined, path };
+  }
+}
+
+function readProjectFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function settingsFor(uri: string): Promise<ServiceSettings> {
   let pending = settingsByUri.get(uri);
   if (!pending) {
-    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then(async (config) => {
+    pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then(async (editorConfig) => {
+      const project = projectConfigOf(uri);
+      const config = mergeConfig(projectSettings(project.config), editorConfig);
       if (settingsByUri.get(uri) === pending) delayByUri.set(uri, config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS);
       // the local binaries' versions (`nginx -v`, `haproxy -v`) without blocking the server
       await probeVersions(config);
-      const settings = announce(resolveSettings(config));
+      const settings = resolveSettings(config);
+      const context = project.path ? contextFor(project.config, project.path) : undefined;
+      if (context) settings.nginxContext = context;
+      if (project.path && isIgnored(project.config, project.path)) ignoredUris.add(uri);
+      else ignoredUris.delete(uri);
       settings.completionSnippets = !clientHasSnippets;
-      return settings;
+      return announce(settings);
     });
     settingsByUri.set(uri, pending);
   }
@@ -203,7 +245,8 @@ const lastDiagnostics = new Map<string, { version: number; settings: ServiceSett
 function computeDiagnostics(doc: TextDocument, settings: ServiceSettings): { diagnostics: Diagnostic[]; computed: boolean } {
   const hit = lastDiagnostics.get(doc.uri);
   if (hit && hit.version === doc.version && hit.settings === settings) return { diagnostics: hit.diagnostics, computed: false };
-  const diagnostics = service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
+  // a file the project config ignores gets none
+  const diagnostics = ignoredUris.has(doc.uri) ? [] : service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
   lastDiagnostics.set(doc.uri, { version: doc.version, settings, diagnostics });
   return { diagnostics, computed: true };
 }
@@ -462,7 +505,7 @@ connection.onInitialized(
     if (canWatchFiles) {
       void connection.client
         .register(DidChangeWatchedFilesNotification.type, {
-          watchers: [{ globPattern: '**/*.{conf,cfg}' }, { globPattern: '**/{sites-enabled,sites-available,conf.d,snippets}/**' }],
+          watchers: [{ globPattern: '**/*.{conf,cfg}' }, { globPattern: '**/{sites-enabled,sites-available,conf.d,snippets}/**' }, { globPattern: `**/${PROJECT_CONFIG_NAME}` }],
         })
         .catch((err: unknown) => logError('register didChangeWatchedFiles', err));
     }
@@ -474,6 +517,7 @@ connection.onDidChangeConfiguration(
     // Push-model clients send the values; pull-model clients only say "something changed".
     const raw: unknown = change?.settings;
     if (raw && typeof raw === 'object' && Object.keys(raw).length) pushedConfig = readConfig(raw);
+    projectConfigs.clear();
     settingsByUri.clear();
     revalidateAll();
     // the target version or the hints setting may have changed
@@ -641,6 +685,14 @@ connection.onWorkspaceSymbol(guard('workspaceSymbol', [], (params) => service.wo
 connection.onDidChangeWatchedFiles(
   guard('didChangeWatchedFiles', undefined, (params) => {
     for (const change of params.changes) wsIndex.invalidate(change.uri);
+    // a project config changed: every document's settings are read again
+    if (params.changes.some((c) => c.uri.endsWith(`/${PROJECT_CONFIG_NAME}`))) {
+      projectConfigs.clear();
+      toldBadConfig.clear();
+      settingsByUri.clear();
+      revalidateAll();
+      return;
+    }
     revalidateOthers('', 0);
   }),
 );

@@ -173,7 +173,7 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       const file = write('usage-nginx.conf', CLEAN_NGINX);
       const cases: [string[], RegExp][] = [
         [['check', '--frobnicate', file], /unknown option '--frobnicate'/],
-        [['check', '--format', 'xml', file], /must be one of text, json/],
+        [['check', '--format', 'xml', file], /must be one of text, json, sarif, github/],
         [['check', file, '--nginx-version'], /needs a value/],
         [['check', '--fix=yes', file], /takes no value/],
         [['frobnicate'], /unknown command 'frobnicate'/],
@@ -185,14 +185,16 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       }
     });
 
-    it('exits 2 naming the file when a file does not exist or is a directory', () => {
+    it('exits 2 naming the file when a file does not exist or is a folder holding no config', () => {
       const file = write('exists.conf', CLEAN_NGINX);
       let r = cli(['check', file, 'missing.conf']);
       assert.equal(r.status, 2);
       assert.match(r.stderr, /missing\.conf: no such file/);
-      r = cli(['check', '.']);
+      mkdirSync(join(dir, 'empty-folder', 'sub'), { recursive: true });
+      writeFileSync(join(dir, 'empty-folder', 'notes.md'), '# not a config\n');
+      r = cli(['check', 'empty-folder']);
       assert.equal(r.status, 2);
-      assert.match(r.stderr, /is a directory/);
+      assert.match(r.stderr, /empty-folder: is a directory holding no nginx or HAProxy config/);
     });
 
     it('prints help and the package version with exit 0', () => {

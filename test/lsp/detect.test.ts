@@ -31,6 +31,21 @@ describe('detectLanguage', () => {
     assert.equal(detectLanguage('/srv/site.conf', ''), 'nginx');
     assert.equal(detectLanguage('/srv/unknown', '# nothing yet\n'), 'nginx');
   });
+
+  it("takes nginx's shape over a HAProxy section keyword at column 0", () => {
+    // a server block at the top of a fragment, `listen` at column 0 (gixy's test configs)
+    assert.equal(detectLanguage('/srv/site.conf', 'server {\nlisten 80;\nserver_tokens on;\n}\n'), 'nginx');
+    assert.equal(detectLanguage('/srv/site.cfg', 'listen 80;\nserver_name example.org;\n'), 'nginx');
+    assert.equal(detectLanguage('/srv/x.cfg', 'location / {\n  return 200;\n}\n'), 'nginx');
+    // a multi-line statement: its continuation lines are nginx's too
+    assert.equal(detectLanguage('/srv/x.cfg', 'charset_types\n    text/css\n    text/plain\n    text/vtt;\n'), 'nginx');
+    // HAProxy: headers (at column 0 or indented), anonymous ACL braces closing on their line
+    assert.equal(detectLanguage('/srv/x.conf', 'frontend fe\n    bind :80\n    use_backend b if { path_beg /api }\nbackend b\n    server s 127.0.0.1:81\n'), 'haproxy');
+    assert.equal(detectLanguage('/srv/x.conf', '    global\n        maxconn 10\n    defaults\n        mode http\n'), 'haproxy');
+    // a HAProxy folder does not make nginx text HAProxy, nor an nginx folder HAProxy text nginx
+    assert.equal(detectLanguage('/etc/haproxy/extra/site.conf', NGINX_TEXT), 'nginx');
+    assert.equal(detectLanguage('/etc/nginx/conf.d/lb.conf', HAPROXY_TEXT), 'haproxy');
+  });
 });
 
 describe('languageOf (the server, per document)', () => {

@@ -22,6 +22,7 @@ import {
 } from './common';
 import { planNginxSandbox } from './nginx';
 import { planHaproxySandbox } from './haproxy';
+import { detectLanguage } from '../../../server/src/service/detectLanguage';
 
 export { ConfigCheckError, SandboxRefusal } from './common';
 export type { SandboxListener } from './common';
@@ -32,14 +33,17 @@ interface RenderFile {
   text: string;
 }
 
-/** Guesses nginx vs HAProxy from the file name, then the contents. */
+/** nginx or HAProxy: the product's one detector (name, then content), reading the file when no text is given. */
 export function detectKind(configPath: string, text?: string): ProxyKind {
-  const base = path.basename(configPath).toLowerCase();
-  if (base.includes('haproxy') || base.endsWith('.cfg')) return 'haproxy';
-  if (base.includes('nginx')) return 'nginx';
-  const t = text ?? (existsSync(configPath) ? readFileSync(configPath, 'utf8') : '');
-  if (/^\s*(global|defaults|frontend|backend|listen)\b[^;{]*$/m.test(t) && !/[;{]\s*$/m.test(t)) return 'haproxy';
-  return 'nginx';
+  let t = text;
+  if (t === undefined) {
+    try {
+      t = existsSync(configPath) ? readFileSync(configPath, 'utf8') : '';
+    } catch {
+      t = '';
+    }
+  }
+  return detectLanguage(configPath, t);
 }
 
 const STREAM_MODULE_PATHS = ['/usr/lib/nginx/modules/ngx_stream_module.so', '/usr/lib64/nginx/modules/ngx_stream_module.so'];

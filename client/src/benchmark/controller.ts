@@ -16,6 +16,7 @@ import {
   type RunRecord,
 } from '../../../protocol/panel';
 import { runBenchmark } from '../../../bench/src/index';
+import { detectLanguage } from '../../../server/src/service/detectLanguage';
 import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../webview/src/shape';
 import { mapBenchError } from './errors';
 import { BenchmarkPanel, type PanelHost } from './panel';
@@ -46,9 +47,10 @@ interface CurrentRun {
   tmpDir?: string;
 }
 
-export function configKind(doc: { languageId: string; fileName: string }): ProxyKind {
+export function configKind(doc: { languageId: string; fileName: string; getText?: () => string }): ProxyKind {
   if (doc.languageId === 'haproxy' || doc.languageId === 'nginx') return doc.languageId;
-  return /haproxy|\.cfg$/i.test(path.basename(doc.fileName)) ? 'haproxy' : 'nginx';
+  // the language server's own detector (name, then content), so the panel and the diagnostics agree
+  return detectLanguage(doc.fileName, doc.getText?.() ?? '');
 }
 
 export class BenchmarkController implements PanelHost {

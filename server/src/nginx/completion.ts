@@ -56,7 +56,7 @@ export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, se
     const text = doc.getText();
     const at = findNodeAt(file, offset);
     if (at.comment || at.inRawBody) return empty;
-    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file));
+    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file, settings.nginxContext));
     const word = at.word;
     // `$` variables
     if (word && offset > word.start) {

@@ -58,7 +58,7 @@ export function directiveMarkdown(name: string, variants: DirectiveVariant[]): s
   return parts.join('\n\n---\n\n');
 }
 
-export function doHover(doc: TextDocument, file: NginxFile, pos: Position, _settings: ServiceSettings, startContext?: string): Hover | null {
+export function doHover(doc: TextDocument, file: NginxFile, pos: Position, settings: ServiceSettings, startContext?: string): Hover | null {
   try {
     const offset = doc.offsetAt(pos);
     const at = findNodeAt(file, offset);
@@ -89,7 +89,7 @@ export function doHover(doc: TextDocument, file: NginxFile, pos: Position, _sett
       const tp = thirdPartyModule(d.name);
       return tp ? { contents: { kind: 'markdown', value: `**${d.name}** — third-party module: ${tp}` }, range } : null;
     }
-    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file));
+    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file, settings.nginxContext));
     const here = variants.filter((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));
     return { contents: { kind: 'markdown', value: directiveMarkdown(d.name, here.length ? here : variants) }, range };
   } catch {

@@ -24,7 +24,7 @@ export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validatio
  */
 export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string, unit?: UnitFacts): Diagnostic[] {
   try {
-    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast), modules: unit?.nginxModules, hostModules: () => settings.nginxModules });
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules });
     return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return [];

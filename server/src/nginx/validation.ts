@@ -400,6 +400,9 @@ function misplacedCount(list: Directive[], ctx: string, limit: number): number {
 }
 
 const CONTEXT_COMMENT = /^\s*context:\s*([a-z/ ]+?)\s*$/i;
+/** `# proxy-tuner: context server`: the product's own spelling, anywhere in the file. */
+const TOOL_CONTEXT_COMMENT = /^\s*proxy-tuner:\s*context[:\s]\s*([a-z/]+(?: [a-z/]+)*)\s*$/i;
+
 
 /**
  * The context a file is included in: a `# context: server` comment before the first
@@ -407,23 +410,32 @@ const CONTEXT_COMMENT = /^\s*context:\s*([a-z/ ]+?)\s*$/i;
  * context where the fewest directives would be misplaced (a `sites-enabled` file with
  * `server {}` blocks is `http`, a `stream.d` file whose servers use `proxy_timeout` is `stream`).
  */
-export function inferContext(file: NginxFile): string {
+export function inferContext(file: NginxFile, configured?: string): string {
   // a function of the parse alone (parses are never changed): validation, tuning, completion and
   // hover all ask for it, once per parse is enough
   let ctx = inferredContexts.get(file);
   if (ctx === undefined) inferredContexts.set(file, (ctx = inferContextOnce(file)));
-  return ctx;
+  // a context comment in the file wins over the project config's `contexts` (`configured`),
+  // which wins over the guess from the file's shape
+  if (configured && !ctx.comment) return configured;
+  return ctx.context;
 }
 
-const inferredContexts = new WeakMap<NginxFile, string>();
+const inferredContexts = new WeakMap<NginxFile, { context: string; comment: boolean }>();
 
-function inferContextOnce(file: NginxFile): string {
+function inferContextOnce(file: NginxFile): { context: string; comment: boolean } {
   const first = file.directives[0]?.start ?? Infinity;
   for (const c of file.comments) {
-    if (c.start > first) break;
+    const tool = TOOL_CONTEXT_COMMENT.exec(c.text);
+    if (tool) return { context: tool[1].toLowerCase(), comment: true };
+    if (c.start > first) continue;
     const m = CONTEXT_COMMENT.exec(c.text);
-    if (m) return m[1].toLowerCase();
+    if (m) return { context: m[1].toLowerCase(), comment: true };
   }
+  return { context: inferFromShape(file), comment: false };
+}
+
+function inferFromShape(file: NginxFile): string {
   const top = file.directives.filter((d) => !d.entry);
   if (top.length === 0 || top.some((d) => MAIN_ONLY.has(d.name))) return 'main';
   let best = 'main';

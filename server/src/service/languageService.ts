@@ -21,7 +21,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, LanguageModule, ServiceSettings } from './types';
 import { nginxModule } from '../nginx';
 import { haproxyModule } from '../haproxy';
-import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits } from './rules';
+import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection } from './rules';
+import { detectLanguage } from './detectLanguage';
 import { haproxyTuning, nginxTuning } from '../tuning';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
 import {
@@ -75,28 +76,7 @@ export function languageOf(languageId: string | undefined, uri: string, text = '
   return detectLanguage(path, text);
 }
 
-const HAPROXY_SECTION = /^(global|defaults|frontend|backend|listen|peers|resolvers|userlist|mailers|http-errors|ring|program|cache)\b/m;
-const NGINX_SHAPE = /^\s*(events|http|stream|mail|server|location|upstream)\b[^\n]*\{|;[ \t]*(#[^\n]*)?$/m;
-
-/**
- * Language of a file: its name first (`haproxy.cfg`, `nginx.conf`), then its folder
- * (`/etc/haproxy/`, `conf.d/`, `sites-enabled/`), then its content (HAProxy sections at line
- * starts, nginx blocks and `;`), then its extension (`.cfg` HAProxy); nginx when nothing tells.
- */
-export function detectLanguage(fileName: string, text = ''): LanguageId {
-  const path = fileName.replace(/\\/g, '/');
-  const base = path.split('/').pop() ?? path;
-  const dir = path.slice(0, path.length - base.length);
-  if (/haproxy/i.test(base)) return 'haproxy';
-  if (/nginx|openresty/i.test(base)) return 'nginx';
-  if (/(^|\/)haproxy[^/]*\//i.test(dir)) return 'haproxy';
-  if (/(^|\/)(nginx|openresty)[^/]*\/|(^|\/)(conf\.d|sites-(available|enabled)|snippets)\//i.test(dir) && !HAPROXY_SECTION.test(text)) {
-    return 'nginx';
-  }
-  if (HAPROXY_SECTION.test(text)) return 'haproxy';
-  if (NGINX_SHAPE.test(text)) return 'nginx';
-  return /\.cfg$/i.test(base) ? 'haproxy' : 'nginx';
-}
+export { detectLanguage, languageFromContent } from './detectLanguage';
 
 /** A parse cache keyed by uri and version, so each feature request reuses one parse. */
 export class ParseCache {
@@ -151,10 +131,12 @@ export function fixAll(
   maxRounds = 5,
   /** How each round finds the problems: plain `validate`, or the workspace-aware one (check). */
   diagnose: (d: TextDocument) => Diagnostic[] = (d) => validate(d, lang, settings),
+  /** Which fixes (`check --fix --unsafe-fixes`, `--fix-rule ID`); the safe ones by default. */
+  select?: FixSelection,
 ): string {
   let current = doc;
   for (let round = 0; round < maxRounds; round++) {
-    const edits = safeFixEdits(diagnose(current));
+    const edits = selectedFixEdits(diagnose(current), select);
     if (edits.length === 0) break;
     const next = applyEdits(current, edits);
     if (next === current.getText()) break;
@@ -217,6 +199,24 @@ export function format(
 ): TextEdit[] {
   const m = modules[lang];
   return m.format ? m.format(doc, astOf(doc, lang, cache), range, options) : [];
+}
+
+/**
+ * A whole text formatted (`proxy-tuner format`): the module's document formatting applied, or
+ * the reason it was left alone (nginx refuses a text with syntax errors: its tokens do not say
+ * what the author meant).
+ */
+export function formatText(text: string, lang: LanguageId, options: { tabSize: number; insertSpaces: boolean }): { text: string } | { error: string; line: number; character: number } {
+  const m = modules[lang];
+  const doc = TextDocument.create('file:///format', lang, 1, text);
+  const ast = m.parse(text) as { errors?: { start: number; message: string }[] };
+  if (lang === 'nginx' && ast.errors?.length) {
+    const e = ast.errors[0];
+    const p = doc.positionAt(e.start);
+    return { error: e.message, line: p.line, character: p.character };
+  }
+  const edits = m.format ? m.format(doc, ast, undefined, options) : [];
+  return { text: applyEdits(doc, edits) };
 }
 
 export function definition(

@@ -325,6 +325,40 @@ export function safeFixEdits(diagnostics: Diagnostic[]): TextEdit[] {
   return chosen;
 }
 
+/** Which fixes a batch fix applies: the safe ones (the default), also unsafe ones, only some rules'. */
+export interface FixSelection {
+  /** Also fixes that change behaviour (ruff's `--unsafe-fixes`). */
+  unsafe?: boolean;
+  /** Only these rules' fixes; a rule named here has its first fix applied, safe or not. */
+  rules?: ReadonlySet<string>;
+}
+
+/**
+ * The fixes a selection picks from the diagnostics, without overlapping edits (first come, first
+ * kept), as one edit list. With no selection this is `safeFixEdits`.
+ */
+export function selectedFixEdits(diagnostics: Diagnostic[], select: FixSelection = {}): TextEdit[] {
+  if (!select.unsafe && !select.rules) return safeFixEdits(diagnostics);
+  const chosen: TextEdit[] = [];
+  const cmp = (a: { line: number; character: number }, b: { line: number; character: number }) =>
+    a.line - b.line || a.character - b.character;
+  for (const d of diagnostics) {
+    const data = d.data as DiagnosticData | undefined;
+    if (!data?.fixes?.length) continue;
+    let fx: NonNullable<DiagnosticData['fixes']>[number] | undefined;
+    if (select.rules) {
+      if (typeof d.code !== 'string' || !select.rules.has(d.code)) continue;
+      fx = data.fixes[0];
+    } else fx = data.fixes.find((f) => f.safe) ?? data.fixes[0];
+    if (!fx) continue;
+    const overlaps = fx.edits.some((e) =>
+      chosen.some((c) => cmp(e.range.start, c.range.end) < 0 && cmp(c.range.start, e.range.end) < 0),
+    );
+    if (!overlaps) chosen.push(...fx.edits);
+  }
+  return chosen;
+}
+
 /** Applies LSP text edits to a text (edits must not overlap). */
 export function applyEdits(doc: TextDocument, edits: TextEdit[]): string {
   const text = doc.getText();

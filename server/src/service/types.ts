@@ -54,6 +54,12 @@ export interface ServiceSettings {
   completionSnippets?: boolean;
   /** Inlay hints for the effective defaults of what the config leaves out (`proxyTuner.inlayHints.defaults`). Default true. */
   inlayHintsDefaults?: boolean;
+  /**
+   * The block context an nginx fragment is read in when no file that includes it is loaded and no
+   * context comment in it says (`# proxy-tuner: context server`): the project config's `contexts`
+   * entry matching the file's path. The caller (server, CLI) resolves it per file.
+   */
+  nginxContext?: string;
 }
 
 /** What a language module offers; every function is pure and never throws on any input. */

@@ -124,11 +124,11 @@ function atLeast(ctx: NginxCheckContext, v: string): boolean {
  * The context a file's top level is in: `main` for a whole config; for an included fragment,
  * guessed from what it holds (locations: server; servers or upstreams: http).
  */
-export function guessStartContext(file: NginxFile): string {
+export function guessStartContext(file: NginxFile, configured?: string): string {
   // the validation's inference (directive tables, `# context: server` comments) keeps tuning
   // and validation judging a fragment in the same context
   try {
-    const inferred = inferContext(file);
+    const inferred = inferContext(file, configured);
     if (inferred) return inferred;
   } catch {
     // fall back to the shape of the top level
@@ -182,7 +182,7 @@ function collect(ctx: NginxCheckContext, level: Level): void {
 }
 
 export function buildContext(file: NginxFile, settings: ServiceSettings): NginxCheckContext {
-  const top: Level = { d: undefined, up: undefined, inner: guessStartContext(file), children: file.directives, index: undefined, inc: undefined, tls: false };
+  const top: Level = { d: undefined, up: undefined, inner: guessStartContext(file, settings.nginxContext), children: file.directives, index: undefined, inc: undefined, tls: false };
   const groups: Node[][] = [];
   for (let g = 0; g < GROUP_COUNT; g++) groups.push([]);
   const ctx: NginxCheckContext = {
