@@ -2,6 +2,7 @@
 // page it rests on, the versions it applies to and what its quick fix does. The checks that
 // produce the findings live in checks.ts; docs/rules.md is generated from these rows.
 import type { RuleMeta } from '../../service/rules';
+import { eolRuleRow } from '../lifecycle';
 
 const CORE = 'https://nginx.org/en/docs/ngx_core_module.html';
 const HTTP_CORE = 'https://nginx.org/en/docs/http/ngx_http_core_module.html';
@@ -298,4 +299,4 @@ const rows: Row[] = [
   },
 ];
 
-export const NGINX_TUNING_RULES: RuleMeta[] = rows.map((r) => ({ ...r, language: 'nginx' }));
+export const NGINX_TUNING_RULES: RuleMeta[] = [...rows.map((r): RuleMeta => ({ ...r, language: 'nginx' })), eolRuleRow('nginx')];
