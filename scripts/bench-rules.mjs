@@ -68,10 +68,11 @@ function combine(runs) {
   const refused = runs.find((r) => r.refused)?.refused;
   if (refused) return { refused, rps: 0, p99: 0, cpr: 0, requests: 0, errors: 0, warnings: [], runs };
   const sum = (k) => runs.reduce((a, r) => a + (r[k] ?? 0), 0);
+  const round = (x, d) => Math.round(x * 10 ** d) / 10 ** d;
   return {
     rps: Math.round(median(runs.map((r) => r.rps))),
-    p99: median(runs.map((r) => r.p99)),
-    cpr: median(runs.map((r) => r.cpr)),
+    p99: round(median(runs.map((r) => r.p99)), 2),
+    cpr: round(median(runs.map((r) => r.cpr)), 4),
     requests: sum('requests'),
     errors: sum('errors'),
     tlsHandshakes: runs.some((r) => r.tlsHandshakes !== undefined) ? sum('tlsHandshakes') : undefined,
