@@ -252,12 +252,13 @@ export function formatAbTable(sides: AbSide[], rounds: number): string {
     lines.push(`${name} ${pad(s.rps, 9)} ${pad(s.p50, 8)} ${pad(s.p99, 8)} ${pad(s.connectionsPerRequest, 9)} ${pad(s.proxyCpuSeconds + 's', 10)} ${pad(s.errors, 7)}   ${vs}`);
   }
   lines.push('');
-  for (const s of sides) lines.push(`${r0.proxy.kind} ${s.version}: ${s.binary}; per round req/s ${s.runs.map((r) => r.rps).join(', ')}`);
+  for (const s of sides) lines.push(`${r0.proxy.kind} ${s.version}: ${s.runs[0]?.proxy.binary || s.binary}; per round req/s ${s.runs.map((r) => r.rps).join(', ')}, p99 ${s.runs.map((r) => r.latencyMs.p99).join(', ')} ms`);
   for (const s of sides) {
     const reuse = s.connectionsPerRequest > 0.5 && r0.scenario !== 'tcp';
     if (reuse) lines.push(`${r0.proxy.kind} ${s.version}: a new upstream connection per request (${s.connectionsPerRequest} per request)`);
   }
-  const warnings = [...new Set(sides.flatMap((s) => s.runs.flatMap((r) => r.warnings)))];
+  // one line per kind of warning (the busy-machine one differs only in its numbers)
+  const warnings = [...new Map(sides.flatMap((s) => s.runs.flatMap((r) => r.warnings)).map((w) => [w.replace(/[\d.]+/g, '#'), w])).values()];
   for (const w of warnings) lines.push(`warning: ${w}`);
   return lines.join('\n') + '\n';
 }
