@@ -36,6 +36,21 @@ export interface PanelRunOptions {
   body?: string;
   /** Also load the backend directly (baseline without the proxy). */
   direct: boolean;
+  /**
+   * The binary to run, one of the init message's `binaries` paths; empty or absent: the
+   * setting's (`proxyTuner.<kind>.path`), else the one on PATH. The host runs only listed ones.
+   */
+  binary?: string;
+  /** A second listed binary: the same config runs on it right after, and the two runs are compared A/B. */
+  binaryB?: string;
+}
+
+/** An installed binary the panel may pick (found by the host: PATH, the settings). */
+export interface PanelBinary {
+  path: string;
+  version: string;
+  /** Where it was found: `PATH`, `proxyTuner.nginx.path`, `proxyTuner.binaries`. */
+  source: string;
 }
 
 export const LIMITS = {
@@ -104,6 +119,8 @@ export type HostToPanel =
       runs: RunRecord[];
       compare: { a: string | null; b: string | null };
       running: boolean;
+      /** The installed binaries of the config's kind (absent from older hosts). */
+      binaries?: PanelBinary[];
     }
   | { type: 'runStarted'; runId: string; label: string; options: PanelRunOptions }
   | { type: 'progress'; runId: string; sample: SecondSample }
@@ -155,7 +172,7 @@ export function isHostHeader(v: unknown): v is string {
 
 const RUN_OPTION_KEYS = ['scenario', 'model', 'connections', 'rate', 'durationS', 'warmupS', 'path', 'host', 'method', 'direct'] as const;
 /** Keys a PanelRunOptions may have besides RUN_OPTION_KEYS. */
-const OPTIONAL_RUN_OPTION_KEYS = ['body'] as const;
+const OPTIONAL_RUN_OPTION_KEYS = ['body', 'binary', 'binaryB'] as const;
 
 /** All of `keys`, any of `optional`, nothing else. */
 function keysWithin(o: Obj, keys: readonly string[], optional: readonly string[]): boolean {
@@ -190,6 +207,11 @@ export function runOptionsProblem(v: unknown): string | undefined {
     if (v.body !== '' && BODYLESS_METHODS.includes(v.method as string)) return `options.body: ${v.method as string} requests carry no body`;
   }
   if (!isBool(v.direct)) return 'options.direct: a boolean';
+  for (const k of ['binary', 'binaryB'] as const) {
+    if (v[k] !== undefined && (typeof v[k] !== 'string' || (v[k] as string).length > 4096 || /[\0\n\r]/.test(v[k] as string))) return `options.${k}: a binary path`;
+  }
+  if (v.binaryB && !v.binary) return 'options.binaryB: pick the first binary too';
+  if (v.binaryB && v.binaryB === v.binary) return 'options.binaryB: pick two different binaries to compare';
   return undefined;
 }
 
@@ -308,7 +330,8 @@ export function validateHostMessage(raw: unknown): Validation<HostToPanel> {
         isObj(m.compare) &&
         idOrNull(m.compare.a) &&
         idOrNull(m.compare.b) &&
-        isBool(m.running)
+        isBool(m.running) &&
+        (m.binaries === undefined || (Array.isArray(m.binaries) && m.binaries.length <= 64 && m.binaries.every((b) => isObj(b) && isStr(b.path) && isStr(b.version, 64) && isStr(b.source, 200))))
         ? ok()
         : bad('init: malformed');
     case 'runStarted':

@@ -174,7 +174,8 @@ export function findBinary(name: string, explicit?: string): string | null {
       return false;
     }
   };
-  if (explicit) return isExec(explicit) ? explicit : null;
+  // absolute: the proxy runs with its sandbox folder as the working directory
+  if (explicit) return isExec(explicit) ? path.resolve(explicit) : null;
   const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
   for (const d of dirs) {
     if (!d) continue;

@@ -40,7 +40,11 @@ options:
   --latency T          backend latency per response, e.g. 5ms
   --status N           backend response status (default 200)
   --kind nginx|haproxy the config's kind (default: from the file name/contents)
-  --binary PATH        the nginx/haproxy binary (default: found on PATH)
+  --binary PATH        the nginx/haproxy binary (default: found on PATH). Repeat it to run
+                       the same config on each binary in turn and compare them A/B (e.g. the
+                       installed version against a newer one: what upgrading buys)
+  --rounds N           with several --binary: rounds of runs, the order alternated each round
+                       (default 1; medians are compared)
   --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
                        (no sandbox, no backend; for comparing load generators)
   --direct             also run the same load straight at the backend (the proxy's own cost)
@@ -70,6 +74,7 @@ const SPEC: Record<string, FlagSpec> = {
   status: { value: true },
   kind: { value: true, choices: ['nginx', 'haproxy'] },
   binary: { value: true },
+  rounds: { value: true },
   direct: { value: false },
   target: { value: true },
   json: { value: false },
@@ -111,10 +116,29 @@ function readBodyFile(file: string): string {
   return readFileSync(file, 'utf8');
 }
 
+/** Every `--binary` value, in order, and the arguments without them (the parser keeps one value per flag). */
+export function splitBinaries(argv: readonly string[]): { binaries: string[]; rest: string[] } {
+  const binaries: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
+    if (a === '--binary' && i + 1 < argv.length && argv[i + 1] !== '') binaries.push(argv[++i]);
+    else if (a.startsWith('--binary=') && a.length > 9) binaries.push(a.slice(9));
+    else rest.push(a);
+  }
+  return { binaries, rest };
+}
+
 /** Builds engine options from the command line (throws UsageError). */
-export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean } {
-  const { flags, positionals } = parseArgs(argv, SPEC);
-  if (flags.has('help')) return { options: {}, json: false, help: true };
+export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean; binaries: string[]; rounds: number } {
+  const split = splitBinaries(argv);
+  const { flags, positionals } = parseArgs(split.rest, SPEC);
+  const binaries = split.binaries;
+  if (flags.has('help')) return { options: {}, json: false, help: true, binaries, rounds: 1 };
   const get = (k: string) => {
     const v = flags.get(k);
     return typeof v === 'string' ? v : undefined;
@@ -160,14 +184,83 @@ export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; j
   if (get('threads')) o.threads = parseNumber(get('threads')!, '--threads');
   if (get('timeout')) o.timeoutMs = parseDuration(get('timeout')!, '--timeout');
   if (get('kind')) o.kind = get('kind') as ProxyKind;
-  if (get('binary')) o.binary = get('binary');
+  if (binaries.length === 1) o.binary = binaries[0];
+  if (binaries.length > 1 && o.target) throw new UsageError('several --binary need a FILE, not --target');
+  if (binaries.length > 8) throw new UsageError(`at most 8 --binary (got ${binaries.length})`);
+  let rounds = 1;
+  if (get('rounds')) {
+    rounds = parseNumber(get('rounds')!, '--rounds');
+    if (rounds < 1 || rounds > 10) throw new UsageError(`--rounds: from 1 to 10 (got ${rounds})`);
+    if (binaries.length < 2) throw new UsageError('--rounds needs at least two --binary');
+  }
   if (flags.has('direct')) o.direct = true;
   const backend: BenchOptions['backend'] = {};
   if (get('response-bytes')) backend.responseBytes = parseSize(get('response-bytes')!, '--response-bytes');
   if (get('latency')) backend.latency = { kind: 'fixed', ms: parseDuration(get('latency')!.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--latency') };
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
   if (Object.keys(backend).length) o.backend = backend;
-  return { options: o, json: flags.has('json'), help: false };
+  return { options: o, json: flags.has('json'), help: false, binaries, rounds };
+}
+
+// ---- A/B: the same config on several binaries -------------------------------------------------
+
+export interface AbSide {
+  binary: string;
+  version: string;
+  runs: BenchResult[];
+  /** Medians over the rounds. */
+  rps: number;
+  p50: number;
+  p99: number;
+  connectionsPerRequest: number;
+  proxyCpuSeconds: number;
+  errors: number;
+}
+
+const medianOf = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const totalErrors = (e: BenchResult['errors']) => Object.values(e).reduce((a, b) => a + b, 0);
+
+export function abSide(binary: string, runs: BenchResult[]): AbSide {
+  return {
+    binary,
+    version: runs[0]?.proxy.version ?? '',
+    runs,
+    rps: Math.round(medianOf(runs.map((r) => r.rps))),
+    p50: medianOf(runs.map((r) => r.latencyMs.p50)),
+    p99: medianOf(runs.map((r) => r.latencyMs.p99)),
+    connectionsPerRequest: medianOf(runs.map((r) => r.backend.connectionsPerRequest)),
+    proxyCpuSeconds: Math.round(medianOf(runs.map((r) => r.cpuSeconds.proxy)) * 100) / 100,
+    errors: runs.reduce((a, r) => a + totalErrors(r.errors), 0),
+  };
+}
+
+/** The A/B table: one row per binary, ratios against the first. */
+export function formatAbTable(sides: AbSide[], rounds: number): string {
+  const first = sides[0];
+  const ratio = (x: number, y: number) => (y > 0 ? `x${(x / y).toFixed(2)}` : '-');
+  const lines: string[] = [];
+  const r0 = first.runs[0];
+  lines.push(`A/B: the same config on ${sides.length} binaries — ${r0.scenario}, ${r0.model === 'open' ? `open model ${r0.rate} req/s` : 'closed model'}, ${r0.connections} connections, ${r0.durationS}s per run, ${rounds} round(s), order alternated`);
+  lines.push('');
+  lines.push(`${'binary'.padEnd(24)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('conn/req', 9)} ${pad('proxy cpu', 10)} ${pad('errors', 7)}   vs first`);
+  for (const s of sides) {
+    const name = `${r0.proxy.kind} ${s.version}`.padEnd(24);
+    const vs = s === first ? '' : `req/s ${ratio(s.rps, first.rps)}, p99 ${ratio(s.p99, first.p99)}`;
+    lines.push(`${name} ${pad(s.rps, 9)} ${pad(s.p50, 8)} ${pad(s.p99, 8)} ${pad(s.connectionsPerRequest, 9)} ${pad(s.proxyCpuSeconds + 's', 10)} ${pad(s.errors, 7)}   ${vs}`);
+  }
+  lines.push('');
+  for (const s of sides) lines.push(`${r0.proxy.kind} ${s.version}: ${s.runs[0]?.proxy.binary || s.binary}; per round req/s ${s.runs.map((r) => r.rps).join(', ')}, p99 ${s.runs.map((r) => r.latencyMs.p99).join(', ')} ms`);
+  for (const s of sides) {
+    const reuse = s.connectionsPerRequest > 0.5 && r0.scenario !== 'tcp';
+    if (reuse) lines.push(`${r0.proxy.kind} ${s.version}: a new upstream connection per request (${s.connectionsPerRequest} per request)`);
+  }
+  // one line per kind of warning (the busy-machine one differs only in its numbers)
+  const warnings = [...new Map(sides.flatMap((s) => s.runs.flatMap((r) => r.warnings)).map((w) => [w.replace(/[\d.]+/g, '#'), w])).values()];
+  for (const w of warnings) lines.push(`warning: ${w}`);
+  return lines.join('\n') + '\n';
 }
 
 /** The JSON document of `--json`. */
@@ -261,6 +354,30 @@ export async function benchCommand(argv: string[]): Promise<number> {
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);
   try {
+    if (parsed.binaries.length > 1) {
+      const runs = new Map<string, BenchResult[]>(parsed.binaries.map((b) => [b, []]));
+      for (let round = 0; round < parsed.rounds; round++) {
+        const order = round % 2 === 0 ? parsed.binaries : [...parsed.binaries].reverse();
+        for (const binary of order) {
+          if (tty) process.stderr.write(`\r\x1b[K${binary}: starting`);
+          const r = await runBenchmark({ ...parsed.options, binary }, {
+            signal: ac.signal,
+            onProgress: (s) => {
+              if (tty) process.stderr.write(`\r\x1b[K${binary}: ${progressLine(s)}`);
+            },
+          });
+          runs.get(binary)!.push(r);
+        }
+      }
+      if (tty) process.stderr.write('\r\x1b[K');
+      const sides = parsed.binaries.map((b) => abSide(b, runs.get(b)!));
+      process.stdout.write(
+        parsed.json
+          ? JSON.stringify({ ab: sides.map((s) => ({ binary: s.binary, version: s.version, rps: s.rps, p50: s.p50, p99: s.p99, connectionsPerRequest: s.connectionsPerRequest, proxyCpuSeconds: s.proxyCpuSeconds, errors: s.errors, runs: s.runs.map(resultJson) })), rounds: parsed.rounds }, null, 2) + '\n'
+          : formatAbTable(sides, parsed.rounds),
+      );
+      return 0;
+    }
     const r = await runBenchmark(parsed.options, {
       signal: ac.signal,
       onProgress: (s) => {

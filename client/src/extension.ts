@@ -13,6 +13,7 @@ import {
 import { registerBenchmarkPanel } from './benchmark/index';
 import { SERVER_EXEC_ARGV, serverEnv } from './serverLaunch';
 import { registerValidateCommand } from './validateCommand';
+import { registerVersionFeatures } from './versions/index';
 
 /** A client-side feature: gets the context and the running client, returns what to dispose. */
 export type ClientFeature = (context: vscode.ExtensionContext, client: LanguageClient) => vscode.Disposable[];
@@ -65,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     return;
   }
   for (const feature of clientFeatures) context.subscriptions.push(...feature(context, client));
+  context.subscriptions.push(...registerVersionFeatures());
 }
 
 export async function deactivate(): Promise<void> {

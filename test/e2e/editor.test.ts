@@ -45,6 +45,9 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 },
       assert.ok(rows.some((r) => /proxy_read_timout.*\[Ln 20, Col 13\]/.test(r)), `unknown directive reported at line 20:\n${rows.join('\n')}`);
       assert.ok(!rows.some((r) => r.includes('proxy_pass')), `no problem on the valid proxy_pass line:\n${rows.join('\n')}`);
       await poll('two error squiggles in the editor', async () => (await wb.squiggles('error')) >= 2);
+      // the target version (the workspace's proxyTuner.nginx.version) in the status bar, and its end of life
+      await poll('"nginx 1.22.1" in the status bar', async () => (await page.locator('.statusbar-item').allInnerTexts()).some((t) => t.includes('nginx 1.22.1')));
+      await wb.problems((rows) => rows.some((r) => r.includes('nginx 1.22.1 is end-of-life') && r.includes('nginx/version-end-of-life')), 'the end-of-life information');
     });
   });
 
@@ -91,6 +94,7 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 },
       );
       assert.ok(rows.some((r) => /nbproc.*\[Ln 3, Col 5\]/.test(r)), `nbproc reported at line 3:\n${rows.join('\n')}`);
       await poll('an error squiggle on nbproc', async () => (await wb.squiggles('error')) >= 1);
+      await poll('"HAProxy 2.6.12" in the status bar', async () => (await page.locator('.statusbar-item').allInnerTexts()).some((t) => t.includes('HAProxy 2.6.12')));
     });
     await snap('haproxy-hover', async () => {
       const text = await wb.hoverAt(16, 6, (t) => t.includes('balance <algorithm>'), 'the balance hover');

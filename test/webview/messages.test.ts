@@ -131,3 +131,29 @@ describe('validateHostMessage (host -> webview)', () => {
     assert.equal(validateHostMessage({ type: 'script', code: 'alert(1)' }).ok, false);
   });
 });
+
+describe('the binary picker fields (A/B on two installed binaries)', () => {
+  it('accepts a binary, and a second one to compare with', () => {
+    for (const extra of [{ binary: '/usr/sbin/nginx' }, { binary: '/usr/sbin/nginx', binaryB: '/opt/nginx-1.30.6' }]) {
+      const v = validatePanelMessage({ type: 'run', options: { ...good, ...extra } });
+      assert.ok(v.ok, v.ok ? '' : v.error);
+    }
+  });
+  it('rejects a second binary alone, the same one twice, and non-paths', () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ binaryB: '/b' }, /binaryB: pick the first binary too/],
+      [{ binary: '/a', binaryB: '/a' }, /two different binaries/],
+      [{ binary: 42 }, /options\.binary: a binary path/],
+      [{ binary: '/a\n-c' }, /options\.binary/],
+      [{ binary: 'x'.repeat(5000) }, /options\.binary/],
+    ];
+    for (const [patch, re] of cases) assert.match(runOptionsProblem({ ...good, ...patch }) ?? 'accepted', re, JSON.stringify(patch).slice(0, 80));
+  });
+  it('the host may list the binaries in init; a malformed list is rejected', () => {
+    const init = { type: 'init', config: null, enabled: true, disabledReason: '', options: good, runs: [], compare: { a: null, b: null }, running: false };
+    assert.ok(validateHostMessage(init).ok);
+    assert.ok(validateHostMessage({ ...init, binaries: [{ path: '/usr/sbin/nginx', version: '1.22.1', source: 'PATH' }] }).ok);
+    assert.equal(validateHostMessage({ ...init, binaries: [{ path: '/usr/sbin/nginx' }] }).ok, false);
+    assert.equal(validateHostMessage({ ...init, binaries: 'x' }).ok, false);
+  });
+});

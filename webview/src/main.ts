@@ -17,6 +17,7 @@ import {
   runOptionsProblem,
   validateHostMessage,
   type HostToPanel,
+  type PanelBinary,
   type PanelConfigInfo,
   type PanelRunOptions,
   type PanelToHost,
@@ -111,6 +112,8 @@ app.innerHTML = `
   <div class="field wide" id="body-field"><vscode-label for="body">Request body</vscode-label>
     <vscode-textarea id="body" rows="3" placeholder="none (sent with every request; JSON gets Content-Type application/json)"></vscode-textarea>
     <div id="body-note" class="muted hidden"></div></div>
+  <div class="field hidden" id="binary-field"><vscode-label for="binary">Binary (A)</vscode-label><vscode-single-select id="binary"></vscode-single-select></div>
+  <div class="field hidden" id="binary-b-field"><vscode-label for="binary-b">Compare with (B)</vscode-label><vscode-single-select id="binary-b"></vscode-single-select></div>
   <div class="field"><vscode-checkbox id="direct" label="Direct baseline (backend without the proxy)"></vscode-checkbox></div>
   <div id="form-problem" class="problem hidden"></div>
 </section>
@@ -154,6 +157,27 @@ for (const m of HTTP_METHODS) {
   methodSel.appendChild(o);
 }
 
+let binaries: PanelBinary[] = [];
+
+/** Fills the binary pickers (A: default or a listed binary; B: none or another listed one). */
+function setBinaries(list: PanelBinary[]): void {
+  binaries = list;
+  for (const [id, none] of [['binary', 'default (setting, else PATH)'], ['binary-b', 'none: a single run']] as const) {
+    const sel = $<ValueEl>(id);
+    sel.replaceChildren();
+    const o = el('vscode-option' as 'option', none);
+    o.setAttribute('value', '');
+    sel.appendChild(o);
+    for (const b of list) {
+      const x = el('vscode-option' as 'option', `${state.config?.kind ?? ''} ${b.version} (${b.path})`);
+      x.setAttribute('value', b.path);
+      sel.appendChild(x);
+    }
+  }
+  $('binary-field').classList.toggle('hidden', list.length === 0);
+  $('binary-b-field').classList.toggle('hidden', list.length < 2);
+}
+
 /** The body field is off for methods without a body; get-post-mix and tcp send their own requests. */
 function showRequestFields(scenario: string, method: string): void {
   const own = scenario === 'get-post-mix' || scenario === 'tcp';
@@ -176,6 +200,9 @@ function writeForm(o: PanelRunOptions): void {
   $<ValueEl>('method').value = o.method;
   $<ValueEl>('body').value = o.body ?? '';
   $<CheckEl>('direct').checked = o.direct;
+  const listed = (p: string | undefined) => (p && binaries.some((b) => b.path === p) ? p : '');
+  $<ValueEl>('binary').value = listed(o.binary);
+  $<ValueEl>('binary-b').value = listed(o.binaryB);
   showModelFields(o.model);
   showRequestFields(o.scenario, o.method);
 }
@@ -200,9 +227,13 @@ function readForm(): { options?: PanelRunOptions; problem?: string } {
     method: $<ValueEl>('method').value,
     body: $<ValueEl>('body').value,
     direct: $<CheckEl>('direct').checked,
-  };
+  } as Record<string, unknown>;
+  const a = $<ValueEl>('binary').value;
+  const b = $<ValueEl>('binary-b').value;
+  if (a) options.binary = a;
+  if (b) options.binaryB = b;
   const problem = runOptionsProblem(options);
-  return problem ? { problem: problem.replace(/^options\./, '') } : { options: options as PanelRunOptions };
+  return problem ? { problem: problem.replace(/^options\./, '') } : { options: options as unknown as PanelRunOptions };
 }
 
 function onFormChange(): void {
@@ -219,7 +250,7 @@ function onFormChange(): void {
   updateButtons();
 }
 
-for (const id of ['scenario', 'model', 'connections', 'rate', 'duration', 'warmup', 'path', 'host', 'method', 'body', 'direct']) {
+for (const id of ['scenario', 'model', 'connections', 'rate', 'duration', 'warmup', 'path', 'host', 'method', 'body', 'direct', 'binary', 'binary-b']) {
   $(id).addEventListener('change', onFormChange);
   $(id).addEventListener('input', onFormChange);
 }
@@ -239,6 +270,7 @@ $('stop').addEventListener('click', () => post({ type: 'stop' }));
 function updateButtons(): void {
   const formOk = !readForm().problem;
   $('run').toggleAttribute('disabled', !enabled || running || !formOk || !state.config);
+  $('run').textContent = $<ValueEl>('binary-b').value ? 'Run A/B' : 'Run';
   $('stop').toggleAttribute('disabled', !running);
 }
 
@@ -448,6 +480,7 @@ function handle(msg: HostToPanel): void {
       state.compare = msg.compare;
       if (!runById(state.selected)) state.selected = null;
       $('config-name').textContent = msg.config ? msg.config.name : 'No config: open an nginx or HAProxy config';
+      setBinaries(msg.binaries ?? []);
       const dis = $('disabled');
       dis.textContent = msg.disabledReason;
       dis.classList.toggle('hidden', msg.enabled);

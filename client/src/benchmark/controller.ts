@@ -23,6 +23,8 @@ import { BenchmarkPanel, type PanelHost } from './panel';
 import { findRoutes, type Route } from './routes';
 import { RunStore } from './runStore';
 import { toBenchOptions } from './options';
+import { findInstalledBinaries } from '../versions/index';
+import type { FoundBinary } from '../versions/binaries';
 
 export const UNTRUSTED_REASON =
   'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
@@ -63,10 +65,27 @@ export class BenchmarkController implements PanelHost {
   /** Fires when runs or the running state change (the CodeLens listens). */
   readonly onDidChange = this.changed.event;
 
+  /** The installed binaries (PATH, the path settings, proxyTuner.binaries): the panel's binary picker. */
+  private binaries: FoundBinary[] = [];
+
   constructor(private readonly context: vscode.ExtensionContext) {
     this.store = new RunStore(context.workspaceState, () => this.setting<number>(undefined, 'benchmark.keepRuns', 20));
     this.status.name = 'Proxy Tuner benchmark';
     this.status.command = 'proxyTuner.benchmark.stop';
+    void this.refreshBinaries();
+  }
+
+  /** Looks for the installed binaries again and re-sends the panel's state when they changed. */
+  async refreshBinaries(): Promise<void> {
+    const found = await findInstalledBinaries().catch(() => [] as FoundBinary[]);
+    const key = (l: FoundBinary[]) => l.map((b) => `${b.path}\0${b.version}`).join('\n');
+    if (key(found) === key(this.binaries)) return;
+    this.binaries = found;
+    this.refreshPanel();
+  }
+
+  private panelBinaries(kind: ProxyKind) {
+    return this.binaries.filter((b) => b.kind === kind).map((b) => ({ path: b.path, version: b.version, source: b.source }));
   }
 
   dispose(): void {
@@ -162,6 +181,7 @@ export class BenchmarkController implements PanelHost {
       runs: this.store.runs(configUri),
       compare: this.store.compare(configUri),
       running: this.current?.configUri === configUri,
+      binaries: this.panelBinaries(kind),
     };
   }
 
@@ -258,6 +278,26 @@ export class BenchmarkController implements PanelHost {
    * was stopped or could not start (another run, untrusted workspace).
    */
   async run(doc: vscode.TextDocument, options: PanelRunOptions, meta: RunMeta = {}): Promise<RunRecord | undefined> {
+    if (!options.binaryB) return this.runOne(doc, options, meta, options);
+    // A/B: the same config on two installed binaries, one after the other, then compared
+    const { binaryB, ...single } = options;
+    const a = await this.runOne(doc, single, { ...meta, note: meta.note ?? 'A/B: A' }, options);
+    if (!a) return undefined;
+    const b = await this.runOne(doc, { ...single, binary: binaryB }, { ...meta, note: `A/B: B, against ${a.result.proxy.kind} ${a.result.proxy.version}` }, options);
+    if (!b) return a;
+    const configUri = doc.uri.toString();
+    await this.store.setCompare(configUri, a.id, b.id);
+    this.post(configUri, { type: 'compare', a: a.id, b: b.id });
+    vscode.window.setStatusBarMessage(`A/B ${a.result.proxy.version} → ${b.result.proxy.version}: ${a.result.rps} → ${b.result.rps} req/s, P99 ${a.result.latencyMs.p99} → ${b.result.latencyMs.p99} ms`, 10000);
+    return b;
+  }
+
+  /** A listed binary of the config's kind (the webview names one; only listed ones run). */
+  private listedBinary(kind: ProxyKind, p: string): FoundBinary | undefined {
+    return this.binaries.find((b) => b.kind === kind && b.path === p);
+  }
+
+  private async runOne(doc: vscode.TextDocument, options: PanelRunOptions, meta: RunMeta, shown: PanelRunOptions): Promise<RunRecord | undefined> {
     const configUri = doc.uri.toString();
     if (!vscode.workspace.isTrusted) {
       this.showPanel(configUri);
@@ -270,8 +310,17 @@ export class BenchmarkController implements PanelHost {
     }
     if (!isRunOptions(options)) return undefined;
     const kind = configKind(doc);
+    let picked: FoundBinary | undefined;
+    if (options.binary) {
+      if (!this.listedBinary(kind, options.binary)) await this.refreshBinaries();
+      picked = this.listedBinary(kind, options.binary);
+      if (!picked) {
+        void vscode.window.showErrorMessage(`Benchmark: ${options.binary} is not one of the ${kind} binaries found (PATH, proxyTuner.${kind}.path, proxyTuner.binaries).`);
+        return undefined;
+      }
+    }
     const id = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
-    const label = [`#${this.store.nextNumber(configUri)}`, options.scenario, options.path !== '/' ? options.path : '', meta.route && !meta.route.path.startsWith('/') ? meta.route.label : '']
+    const label = [`#${this.store.nextNumber(configUri)}`, options.scenario, options.path !== '/' ? options.path : '', meta.route && !meta.route.path.startsWith('/') ? meta.route.label : '', picked ? `${kind} ${picked.version}` : '']
       .filter(Boolean)
       .join(' ');
     const abort = new AbortController();
@@ -279,7 +328,7 @@ export class BenchmarkController implements PanelHost {
     this.changed.fire();
     this.diagnostics.delete(doc.uri);
     this.showPanel(configUri);
-    this.post(configUri, { type: 'runStarted', runId: id, label, options });
+    this.post(configUri, { type: 'runStarted', runId: id, label, options: shown });
 
     // The engine reads a file: the saved one, or a private copy of the editor's text.
     let tmpDir: string | undefined;
@@ -299,7 +348,7 @@ export class BenchmarkController implements PanelHost {
         return undefined;
       }
     }
-    const binary = this.setting<string>(undefined, `${kind}.path`, '');
+    const binary = picked?.path ?? this.setting<string>(undefined, `${kind}.path`, '');
     // A route's own block (lines of the editor's text, which the private copy keeps).
     const listenerLine = meta.route ? doc.positionAt(meta.route.blockOffset).line + 1 : undefined;
     const totalS = options.warmupS + options.durationS;

@@ -14,6 +14,7 @@ import { NGINX_TUNING_RULES } from './nginx/rules';
 import { HAPROXY_TUNING_RULES } from './haproxy/rules';
 import { buildContext, runNginxChecks } from './nginx/checks';
 import { buildHaproxyContext, runHaproxyChecks } from './haproxy/checks';
+import { eolFindings } from './lifecycle';
 
 export { NGINX_TUNING_RULES, HAPROXY_TUNING_RULES };
 
@@ -42,6 +43,7 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
   try {
     const file = asNginx(doc, ast);
     const findings = runNginxChecks(buildContext(file, settings));
+    findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
     return nginxTuningRegistry.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return []; // a rule bug must never take the other diagnostics down
@@ -53,6 +55,7 @@ export function haproxyTuning(doc: TextDocument, ast: unknown, settings: Service
   try {
     const file = asHaproxy(doc, ast);
     const findings = runHaproxyChecks(buildHaproxyContext(file, settings));
+    findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
     return haproxyTuningRegistry.toDiagnostics(doc, findings, settings, 'haproxy');
   } catch {
     return [];

@@ -1,6 +1,7 @@
 // The HAProxy tuning and safety rules as rows (see ../nginx/rules.ts for the shape). The
 // checks are in checks.ts; docs/rules.md is generated from these rows.
 import type { RuleMeta } from '../../service/rules';
+import { eolRuleRow } from '../lifecycle';
 
 /** The HAProxy 2.6 configuration manual (the version Debian 12 ships). */
 export const HAPROXY_DOC = 'https://docs.haproxy.org/2.6/configuration.html';
@@ -124,4 +125,4 @@ const rows: Row[] = [
   },
 ];
 
-export const HAPROXY_TUNING_RULES: RuleMeta[] = rows.map((r) => ({ ...r, language: 'haproxy' }));
+export const HAPROXY_TUNING_RULES: RuleMeta[] = [...rows.map((r): RuleMeta => ({ ...r, language: 'haproxy' })), eolRuleRow('haproxy')];

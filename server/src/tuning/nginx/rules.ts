@@ -2,6 +2,7 @@
 // page it rests on, the versions it applies to and what its quick fix does. The checks that
 // produce the findings live in checks.ts; docs/rules.md is generated from these rows.
 import type { RuleMeta } from '../../service/rules';
+import { eolRuleRow } from '../lifecycle';
 
 const CORE = 'https://nginx.org/en/docs/ngx_core_module.html';
 const HTTP_CORE = 'https://nginx.org/en/docs/http/ngx_http_core_module.html';
@@ -9,7 +10,9 @@ const PROXY = 'https://nginx.org/en/docs/http/ngx_http_proxy_module.html';
 const UPSTREAM = 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html';
 const SSL = 'https://nginx.org/en/docs/http/ngx_http_ssl_module.html';
 
-/** nginx 1.29.7 made upstream keep-alive, HTTP/1.1 to upstreams and no `Connection: close` the defaults. */
+/** nginx 1.29.7 made upstream keep-alive (`keepalive 32 local`), HTTP/1.1 to upstreams and no `Connection: close` the defaults, for `upstream` blocks (not for `proxy_pass` to a literal address). */
+/** The implicit pool of an `upstream` block without `keepalive` since 1.29.7 (measured on 1.30.6: like `keepalive 32`). */
+export const NGINX_DEFAULT_UPSTREAM_POOL = 32;
 export const NGINX_UPSTREAM_KEEPALIVE_DEFAULT = '1.29.7';
 /** The `http2` directive replaced `listen ... http2` in 1.25.1. */
 export const NGINX_HTTP2_DIRECTIVE = '1.25.1';
@@ -67,7 +70,7 @@ const rows: Row[] = [
     severity: 'warning',
     title: 'An `upstream` used by `proxy_pass` keeps no idle connections (`keepalive` missing)',
     why:
-      'Without `keepalive` in the upstream block, nginx opens a new TCP connection to the backend for every request and closes it afterwards: a handshake per request, TIME_WAIT sockets piling up, and much higher latency under load. Measured on 2 cores: adding `keepalive` with HTTP/1.1 took a proxy from 17.7k to 27.6k req/s and P99 from 15.3 to 7.9 ms. The pool is per worker and must cover the concurrent requests of a worker: with 50 clients `keepalive 32` still opened a new connection for 8-31% of requests, `keepalive 64` almost never. Since nginx 1.29.7 upstream keep-alive is on by default.',
+      'Without `keepalive` in the upstream block, nginx opens a new TCP connection to the backend for every request and closes it afterwards: a handshake per request, TIME_WAIT sockets piling up, and much higher latency under load. Measured on 2 cores: adding `keepalive` with HTTP/1.1 took a proxy from 17.7k to 27.6k req/s and P99 from 15.3 to 7.9 ms. The pool is per worker and must cover the concurrent requests of a worker: with 50 clients `keepalive 32` still opened a new connection for 8-31% of requests, `keepalive 64` almost never. Since nginx 1.29.7 an upstream block keeps idle connections by default (`keepalive 32 local`, HTTP/1.1, no `Connection: close`), so this rule stops there (a pool smaller than the concurrency is then nginx/upstream-keepalive-small).',
     docUrl: `${UPSTREAM}#keepalive`,
     until: NGINX_UPSTREAM_KEEPALIVE_DEFAULT,
     fix: 'Adds `keepalive 64;` to the upstream block and, where it is used, `proxy_http_version 1.1;` and `proxy_set_header Connection "";`.',
@@ -89,7 +92,7 @@ const rows: Row[] = [
     severity: 'hint',
     title: 'A small upstream `keepalive` pool',
     why:
-      '`keepalive N` keeps at most N idle connections per worker. When a worker has more requests in flight than that, the extra connections are closed after use and reopened for the next request. Measured here with 50 clients and one worker: `keepalive 32` still opened a new upstream connection for 8-31% of requests; `keepalive 64` for 0.1%. Size the pool for the concurrency per worker.',
+      '`keepalive N` keeps at most N idle connections per worker. When a worker has more requests in flight than that, the extra connections are closed after use and reopened for the next request. Measured here with 50 clients and one worker: `keepalive 32` still opened a new upstream connection for 8-31% of requests; `keepalive 64` for 0.1%. Size the pool for the concurrency per worker. Since 1.29.7 an upstream block without `keepalive` behaves as `keepalive 32 local`: measured on 1.30.6 with 50 clients, 0.23 new backend connections per request, the same as an explicit `keepalive 32`, so the hint also flags a missing `keepalive` there.',
     docUrl: `${UPSTREAM}#keepalive`,
     fix: 'Raises the pool to 64.',
   },
@@ -99,10 +102,9 @@ const rows: Row[] = [
     severity: 'warning',
     title: '`proxy_pass` to a literal address: no connection reuse to the backend',
     why:
-      'A `proxy_pass` with an address instead of an `upstream` name gets an implicit upstream that has no `keepalive`, so before nginx 1.29.7 every request opens and closes a backend connection. A benchmark that compared nginx with another proxy this way (one core, `proxy_pass http://127.0.0.1:1980`) measured 37k vs 58k req/s; with an upstream block and keep-alive nginx at least doubles.',
+      'A `proxy_pass` with an address instead of an `upstream` name gets an implicit upstream that never keeps idle connections, in every version: every request opens and closes a backend connection. nginx 1.29.7 turned keep-alive on by default for explicit `upstream` blocks only; measured with `proxy-tuner bench` (docs/rule-evidence.md), `proxy_pass http://127.0.0.1:PORT;` still opens one backend connection per request on 1.22.1, 1.26.3 and 1.30.6, while an `upstream` block reuses connections on 1.30.6 even without `keepalive`. Before 1.29.7 the block also needs `keepalive`, `proxy_http_version 1.1` and an empty `Connection` header; from 1.29.7 on the block alone is enough.',
     docUrl: `${UPSTREAM}#keepalive`,
-    until: NGINX_UPSTREAM_KEEPALIVE_DEFAULT,
-    fix: 'Creates an `upstream` block with the address and `keepalive 64;`, points `proxy_pass` at it and adds the HTTP/1.1 lines.',
+    fix: 'Creates an `upstream` block with the address and `keepalive 64;` and points `proxy_pass` at it; before 1.29.7 it also adds the HTTP/1.1 lines.',
   },
   {
     id: 'nginx/keepalive-requests-low',
@@ -297,4 +299,4 @@ const rows: Row[] = [
   },
 ];
 
-export const NGINX_TUNING_RULES: RuleMeta[] = rows.map((r) => ({ ...r, language: 'nginx' }));
+export const NGINX_TUNING_RULES: RuleMeta[] = [...rows.map((r): RuleMeta => ({ ...r, language: 'nginx' })), eolRuleRow('nginx')];
