@@ -144,6 +144,17 @@ function run(binary: string, args: string[], cwd: string, timeoutMs: number): Pr
   });
 }
 
+/**
+ * An included file that is no config (`include secret.txt;`): nginx quotes its first word as an
+ * unknown directive; that word is the file's content, so it is not shown.
+ */
+function redactForeign(m: BinaryMessage, configPath: string): BinaryMessage {
+  if (!m.file || path.resolve(m.file) === configPath) return m;
+  const r = /^unknown directive "(.*)"\s*$/s.exec(m.message);
+  if (!r) return m;
+  return { ...m, message: 'unknown directive (the included file does not look like an nginx config; its content is not shown)' };
+}
+
 /** Runs `nginx -t` / `haproxy -c` on a sandboxed copy of `configPath` (the file as saved on disk). */
 export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryCheckResult> {
   const configPath = path.resolve(opts.configPath);
@@ -168,8 +179,11 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
     for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
     const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
     const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
-    const output = mapMessages(r.output.trim(), copyToOriginal(files));
-    const messages = kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output);
+    const output = mapMessages(r.output.trim(), copyToOriginal(files)).replace(
+      /unknown directive "[^\n]*?" in (\S+):(\d+)/g,
+      (m, f: string, l: string) => (path.resolve(f) === configPath ? m : `unknown directive (content not shown) in ${f}:${l}`),
+    );
+    const messages = (kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output)).map((m) => redactForeign(m, configPath));
     const status = r.code === 0 ? 'ok' : 'error';
     if (status === 'error' && !messages.some((m) => m.severity === 'error')) {
       messages.push({ severity: 'error', message: output.split('\n').filter(Boolean).pop() ?? `${kind} rejected the config` });

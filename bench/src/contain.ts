@@ -22,6 +22,12 @@ import * as net from 'node:net';
 
 export type ContainmentMode = 'namespace' | 'rewrite-only';
 
+const HOLDER = [
+  'if read -r _; then exit 0; fi',
+  'case "$1" in */proxy-tuner-bench-*) ;; *) exit 0 ;; esac',
+  'sleep 1; rm -rf -- "$1"; sleep 2; rm -rf -- "$1"',
+].join('\n');
+
 /** The first file descriptor number used for handed-over listening sockets in a child. */
 export const INHERITED_FD_BASE = 10;
 
@@ -58,9 +64,12 @@ export class Containment {
     if (why) return Containment.rewriteOnly(dir, why);
     let holder: ChildProcess;
     try {
+      // The holder also cleans up after a dead engine: its stdin closes without a line, and it
+      // removes the run's folder (which the contained processes, where it is a mount point,
+      // cannot remove themselves) once their supervisors have ended them.
       holder = spawn(
         'bwrap',
-        ['--unshare-net', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--info-fd', '3', '--', '/bin/sh', '-c', 'read _ || :'],
+        ['--unshare-net', '--bind', '/', '/', '--dev', '/dev', '--info-fd', '3', '--', '/bin/sh', '-c', HOLDER, 'proxy-tuner-netns', dir],
         { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true },
       );
     } catch (e) {
@@ -141,7 +150,7 @@ export class Containment {
     if (!h || h.exitCode !== null || h.signalCode !== null) return;
     const gone = new Promise<void>((r) => h.once('exit', () => r()));
     try {
-      h.stdin?.end();
+      h.stdin?.end('stop\n');
     } catch {
       // closed already
     }

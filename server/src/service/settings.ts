@@ -12,6 +12,8 @@ export interface ProxyTunerConfig {
   rules?: Record<string, RuleSeverity>;
   /** `delay`: ms a document must rest after an edit before it is validated (the language server's). */
   diagnostics?: { delay?: number };
+  /** `followSymlinks`: the workspace index follows symbolic links that lead out of the workspace folders. */
+  workspace?: { followSymlinks?: boolean };
 }
 
 /** The largest `diagnostics.delay` taken; more is read as this. */
@@ -62,6 +64,8 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
   }
   const delay = isObject(section.diagnostics) ? section.diagnostics.delay : undefined;
   if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
+  const follow = isObject(section.workspace) ? section.workspace.followSymlinks : undefined;
+  if (typeof follow === 'boolean') out.workspace = { followSymlinks: follow };
   return out;
 }
 
@@ -76,6 +80,8 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
   if (base.rules || over.rules) out.rules = { ...base.rules, ...over.rules };
   const delay = over.diagnostics?.delay ?? base.diagnostics?.delay;
   if (delay !== undefined) out.diagnostics = { delay };
+  const follow = over.workspace?.followSymlinks ?? base.workspace?.followSymlinks;
+  if (follow !== undefined) out.workspace = { followSymlinks: follow };
   return out;
 }
 
