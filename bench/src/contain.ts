@@ -17,7 +17,8 @@
 // Where this is unavailable (not Linux, no bwrap/nsenter, user namespaces off), `mode` is
 // 'rewrite-only' with the reason, and runs rely on the config rewrite alone.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
+import * as path from 'node:path';
 import * as net from 'node:net';
 
 export type ContainmentMode = 'namespace' | 'rewrite-only';
@@ -119,6 +120,14 @@ export class Containment {
 
   get contained(): boolean {
     return this.mode === 'namespace';
+  }
+
+  /** Environment for a contained child: its temporary files go into the run's folder (the rest is read-only). */
+  env(): Record<string, string> {
+    if (!this.contained) return {};
+    const tmp = path.join(this.dir, 'tmp');
+    mkdirSync(tmp, { recursive: true });
+    return { TMPDIR: tmp };
   }
 
   /** The command that runs `cmd args` contained (unchanged in rewrite-only mode). */

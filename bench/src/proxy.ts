@@ -94,7 +94,7 @@ export class SupervisedProcess {
    * the supervisor and the child run contained (the common spawn path of every run's processes).
    */
   static start(cmd: string, args: string[], cwd: string, sandboxDir?: string, opts: SuperviseOptions = {}): SupervisedProcess {
-    const env = { ...process.env, ...opts.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
+    const env = { ...process.env, ...opts.containment?.env(), ...opts.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
     const inner = ['-c', SUPERVISOR, 'proxy-tuner-supervisor', cmd, ...args];
     const w = opts.containment ? opts.containment.wrap('/bin/sh', inner) : { cmd: '/bin/sh', args: inner };
     const child = spawn(w.cmd, w.args, {

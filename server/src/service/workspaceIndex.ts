@@ -244,7 +244,10 @@ export class WorkspaceIndex {
     const lang = this.opts.detect(doc.languageId, doc.uri, text);
     // an edit of the version parsed before: the module may reuse the part before the change
     const m = this.opts.module(lang);
-    const ast = hit && hit.file.lang === lang && m.reparse ? m.reparse(hit.file.ast, text) : m.parse(text);
+    // a document over the bound is not analysed (syntax scan only, in the server): an empty tree
+    // keeps it out of include trees and symbols instead of a parse that holds everything up
+    const ast =
+      text.length > LARGE_DOCUMENT_CHARS ? m.parse('') : hit && hit.file.lang === lang && m.reparse ? m.reparse(hit.file.ast, text) : m.parse(text);
     const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast, open: true };
     this.openParses.set(doc.uri, { version: doc.version, file });
     return file;
