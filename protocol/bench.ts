@@ -154,6 +154,28 @@ export interface DirectResult {
   backend: { connections: number; requests: number };
 }
 
+/** A setting the sandbox lowered so that the run fits the machine. */
+export interface SandboxAdjustment {
+  file: string;
+  line: number;
+  /** The directive or keyword: `worker_processes`, `maxconn`... */
+  setting: string;
+  from: string;
+  to: string;
+  why: string;
+}
+
+/**
+ * How the run was confined. namespace: the proxy and backend ran in a network namespace with
+ * only loopback and a read-only file system except the run's folder (Linux, bubblewrap);
+ * rewrite-only: the config rewrite alone (no namespaces here: `reason` says why).
+ */
+export interface SandboxInfo {
+  mode: 'namespace' | 'rewrite-only';
+  reason?: string;
+  adjustments: SandboxAdjustment[];
+}
+
 export interface BenchResult {
   scenario: ScenarioName;
   model: 'closed' | 'open';
@@ -191,6 +213,8 @@ export interface BenchResult {
   tls?: { handshakes: number; resumed: number };
   /** Load average at start/end and the CPU count, to judge noise from other processes. */
   host: { cpus: number; loadavgStart: number[]; loadavgEnd: number[] };
+  /** Containment mode and lowered settings (absent for an external target). */
+  sandbox?: SandboxInfo;
   warnings: string[];
 }
 

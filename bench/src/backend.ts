@@ -12,6 +12,8 @@ import { readFileSync } from 'node:fs';
 import type { BackendOptions, LatencySpec } from '../../protocol/bench';
 import { workerEntryPath, tsxExecArgv } from './paths';
 import { readProcCpuSeconds } from './proc';
+import { closeHostListeners, hostListeners, INHERITED_FD_BASE, type Containment } from './contain';
+import { SupervisedProcess } from './proxy';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const BACKEND_FLAG = '--proxy-tuner-backend';
@@ -22,6 +24,11 @@ export interface BackendPorts {
   tcp: number;
   /** HTTP/2 without TLS (prior knowledge), for the direct baseline of the http2 scenario. */
   h2c: number;
+  /**
+   * Contained runs: the ports above are on the run's namespace loopback (where the proxy is);
+   * these are the same servers on the host's loopback, where the engine's own load comes from.
+   */
+  host?: { http: number; https: number; tcp: number; h2c: number };
 }
 
 export interface BackendStats {
@@ -170,30 +177,55 @@ export function runBackendChild(): void {
       sock.setNoDelay(true);
     });
   };
-  const plain = http.createServer(handler);
-  tuneServer(plain);
   const certFile = process.env.PROXY_TUNER_BACKEND_CERT;
   const keyFile = process.env.PROXY_TUNER_BACKEND_KEY;
-  const secure = certFile && keyFile ? https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, handler) : null;
-  if (secure) tuneServer(secure);
-  const h2 = http2.createServer({}, handler);
-  h2.on('session', () => {
-    stats.connections++;
-    ring.conn[slot()]++;
-  });
-  const echo = net.createServer((sock) => {
-    stats.tcpConnections++;
-    ring.tcp[slot()]++;
-    sock.setNoDelay(true);
-    sock.on('data', (b) => {
-      stats.tcpBytes += b.length;
-      const delay = Math.max(0, stallUntil - Date.now());
-      if (delay > 0) setTimeout(() => sock.write(b), delay);
-      else sock.write(b);
+  const tlsPair = certFile && keyFile ? { cert: readFileSync(certFile), key: readFileSync(keyFile) } : null;
+  const mkPlain = () => {
+    const s = http.createServer(handler);
+    tuneServer(s);
+    return s;
+  };
+  const mkSecure = () => {
+    if (!tlsPair) return null;
+    const s = https.createServer(tlsPair, handler);
+    tuneServer(s);
+    return s;
+  };
+  const mkH2 = () => {
+    const s = http2.createServer({}, handler);
+    s.on('session', () => {
+      stats.connections++;
+      ring.conn[slot()]++;
     });
-    sock.on('error', () => undefined);
-  });
-
+    return s;
+  };
+  const mkEcho = () =>
+    net.createServer((sock) => {
+      stats.tcpConnections++;
+      ring.tcp[slot()]++;
+      sock.setNoDelay(true);
+      sock.on('data', (b) => {
+        stats.tcpBytes += b.length;
+        const delay = Math.max(0, stallUntil - Date.now());
+        if (delay > 0) setTimeout(() => sock.write(b), delay);
+        else sock.write(b);
+      });
+      sock.on('error', () => undefined);
+    });
+  const plain = mkPlain();
+  const secure = mkSecure();
+  const h2 = mkH2();
+  const echo = mkEcho();
+  // Contained: the proxy reaches the servers above on the namespace's loopback; the engine's
+  // direct baseline reaches these copies through listening sockets made on the host's loopback
+  // and handed over as fds (http, https, tcp, h2c).
+  const hostFds = (process.env.PROXY_TUNER_BACKEND_FDS ?? '').split(',').filter(Boolean).map(Number);
+  const onFd = (s: net.Server | null, fd: number | undefined) =>
+    new Promise<number>((resolve, reject) => {
+      if (!s || fd === undefined || !(fd >= 0)) return resolve(0);
+      s.once('error', reject);
+      s.listen({ fd }, () => resolve((s.address() as net.AddressInfo).port));
+    });
   const listen = (s: net.Server) =>
     new Promise<number>((resolve, reject) => {
       s.once('error', reject);
@@ -230,8 +262,15 @@ export function runBackendChild(): void {
       send({ op: 'fatal', message: (e as Error).message });
     }
   });
-  Promise.all([listen(plain), secure ? listen(secure) : Promise.resolve(0), listen(echo), listen(h2)]).then(
-    ([h, s, t, h2c]) => send({ op: 'ready', ports: { http: h, https: s, tcp: t, h2c } }),
+  Promise.all([
+    listen(plain),
+    secure ? listen(secure) : Promise.resolve(0),
+    listen(echo),
+    listen(h2),
+    ...(hostFds.length === 4 ? [onFd(mkPlain(), hostFds[0]), onFd(mkSecure(), hostFds[1]), onFd(mkEcho(), hostFds[2]), onFd(mkH2(), hostFds[3])] : []),
+  ]).then(
+    ([h, s, t, h2c, hh, hs, ht, hh2]) =>
+      send({ op: 'ready', ports: { http: h, https: s, tcp: t, h2c, ...(hh !== undefined ? { host: { http: hh, https: hs, tcp: ht, h2c: hh2 } } : {}) } }),
     (e: Error) => {
       send({ op: 'fatal', message: e.message });
       process.exit(1);
@@ -249,6 +288,8 @@ export class Backend {
   private constructor(
     private readonly child: ChildProcess,
     readonly ports: BackendPorts,
+    /** Set when the child runs contained under the supervisor (its process group). */
+    private readonly supervised: SupervisedProcess | null = null,
   ) {
     this.exitPromise = new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) resolve();
@@ -272,8 +313,21 @@ export class Backend {
     return this.child.pid ?? -1;
   }
 
-  /** Starts the backend child; `tls` gives it a certificate for its HTTPS port. */
-  static async start(options: BackendOptions = {}, tls?: { certFile: string; keyFile: string }): Promise<Backend> {
+  /** Where the engine's own load (the direct baseline) reaches the backend. */
+  get hostPorts(): Omit<BackendPorts, 'host'> {
+    return this.ports.host ?? this.ports;
+  }
+
+  /**
+   * Starts the backend child; `tls` gives it a certificate for its HTTPS port. With
+   * `run.containment` (a run in namespace mode) it runs contained in the run's network namespace,
+   * through the common spawn path (SupervisedProcess.start), with `run.dir` its writable folder.
+   */
+  static async start(
+    options: BackendOptions = {},
+    tls?: { certFile: string; keyFile: string },
+    run?: { containment: Containment; dir: string },
+  ): Promise<Backend> {
     validateOptions(options);
     const env = { ...process.env };
     if (tls) {
@@ -284,19 +338,40 @@ export class Backend {
       delete env.PROXY_TUNER_BACKEND_KEY;
     }
     const entry = workerEntryPath();
-    const child = fork(entry, [BACKEND_FLAG], {
-      env,
-      execArgv: tsxExecArgv(entry),
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
+    let child: ChildProcess;
+    let supervised: SupervisedProcess | null = null;
+    if (run?.containment.contained) {
+      const hl = await hostListeners(4);
+      try {
+        supervised = SupervisedProcess.start(process.execPath, [...tsxExecArgv(entry), entry, BACKEND_FLAG], run.dir, undefined, {
+          containment: run.containment,
+          ipc: true,
+          fds: hl.map((l) => l.fd),
+          env: {
+            ...(tls ? { PROXY_TUNER_BACKEND_CERT: tls.certFile, PROXY_TUNER_BACKEND_KEY: tls.keyFile } : {}),
+            PROXY_TUNER_BACKEND_FDS: hl.map((_l, i) => INHERITED_FD_BASE + i).join(','),
+          },
+        });
+      } finally {
+        closeHostListeners(hl);
+      }
+      child = supervised.process;
+    } else {
+      child = fork(entry, [BACKEND_FLAG], {
+        env,
+        execArgv: tsxExecArgv(entry),
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'json',
+      });
+    }
+    const kill = () => (supervised ? void supervised.stop() : child.kill('SIGKILL'));
     let stderr = '';
     child.stderr?.on('data', (b: Buffer) => {
       if (stderr.length < 8192) stderr += b.toString();
     });
     const ports = await new Promise<BackendPorts>((resolve, reject) => {
       const timer = setTimeout(() => {
-        child.kill('SIGKILL');
+        kill();
         reject(new Error('the built-in backend did not start within 10 s'));
       }, 10_000);
       child.on('message', (m: FromChild) => {
@@ -305,16 +380,16 @@ export class Backend {
           resolve(m.ports);
         } else if (m.op === 'fatal') {
           clearTimeout(timer);
-          child.kill('SIGKILL');
+          kill();
           reject(new Error(`built-in backend: ${m.message}`));
         }
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`built-in backend exited (code ${code}) ${stderr.trim()}`));
+        reject(new Error(`built-in backend exited (code ${code}) ${(supervised?.output ?? stderr).trim()}`));
       });
     });
-    const b = new Backend(child, ports);
+    const b = new Backend(child, ports, supervised);
     await b.call({ op: 'configure', options });
     return b;
   }
@@ -359,7 +434,13 @@ export class Backend {
   }
 
   cpuSeconds(): number {
+    if (this.supervised) return this.supervised.cpuSeconds();
     return this.exited ? 0 : readProcCpuSeconds([this.pid]);
+  }
+
+  /** Process group of a contained backend (-1 when it is a plain child). */
+  get pgid(): number {
+    return this.supervised?.pgid ?? -1;
   }
 
   /** Stops the child (closing the IPC channel makes it exit; SIGKILL after 2 s). */
@@ -369,6 +450,14 @@ export class Backend {
       this.child.disconnect();
     } catch {
       // already disconnected
+    }
+    if (this.supervised) {
+      // the child exits on the closed channel; the supervisor then ends its group (bounded)
+      const t = setTimeout(() => void this.supervised?.stop(), 2000);
+      await this.exitPromise;
+      clearTimeout(t);
+      await this.supervised.stop();
+      return;
     }
     const t = setTimeout(() => this.child.kill('SIGKILL'), 2000);
     await this.exitPromise;

@@ -20,7 +20,8 @@ import {
   SandboxRefusal,
   writeText,
 } from './sandbox/common';
-import { configTestArgs, copyToOriginal, detectKind, planSandbox } from './sandbox/index';
+import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from './sandbox/index';
+import { Containment } from './contain';
 
 export type CheckSeverity = 'error' | 'warning' | 'information';
 
@@ -43,6 +44,11 @@ export interface BinaryCheckResult {
   output: string;
   /** The temp folder the copy was made in (removed before the result is returned). */
   sandboxDir?: string;
+  /**
+   * How the check ran: namespace (no network but loopback, file system read-only except the
+   * temp folder: a `load_module` constructor cannot reach out or write) or rewrite-only.
+   */
+  containment?: 'namespace' | 'rewrite-only';
 }
 
 export interface BinaryCheckOptions {
@@ -138,6 +144,17 @@ function run(binary: string, args: string[], cwd: string, timeoutMs: number): Pr
   });
 }
 
+/**
+ * An included file that is no config (`include secret.txt;`): nginx quotes its first word as an
+ * unknown directive; that word is the file's content, so it is not shown.
+ */
+function redactForeign(m: BinaryMessage, configPath: string): BinaryMessage {
+  if (!m.file || path.resolve(m.file) === configPath) return m;
+  const r = /^unknown directive "(.*)"\s*$/s.exec(m.message);
+  if (!r) return m;
+  return { ...m, message: 'unknown directive (the included file does not look like an nginx config; its content is not shown)' };
+}
+
 /** Runs `nginx -t` / `haproxy -c` on a sandboxed copy of `configPath` (the file as saved on disk). */
 export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryCheckResult> {
   const configPath = path.resolve(opts.configPath);
@@ -146,15 +163,27 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
   if (!binary) return { kind, binary: opts.binary ?? kind, version: '', status: 'missing', messages: [], output: '' };
   const version = binaryVersion(kind, binary);
   const dir = makeSandboxDir();
-  const base = { kind, binary, version, sandboxDir: dir };
+  const jail = await Containment.open(dir);
+  const base = { kind, binary, version, sandboxDir: dir, containment: jail.mode };
   try {
-    const { files, mainCopy, portCount } = planSandbox(kind, { configPath, dir, backend: BACKEND_SLOTS, tls: makeTlsPair(dir, 'ecdsa') });
+    const { files, mainCopy, portCount } = planSandbox(kind, {
+      configPath,
+      dir,
+      backend: BACKEND_SLOTS,
+      tls: makeTlsPair(dir, 'ecdsa'),
+      layout: binaryLayout(kind, binary),
+      contained: jail.contained,
+    });
     const ports = await freePorts(portCount + 3);
     const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
     for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
-    const r = await run(binary, configTestArgs(kind, dir, mainCopy), dir, opts.timeoutMs ?? 20_000);
-    const output = mapMessages(r.output.trim(), copyToOriginal(files));
-    const messages = kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output);
+    const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
+    const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
+    const output = mapMessages(r.output.trim(), copyToOriginal(files)).replace(
+      /unknown directive "[^\n]*?" in (\S+):(\d+)/g,
+      (m, f: string, l: string) => (path.resolve(f) === configPath ? m : `unknown directive (content not shown) in ${f}:${l}`),
+    );
+    const messages = (kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output)).map((m) => redactForeign(m, configPath));
     const status = r.code === 0 ? 'ok' : 'error';
     if (status === 'error' && !messages.some((m) => m.severity === 'error')) {
       messages.push({ severity: 'error', message: output.split('\n').filter(Boolean).pop() ?? `${kind} rejected the config` });
@@ -172,6 +201,7 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
     }
     throw e;
   } finally {
+    await jail.dispose();
     removeSandboxDir(dir);
   }
 }

@@ -17,6 +17,9 @@ export { Backend } from './backend';
 export { runLoad } from './load';
 export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
 export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
+export type { SuperviseOptions } from './proxy';
+export { Containment, hostListeners, closeHostListeners, INHERITED_FD_BASE } from './contain';
+export type { ContainmentMode } from './contain';
 export type { LoadOptions, LoadResult } from './load';
 export type { LoadTarget } from './generator';
 
@@ -24,7 +27,7 @@ export interface RunHooks {
   onProgress?(sample: SecondSample): void;
   signal?: AbortSignal;
   /** Called with the sandbox once the proxy accepts connections (tests, the panel's "show config"). */
-  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend }): void;
+  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend; mode: 'namespace' | 'rewrite-only' }): void;
 }
 
 /** Bad options: the caller's mistake (the command line exits 2 on it). */
@@ -200,14 +203,20 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     } else {
       sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
       if (signal?.aborted) throw abortError();
+      await sandbox.contain();
       sandbox.plan();
       const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
       const picked = pickListener(sandbox.listeners, r.scenario, block);
-      backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
+      const jail = sandbox.containment;
+      backend = await Backend.start(
+        backendOptions,
+        { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile },
+        jail?.contained ? { containment: jail, dir: sandbox.dir } : undefined,
+      );
       sandbox.setBackend(backend.ports);
       if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
       await sandbox.start(signal);
-      hooks.onProxyReady?.({ pgid: sandbox.pgid, dir: sandbox.dir, listeners: sandbox.listeners, backend });
+      hooks.onProxyReady?.({ pgid: sandbox.pgid, dir: sandbox.dir, listeners: sandbox.listeners, backend, mode: sandbox.containment?.mode ?? 'rewrite-only' });
       warnings.push(...sandbox.warnings);
       main = toTarget(picked.main);
       tlsTarget = picked.tls ? toTarget(picked.tls) : undefined;
@@ -245,10 +254,11 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
 
     let direct: DirectResult | undefined;
     if (options.direct && be) {
-      const port = r.scenario === 'tcp' ? be.ports.tcp : r.scenario === 'http2' ? be.ports.h2c : needsTls(r.scenario) ? be.ports.https : be.ports.http;
+      const hp = be.hostPorts;
+      const port = r.scenario === 'tcp' ? hp.tcp : r.scenario === 'http2' ? hp.h2c : needsTls(r.scenario) ? hp.https : hp.http;
       if (r.scenario === 'http2' && listenerInfo.tls) warnings.push('direct baseline for http2: HTTP/2 without TLS (h2c) straight to the backend');
       const dl = await runLoad(
-        loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: be.ports.https, tls: true } : undefined),
+        loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: hp.https, tls: true } : undefined),
         { signal },
       );
       const ds = await be.statsBetween(dl.measuredFrom, dl.measuredTo);
@@ -289,6 +299,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       direct,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
       host: { cpus, loadavgStart: loadStart, loadavgEnd: loadEnd },
+      sandbox: sb
+        ? { mode: sb.containment?.mode ?? 'rewrite-only', reason: sb.containment?.reason, adjustments: [...sb.adjustments] }
+        : undefined,
       warnings,
     };
   } finally {

@@ -9,18 +9,36 @@ import * as net from 'node:net';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import { groupCpuSeconds, groupMembers } from './proc';
+import { stdioWithFds, type Containment } from './contain';
 
-// A background list's stdin is /dev/null in a non-interactive shell: keep the pipe on fd 3.
+/** How a supervised child is started (all optional). */
+export interface SuperviseOptions {
+  /**
+   * The run's containment: the child (the supervisor itself, and so everything it starts) runs
+   * inside the run's loopback-only network namespace with a read-only file system except the
+   * run's folder. Every process of a run goes through here with it.
+   */
+  containment?: Containment;
+  /** Open file descriptors of this process handed to the child as fds 10, 11, ... (listening sockets). */
+  fds?: number[];
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+  /** An IPC channel on fd 3 (a Node child: process.send / 'message'). */
+  ipc?: boolean;
+}
+
+// A background list's stdin is /dev/null in a non-interactive shell: keep the pipe on fd 9 (fd 3
+// may be the child's IPC channel, fds from 10 up its inherited listening sockets).
 // A line on the pipe is a normal stop; EOF without a line means our process died: then the
 // supervisor also removes the sandbox folder (PT_SANDBOX_DIR, only a proxy-tuner-bench-* path).
 const SUPERVISOR = [
-  'exec 3<&0',
-  '"$@" </dev/null 3<&- &',
+  'exec 9<&0',
+  '"$@" </dev/null 9<&- &',
   'c=$!',
   "trap '' PIPE",
   'd="$PT_SANDBOX_DIR"',
   'case "$d" in */proxy-tuner-bench-*) ;; *) d= ;; esac',
-  '{ if ! read -r _ <&3 && [ -n "$d" ]; then : > "$d/.parent-gone"; fi; kill -TERM "$c" 2>/dev/null; sleep 3; kill -KILL 0 2>/dev/null; } &',
+  '{ if ! read -r _ <&9 && [ -n "$d" ]; then : > "$d/.parent-gone"; fi; kill -TERM "$c" 2>/dev/null; sleep 3; kill -KILL 0 2>/dev/null; } &',
   'wait "$c"; rc=$?',
   'if [ -n "$d" ] && [ -e "$d/.parent-gone" ]; then rm -rf "$d"; fi',
   'echo "__proxy_tuner_exit $rc" >&2',
@@ -39,7 +57,11 @@ export class SupervisedProcess {
   private readonly exitPromise: Promise<ExitInfo>;
   private exitedFlag = false;
 
-  private constructor(private readonly child: ChildProcess) {
+  private constructor(
+    private readonly child: ChildProcess,
+    /** Started inside the run's namespaces. */
+    readonly contained = false,
+  ) {
     const collect = (b: Buffer) => {
       if (this.out.length < 65536) this.out += b.toString();
     };
@@ -47,24 +69,47 @@ export class SupervisedProcess {
     child.stderr?.on('data', collect);
     child.stdin?.on('error', () => undefined);
     this.exitPromise = new Promise((resolve) => {
-      child.once('close', () => {
+      let settled = false;
+      const done = () => {
+        if (settled) return;
+        settled = true;
         this.exitedFlag = true;
         const m = EXIT_MARK.exec(this.out);
         resolve({ code: m ? Number(m[1]) : null, output: this.out.replace(EXIT_MARK, '').trim() });
+      };
+      child.once('close', done);
+      // With an IPC channel 'close' may not come once the child is gone: its output pipes'
+      // ends (bounded) are enough then.
+      child.once('exit', () => {
+        let open = [child.stdout, child.stderr].filter((s) => s && !s.readableEnded).length;
+        if (open === 0) return void setImmediate(done);
+        for (const s of [child.stdout, child.stderr]) s?.once('end', () => --open === 0 && setImmediate(done));
+        setTimeout(done, 500).unref();
       });
     });
   }
 
-  /** Starts `cmd args...` under the supervisor in a new process group. */
-  static start(cmd: string, args: string[], cwd: string, sandboxDir?: string): SupervisedProcess {
-    const env = { ...process.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
-    const child = spawn('/bin/sh', ['-c', SUPERVISOR, 'proxy-tuner-supervisor', cmd, ...args], {
+  /**
+   * Starts `cmd args...` under the supervisor in a new process group; with `opts.containment`
+   * the supervisor and the child run contained (the common spawn path of every run's processes).
+   */
+  static start(cmd: string, args: string[], cwd: string, sandboxDir?: string, opts: SuperviseOptions = {}): SupervisedProcess {
+    const env = { ...process.env, ...opts.containment?.env(), ...opts.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
+    const inner = ['-c', SUPERVISOR, 'proxy-tuner-supervisor', cmd, ...args];
+    const w = opts.containment ? opts.containment.wrap('/bin/sh', inner) : { cmd: '/bin/sh', args: inner };
+    const child = spawn(w.cmd, w.args, {
       cwd,
       env,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: stdioWithFds(opts.ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'], opts.fds ?? []) as never,
+      serialization: 'json',
     });
-    return new SupervisedProcess(child);
+    return new SupervisedProcess(child, !!opts.containment?.contained);
+  }
+
+  /** The spawned process (the supervisor, or the wrapper around it): for its IPC channel. */
+  get process(): ChildProcess {
+    return this.child;
   }
 
   /** Process group id (the supervisor's pid). */

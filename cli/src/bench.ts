@@ -284,6 +284,7 @@ export function resultJson(r: BenchResult): unknown {
     tls: r.tls,
     distribution: r.distribution,
     host: r.host,
+    sandbox: r.sandbox,
     warnings: r.warnings,
   };
 }
@@ -323,6 +324,10 @@ export function formatTable(r: BenchResult): string {
       `received     ${Object.entries(rec.methods).map(([m, n]) => `${m} ${n}`).join(', ')}; request bodies ${rec.bodyBytesMin === rec.bodyBytesMax ? rec.bodyBytesMin : `${rec.bodyBytesMin}-${rec.bodyBytesMax}`} bytes (whole run)`,
     );
   if (r.tls) lines.push(`tls          ${r.tls.handshakes} handshakes, ${r.tls.resumed} resumed a session`);
+  if (r.sandbox)
+    lines.push(
+      `sandbox      ${r.sandbox.mode === 'namespace' ? 'contained (own network namespace with loopback only, read-only file system)' : `config rewrite only: ${r.sandbox.reason ?? 'no namespaces'}`}`,
+    );
   if (r.direct && r.direct.rps > 0) lines.push(`proxy cost   ${Math.round((r.rps / r.direct.rps) * 100)}% of the direct throughput`);
   lines.push('');
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);

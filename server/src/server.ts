@@ -34,6 +34,7 @@ import { binaryDiagnostics, pathToUri, summarize, toolName } from './service/bin
 import { localNginxBuild, moduleDiagnostics } from './service/binaryFacts';
 import type { NginxFile } from './nginx/ast';
 import { lineDocuments } from './lineDocument';
+import { LARGE_DOCUMENT_CHARS, largeDocumentDiagnostics } from './service/largeDocument';
 import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type ValidateWithBinaryResult } from '../../protocol/binaryCheck';
 
 /**
@@ -94,6 +95,7 @@ let inlayHintsRefresh = false;
 /** Runs a handler; an exception is logged and answered with `fallback`. */
 function guard<P extends unknown[], R>(name: string, fallback: R, fn: (...args: P) => R): (...args: P) => R {
   return (...args: P) => {
+    if (asksLargeDocument(args[0])) return fallback;
     try {
       return fn(...args);
     } catch (err) {
@@ -106,6 +108,7 @@ function guard<P extends unknown[], R>(name: string, fallback: R, fn: (...args: 
 /** The same for handlers that await (settings come from the client). */
 function guardAsync<P extends unknown[], R>(name: string, fallback: R, fn: (...args: P) => Promise<R>): (...args: P) => Promise<R> {
   return async (...args: P) => {
+    if (asksLargeDocument(args[0])) return fallback;
     try {
       return await fn(...args);
     } catch (err) {
@@ -113,6 +116,25 @@ function guardAsync<P extends unknown[], R>(name: string, fallback: R, fn: (...a
       return fallback;
     }
   };
+}
+
+/** Open documents over LARGE_DOCUMENT_CHARS (by uri: the version measured): syntax check only, no feature requests. */
+const largeDocs = new Map<string, { version: number; large: boolean }>();
+
+function isLarge(doc: TextDocument): boolean {
+  const hit = largeDocs.get(doc.uri);
+  if (hit && hit.version === doc.version) return hit.large;
+  const large = doc.getText().length > LARGE_DOCUMENT_CHARS;
+  largeDocs.set(doc.uri, { version: doc.version, large });
+  return large;
+}
+
+/** A request about a large open document: answered with its handler's empty answer at once. */
+function asksLargeDocument(params: unknown): boolean {
+  const uri = (params as { textDocument?: { uri?: unknown } } | undefined)?.textDocument?.uri;
+  if (typeof uri !== 'string') return false;
+  const doc = documents.get(uri);
+  return !!doc && isLarge(doc);
 }
 
 function logError(where: string, err: unknown): void {
@@ -216,6 +238,7 @@ function settingsFor(uri: string): Promise<ServiceSettings> {
       const project = projectConfigOf(uri);
       const config = mergeConfig(projectSettings(project.config), editorConfig);
       if (settingsByUri.get(uri) === pending) delayByUri.set(uri, config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS);
+      wsIndex.setFollowSymlinks(config.workspace?.followSymlinks === true);
       // the local binaries' versions (`nginx -v`, `haproxy -v`) without blocking the server
       await probeVersions(config);
       const settings = resolveSettings(config);
@@ -245,8 +268,12 @@ const lastDiagnostics = new Map<string, { version: number; settings: ServiceSett
 function computeDiagnostics(doc: TextDocument, settings: ServiceSettings): { diagnostics: Diagnostic[]; computed: boolean } {
   const hit = lastDiagnostics.get(doc.uri);
   if (hit && hit.version === doc.version && hit.settings === settings) return { diagnostics: hit.diagnostics, computed: false };
-  // a file the project config ignores gets none
-  const diagnostics = ignoredUris.has(doc.uri) ? [] : service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
+  // a file the project config ignores gets none; a very large one only a syntax scan
+  const diagnostics = ignoredUris.has(doc.uri)
+    ? []
+    : isLarge(doc)
+      ? largeDocumentDiagnostics(doc.getText(), languageOf(doc))
+      : service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
   lastDiagnostics.set(doc.uri, { version: doc.version, settings, diagnostics });
   return { diagnostics, computed: true };
 }
@@ -370,6 +397,7 @@ const warmUpsDone: Partial<Record<LanguageId, number>> = {};
 
 /** Background validations of a copy of a freshly opened document (see WARM_UP_RUNS). */
 function warmUp(uri: string, s: Schedule, doc: TextDocument, settings: ServiceSettings): void {
+  if (isLarge(doc)) return;
   const lang = languageOf(doc);
   if ((warmUpsDone[lang] ?? 0) >= WARM_UP_RUNS) return;
   const version = doc.version;
@@ -438,6 +466,7 @@ documents.onDidClose(
     if (s?.timer) clearTimeout(s.timer);
     schedules.delete(uri);
     justOpened.delete(uri);
+    largeDocs.delete(uri);
     parses.delete(uri);
     wsIndex.closed(uri);
     lastDiagnostics.delete(uri);

@@ -118,6 +118,10 @@ async function holdPort(): Promise<{ port: number; close(): Promise<void> }> {
 }
 
 test('the port is taken when the proxy starts: the engine picks other ports and the run succeeds', { skip: !nginxBin && 'nginx not installed' }, async () => {
+  // a lost bind race exists only without the namespace (contained listeners are sockets the engine
+  // holds), and the port-stealing wrapper writes next to the config: the rewrite-only mode
+  const savedMode = process.env.PROXY_TUNER_CONTAINMENT;
+  process.env.PROXY_TUNER_CONTAINMENT = 'off';
   const cfg = tempConfig('nginx.conf', NGINX);
   const hash = sha256(cfg.file);
   const held = await holdPort();
@@ -130,12 +134,18 @@ test('the port is taken when the proxy starts: the engine picks other ports and 
     assert.notEqual(r.listener.port, held.port);
     await assertCleanEnd(t, cfg.file, hash);
   } finally {
+    if (savedMode === undefined) delete process.env.PROXY_TUNER_CONTAINMENT;
+    else process.env.PROXY_TUNER_CONTAINMENT = savedMode;
     await held.close();
     cfg.cleanup();
   }
 });
 
 test('the port is taken on every attempt: a clear "Address already in use" error after bounded retries, nothing left', { skip: !nginxBin && 'nginx not installed' }, async () => {
+  // a lost bind race exists only without the namespace (contained listeners are sockets the engine
+  // holds), and the port-stealing wrapper writes next to the config: the rewrite-only mode
+  const savedMode = process.env.PROXY_TUNER_CONTAINMENT;
+  process.env.PROXY_TUNER_CONTAINMENT = 'off';
   const cfg = tempConfig('nginx.conf', NGINX);
   const hash = sha256(cfg.file);
   const held = await holdPort();
@@ -151,6 +161,8 @@ test('the port is taken on every attempt: a clear "Address already in use" error
     assert.ok(starts >= 2 && starts <= 4, `retries are bounded: ${starts} starts`);
     await assertCleanEnd(t, cfg.file, hash);
   } finally {
+    if (savedMode === undefined) delete process.env.PROXY_TUNER_CONTAINMENT;
+    else process.env.PROXY_TUNER_CONTAINMENT = savedMode;
     await held.close();
     cfg.cleanup();
   }

@@ -83,6 +83,7 @@ function runInNamespace(file: string): Run {
 function hostOf(word: string): string | null {
   let w = word.replace(/^[a-z0-9+]+:\/\//i, '');
   if (/^unix:/i.test(w) || w.startsWith('/') || w.startsWith('@')) return null; // a socket file
+  if (/^fd@\d+$/.test(w)) return null; // a listening socket the engine made on 127.0.0.1 and handed over
   w = w.split('/')[0];
   if (w.startsWith('[')) return w.slice(1, w.indexOf(']'));
   if (/^\d+$/.test(w)) return '*'; // a bare port listens on every address

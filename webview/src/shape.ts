@@ -197,7 +197,18 @@ export function resultRows(r: BenchResult): [string, string][] {
   if (r.direct) {
     rows.push(['Direct P99 (no proxy)', formatMs(r.direct.latencyMs.p99)], ['Direct throughput', formatRps(r.direct.rps)]);
   }
+  const sb = sandboxRow(r);
+  if (sb) rows.push(sb);
+  for (const a of r.sandbox?.adjustments ?? []) rows.push([`Lowered: ${a.setting}`, `${a.from} → ${a.to} (line ${a.line}: ${a.why})`]);
   return rows;
+}
+
+/** Which containment the run had: the panel always says it. */
+export function sandboxRow(r: BenchResult): [string, string] | undefined {
+  if (!r.sandbox) return undefined;
+  return r.sandbox.mode === 'namespace'
+    ? ['Sandbox', 'contained: own network namespace (loopback only), read-only file system']
+    : ['Sandbox', `config rewrite only (no namespace: ${r.sandbox.reason ?? 'unavailable'})`];
 }
 
 // ---- export ---------------------------------------------------------------------------------

@@ -79,7 +79,8 @@ export class ConfigCheckError extends Error {
 }
 
 export function isLoopbackAddress(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  // a fully qualified `localhost.` is the same name
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/^localhost\.$/, 'localhost');
   if (h === 'localhost' || h === '::1') return true;
   if (net.isIPv4(h)) return h.startsWith('127.');
   if (h.startsWith('::ffff:')) return net.isIPv4(h.slice(7)) && h.slice(7).startsWith('127.');

@@ -12,12 +12,52 @@ import * as path from 'node:path';
 import { parseHaproxy } from '../../../server/src/haproxy/parser';
 import type { Section, Statement, Word } from '../../../server/src/haproxy/ast';
 import { applyEdits, backendPortText, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
+import type { SandboxAdjustment } from '../../../protocol/bench';
+import { expandHaproxyEnv } from './haproxyEnv';
+import { RESERVED_FILES, type MachineLimits } from './limits';
+
+/** Sections the sandbox knows what to do with; any other is refused. */
+const KNOWN_SECTIONS = new Set([
+  'global',
+  'defaults',
+  'frontend',
+  'backend',
+  'listen',
+  'resolvers',
+  'peers',
+  'mailers',
+  'userlist',
+  'http-errors',
+  'ring',
+  'cache',
+  'log-forward',
+  'fcgi-app',
+  'crt-store',
+  'log-profile',
+  'traces',
+]);
+/** Actions that choose the address a connection goes to. */
+const DESTINATION_ACTIONS = /^(set-dst|set-dst-port|do-connect)$/;
+/** Global keywords that load native code or start network activity of their own. */
+const REFUSED_GLOBAL: Record<string, string> = {
+  'ssl-engine': 'loads an OpenSSL engine (native code)',
+  'ssl-provider': 'loads an OpenSSL provider (native code)',
+  'ssl-provider-path': 'loads OpenSSL providers (native code)',
+  'module-load': 'loads a shared library',
+  'insecure-fork-wanted': 'lets HAProxy start other programs',
+  'insecure-setuid-wanted': 'lets HAProxy run setuid programs',
+  'httpclient.resolvers.id': 'makes the HTTP client resolve names',
+};
 
 export interface HaproxySandboxInput {
   configPath: string;
   dir: string;
   backend: BackendAddr;
   cert: { pemFile: string };
+  /** CPUs and file limit (caps on nbthread, maxconn, ulimit-n). */
+  limits?: MachineLimits;
+  /** The environment HAProxy will run with (`${VAR}` is expanded from it). */
+  env?: Record<string, string | undefined>;
 }
 
 export interface HaproxySandboxPlan {
@@ -27,6 +67,7 @@ export interface HaproxySandboxPlan {
   listeners: SandboxListener[];
   portCount: number;
   warnings: string[];
+  adjustments: SandboxAdjustment[];
 }
 
 const PROXY_SECTIONS = new Set(['frontend', 'backend', 'listen', 'defaults']);
@@ -66,7 +107,15 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${original}: ${(e as Error).message}`);
   }
-  const ast = parseHaproxy(text);
+  let ast = parseHaproxy(text);
+  // HAProxy expands its environment variables while it reads: plan what it will read
+  const expanded = expandHaproxyEnv(text, ast, input.env ?? process.env, original);
+  if (expanded.changed) {
+    text = expanded.text;
+    ast = parseHaproxy(text);
+  }
+  const adjustments: SandboxAdjustment[] = [];
+  const lim = input.limits;
   const edits: Edit[] = [];
   const listeners: SandboxListener[] = [];
   const warnings: string[] = [];
@@ -127,9 +176,43 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   for (const sec of ast.sections) {
     const kw = sec.keyword;
     if (kw === 'program') refuse(sec.header, '`program` sections run external commands; the benchmark cannot confine them to loopback');
+    if (kw === 'acme') refuse(sec.header, '`acme` sections contact a certificate authority over the network');
+    if (!KNOWN_SECTIONS.has(kw)) refuse(sec.header, `\`${kw}\` sections are not known to the sandbox: it cannot tell which addresses or files they use`);
     for (const st of sec.statements) {
       const k = st.keyword?.value ?? '';
-      if (st.prefix) continue; // `no option ...`
+      if (st.prefix) {
+        continue; // `no option ...`
+      }
+      if (kw === 'crt-store') {
+        // certificates the bind lines no longer use (they get the throw-away pair); `ocsp-update on` would fetch
+        dropLine(st);
+        continue;
+      }
+      const dest = st.words.find((w) => DESTINATION_ACTIONS.test(w.value) || /^(set-dst|set-dst-port)\(/.test(w.value));
+      if (dest && /^(http-request|http-response|tcp-request|http-after-response|tcp-response)$/.test(k))
+        refuse(st, `\`${dest.value}\` sets where the connection goes at run time: it cannot be confined to loopback`);
+      if ((k === 'tcp-check' || k === 'http-check') && st.args[0]?.value === 'connect') {
+        // the check's own address goes: it then connects to the (rewritten) server address
+        const a = st.args;
+        for (let i = 1; i < a.length; i++) {
+          if (a[i].value === 'addr' && i + 1 < a.length) {
+            replace(a[i], '');
+            replace(a[i + 1], '');
+            i++;
+          } else if (a[i].value === 'send-proxy' || a[i].value === 'via-socks4') replace(a[i], '');
+        }
+        continue;
+      }
+      if (k === 'option' && st.sub?.value === 'transparent') {
+        // connects to the client's destination address: dropped, the servers (rewritten) are used
+        dropLine(st);
+        warnings.push(`${original}:${lineOf(st)}: \`option transparent\` removed (it connects to each request's original destination)`);
+        continue;
+      }
+      if (kw === 'ring' && k === 'backing-file') {
+        edits.push({ start: st.start, end: st.end, text: `backing-file ${path.join(dir, `ring-${lineOf(st)}.bin`)}` });
+        continue;
+      }
       if (k === 'lua-load' || k === 'lua-load-per-thread' || k === 'lua-prepend-path')
         refuse(st, `\`${k}\`: Lua scripts may open their own connections; the benchmark cannot confine them to loopback`);
       if (k === 'external-check' || (k === 'option' && st.sub?.value === 'external-check'))
@@ -139,6 +222,29 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
       if (st.words.some((w) => /^do-resolve\(/.test(w.value))) refuse(st, '`do-resolve` sends DNS queries; the benchmark never sends them off this machine');
 
       if (kw === 'global') {
+        if (REFUSED_GLOBAL[k]) refuse(st, `\`${k}\` ${REFUSED_GLOBAL[k]}; the benchmark cannot confine it`);
+        if (/^ocsp-update\./.test(k) && st.args.some((a) => a.value === 'on')) {
+          dropLine(st);
+          continue;
+        }
+        if (k === 'maxconn' && lim && st.args[0] && /^\d+$/.test(st.args[0].value)) {
+          const max = Math.max(100, Math.floor((lim.hardFiles - RESERVED_FILES) / 2));
+          if (Number(st.args[0].value) > max) {
+            adjustments.push({ file: original, line: lineOf(st), setting: 'maxconn', from: st.args[0].value, to: String(max), why: `HAProxy needs about two files per connection and the file limit here is ${lim.hardFiles}` });
+            replace(st.args[0], String(max));
+          }
+          continue;
+        }
+        if ((k === 'ulimit-n' || k === 'fd-hard-limit') && lim && st.args[0] && /^\d+$/.test(st.args[0].value) && Number(st.args[0].value) > lim.hardFiles) {
+          adjustments.push({ file: original, line: lineOf(st), setting: k, from: st.args[0].value, to: String(lim.hardFiles), why: `the hard file limit here is ${lim.hardFiles}` });
+          replace(st.args[0], String(lim.hardFiles));
+          continue;
+        }
+        if (k === 'nbthread' && lim && st.args[0] && /^\d+$/.test(st.args[0].value) && Number(st.args[0].value) > lim.cpus) {
+          adjustments.push({ file: original, line: lineOf(st), setting: k, from: st.args[0].value, to: String(lim.cpus), why: `more threads than the ${lim.cpus} CPUs of this machine only compete with each other and with the load generator` });
+          replace(st.args[0], String(lim.cpus));
+          continue;
+        }
         if (['daemon', 'chroot', 'user', 'group', 'uid', 'gid', 'pidfile', 'ca-base', 'crt-base', 'unix-bind', 'log', 'log-send-hostname', 'nbproc', 'server-state-file', 'server-state-base'].includes(k)) {
           if (k === 'nbproc') continue; // left for haproxy -c to judge (removed in 2.5)
           dropLine(st);
@@ -261,6 +367,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
       }
     }
   }
+  for (const a of adjustments) warnings.push(`${a.file}:${a.line}: ${a.setting} lowered from ${a.from} to ${a.to}: ${a.why}`);
   return {
     copy: path.join(dir, 'haproxy.cfg'),
     original,
@@ -268,5 +375,6 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
     listeners,
     portCount: slots,
     warnings,
+    adjustments,
   };
 }

@@ -1,11 +1,15 @@
 // The sandboxed proxy: temp folder + throw-away TLS pair + rewritten config copy, checked with
 // the binary's own test (`nginx -t` / `haproxy -c`, messages mapped back to the user's lines),
 // then run under the supervisor (proxy.ts) on free loopback ports, re-picked on a lost bind race.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, realpathSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import * as net from 'node:net';
 import * as path from 'node:path';
-import type { ProxyKind } from '../../../protocol/bench';
+import type { ProxyKind, SandboxAdjustment } from '../../../protocol/bench';
+import { loadMatrix } from '../../../server/src/host/matrix';
 import { binaryVersion, findBinary, freePorts, INSTALL_HINT, SupervisedProcess, waitForPort } from '../proxy';
+import { closeHostListeners, Containment, hostListeners, INHERITED_FD_BASE, type HostListener } from '../contain';
+import { fileLimits } from './limits';
 import {
   BACKEND_SLOTS,
   ConfigCheckError,
@@ -46,7 +50,54 @@ export function detectKind(configPath: string, text?: string): ProxyKind {
   return detectLanguage(configPath, t);
 }
 
-const STREAM_MODULE_PATHS = ['/usr/lib/nginx/modules/ngx_stream_module.so', '/usr/lib64/nginx/modules/ngx_stream_module.so'];
+/** Where a binary keeps its own files: its modules folder and configuration folder. */
+export interface BinaryLayout {
+  /** The nginx modules folder that belongs to this binary (load_module is allowed only from here). */
+  modulesDir: string;
+  /** Its configuration folder (mime.types, modules-enabled/). */
+  confDir: string;
+  /** The Debian root a matrix binary lives in ('' for the host's own). */
+  root: string;
+}
+
+const layoutCache = new Map<string, BinaryLayout>();
+
+/**
+ * The binary's own folders: a version-matrix binary's from the registry (its compiled-in paths
+ * point at the host's /usr/...), else from `nginx -V` (--modules-path, --conf-path), else Debian's.
+ */
+export function binaryLayout(kind: ProxyKind, binary: string): BinaryLayout {
+  const real = safeRealpath(binary);
+  const hit = layoutCache.get(real);
+  if (hit) return hit;
+  let out: BinaryLayout | undefined;
+  for (const b of loadMatrix()) {
+    if (b.root && safeRealpath(b.path) === real) out = { modulesDir: b.modulesDir, confDir: b.confDir, root: b.root };
+  }
+  if (!out) {
+    let modulesDir = '/usr/lib/nginx/modules';
+    let confDir = kind === 'nginx' ? '/etc/nginx' : '/etc/haproxy';
+    if (kind === 'nginx') {
+      const r = spawnSync(binary, ['-V'], { encoding: 'utf8', timeout: 5000 });
+      const text = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+      const m = /--modules-path=(\S+)/.exec(text);
+      if (m) modulesDir = m[1];
+      const c = /--conf-path=(\S+)/.exec(text);
+      if (c) confDir = path.dirname(c[1]);
+    }
+    out = { modulesDir, confDir, root: '' };
+  }
+  layoutCache.set(real, out);
+  return out;
+}
+
+function safeRealpath(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
 
 /** The rewritten copy of a config, the same shape for nginx and HAProxy. */
 export interface SandboxPlan {
@@ -55,24 +106,47 @@ export interface SandboxPlan {
   listeners: SandboxListener[];
   portCount: number;
   warnings: string[];
+  /** Settings lowered to fit the machine (workers, connections, file limit). */
+  adjustments: SandboxAdjustment[];
 }
 
 /** Plans the sandboxed copy of `configPath` in `dir` (throws SandboxRefusal naming the line). */
-export function planSandbox(kind: ProxyKind, input: { configPath: string; dir: string; backend: BackendAddr; tls: TlsPair }): SandboxPlan {
+export function planSandbox(
+  kind: ProxyKind,
+  input: { configPath: string; dir: string; backend: BackendAddr; tls: TlsPair; layout?: BinaryLayout; contained?: boolean },
+): SandboxPlan {
   const { configPath, dir, backend, tls } = input;
+  const layout = input.layout ?? { modulesDir: '/usr/lib/nginx/modules', confDir: kind === 'nginx' ? '/etc/nginx' : '/etc/haproxy', root: '' };
+  const limits = fileLimits();
   if (kind === 'nginx') {
+    const streamModule = path.join(layout.modulesDir, 'ngx_stream_module.so');
     const p = planNginxSandbox({
       configPath,
       dir,
       backend,
       cert: tls,
-      streamModule: STREAM_MODULE_PATHS.find((m) => existsSync(m)),
+      streamModule: existsSync(streamModule) ? streamModule : undefined,
       runningAsRoot: process.getuid?.() === 0,
+      layout,
+      limits,
+      contained: !!input.contained,
     });
-    return { mainCopy: p.mainCopy, files: p.files, listeners: p.listeners, portCount: p.portCount, warnings: p.warnings };
+    return { mainCopy: p.mainCopy, files: p.files, listeners: p.listeners, portCount: p.portCount, warnings: p.warnings, adjustments: p.adjustments };
   }
-  const p = planHaproxySandbox({ configPath, dir, backend, cert: tls });
-  return { mainCopy: p.copy, files: [{ copy: p.copy, original: p.original, text: p.text }], listeners: p.listeners, portCount: p.portCount, warnings: p.warnings };
+  const p = planHaproxySandbox({ configPath, dir, backend, cert: tls, limits, env: proxyEnv() });
+  return {
+    mainCopy: p.copy,
+    files: [{ copy: p.copy, original: p.original, text: p.text }],
+    listeners: p.listeners,
+    portCount: p.portCount,
+    warnings: p.warnings,
+    adjustments: p.adjustments,
+  };
+}
+
+/** The environment the proxy is started with (HAProxy expands `${VAR}` from it). */
+export function proxyEnv(): Record<string, string | undefined> {
+  return { ...process.env, PT_SANDBOX_DIR: undefined };
 }
 
 /** Copy path -> the user's path, longest copy path first (for mapMessages). */
@@ -91,6 +165,8 @@ export function configTestArgs(kind: ProxyKind, dir: string, mainCopy: string, o
 
 export class ProxySandbox {
   readonly warnings: string[] = [];
+  /** Settings the plan lowered to fit the machine, with why. */
+  readonly adjustments: SandboxAdjustment[] = [];
   listeners: SandboxListener[] = [];
   private files: RenderFile[] = [];
   private portCount = 0;
@@ -98,6 +174,8 @@ export class ProxySandbox {
   private backend: BackendAddr | undefined;
   private proc: SupervisedProcess | null = null;
   private disposed = false;
+  private jail: Containment | null = null;
+  readonly layout: BinaryLayout;
 
   private constructor(
     readonly kind: ProxyKind,
@@ -106,7 +184,9 @@ export class ProxySandbox {
     readonly version: string,
     readonly dir: string,
     readonly tls: TlsPair,
-  ) {}
+  ) {
+    this.layout = binaryLayout(kind, binary);
+  }
 
   /** Finds the binary and makes the temp folder with a throw-away TLS pair. */
   static create(opts: { configPath: string; kind?: ProxyKind; binary?: string; keyType?: 'rsa' | 'ecdsa' }): ProxySandbox {
@@ -127,17 +207,37 @@ export class ProxySandbox {
   }
 
   /**
+   * Opens the run's containment (network namespace with only loopback, read-only file system
+   * except this sandbox's folder). Every process of the run is then started inside it: the
+   * proxy, its config test, the backend (Backend.start with `sandbox.containment`). Where
+   * namespaces are unavailable the mode is 'rewrite-only' and the reason is a warning.
+   */
+  async contain(): Promise<Containment> {
+    if (!this.jail) {
+      this.jail = await Containment.open(this.dir);
+      if (!this.jail.contained) this.warnings.push(`not contained in a network namespace (${this.jail.reason}): the run relies on the config rewrite alone`);
+    }
+    return this.jail;
+  }
+
+  /** The run's containment once contain() ran (null before). */
+  get containment(): Containment | null {
+    return this.jail;
+  }
+
+  /**
    * Rewrites the config (throws SandboxRefusal naming the line). Without `backend` the backend's
    * ports stay placeholders until setBackend(); so a refusal comes before any process starts.
    */
   plan(backend: BackendAddr = BACKEND_SLOTS): void {
     if (backend !== BACKEND_SLOTS) this.backend = backend;
-    const p = planSandbox(this.kind, { configPath: this.configPath, dir: this.dir, backend, tls: this.tls });
+    const p = planSandbox(this.kind, { configPath: this.configPath, dir: this.dir, backend, tls: this.tls, layout: this.layout, contained: this.jail?.contained });
     this.files = p.files;
     this.listeners = p.listeners;
     this.portCount = p.portCount;
     this.mainCopy = p.mainCopy;
     this.warnings.push(...p.warnings);
+    this.adjustments.push(...p.adjustments);
     if (this.listeners.length === 0) throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
   }
 
@@ -150,13 +250,23 @@ export class ProxySandbox {
     return copyToOriginal(this.files);
   }
 
-  private render(ports: number[]): void {
-    for (const f of this.files) writeText(f.copy, fillPorts(f.text, ports, this.backend));
+  /** Writes the copies; `fdOfSlot` makes HAProxy bind an inherited socket (`fd@N`) for that slot. */
+  private render(ports: number[], fdOfSlot?: Map<number, number>): void {
+    for (const f of this.files) {
+      let text = f.text;
+      if (fdOfSlot && this.kind === 'haproxy')
+        text = text.replace(/127\.0\.0\.1:\u0000P(\d+)\u0000/g, (m, i: string) => (fdOfSlot.has(Number(i)) ? `fd@${fdOfSlot.get(Number(i))}` : m));
+      writeText(f.copy, fillPorts(text, ports, this.backend));
+    }
     for (const l of this.listeners) l.port = ports[l.slot];
   }
 
   private checkArgs(): string[] {
     return configTestArgs(this.kind, this.dir, this.mainCopy, { quiet: true });
+  }
+
+  private pidFile(): string {
+    return path.join(this.dir, this.kind === 'nginx' ? 'nginx.pid' : 'haproxy.pid');
   }
 
   private runArgs(): string[] {
@@ -165,9 +275,10 @@ export class ProxySandbox {
       : ['-db', '-f', this.mainCopy];
   }
 
-  /** Runs the binary's own config test on the rendered copy. */
-  private check(): void {
-    const r = spawnSync(this.binary, this.checkArgs(), { encoding: 'utf8', timeout: 20_000, cwd: this.dir });
+  /** Runs the binary's own config test on the rendered copy (contained when the run is). */
+  private check(fds: number[] = []): void {
+    const w = this.jail ? this.jail.wrap(this.binary, this.checkArgs()) : { cmd: this.binary, args: this.checkArgs() };
+    const r = spawnSync(w.cmd, w.args, { encoding: 'utf8', timeout: 20_000, cwd: this.dir, stdio: stdioFor(fds) as never });
     const out = mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap());
     if (r.status !== 0) {
       const lines = out.split('\n').filter((l) => /emerg|alert|error|crit/i.test(l));
@@ -180,37 +291,72 @@ export class ProxySandbox {
   /** Picks ports, writes the copy, checks it, starts the proxy and waits until every TCP listener accepts. */
   async start(signal?: AbortSignal): Promise<void> {
     if (this.files.length === 0) throw new Error('plan() must run before start()');
+    const contained = !!this.jail?.contained;
     let lastError: Error | null = null;
     for (let attempt = 0; attempt < 4; attempt++) {
       if (signal?.aborted) throw Object.assign(new Error('The benchmark was cancelled'), { name: 'AbortError' });
       const ports = await freePorts(this.portCount);
-      this.render(ports);
+      // Contained: the TCP listeners are sockets on the host's loopback handed to the proxy (the
+      // load generator's way in); every other slot is a port in the run's own namespace.
+      let host: HostListener[] = [];
+      const fdOfSlot = new Map<number, number>();
+      if (contained) {
+        const slots = [...new Set(this.listeners.filter((l) => !l.udp).map((l) => l.slot))];
+        host = await hostListeners(slots.length);
+        slots.forEach((slot, i) => {
+          ports[slot] = host[i].port;
+          fdOfSlot.set(slot, INHERITED_FD_BASE + i);
+        });
+      }
       try {
-        this.check();
-      } catch (e) {
-        if (/Address already in use|cannot bind/i.test((e as Error).message)) {
-          lastError = e as Error;
-          continue;
+        this.render(ports, contained ? fdOfSlot : undefined);
+        try {
+          this.check(this.kind === 'haproxy' ? host.map((h) => h.fd) : []);
+        } catch (e) {
+          if (/Address already in use|cannot bind/i.test((e as Error).message)) {
+            lastError = e as Error;
+            continue;
+          }
+          throw e;
         }
-        throw e;
-      }
-      const proc = SupervisedProcess.start(this.binary, this.runArgs(), this.dir, this.dir);
-      this.proc = proc;
-      const tcp = this.listeners.filter((l) => !l.udp);
-      let ok = true;
-      for (const l of tcp) {
-        if (!(await waitForPort(l.port, 10_000, () => !proc.exited))) {
-          ok = false;
-          break;
+        const env: Record<string, string> = {};
+        if (contained && this.kind === 'nginx' && host.length) env.NGINX = host.map((_h, i) => `${INHERITED_FD_BASE + i};`).join('');
+        const proc = SupervisedProcess.start(this.binary, this.runArgs(), this.dir, this.dir, {
+          containment: this.jail ?? undefined,
+          fds: host.map((h) => h.fd),
+          env,
+        });
+        this.proc = proc;
+        closeHostListeners(host);
+        host = [];
+        let ok = true;
+        if (contained) {
+          // the host sockets queue connections before the proxy runs: wait until it accepts
+          for (const l of this.listeners.filter((x) => !x.udp)) {
+            if (!(await waitAccepting(l.port, 10_000, () => !proc.exited))) {
+              ok = false;
+              break;
+            }
+          }
+        } else {
+          const tcp = this.listeners.filter((l) => !l.udp);
+          for (const l of tcp) {
+            if (!(await waitForPort(l.port, 10_000, () => !proc.exited))) {
+              ok = false;
+              break;
+            }
+          }
         }
+        if (ok) return;
+        const info = await proc.stop();
+        this.proc = null;
+        const log = this.errorLog();
+        const text = mapMessages(`${info.output}\n${log}`.trim(), this.fileMap());
+        lastError = new Error(`${this.kind} did not start: ${text.split('\n').find((l) => /emerg|alert|error/i.test(l)) ?? text.slice(0, 500)}`);
+        if (!/Address already in use|cannot bind/i.test(text)) throw lastError;
+      } finally {
+        closeHostListeners(host);
       }
-      if (ok) return;
-      const info = await proc.stop();
-      this.proc = null;
-      const log = this.errorLog();
-      const text = mapMessages(`${info.output}\n${log}`.trim(), this.fileMap());
-      lastError = new Error(`${this.kind} did not start: ${text.split('\n').find((l) => /emerg|alert|error/i.test(l)) ?? text.slice(0, 500)}`);
-      if (!/Address already in use|cannot bind/i.test(text)) throw lastError;
     }
     throw lastError ?? new Error(`${this.kind} did not start`);
   }
@@ -243,11 +389,12 @@ export class ProxySandbox {
     if (p) await p.stop();
   }
 
-  /** Stops the proxy and removes the temp folder. Safe to call twice. */
+  /** Stops the proxy, closes the containment and removes the temp folder. Safe to call twice. */
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
     await this.stop();
+    await this.jail?.dispose();
     removeSandboxDir(this.dir);
   }
 
@@ -262,5 +409,54 @@ function readFileSafe(p: string): string | null {
     return readFileSync(p, 'utf8');
   } catch {
     return null;
+  }
+}
+
+function stdioFor(fds: number[]): (string | number)[] {
+  const s: (string | number)[] = ['ignore', 'pipe', 'pipe'];
+  if (fds.length === 0) return s;
+  while (s.length < INHERITED_FD_BASE) s.push('ignore');
+  return [...s, ...fds];
+}
+
+/** The accept queue length of the listening socket on 127.0.0.1:port (from /proc/net/tcp), null if not found. */
+function acceptQueue(port: number): number | null {
+  let text = '';
+  try {
+    text = readFileSync('/proc/net/tcp', 'latin1');
+  } catch {
+    return null;
+  }
+  const local = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const line of text.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    if (f[1] === local && f[3] === '0A') return parseInt(f[4].split(':')[1], 16);
+  }
+  return null;
+}
+
+/**
+ * Resolves true once a process accepts on a handed-over listening socket: a probe connection is
+ * made (no data is sent) and the socket's accept queue is watched until it is taken.
+ */
+async function waitAccepting(port: number, timeoutMs: number, stillRunning: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  const sock = net.connect({ host: '127.0.0.1', port });
+  sock.on('error', () => undefined);
+  try {
+    await new Promise<void>((r) => {
+      sock.once('connect', () => r());
+      sock.once('error', () => r());
+      setTimeout(r, 1000);
+    });
+    while (Date.now() < deadline) {
+      if (!stillRunning()) return false;
+      const q = acceptQueue(port);
+      if (q === 0 || q === null) return true;
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    return false;
+  } finally {
+    sock.destroy();
   }
 }

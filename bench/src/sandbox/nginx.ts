@@ -10,9 +10,12 @@
 // - what cannot be made loopback-only (a target address built from variables, a resolver on a
 //   non-loopback address, scripting modules that open their own connections) is refused with the
 //   file and line. The user's files are only read.
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseNginx } from '../../../server/src/nginx/parser';
+import { DIRECTIVES } from '../../../server/src/nginx/data';
+import type { SandboxAdjustment } from '../../../protocol/bench';
+import { RESERVED_FILES, type MachineLimits } from './limits';
 import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/nginx/ast';
 import {
   applyEdits,
@@ -34,6 +37,15 @@ export interface NginxSandboxInput {
   /** Path of the stream module to load when the config has `stream {}` but no load_module for it. */
   streamModule?: string;
   runningAsRoot: boolean;
+  /** The binary's own folders (load_module only from modulesDir; a matrix root's /etc/nginx is confDir). */
+  layout?: { modulesDir: string; confDir: string; root: string };
+  /** CPUs and file limit (caps on workers and connections). */
+  limits?: MachineLimits;
+  /**
+   * The run is contained in namespaces: a directive our tables do not know (a third-party
+   * module's) is allowed, since the kernel confines whatever it does; in rewrite-only mode it is refused.
+   */
+  contained?: boolean;
 }
 
 export interface SandboxFileOut {
@@ -51,6 +63,7 @@ export interface NginxSandboxPlan {
   /** Number of port slots to fill. */
   portCount: number;
   warnings: string[];
+  adjustments: SandboxAdjustment[];
 }
 
 const PASS_DIRECTIVES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass', 'memcached_pass']);
@@ -126,7 +139,40 @@ interface Ctx {
   fileCount: number;
   confDir: string;
   usedSsl: boolean;
+  adjustments: SandboxAdjustment[];
+  httpAccessLog: boolean;
+  workerConnections?: { job: string; value: number };
+  hasRlimit: boolean;
 }
+
+/** Folders an include may never read (kernel and device files: endless, huge or secret). */
+export const FORBIDDEN_INCLUDE_ROOTS = ['/proc', '/sys', '/dev'];
+
+export function isForbiddenPath(p: string): boolean {
+  const abs = path.resolve(p);
+  return FORBIDDEN_INCLUDE_ROOTS.some((r) => abs === r || abs.startsWith(r + '/'));
+}
+
+/** Directives that write to a path taken from their value or from `root`: rewritten into the sandbox. */
+const STORE_DIRECTIVES = new Set(['proxy_store', 'fastcgi_store', 'uwsgi_store', 'scgi_store']);
+/** Key log files (newer nginx): written, so they go into the sandbox. */
+const KEYLOG_DIRECTIVES = new Set(['ssl_key_log', 'proxy_ssl_key_log', 'grpc_ssl_key_log', 'uwsgi_ssl_key_log']);
+/** Directives that load code or write files the sandbox cannot place: refused with the line. */
+const REFUSED: Record<string, string> = {
+  ssl_engine: 'loads an OpenSSL engine (native code) into nginx',
+  google_perftools_profiles: 'writes profiles to a path of its own',
+  debug_connection: 'is only useful with a debug build and names client addresses',
+  acme_issuer: 'contacts an ACME server to obtain certificates',
+  oidc_provider: 'contacts an identity provider',
+  mgmt: 'reports usage to a remote endpoint',
+  usage_report: 'reports usage to a remote endpoint',
+  zone_sync: 'connects to other cluster nodes',
+};
+
+const isIpOrCidr = (v: string) => {
+  const a = v.replace(/\/\d+$/, '');
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(a) || (a.includes(':') && /^[0-9a-f:.]+$/i.test(a));
+};
 
 function readConfig(file: string): string {
   try {
@@ -136,8 +182,31 @@ function readConfig(file: string): string {
   }
 }
 
+/**
+ * A path as the binary of a version-matrix root sees it: `/etc/nginx/...` is the root's confDir,
+ * and an absolute symlink (Debian's modules-enabled/*.conf) resolves inside the root.
+ */
+function rooted(p: string, layout: NginxSandboxInput['layout']): string {
+  if (!layout?.root) return p;
+  let out = p;
+  if (out === '/etc/nginx' || out.startsWith('/etc/nginx/')) out = layout.confDir + out.slice('/etc/nginx'.length);
+  for (let i = 0; i < 8; i++) {
+    let st;
+    try {
+      st = lstatSync(out);
+    } catch {
+      return out;
+    }
+    if (!st.isSymbolicLink()) return out;
+    const t = readlinkSync(out);
+    out = path.isAbsolute(t) ? path.join(layout.root, t) : path.resolve(path.dirname(out), t);
+  }
+  return out;
+}
+
 /** Expands an nginx include pattern (glob with `*`, `?`, `[...]` in the last parts). */
 function expandInclude(pattern: string): string[] {
+  if (isForbiddenPath(pattern)) return [];
   if (!/[*?[]/.test(pattern)) return existsSync(pattern) ? [pattern] : [];
   const parts = pattern.split('/');
   let bases = [parts[0] === '' ? '/' : parts[0]];
@@ -165,7 +234,7 @@ function expandInclude(pattern: string): string[] {
       }
       for (const n of names.sort()) if (re.test(n) && !n.startsWith('.')) next.push(path.join(b, n));
     }
-    bases = next.slice(0, 500);
+    bases = next.filter((b) => !isForbiddenPath(b)).slice(0, 500);
   }
   return bases.filter((p) => {
     try {
@@ -207,16 +276,18 @@ function collectNames(ctx: Ctx, file: NginxFile, context: string, baseDir: strin
         if (c === 'stream') ctx.streamUpstreams.add(d.args[0].value);
       }
       if (d.name === 'stream' && c === 'main') ctx.hasStream = true;
+      if (d.name === 'access_log' && c === 'http') ctx.httpAccessLog = true;
+      if (d.name === 'worker_rlimit_nofile' && c === 'main') ctx.hasRlimit = true;
       if (d.name === 'load_module' && d.args[0] && /ngx_stream_module/.test(d.args[0].value)) ctx.hasStreamModule = true;
       if (d.name === 'proxy_pass' && d.args[0]) {
         const m = /^https:\/\/([^/:$]+)/.exec(d.args[0].value);
         if (m) ctx.httpsUpstreams.add(m[1]);
       }
       if (d.name === 'include' && d.args[0] && depth < 16) {
-        const pattern = path.isAbsolute(d.args[0].value) ? d.args[0].value : path.join(baseDir, d.args[0].value);
+        const pattern = rooted(path.isAbsolute(d.args[0].value) ? d.args[0].value : path.join(baseDir, d.args[0].value), ctx.input.layout);
         for (const f of expandInclude(pattern)) {
           try {
-            collectNames(ctx, parseNginx(readFileSync(f, 'utf8')), c, baseDir, depth + 1);
+            collectNames(ctx, parseNginx(readFileSync(rooted(f, ctx.input.layout), 'utf8')), c, baseDir, depth + 1);
           } catch {
             // unreadable: reported by the rewrite pass
           }
@@ -245,6 +316,9 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
     fileCount: 0,
     confDir: path.dirname(original),
     usedSsl: false,
+    adjustments: [],
+    httpAccessLog: false,
+    hasRlimit: false,
   };
   const mainText = readConfig(original);
   const mainAst = parseNginx(mainText);
@@ -263,9 +337,14 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
   ];
   if (input.runningAsRoot) pre.push('user root;');
   if (ctx.hasStream && !ctx.hasStreamModule && input.streamModule) pre.push(`load_module ${q(input.streamModule)};`);
+  // Workers raise their file limit to what their connections need, within the hard limit.
+  const lim = input.limits;
+  if (lim && !ctx.hasRlimit && ctx.workerConnections && ctx.workerConnections.value * 2 + RESERVED_FILES > lim.softFiles)
+    pre.push(`worker_rlimit_nofile ${Math.min(lim.hardFiles, ctx.workerConnections.value * 2 + RESERVED_FILES)};`);
   const main = ctx.files.find((f) => f.copy === mainCopy)!;
   main.text = pre.join(' ') + ' ' + main.text;
-  return { mainCopy, files: ctx.files, listeners: ctx.listeners, portCount: ctx.portKeys.size, warnings: ctx.warnings };
+  for (const a of ctx.adjustments) ctx.warnings.push(`${a.file}:${a.line}: ${a.setting} lowered from ${a.from} to ${a.to}: ${a.why}`);
+  return { mainCopy, files: ctx.files, listeners: ctx.listeners, portCount: ctx.portKeys.size, warnings: ctx.warnings, adjustments: ctx.adjustments };
 }
 
 function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): void {
@@ -366,16 +445,90 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         drop(d);
         continue;
       }
+      if (REFUSED[n]) refuse(file, orig, d, `\`${n}\` ${REFUSED[n]}; the benchmark cannot confine it`);
+      if (!ctx.input.contained && !DIRECTIVES.has(n) && !c.startsWith('block:'))
+        refuse(
+          file,
+          orig,
+          d,
+          `\`${n}\` is not a directive the sandbox knows (a third-party module's?): without a network namespace here it cannot tell which addresses or paths it uses`,
+        );
+      const where = { file: orig, line: lineAt(file.text, d.start) };
+      const lim = ctx.input.limits;
       switch (n) {
+        case 'load_module': {
+          const w = d.args[0];
+          if (!w) break;
+          const layout = ctx.input.layout ?? { modulesDir: '/usr/lib/nginx/modules', confDir: '/etc/nginx', root: '' };
+          let p = w.value;
+          // Debian's modules-enabled files name the host's folder; a matrix binary has its own
+          if (layout.root && p.startsWith('/usr/lib/nginx/modules/')) p = path.join(layout.modulesDir, p.slice('/usr/lib/nginx/modules/'.length));
+          if (!path.isAbsolute(p)) p = path.join(layout.modulesDir, p.replace(/^modules\//, ''));
+          let real = p;
+          let dirReal = layout.modulesDir;
+          try {
+            real = realpathSync(p);
+            dirReal = realpathSync(layout.modulesDir);
+          } catch {
+            // missing: refused below (or by nginx -t)
+          }
+          if (path.dirname(real) !== dirReal || !real.endsWith('.so'))
+            refuse(file, orig, d, `\`load_module ${w.value}\`: modules are loaded only from the binary's own modules folder (${layout.modulesDir}); a library elsewhere would run its code during the check`);
+          if (p !== w.value) replaceWord(w, q(p));
+          break;
+        }
+        case 'worker_processes': {
+          const w = d.args[0];
+          if (w && lim && /^\d+$/.test(w.value) && Number(w.value) > lim.cpus) {
+            ctx.adjustments.push({ ...where, setting: n, from: w.value, to: String(lim.cpus), why: `more workers than the ${lim.cpus} CPUs of this machine only compete with each other and with the load generator` });
+            replaceWord(w, String(lim.cpus));
+          }
+          break;
+        }
+        case 'worker_connections': {
+          const w = d.args[0];
+          if (!w || !/^\d+$/.test(w.value)) break;
+          let v = Number(w.value);
+          if (lim) {
+            const max = Math.max(64, Math.floor((lim.hardFiles - RESERVED_FILES) / 2));
+            if (v > max) {
+              ctx.adjustments.push({ ...where, setting: n, from: w.value, to: String(max), why: `each proxied connection takes two files and the file limit here is ${lim.hardFiles} (each worker also preallocates memory for every connection)` });
+              replaceWord(w, String(max));
+              v = max;
+            }
+          }
+          ctx.workerConnections = { job: orig, value: v };
+          break;
+        }
+        case 'worker_rlimit_nofile': {
+          const w = d.args[0];
+          if (w && lim && /^\d+$/.test(w.value) && Number(w.value) > lim.hardFiles) {
+            ctx.adjustments.push({ ...where, setting: n, from: w.value, to: String(lim.hardFiles), why: `the hard file limit here is ${lim.hardFiles}; nginx cannot raise it without privileges` });
+            replaceWord(w, String(lim.hardFiles));
+          }
+          break;
+        }
+        case 'set_real_ip_from': {
+          const w = d.args[0];
+          if (w && w.value !== 'unix:' && !isIpOrCidr(w.value))
+            refuse(file, orig, d, `\`set_real_ip_from ${w.value}\`: nginx resolves the name at start (a DNS query); use an address or a CIDR range`);
+          break;
+        }
+        case 'dav_methods': {
+          if (d.args.some((a) => a.value !== 'off'))
+            refuse(file, orig, d, '`dav_methods` writes, deletes and moves files under the location\'s root; the benchmark does not let a run change files outside its own folder');
+          break;
+        }
         case 'include': {
           const w = d.args[0];
           if (!w) break;
           if (depth >= 16) refuse(file, orig, d, 'includes nested more than 16 deep');
-          let pattern = path.isAbsolute(w.value) ? w.value : path.join(ctx.confDir, w.value);
+          let pattern = rooted(path.isAbsolute(w.value) ? w.value : path.join(ctx.confDir, w.value), ctx.input.layout);
+          if (isForbiddenPath(pattern)) refuse(file, orig, d, `\`include ${w.value}\`: files under /proc, /sys and /dev are never read`);
           let matches = expandInclude(pattern);
           if (matches.length === 0 && !/[*?[]/.test(w.value) && !path.isAbsolute(w.value)) {
             // A config kept in a project folder often includes the system's mime.types.
-            const sys = path.join('/etc/nginx', w.value);
+            const sys = path.join(ctx.input.layout?.confDir ?? '/etc/nginx', w.value);
             if (existsSync(sys)) {
               pattern = sys;
               matches = [sys];
@@ -390,7 +543,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           mkdirSync(incDir, { recursive: true });
           matches.forEach((m, i) => {
             const copy = path.join(incDir, `${String(i).padStart(4, '0')}-${path.basename(m)}`);
-            const text = readConfig(m);
+            const text = readConfig(rooted(m, ctx.input.layout));
             const inServer = !server ? undefined : server === job.server?.directive ? job.server : { directive: server, block: { file: orig, line: lineAt(file.text, server.start) } };
             rewriteFile(ctx, { original: m, copy, context: c, server: inServer }, parseNginx(text), depth + 1);
           });
@@ -480,7 +633,14 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           break;
         }
         default:
-          if (TEMP_PATHS.has(n) && d.args[0]) {
+          if (STORE_DIRECTIVES.has(n) && d.args[0] && d.args[0].value !== 'off') {
+            // `on` stores under root/alias, a path where it says: both go into the sandbox
+            mkdirSync(path.join(dir, 'store'), { recursive: true });
+            replaceWord(d.args[0], q(path.join(dir, 'store')) + '$uri');
+            ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: ${n} now stores into the sandbox's store/ folder`);
+          } else if (KEYLOG_DIRECTIVES.has(n) && d.args[0]) {
+            replaceWord(d.args[0], q(path.join(dir, 'logs', `${n}.txt`)));
+          } else if (TEMP_PATHS.has(n) && d.args[0]) {
             replaceWord(d.args[0], q(path.join(dir, 'temp', n.replace(/_temp_path$/, ''))));
           } else if (CACHE_PATHS.has(n) && d.args[0]) {
             replaceWord(d.args[0], q(path.join(dir, 'cache', `${n.replace(/_cache_path$/, '')}-${d.start}`)));
@@ -490,6 +650,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         // Without these, nginx would create its compiled-in temp folders outside the sandbox.
         const set = new Set(d.block.children.map((x) => x.name));
         const add = [...TEMP_PATHS].filter((t) => !set.has(t)).map((t) => `${t} ${q(path.join(dir, 'temp', t.replace(/_temp_path$/, '')))};`);
+        // the compiled-in access log (/var/log/nginx/access.log) applies wherever none is set
+        if (!ctx.httpAccessLog) add.push(`access_log ${q(path.join(dir, 'logs', 'access.log'))};`);
         if (add.length) edits.push({ start: d.block.start + 1, end: d.block.start + 1, text: ' ' + add.join(' ') });
       }
       if (d.block && !d.rawBody) {

@@ -14,6 +14,9 @@ export interface ProxyTunerConfig {
   diagnostics?: { delay?: number };
   /** `defaults`: inlay hints for the effective defaults of what a config leaves out (default on). */
   inlayHints?: { defaults?: boolean };
+
+  /** `followSymlinks`: the workspace index follows symbolic links that lead out of the workspace folders. */
+  workspace?: { followSymlinks?: boolean };
 }
 
 /** The largest `diagnostics.delay` taken; more is read as this. */
@@ -66,6 +69,9 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
   if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
   const hints = isObject(section.inlayHints) ? section.inlayHints.defaults : undefined;
   if (typeof hints === 'boolean') out.inlayHints = { defaults: hints };
+
+  const follow = isObject(section.workspace) ? section.workspace.followSymlinks : undefined;
+  if (typeof follow === 'boolean') out.workspace = { followSymlinks: follow };
   return out;
 }
 
@@ -82,6 +88,9 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
   if (delay !== undefined) out.diagnostics = { delay };
   const hints = over.inlayHints?.defaults ?? base.inlayHints?.defaults;
   if (hints !== undefined) out.inlayHints = { defaults: hints };
+
+  const follow = over.workspace?.followSymlinks ?? base.workspace?.followSymlinks;
+  if (follow !== undefined) out.workspace = { followSymlinks: follow };
   return out;
 }
 

@@ -29,14 +29,30 @@ import type { NginxFile } from '../nginx/ast';
 import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../nginx/includes';
 import { soBaseName } from '../nginx/modules';
 
+import { LARGE_DOCUMENT_CHARS } from './largeDocument';
+
 export const MAX_HAPROXY_GROUP = 16;
 const MAX_UNIT_FILES = 400;
 const MAX_SCAN_FILES = 2000;
 const MAX_SCAN_DEPTH = 8;
 /** Folder entries looked at by one scan (a workspace that is mostly other files stays cheap). */
 const MAX_SCAN_ENTRIES = 20000;
-/** Larger files are no configs (a log next to them): never read. */
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** Larger files are no configs (a log next to them): never read (the same bound as an open document's full analysis). */
+const MAX_FILE_BYTES = LARGE_DOCUMENT_CHARS;
+/** Files one include reads at most (a glob over the whole disk names thousands). */
+export const MAX_INCLUDE_FILES = 100;
+/** Bytes one include reads at most. */
+export const MAX_INCLUDE_BYTES = 8 * 1024 * 1024;
+/** Bytes one unit (a main config and its include tree) reads at most. */
+export const MAX_UNIT_BYTES = 32 * 1024 * 1024;
+/** Folder entries one include's glob may look at. */
+const MAX_GLOB_ENTRIES = 20_000;
+/** Kernel and device files: endless (/proc/self/*), huge or secret; an include never reads them. */
+const FORBIDDEN_ROOTS = ['/proc', '/sys', '/dev'];
+
+export function isForbiddenPath(p: string): boolean {
+  return FORBIDDEN_ROOTS.some((r) => p === r || p.startsWith(r + '/'));
+}
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.hg', '.svn']);
 
 /** What the index needs from the disk; tests pass an in-memory one or a temp folder through the default. */
@@ -132,6 +148,9 @@ export class WorkspaceIndex {
   private readonly openParses = new Map<string, { version: number; file: IndexedFile }>();
   private readonly entityCache = new WeakMap<object, NavEntity[]>();
   private scanned: string[] | undefined;
+  private followSymlinks = false;
+  /** Includes cut short by a bound, by `file\0offset`: for the diagnostic. */
+  private readonly capped = new Map<string, string>();
 
   constructor(private readonly opts: WorkspaceIndexOptions) {
     this.fs = opts.fs ?? nodeFileSystem;
@@ -141,6 +160,42 @@ export class WorkspaceIndex {
   setRoots(paths: string[]): void {
     this.roots = paths;
     this.scanned = undefined;
+  }
+
+  /** `proxyTuner.workspace.followSymlinks`: follow links that lead out of the workspace folders. */
+  setFollowSymlinks(on: boolean): void {
+    if (on === this.followSymlinks) return;
+    this.followSymlinks = on;
+    this.disk.clear();
+    this.scanned = undefined;
+  }
+
+  /** Why an include was cut short (a bound was hit), if it was. */
+  includeCap(path: string, offset: number): string | undefined {
+    return this.capped.get(`${path}\0${offset}`);
+  }
+
+  private noteCap(path: string, offset: number, why: string): void {
+    if (this.capped.size > 10_000) this.capped.clear();
+    this.capped.set(`${path}\0${offset}`, why);
+  }
+
+  /**
+   * A path inside a workspace folder whose real path lies outside every one (a symbolic link out
+   * of the workspace): not read unless the setting allows. Paths outside the folders (an absolute
+   * include of /etc/nginx/mime.types) are not links out of it.
+   */
+  private linksOut(path: string): boolean {
+    if (this.followSymlinks || this.roots.length === 0 || !this.fs.realpath) return false;
+    const inside = (p: string) => this.roots.some((r) => {
+      const root = r.replace(/\/+$/, '') || '/';
+      return root === '/' || p === root || p.startsWith(root + '/');
+    });
+    if (!inside(path)) return false;
+    const real = this.fs.realpath(path);
+    if (real === path) return false;
+    const realRoots = this.roots.map((r) => this.fs.realpath!(r.replace(/\/+$/, '') || '/'));
+    return !realRoots.some((root) => root === '/' || real === root || real.startsWith(root + '/'));
   }
 
   /** A watched file changed, appeared or went away: forget what was read of it. */
@@ -155,9 +210,16 @@ export class WorkspaceIndex {
 
   /** The include resolver's view of files: open documents count as existing. */
   includeFs(): IncludeFs {
+    // bounded per expansion: a glob over the whole disk looks at MAX_GLOB_ENTRIES entries at most
+    let entries = 0;
     return {
-      readDir: (d) => this.fs.readDir(d),
-      isFile: (p) => this.openByPath(p) !== undefined || this.fs.stat(p)?.isFile === true,
+      readDir: (d) => {
+        if (isForbiddenPath(d) || entries > MAX_GLOB_ENTRIES || this.linksOut(d)) return undefined;
+        const names = this.fs.readDir(d);
+        entries += names?.length ?? 0;
+        return names && entries > MAX_GLOB_ENTRIES ? names.slice(0, Math.max(0, names.length - (entries - MAX_GLOB_ENTRIES))) : names;
+      },
+      isFile: (p) => !isForbiddenPath(p) && (this.openByPath(p) !== undefined || (!this.linksOut(p) && this.fs.stat(p)?.isFile === true)),
     };
   }
 
@@ -184,7 +246,10 @@ export class WorkspaceIndex {
     const lang = this.opts.detect(doc.languageId, doc.uri, text);
     // an edit of the version parsed before: the module may reuse the part before the change
     const m = this.opts.module(lang);
-    const ast = hit && hit.file.lang === lang && m.reparse ? m.reparse(hit.file.ast, text) : m.parse(text);
+    // a document over the bound is not analysed (syntax scan only, in the server): an empty tree
+    // keeps it out of include trees and symbols instead of a parse that holds everything up
+    const ast =
+      text.length > LARGE_DOCUMENT_CHARS ? m.parse('') : hit && hit.file.lang === lang && m.reparse ? m.reparse(hit.file.ast, text) : m.parse(text);
     const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast, open: true };
     this.openParses.set(doc.uri, { version: doc.version, file });
     return file;
@@ -196,6 +261,7 @@ export class WorkspaceIndex {
   }
 
   private fromDisk(path: string): IndexedFile | undefined {
+    if (isForbiddenPath(path) || this.linksOut(path)) return undefined;
     const st = this.fs.stat(path);
     if (!st || !st.isFile || st.size > MAX_FILE_BYTES) return undefined;
     const key = `${st.mtimeMs}:${st.size}`;
@@ -264,15 +330,37 @@ export class WorkspaceIndex {
     const contexts = new Map<string, string>([[this.real(root.path), 'main']]);
     const files: IndexedFile[] = [root];
     const ifs = this.includeFs();
+    let unitBytes = 0;
     for (let i = 0; i < files.length && files.length < MAX_UNIT_FILES; i++) {
       const f = files[i];
       if (f.lang !== 'nginx' || !f.path.startsWith('/')) continue; // an untitled buffer has no folder to include from
       for (const site of sitesOf(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
-        for (const p of resolveInclude(site.pattern, mainDir, dirname(f.path), ifs)) {
+        const paths = resolveInclude(site.pattern, mainDir, dirname(f.path), ifs);
+        let n = 0;
+        let bytes = 0;
+        for (const p of paths) {
           const rp = this.real(p);
           if (contexts.has(rp)) continue;
+          if (n >= MAX_INCLUDE_FILES) {
+            this.noteCap(f.path, site.start, `names ${paths.length} files: only the first ${MAX_INCLUDE_FILES} are read`);
+            break;
+          }
+          const size = this.openByPath(p) ? 0 : (this.fs.stat(p)?.size ?? 0);
+          if (bytes + size > MAX_INCLUDE_BYTES || unitBytes + size > MAX_UNIT_BYTES) {
+            this.noteCap(
+              f.path,
+              site.start,
+              bytes + size > MAX_INCLUDE_BYTES
+                ? `reads more than ${MAX_INCLUDE_BYTES / 1048576} MB: the files after ${n} are not read`
+                : `the include tree reads more than ${MAX_UNIT_BYTES / 1048576} MB: the files from here on are not read`,
+            );
+            break;
+          }
           const g = this.getPath(p);
           if (!g) continue;
+          n++;
+          bytes += size;
+          unitBytes += size;
           contexts.set(rp, site.context);
           files.push(g);
         }
@@ -367,6 +455,7 @@ export class WorkspaceIndex {
           if (++seen > MAX_SCAN_ENTRIES) return;
           if (name.startsWith('.') || SKIP_DIRS.has(name)) continue;
           const p = `${dir === '/' ? '' : dir}/${name}`;
+          if (isForbiddenPath(p) || this.linksOut(p)) continue;
           const st = this.fs.stat(p);
           if (!st) continue;
           if (st.isDirectory) visit(p, depth + 1);
@@ -559,6 +648,7 @@ const rule = (language: LanguageId, id: string, severity: RuleMeta['severity'], 
 export const NAVIGATION_RULES: RuleMeta[] = [
   rule('nginx', 'undefined-reference', 'error', 'A name no loaded file defines', 'An upstream, shared-memory zone, cache or named location is used but defined nowhere in the configuration; nginx refuses to start or fails the request.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
   rule('nginx', 'unused-definition', 'hint', 'A definition nothing uses', 'An upstream, zone, cache or map that nothing in the configuration refers to is dead weight, or a sign of a typo in its user.', 'https://nginx.org/en/docs/'),
+  rule('nginx', 'include-limit', 'information', 'An include is read only in part by the editor', 'The language server reads at most 100 files and 8 MB per include and 32 MB per include tree, and never files under /proc, /sys or /dev, so that an include such as `include /**/*;` cannot stall it.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
   rule('nginx', 'include-not-found', 'warning', 'An include names no file', 'nginx stops when a plain (non-glob) include names a file that does not exist; reported for relative paths, which name files of the config tree itself.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
   rule('haproxy', 'unused-definition', 'hint', 'A definition nothing uses', 'A backend, ACL, userlist, resolvers, peers, mailers or cache section nothing refers to is dead weight, or a sign of a typo in its user.', 'https://docs.haproxy.org/2.6/configuration.html'),
 ];
@@ -648,6 +738,17 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
     for (const link of includeTargets(index, unit, file)) {
       // relative paths only: they name files of the config tree the workspace holds, while an
       // absolute path names the server's disk, which this machine may not mirror
+      const cap = index.includeCap(file.path, link.siteStart);
+      if (cap || isForbiddenPath(resolveAbs(link.pattern))) {
+        findings.push({
+          ruleId: 'nginx/include-limit',
+          start: link.start,
+          end: link.end,
+          message: cap
+            ? `This include ${cap} (the editor's bound; nginx itself reads them all).`
+            : 'Files under /proc, /sys and /dev are never read for the editor: they are endless, huge or secret.',
+        });
+      }
       if (link.paths.length === 0 && !hasGlob(link.pattern) && !link.pattern.startsWith('/')) {
         findings.push({
           ruleId: 'nginx/include-not-found',
@@ -701,9 +802,13 @@ export function filterAnsweredElsewhere(index: WorkspaceIndex, uri: string, diag
 interface IncludeTarget {
   start: number;
   end: number;
+  /** The include directive's start (the key of its bound notes). */
+  siteStart: number;
   pattern: string;
   paths: string[];
 }
+
+const resolveAbs = (p: string) => (p.startsWith('/') ? p.replace(/\/+/g, '/') : '');
 
 function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): IncludeTarget[] {
   if (file.lang !== 'nginx' || !file.path.startsWith('/')) return [];
@@ -712,8 +817,9 @@ function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): I
   return sitesOf(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
     start: s.word.start,
     end: s.word.end,
+    siteStart: s.start,
     pattern: s.pattern,
-    paths: resolveInclude(s.pattern, mainDir, dirname(file.path), ifs),
+    paths: resolveInclude(s.pattern, mainDir, dirname(file.path), index.includeFs()).slice(0, MAX_INCLUDE_FILES),
   }));
 }
 
