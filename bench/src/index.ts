@@ -6,6 +6,7 @@ import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSampl
 import * as path from 'node:path';
 import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
 import { Backend, MAX_RESPONSE_BYTES } from './backend';
+import { chooseNativeBinary, NativeBackend, NativeBackendUnsupported, checkNativeOptions } from './nativeBackend';
 import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
 import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
@@ -14,6 +15,7 @@ import { isLoopbackAddress, type SandboxListener } from './sandbox/common';
 import { ProxySandbox } from './sandbox/index';
 
 export { Backend } from './backend';
+export { NativeBackend, chooseNativeBinary } from './nativeBackend';
 export { runLoad } from './load';
 export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
 export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
@@ -24,7 +26,7 @@ export interface RunHooks {
   onProgress?(sample: SecondSample): void;
   signal?: AbortSignal;
   /** Called with the sandbox once the proxy accepts connections (tests, the panel's "show config"). */
-  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend }): void;
+  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend | NativeBackend }): void;
 }
 
 /** Bad options: the caller's mistake (the command line exits 2 on it). */
@@ -94,6 +96,38 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   if (!o.configPath && !o.target) throw new BenchUsageError('a config file (or a target) is required');
   if (o.target && !isLoopbackAddress(o.target.host)) throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
   return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs, method, body, contentType };
+}
+
+/** Scenarios whose backend only has to send a fixed response (the native backend can serve them). */
+const FIXED_RESPONSE: readonly ScenarioName[] = ['http1-keepalive', 'http1-close', 'https-keepalive', 'https-handshake', 'https-resume', 'http2', 'large', 'mixed'];
+
+/**
+ * Which backend a run gets: the native one (a real server binary) for fixed responses, the Node
+ * one for what only it does. Throws BenchUsageError when 'native' was asked for and cannot be had.
+ */
+export function pickBackend(
+  r: ResolvedOptions,
+  o: BenchOptions,
+  proxy?: { kind: 'nginx' | 'haproxy'; binary: string },
+): { kind: 'native'; choice: { kind: 'nginx' | 'haproxy'; binary: string } } | { kind: 'node'; why?: string } {
+  const asked = o.backend?.kind ?? 'auto';
+  if (asked === 'node') return { kind: 'node' };
+  const refuse = (why: string) => {
+    if (asked === 'native') throw new BenchUsageError(`the native backend cannot serve this run: ${why}`);
+    return { kind: 'node' as const, why };
+  };
+  if (!FIXED_RESPONSE.includes(r.scenario)) return refuse(`scenario "${r.scenario}" needs the built-in backend (${r.scenario === 'tcp' ? 'TCP echo' : 'per-method accounting'})`);
+  if (asked === 'auto' && (r.body !== null || !BODYLESS_METHODS.includes(r.method)))
+    return refuse(`${r.method} requests with bodies are checked by the built-in backend's per-method accounting`);
+  try {
+    checkNativeOptions(o.backend ?? {});
+  } catch (e) {
+    if (e instanceof NativeBackendUnsupported) return refuse(e.message);
+    throw e;
+  }
+  const choice = chooseNativeBinary(proxy);
+  if (!choice) return refuse('neither nginx nor haproxy is installed for it');
+  return { kind: 'native', choice };
 }
 
 const needsTls = (s: ScenarioName) => s === 'https-keepalive' || s === 'https-handshake' || s === 'https-resume';
@@ -184,8 +218,10 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
   const warnings: string[] = [];
   const loadStart = loadavg();
   let sandbox: ProxySandbox | null = null;
-  let backend: Backend | null = null;
+  let backend: Backend | NativeBackend | null = null;
   const backendOptions = { ...options.backend };
+  delete backendOptions.kind;
+  let backendInfo: Pick<BenchResult['backend'], 'kind' | 'binary' | 'version' | 'why'> = { kind: 'node' };
   if (r.scenario === 'large' && backendOptions.responseBytes === undefined) backendOptions.responseBytes = MAX_RESPONSE_BYTES;
   try {
     let main: LoadTarget;
@@ -203,7 +239,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       sandbox.plan();
       const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
       const picked = pickListener(sandbox.listeners, r.scenario, block);
-      backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
+      const plan = pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
+      if (plan.kind === 'native') {
+        const nb = await NativeBackend.start(backendOptions, plan.choice, sandbox.tls);
+        backend = nb;
+        backendInfo = { kind: nb.kind, binary: nb.binary, version: nb.version };
+      } else {
+        backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile });
+        backendInfo = { kind: 'node', why: plan.why };
+      }
       sandbox.setBackend(backend.ports);
       if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
       await sandbox.start(signal);
@@ -234,13 +278,14 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const bstats = be ? await be.statsBetween(load.measuredFrom, load.measuredTo) : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
     // what reached the backend through the proxy (before a direct baseline adds its own requests)
     const life = be && r.scenario !== 'tcp' ? await be.stats() : null;
-    const received = life?.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
+    const received = life && life.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
     const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
     const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
 
     if (load.tlsFull + load.tlsResumed > 0 && r.scenario === 'https-resume' && load.tlsResumed === 0)
       warnings.push('https-resume: no TLS session was resumed (the server offers neither session tickets nor a session cache)');
     if (sb?.proxyExited) warnings.push(`${sb.kind} exited during the run (crashed or killed): the requests after that failed, so these numbers do not measure the config`);
+    if (be instanceof NativeBackend && be.exited) warnings.push(`the native ${be.kind} backend exited during the run: the requests after that failed`);
     if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
 
     let direct: DirectResult | undefined;
@@ -261,6 +306,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       };
     }
 
+    const cost = costOf(load, proxyCpu, backendCpu, r.threads);
+    if (cost?.bottleneck === 'generator')
+      warnings.push(
+        `the load generator was the bottleneck (its busiest thread at ${Math.round(cost.generatorCoreShare * 100)}% of a core): the proxy could do more than measured; add --threads or use fewer connections`,
+      );
+    if (cost?.bottleneck === 'backend')
+      warnings.push(
+        `the ${backendInfo.kind === 'node' ? 'built-in Node' : `native ${backendInfo.kind}`} backend was the bottleneck (${Math.round(cost.backendCoreShare * 100)}% of a core): these numbers measure the backend, not the proxy`,
+      );
     const loadEnd = loadavg();
     const cpus = os.cpus().length;
     if (loadStart[0] > cpus * 0.5)
@@ -285,8 +339,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         generatorProcess: round2(load.processCpuSeconds),
         backend: round2(backendCpu),
       },
-      backend: { connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received },
+      backend: { ...(be ? backendInfo : {}), connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received },
       direct,
+      cost,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
       host: { cpus, loadavgStart: loadStart, loadavgEnd: loadEnd },
       warnings,
@@ -297,3 +352,33 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** A core busier than this over the measured time counts as saturated ("at 100%"). */
+export const SATURATED_CORE = 0.9;
+
+/** The bench's own CPU per request and which part, if not the proxy, limited the run. */
+export function costOf(
+  load: { requests: number; durationS: number; generatorCpuSeconds: number; processCpuSeconds: number; busiestThreadCpuSeconds: number | null },
+  proxyCpu: number,
+  backendCpu: number,
+  threads: number,
+): BenchResult['cost'] {
+  if (load.requests <= 0 || load.durationS <= 0) return undefined;
+  const us = (s: number) => Math.round((s / load.requests) * 1e6 * 100) / 100;
+  const gen = load.processCpuSeconds || load.generatorCpuSeconds;
+  const busiest = load.busiestThreadCpuSeconds ?? load.generatorCpuSeconds / Math.max(1, threads);
+  const generatorCoreShare = Math.round((busiest / load.durationS) * 100) / 100;
+  // the native backend runs one worker (nginx) or one thread (HAProxy), the Node backend one thread
+  const backendCoreShare = Math.round((backendCpu / load.durationS) * 100) / 100;
+  const bottleneck =
+    generatorCoreShare >= SATURATED_CORE || backendCoreShare >= SATURATED_CORE ? (generatorCoreShare >= backendCoreShare ? 'generator' : 'backend') : undefined;
+  return {
+    benchCpuUsPerRequest: us(gen + backendCpu),
+    generatorCpuUsPerRequest: us(gen),
+    backendCpuUsPerRequest: us(backendCpu),
+    proxyCpuUsPerRequest: us(proxyCpu),
+    generatorCoreShare,
+    backendCoreShare,
+    bottleneck,
+  };
+}

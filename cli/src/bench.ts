@@ -4,7 +4,7 @@
 // 130 interrupted.
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
 import { readFileSync, statSync } from 'node:fs';
-import { HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
+import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
 import { BenchUsageError, ConfigCheckError, runBenchmark, SandboxRefusal } from '../../bench/src/index';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 
@@ -39,6 +39,11 @@ options:
   --response-bytes N   backend response size, e.g. 512, 16k, 1m (max 1m)
   --latency T          backend latency per response, e.g. 5ms
   --status N           backend response status (default 200)
+  --backend KIND       auto, native or node (default auto): native is a second nginx (or HAProxy
+                       where only HAProxy is installed) answering a fixed response, so the backend
+                       costs little next to the proxy; node is the built-in Node backend, the only
+                       one with --latency, per-method accounting and TCP echo; auto takes native
+                       for fixed GET/HEAD responses
   --kind nginx|haproxy the config's kind (default: from the file name/contents)
   --binary PATH        the nginx/haproxy binary (default: found on PATH)
   --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
@@ -68,6 +73,7 @@ const SPEC: Record<string, FlagSpec> = {
   'response-bytes': { value: true },
   latency: { value: true },
   status: { value: true },
+  backend: { value: true, choices: BACKEND_KIND_OPTIONS },
   kind: { value: true, choices: ['nginx', 'haproxy'] },
   binary: { value: true },
   direct: { value: false },
@@ -166,6 +172,7 @@ export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; j
   if (get('response-bytes')) backend.responseBytes = parseSize(get('response-bytes')!, '--response-bytes');
   if (get('latency')) backend.latency = { kind: 'fixed', ms: parseDuration(get('latency')!.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--latency') };
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
+  if (get('backend')) backend.kind = get('backend') as BackendKindOption;
   if (Object.keys(backend).length) o.backend = backend;
   return { options: o, json: flags.has('json'), help: false };
 }
@@ -188,6 +195,8 @@ export function resultJson(r: BenchResult): unknown {
     durationS: r.durationS,
     listener: r.listener,
     direct: r.direct,
+    cost: r.cost,
+    imported: r.imported,
     tls: r.tls,
     distribution: r.distribution,
     host: r.host,
@@ -196,6 +205,12 @@ export function resultJson(r: BenchResult): unknown {
 }
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
+
+/** "native nginx 1.22.1" / "built-in Node (scenario ... needs it)". */
+export function backendLabel(b: BenchResult['backend']): string {
+  if (!b.kind || b.kind === 'node') return `built-in Node${b.why ? ` (${b.why})` : ''}`;
+  return `native ${b.kind}${b.version ? ` ${b.version}` : ''}`;
+}
 
 export function formatTable(r: BenchResult): string {
   const L = r.latencyMs;
@@ -217,8 +232,15 @@ export function formatTable(r: BenchResult): string {
   if (r.direct) lines.push(row('direct', r.direct.rps, r.direct.latencyMs, total(r.direct.errors)));
   lines.push('');
   lines.push(`requests     ${r.requests}${errs ? `   errors: ${errs}` : ''}`);
-  lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
-  lines.push(
+  if (!r.imported) lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
+  if (r.cost)
+    lines.push(
+      `bench cost   ${r.cost.benchCpuUsPerRequest} us CPU per request (generator ${r.cost.generatorCpuUsPerRequest}, backend ${r.cost.backendCpuUsPerRequest}; proxy ${r.cost.proxyCpuUsPerRequest}); ` +
+        `busiest generator thread ${Math.round(r.cost.generatorCoreShare * 100)}% of a core, backend ${Math.round(r.cost.backendCoreShare * 100)}%`,
+    );
+  if (r.imported) lines.push(`imported     ${r.imported.engine} results from ${r.imported.file}${r.imported.workers ? ` (${r.imported.workers} workers)` : ''}`);
+  if (r.backend.kind) lines.push(`backend kind ${backendLabel(r.backend)}`);
+  if (!r.imported) lines.push(
     `backend      ${r.backend.connections} connections for ${r.backend.requests} requests (${r.backend.connectionsPerRequest} per request)` +
       (r.backend.connectionsPerRequest > 0.5 && r.scenario !== 'tcp' && r.listener.stream === false
         ? ' — a new upstream connection per request: upstream keep-alive is off'
