@@ -6,6 +6,7 @@ import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSampl
 import * as path from 'node:path';
 import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
 import { Backend, MAX_RESPONSE_BYTES } from './backend';
+import type { ExportRequest, ExportScenario } from './export';
 import { chooseNativeBinary, NativeBackend, NativeBackendUnsupported, checkNativeOptions } from './nativeBackend';
 import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
@@ -16,6 +17,7 @@ import { ProxySandbox } from './sandbox/index';
 
 export { Backend } from './backend';
 export { NativeBackend, chooseNativeBinary } from './nativeBackend';
+export { k6Script, locustfile, readScenarioLine, EXPORT_ENGINES, type ExportEngine, type ExportScenario } from './export';
 export { runLoad } from './load';
 export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
 export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
@@ -380,5 +382,102 @@ export function costOf(
     generatorCoreShare,
     backendCoreShare,
     bottleneck,
+  };
+}
+
+/** Where a listener line (`listen 8080 ssl;`, `bind :443 ssl crt ...`) listens, as a URL origin; wildcards become 127.0.0.1. */
+export function listenerOrigin(original: string, tls: boolean): string {
+  const words = original.replace(/;\s*$/, '').trim().split(/\s+/);
+  const addr = words[1] ?? '';
+  let host = '127.0.0.1';
+  let port = tls ? '443' : '80';
+  const m = /^(\[[^\]]*\]|[^:]*):(\d+)$/.exec(addr);
+  if (/^\d+$/.test(addr)) port = addr;
+  else if (m) {
+    port = m[2];
+    const h = m[1];
+    if (h && h !== '*' && h !== '0.0.0.0' && h !== '[::]' && h !== '::') host = h;
+  } else if (addr && !addr.startsWith('unix:') && !addr.startsWith('/')) host = addr;
+  const scheme = tls ? 'https' : 'http';
+  return `${scheme}://${host}${(tls && port === '443') || (!tls && port === '80') ? '' : `:${port}`}`;
+}
+
+/**
+ * The scenario `runBenchmark` would run, for an engine that scales out (k6, Locust): the config's
+ * listener as it is written (not the sandbox's port) is the default target. Throws
+ * BenchUsageError for what the engines cannot send (L4 echo) and SandboxRefusal / binary errors
+ * like a run would; nothing is started.
+ */
+export async function exportScenario(options: BenchOptions, p99ThresholdMs: number): Promise<ExportScenario> {
+  const r = resolveOptions(options);
+  if (r.scenario === 'tcp') throw new BenchUsageError('scenario "tcp" (an L4 echo) has no HTTP equivalent in k6 or Locust');
+  if (!(p99ThresholdMs > 0)) throw new BenchUsageError('the P99 threshold must be a positive duration');
+  let baseUrl: string;
+  let tlsBaseUrl: string | null = null;
+  let hostHeader = options.host ?? 'localhost';
+  if (options.target) {
+    baseUrl = `${options.target.tls || needsTls(r.scenario) ? 'https' : 'http'}://${options.target.host}:${options.target.port}`;
+  } else {
+    const sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
+    try {
+      sandbox.plan();
+      const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
+      const picked = pickListener(sandbox.listeners, r.scenario, block);
+      baseUrl = listenerOrigin(picked.main.original, picked.main.ssl);
+      if (picked.tls) tlsBaseUrl = listenerOrigin(picked.tls.original, true);
+      hostHeader = options.host ?? picked.main.serverName ?? 'localhost';
+    } finally {
+      await sandbox.dispose();
+    }
+  }
+  const body = r.body ? r.body.toString('utf8') : null;
+  const one = (close: boolean, tls = false): ExportRequest => ({ weight: 1, method: r.method, path: r.path, body, contentType: body !== null ? r.contentType : null, close, tls });
+  const notes: string[] = ['only the requests are exported: the answers come from the proxy you point it at and its real upstreams (no built-in backend)'];
+  let requests: ExportRequest[];
+  let kindBy: ExportScenario['kindBy'] = 'per-request';
+  switch (r.scenario) {
+    case 'http1-close':
+    case 'https-handshake':
+    case 'https-resume':
+      requests = [one(true)];
+      notes.push('a new connection per request (`Connection: close`); whether a TLS session is resumed is up to the engine');
+      break;
+    case 'get-post-mix':
+      requests = [
+        { weight: 7, method: 'GET', path: r.path, body: null, contentType: null, close: false, tls: false },
+        { weight: 3, method: 'POST', path: r.path, body: JSON.stringify({ data: 'x'.repeat(1000) }).slice(0, 1024), contentType: 'application/json', close: false, tls: false },
+      ];
+      notes.push('70% GET / 30% POST drawn at random per request (the built-in generator interleaves them in a fixed order)');
+      break;
+    case 'mixed':
+      kindBy = 'per-connection';
+      requests = [
+        { ...one(false), weight: 5 },
+        { ...one(true), weight: tlsBaseUrl ? 2 : 5 },
+        ...(tlsBaseUrl ? [{ ...one(true, true), weight: 3 }] : []),
+      ];
+      break;
+    case 'http2':
+      requests = [one(false)];
+      notes.push('HTTP/2: k6 negotiates it over TLS only (no h2c); Locust speaks HTTP/1.1 only');
+      break;
+    default:
+      requests = [one(false)];
+  }
+  return {
+    scenario: r.scenario,
+    model: r.rate > 0 ? 'open' : 'closed',
+    connections: r.connections,
+    rate: r.rate,
+    durationS: r.durationMs / 1000,
+    warmupS: r.warmupMs / 1000,
+    baseUrl,
+    tlsBaseUrl,
+    hostHeader,
+    timeoutS: r.timeoutMs / 1000,
+    p99ThresholdMs,
+    kindBy,
+    requests,
+    notes,
   };
 }

@@ -5,8 +5,12 @@
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
 import { readFileSync, statSync } from 'node:fs';
 import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
-import { BenchUsageError, ConfigCheckError, runBenchmark, SandboxRefusal } from '../../bench/src/index';
+import { BenchUsageError, ConfigCheckError, EXPORT_ENGINES, exportScenario, k6Script, locustfile, runBenchmark, SandboxRefusal, type ExportEngine } from '../../bench/src/index';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { parseArgs, UsageError, type FlagSpec } from './args';
+
+export { importCommand } from './import';
 
 const HELP = `usage: proxy-tuner bench FILE [options]
 
@@ -49,6 +53,12 @@ options:
   --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
                        (no sandbox, no backend; for comparing load generators)
   --direct             also run the same load straight at the backend (the proxy's own cost)
+  --export k6|locust OUT
+                       run nothing: write the scenario (requests, connection model, rate or
+                       connections, duration, warm-up) as a k6 script or a locustfile to OUT,
+                       for an engine that scales past one machine; the default target is the
+                       config's listener as written (BASE_URL overrides it)
+  --p99-threshold T    the exported file's pass/fail threshold on P99 (default 250ms)
   --json               print one JSON document instead of the table
   -h, --help           this help
 `;
@@ -79,6 +89,8 @@ const SPEC: Record<string, FlagSpec> = {
   direct: { value: false },
   target: { value: true },
   json: { value: false },
+  export: { value: true, choices: EXPORT_ENGINES },
+  'p99-threshold': { value: true },
   help: { value: false, aliases: ['-h'] },
 };
 
@@ -118,7 +130,20 @@ function readBodyFile(file: string): string {
 }
 
 /** Builds engine options from the command line (throws UsageError). */
-export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean } {
+export function benchOptionsFromArgs(argv: string[]): {
+  options: BenchOptions;
+  json: boolean;
+  help: boolean;
+  exportTo?: { engine: ExportEngine; file: string; p99ThresholdMs: number };
+} {
+  // `--export ENGINE OUT`: the flag parser takes one value; OUT is the word after it
+  const ei = argv.findIndex((a) => a === '--export');
+  let exportFile: string | undefined;
+  if (ei >= 0 && ei + 2 < argv.length + 1) {
+    exportFile = argv[ei + 2];
+    if (exportFile === undefined || exportFile.startsWith('-')) throw new UsageError('--export: expected an engine (k6 or locust) and an output file');
+    argv = [...argv.slice(0, ei + 2), ...argv.slice(ei + 3)];
+  }
   const { flags, positionals } = parseArgs(argv, SPEC);
   if (flags.has('help')) return { options: {}, json: false, help: true };
   const get = (k: string) => {
@@ -174,7 +199,13 @@ export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; j
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
   if (get('backend')) backend.kind = get('backend') as BackendKindOption;
   if (Object.keys(backend).length) o.backend = backend;
-  return { options: o, json: flags.has('json'), help: false };
+  let exportTo: { engine: ExportEngine; file: string; p99ThresholdMs: number } | undefined;
+  if (flags.has('export')) {
+    const p99 = get('p99-threshold');
+    exportTo = { engine: get('export') as ExportEngine, file: exportFile!, p99ThresholdMs: p99 ? parseDuration(p99.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--p99-threshold') : 250 };
+    if (o.configPath && path.resolve(exportFile!) === path.resolve(o.configPath)) throw new UsageError('--export: the output file is the config itself');
+  } else if (get('p99-threshold')) throw new UsageError('--p99-threshold goes with --export');
+  return { options: o, json: flags.has('json'), help: false, exportTo };
 }
 
 /** The JSON document of `--json`. */
@@ -220,7 +251,7 @@ export function formatTable(r: BenchResult): string {
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   lines.push(
-    `${r.proxy.kind} ${r.proxy.version} — ${r.scenario}, ${r.model === 'open' ? `open model ${r.rate} req/s` : 'closed model'}, ` +
+    `${r.imported ? `${r.imported.engine} run (imported)` : `${r.proxy.kind} ${r.proxy.version}`} — ${r.scenario}, ${r.model === 'open' ? `open model ${r.rate} req/s` : 'closed model'}, ` +
       `${r.connections} connections, ${r.durationS}s on ${r.listener.tls ? 'https' : 'http'}://${r.listener.host}:${r.listener.port}`,
   );
   lines.push('');
@@ -257,7 +288,7 @@ export function formatTable(r: BenchResult): string {
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
   for (const s of r.perSecond) lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
   for (const w of r.warnings) lines.push(`warning: ${w}`);
-  lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
+  if (!r.imported) lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
   return lines.join('\n') + '\n';
 }
 
@@ -277,6 +308,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (parsed.exportTo) return exportCommand(parsed.options, parsed.exportTo);
   const tty = !parsed.json && !!process.stderr.isTTY;
   const ac = new AbortController();
   const onSig = () => ac.abort();
@@ -316,5 +348,26 @@ export async function benchCommand(argv: string[]): Promise<number> {
   } finally {
     process.removeListener('SIGINT', onSig);
     process.removeListener('SIGTERM', onSig);
+  }
+}
+
+/** `bench FILE --export k6|locust OUT`: writes the scenario for another engine; runs nothing. */
+async function exportCommand(options: BenchOptions, to: { engine: ExportEngine; file: string; p99ThresholdMs: number }): Promise<number> {
+  try {
+    const s = await exportScenario(options, to.p99ThresholdMs);
+    const meta = { source: options.configPath ? path.basename(options.configPath) : `${options.target?.host}:${options.target?.port}`, generatedAt: new Date().toISOString() };
+    writeFileSync(to.file, to.engine === 'k6' ? k6Script(s, meta) : locustfile(s, meta));
+    process.stdout.write(
+      `wrote ${to.file}: ${to.engine} ${s.scenario}, ${s.model === 'open' ? `${s.rate} req/s` : `${s.connections} connections`}, ${s.warmupS}s warm-up + ${s.durationS}s, P99 threshold ${s.p99ThresholdMs} ms, target ${s.baseUrl} (BASE_URL overrides it)\n`,
+    );
+    return 0;
+  } catch (e) {
+    const err = e as Error;
+    if (err instanceof BenchUsageError) {
+      process.stderr.write(`bench: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`bench: ${err instanceof SandboxRefusal ? 'refused: ' : ''}${err.message}\n`);
+    return 1;
   }
 }

@@ -11,6 +11,7 @@ const USAGE = `Usage: proxy-tuner <command> [options]
 Commands:
   check FILE...   report problems in nginx / HAProxy configs (see: proxy-tuner check --help)
   bench ...       benchmark a config on loopback (see: proxy-tuner bench --help)
+  import RESULTS  show a k6 or Locust run as a benchmark run (see: proxy-tuner import --help)
 
 Options:
   -h, --help      show this help
@@ -32,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
       return checkCommand(rest);
     case 'bench':
       return (await import('./bench.js')).benchCommand(rest);
+    case 'import':
+      return (await import('./bench.js')).importCommand(rest);
     case '-h':
     case '--help':
     case 'help':
