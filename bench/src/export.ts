@@ -110,7 +110,9 @@ const RATE = ${s.rate};
 const DURATION_S = ${s.durationS};
 const WARMUP_S = ${s.warmupS};
 const P99_MS = ${s.p99ThresholdMs};
+/** @type {string} */
 const KIND_BY = ${js(s.kindBy)};
+/** @type {{ weight: number, method: string, path: string, body: string | null, tls: boolean, headers: Record<string, string> }[]} */
 const KINDS = ${js(kinds)};
 const TOTAL_WEIGHT = KINDS.reduce((a, k) => a + k.weight, 0);
 
