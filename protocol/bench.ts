@@ -205,6 +205,8 @@ export interface BenchResult {
      * per method and the smallest/largest request body it received, in bytes.
      */
     received?: { methods: Record<string, number>; bodyBytesMin: number; bodyBytesMax: number };
+    /** Requests that reached the backend over the whole run through the proxy (warm-up included), whatever the backend. */
+    receivedRequests?: number;
   };
   direct?: DirectResult;
   /**

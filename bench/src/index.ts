@@ -281,6 +281,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     // what reached the backend through the proxy (before a direct baseline adds its own requests)
     const life = be && r.scenario !== 'tcp' ? await be.stats() : null;
     const received = life && life.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
+    const receivedRequests = life ? (life.methods ? Object.values(life.methods).reduce((a, b) => a + b, 0) : life.requests) : undefined;
     const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
     const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
 
@@ -341,7 +342,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         generatorProcess: round2(load.processCpuSeconds),
         backend: round2(backendCpu),
       },
-      backend: { ...(be ? backendInfo : {}), connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received },
+      backend: { ...(be ? backendInfo : {}), connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received, receivedRequests },
       direct,
       cost,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
