@@ -136,6 +136,26 @@ async function stack(file) {
   }
 }
 
+/** The built-in generator alone (`bench --target`) against the script's stack: the generator's share of any gap. */
+async function target(st) {
+  const cmd = ['node', cli, 'bench', '--target', `127.0.0.1:${st.port}`, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--json'];
+  const b0 = st.be.cpuSeconds();
+  const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + 60) * 1000 });
+  const bCpu = st.be.cpuSeconds() - b0;
+  if (r.code !== 0) throw new Error(`proxy-tuner bench --target failed: ${r.err}`);
+  const j = JSON.parse(r.out);
+  return {
+    rps: j.rps,
+    p50: j.latencyMs.p50,
+    p99: j.latencyMs.p99,
+    errors: Object.values(j.errors).reduce((a, b) => a + b, 0),
+    genUs: j.cost?.generatorCpuUsPerRequest,
+    // the backend ran through the warm-up too: its CPU over all the requests of the run
+    backendUs: Math.round((bCpu / (j.rps * (durationS + warmupS))) * 1e6 * 100) / 100,
+    cmd: cmd.join(' ').replace(REPO + '/', '').replace(String(st.port), 'PORT'),
+  };
+}
+
 async function wrk(st) {
   // wrk has no warm-up: a discarded run first
   sh('wrk', ['-t1', `-c${connections}`, `-d${warmupS}s`, `http://127.0.0.1:${st.port}/`], { timeout: 30_000 });
@@ -184,7 +204,7 @@ function h2load(st) {
   }
 }
 
-const runs = { before: { ours: [], wrk: [], h2load: [] }, after: { ours: [], wrk: [], h2load: [] } };
+const runs = { before: { ours: [], target: [], wrk: [], h2load: [] }, after: { ours: [], target: [], wrk: [], h2load: [] } };
 const cmds = {};
 const loadBefore = loadavg();
 const loads = [];
@@ -204,9 +224,10 @@ try {
         } else {
           const st = await stack(files[which]);
           try {
-            const tools = rep % 2 === 0 ? ['wrk', 'h2load'] : ['h2load', 'wrk'];
+            const all = ['target', 'wrk', 'h2load'];
+            const tools = all.slice(rep % 3).concat(all.slice(0, rep % 3));
             for (const tool of tools) {
-              const x = tool === 'wrk' ? await wrk(st) : h2load(st);
+              const x = tool === 'wrk' ? await wrk(st) : tool === 'target' ? await target(st) : h2load(st);
               runs[which][tool].push(x);
               cmds[tool] = x.cmd;
               console.log(`repeat ${rep + 1} ${which.padEnd(6)} ${tool.padEnd(7)} ${Math.round(x.rps)} req/s  p50 ${x.p50.toFixed(3)} ms  p99 ${x.p99.toFixed(3)} ms${x.cpr !== undefined ? `  conns/req ${x.cpr}` : ''}  (load ${loadavg()})`);
@@ -229,6 +250,9 @@ const perRep = (f) => runs.before.ours.map((_, i) => f(i));
 const fmt = (xs, d = 2) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
 const rpsVsWrk = { before: perRep((i) => runs.before.ours[i].rps / runs.before.wrk[i].rps), after: perRep((i) => runs.after.ours[i].rps / runs.after.wrk[i].rps) };
 const p99VsH2 = { before: perRep((i) => runs.before.ours[i].p99 / runs.before.h2load[i].p99), after: perRep((i) => runs.after.ours[i].p99 / runs.after.h2load[i].p99) };
+const tgtVsWrk = ['before', 'after'].flatMap((w) => runs[w].target.map((x, i) => x.rps / runs[w].wrk[i].rps));
+const tgtVsH2 = ['before', 'after'].flatMap((w) => runs[w].target.map((x, i) => x.p99 / runs[w].h2load[i].p99));
+const wrkVsH2 = ['before', 'after'].flatMap((w) => runs[w].wrk.map((x, i) => x.p99 / runs[w].h2load[i].p99));
 const gainOurs = perRep((i) => runs.after.ours[i].rps / runs.before.ours[i].rps);
 const gainWrk = perRep((i) => runs.after.wrk[i].rps / runs.before.wrk[i].rps);
 const gainRatio = perRep((i) => gainOurs[i] / gainWrk[i]);
@@ -244,10 +268,10 @@ const row = (which, tool) => {
   const us =
     tool === 'ours'
       ? `${f1(med(which, 'ours', 'benchUs'))} (generator ${f1(med(which, 'ours', 'genUs'))}, backend ${f1(med(which, 'ours', 'backendUs'))}; proxy ${f1(med(which, 'ours', 'proxyUs'))})`
-      : tool === 'wrk'
-        ? `${f1(med(which, 'wrk', 'genUs') + med(which, 'wrk', 'backendUs'))} (wrk ${f1(med(which, 'wrk', 'genUs'))}, backend ${f1(med(which, 'wrk', 'backendUs'))})`
+      : tool === 'wrk' || tool === 'target'
+        ? `${f1(med(which, tool, 'genUs') + med(which, tool, 'backendUs'))} (${tool === 'wrk' ? 'wrk' : 'generator'} ${f1(med(which, tool, 'genUs'))}, backend ${f1(med(which, tool, 'backendUs'))})`
         : '';
-  return `| ${which} | ${tool === 'ours' ? '`proxy-tuner bench`' : tool} | ${Math.round(med(which, tool, 'rps'))} | ${med(which, tool, 'p50').toFixed(3)} | ${med(which, tool, 'p99').toFixed(3)} | ${cpr} | ${us} | ${xs.reduce((a, x) => a + x.errors, 0)} |`;
+  return `| ${which} | ${tool === 'ours' ? '`proxy-tuner bench FILE`' : tool === 'target' ? 'built-in generator alone (`--target`)' : tool} | ${Math.round(med(which, tool, 'rps'))} | ${med(which, tool, 'p50').toFixed(3)} | ${med(which, tool, 'p99').toFixed(3)} | ${cpr} | ${us} | ${xs.reduce((a, x) => a + x.errors, 0)} |`;
 };
 
 const body = `## Fidelity: \`proxy-tuner bench\` against wrk and h2load through the same proxy (seed 002)
@@ -262,7 +286,7 @@ configs alternated each repeat, and within each config the product's run and the
 
 - ours: \`${cmds.ours}\` — the product: sandboxed copy, the real nginx, the backend \`auto\` picks
   (${runs.after.ours[0].backend}: the native backend, a second nginx answering a fixed response), the built-in generator;
-- wrk: \`${cmds.wrk}\` (after a discarded ${warmupS} s run), and h2load: \`${cmds.h2load}\` (P50/P99 from its per-request log),
+- the built-in generator alone: \`${cmds.target}\`, and wrk: \`${cmds.wrk}\` (after a discarded ${warmupS} s run), and h2load: \`${cmds.h2load}\` (P50/P99 from its per-request log),
   through a sandboxed proxy and native backend made by the same engine classes (ProxySandbox, NativeBackend).
 
 Machine: ${machine()}.
@@ -272,7 +296,7 @@ taken per repeat between runs seconds apart, are the figures to read.
 
 | config | generator | req/s (median) | P50 ms | P99 ms | backend connections per request | bench's own CPU per request, us | errors |
 |---|---|---|---|---|---|---|---|
-${['before', 'after'].flatMap((w) => ['ours', 'wrk', 'h2load'].map((t) => row(w, t))).join('\n')}
+${['before', 'after'].flatMap((w) => ['ours', 'target', 'wrk', 'h2load'].map((t) => row(w, t))).join('\n')}
 
 The bench's own CPU per request is the built-in generator's whole process plus the backend's process group,
 over the measured requests (the product's \`cost\` field); for wrk, wrk's user+system time plus the same
@@ -284,12 +308,15 @@ native backend's CPU over its run.
 | after/before ratio within 10% of wrk's | ours ×${fmt(gainOurs)}, wrk ×${fmt(gainWrk)}; ours/wrk ${fmt(gainRatio)} | ${verdict(gainDev <= 0.1)} |
 | our P99 within 25% of h2load's | before ${fmt(p99VsH2.before)}, after ${fmt(p99VsH2.after)} | ${verdict(p99Worst <= 0.25)} |
 
+Diagnosis, same runs: the built-in generator alone through the script's proxy and backend (\`--target\`) gives
+${fmt(tgtVsWrk)} of wrk's req/s and ${fmt(tgtVsH2)} of h2load's P99 (both configs); wrk's own P99 is ${fmt(wrkVsH2)} of h2load's.
+
 Per repeat:
 
-| repeat | config | ours req/s | wrk req/s | h2load req/s | ours P99 | wrk P99 | h2load P99 |
-|---|---|---|---|---|---|---|---|
+| repeat | config | ours req/s | --target req/s | wrk req/s | h2load req/s | ours P99 | --target P99 | wrk P99 | h2load P99 |
+|---|---|---|---|---|---|---|---|---|---|
 ${runs.before.ours
-  .flatMap((_, i) => ['before', 'after'].map((w) => `| ${i + 1} | ${w} | ${runs[w].ours[i].rps} | ${Math.round(runs[w].wrk[i].rps)} | ${Math.round(runs[w].h2load[i].rps)} | ${runs[w].ours[i].p99} | ${runs[w].wrk[i].p99.toFixed(3)} | ${runs[w].h2load[i].p99.toFixed(3)} |`))
+  .flatMap((_, i) => ['before', 'after'].map((w) => `| ${i + 1} | ${w} | ${runs[w].ours[i].rps} | ${runs[w].target[i].rps} | ${Math.round(runs[w].wrk[i].rps)} | ${Math.round(runs[w].h2load[i].rps)} | ${runs[w].ours[i].p99} | ${runs[w].target[i].p99} | ${runs[w].wrk[i].p99.toFixed(3)} | ${runs[w].h2load[i].p99.toFixed(3)} |`))
   .join('\n')}
 `;
 console.log('\n' + body);

@@ -40,16 +40,16 @@ export interface NativeBackendChoice {
 }
 
 /**
- * Which binary serves as the native backend: nginx when there is one (the proxy's own binary when
- * the proxy is nginx), else HAProxy (likewise). Null when neither is installed.
+ * Which binary serves as the native backend: the nginx on PATH, else the HAProxy on PATH, else the
+ * proxy's own binary. Not the proxy's `--binary` first: the backend must stay the same when two
+ * builds or versions of the proxy are compared. Null when there is none.
  */
 export function chooseNativeBinary(proxy?: { kind: NativeKind; binary: string }): NativeBackendChoice | null {
-  if (proxy?.kind === 'nginx') return { kind: 'nginx', binary: proxy.binary };
   const nginx = findBinary('nginx');
   if (nginx) return { kind: 'nginx', binary: nginx };
-  if (proxy?.kind === 'haproxy') return { kind: 'haproxy', binary: proxy.binary };
   const haproxy = findBinary('haproxy');
-  return haproxy ? { kind: 'haproxy', binary: haproxy } : null;
+  if (haproxy) return { kind: 'haproxy', binary: haproxy };
+  return proxy ? { kind: proxy.kind, binary: proxy.binary } : null;
 }
 
 interface Counters {
