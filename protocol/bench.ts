@@ -54,7 +54,20 @@ export interface BackendOptions {
   latency?: LatencySpec;
   /** HTTP status of every response (default 200). */
   status?: number;
+  /**
+   * Which backend answers (default 'auto'): 'native' is a second instance of a real server binary
+   * (nginx `return`, or HAProxy `http-request return` where only HAProxy is installed), for
+   * fixed responses; 'node' is the built-in Node backend, the only one with added latencies,
+   * per-method accounting, TCP echo and stalls; 'auto' takes the native one when the run needs
+   * nothing only the Node backend does and a binary is installed.
+   */
+  kind?: BackendKindOption;
 }
+
+export const BACKEND_KIND_OPTIONS = ['auto', 'native', 'node'] as const;
+export type BackendKindOption = (typeof BACKEND_KIND_OPTIONS)[number];
+/** The backend that ran: the built-in Node one, or a native nginx / HAProxy. */
+export type BackendKind = 'node' | 'nginx' | 'haproxy';
 
 export interface StepLoad {
   /** Increase by this percentage (of the starting value) every interval. */
@@ -199,6 +212,13 @@ export interface BenchResult {
   cpuSeconds: { proxy: number; generator: number; generatorProcess?: number; backend: number };
   /** Connections the backend accepted vs requests it served during measurement. */
   backend: {
+    /** Which backend ran (absent in runs kept before the native backend existed: the Node one). */
+    kind?: BackendKind;
+    /** The native backend's binary and version. */
+    binary?: string;
+    version?: string;
+    /** Why this backend was used, when 'auto' did not take the native one. */
+    why?: string;
     connections: number;
     requests: number;
     connectionsPerRequest: number;
@@ -207,8 +227,28 @@ export interface BenchResult {
      * per method and the smallest/largest request body it received, in bytes.
      */
     received?: { methods: Record<string, number>; bodyBytesMin: number; bodyBytesMax: number };
+    /** Requests that reached the backend over the whole run through the proxy (warm-up included), whatever the backend. */
+    receivedRequests?: number;
   };
   direct?: DirectResult;
+  /**
+   * The bench's own cost and where the bottleneck was: CPU seconds of the generator and the
+   * backend per measured request (microseconds), and the busiest share of one core of the
+   * generator's busiest thread and of the backend's busiest process over the measured time
+   * (1 = a core at 100%: that part, not the proxy, limited the run).
+   */
+  cost?: {
+    benchCpuUsPerRequest: number;
+    generatorCpuUsPerRequest: number;
+    backendCpuUsPerRequest: number;
+    proxyCpuUsPerRequest: number;
+    generatorCoreShare: number;
+    backendCoreShare: number;
+    /** What limited the run when it was not the proxy: 'generator' or 'backend'. */
+    bottleneck?: 'generator' | 'backend';
+  };
+  /** Results imported from another engine (`proxy-tuner import`): which one and from what file. */
+  imported?: { engine: 'k6' | 'locust'; file: string; workers?: number };
   /** TLS handshakes made by the generator during measurement, and how many resumed a session. */
   tls?: { handshakes: number; resumed: number };
   /** Load average at start/end and the CPU count, to judge noise from other processes. */

@@ -47,7 +47,9 @@ sh('mkdir', ['-p', path.dirname(files.before), path.dirname(files.after)]);
 writeFileSync(files.before, BEFORE);
 writeFileSync(files.after, AFTER);
 const cli = path.join(REPO, 'dist', 'cli.js');
-const args = (f) => [cli, 'bench', f, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', '1s', '--json'];
+// The built-in Node backend, as the text below describes (`auto` now picks the native backend
+// for this scenario: bench:fidelity measures that one against wrk and h2load).
+const args = (f) => [cli, 'bench', f, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', '1s', '--backend', 'node', '--json'];
 
 const runs = { before: [], after: [] };
 const loadBefore = loadavg();
@@ -75,7 +77,7 @@ const rng = (xs) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–$
 const body = `## Seed 002: upstream keep-alive before/after (nginx ${runs.before[0].version})
 
 Written by \`npm run bench:seed002\` (scripts/bench-seed002.mjs) on ${new Date().toISOString()}.
-Measured through the product: \`proxy-tuner bench FILE -c ${connections} --duration ${durationS}s --warmup 1s --json\`
+Measured through the product: \`proxy-tuner bench FILE -c ${connections} --duration ${durationS}s --warmup 1s --backend node --json\`
 (sandboxed copy, the real nginx, the built-in Node backend, the built-in generator; not pinned:
 nginx, backend and generator share the 2 CPUs). ${repeats} interleaved runs (order alternated).
 

@@ -6,6 +6,8 @@ import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSampl
 import * as path from 'node:path';
 import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
 import { Backend, MAX_RESPONSE_BYTES } from './backend';
+import type { ExportRequest, ExportScenario } from './export';
+import { chooseNativeBinary, NativeBackend, NativeBackendUnsupported, checkNativeOptions } from './nativeBackend';
 import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
 import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
@@ -14,6 +16,8 @@ import { isLoopbackAddress, type SandboxListener } from './sandbox/common';
 import { ProxySandbox } from './sandbox/index';
 
 export { Backend } from './backend';
+export { NativeBackend, chooseNativeBinary } from './nativeBackend';
+export { k6Script, locustfile, readScenarioLine, EXPORT_ENGINES, type ExportEngine, type ExportScenario } from './export';
 export { runLoad } from './load';
 export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
 export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
@@ -27,7 +31,7 @@ export interface RunHooks {
   onProgress?(sample: SecondSample): void;
   signal?: AbortSignal;
   /** Called with the sandbox once the proxy accepts connections (tests, the panel's "show config"). */
-  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend; mode: 'namespace' | 'rewrite-only' }): void;
+  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend | NativeBackend; mode: 'namespace' | 'rewrite-only' }): void;
 }
 
 /** Bad options: the caller's mistake (the command line exits 2 on it). */
@@ -97,6 +101,38 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   if (!o.configPath && !o.target) throw new BenchUsageError('a config file (or a target) is required');
   if (o.target && !isLoopbackAddress(o.target.host)) throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
   return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs, method, body, contentType };
+}
+
+/** Scenarios whose backend only has to send a fixed response (the native backend can serve them). */
+const FIXED_RESPONSE: readonly ScenarioName[] = ['http1-keepalive', 'http1-close', 'https-keepalive', 'https-handshake', 'https-resume', 'http2', 'large', 'mixed'];
+
+/**
+ * Which backend a run gets: the native one (a real server binary) for fixed responses, the Node
+ * one for what only it does. Throws BenchUsageError when 'native' was asked for and cannot be had.
+ */
+export function pickBackend(
+  r: ResolvedOptions,
+  o: BenchOptions,
+  proxy?: { kind: 'nginx' | 'haproxy'; binary: string },
+): { kind: 'native'; choice: { kind: 'nginx' | 'haproxy'; binary: string } } | { kind: 'node'; why?: string } {
+  const asked = o.backend?.kind ?? 'auto';
+  if (asked === 'node') return { kind: 'node' };
+  const refuse = (why: string) => {
+    if (asked === 'native') throw new BenchUsageError(`the native backend cannot serve this run: ${why}`);
+    return { kind: 'node' as const, why };
+  };
+  if (!FIXED_RESPONSE.includes(r.scenario)) return refuse(`scenario "${r.scenario}" needs the built-in backend (${r.scenario === 'tcp' ? 'TCP echo' : 'per-method accounting'})`);
+  if (asked === 'auto' && (r.body !== null || !BODYLESS_METHODS.includes(r.method)))
+    return refuse(`${r.method} requests with bodies are checked by the built-in backend's per-method accounting`);
+  try {
+    checkNativeOptions(o.backend ?? {});
+  } catch (e) {
+    if (e instanceof NativeBackendUnsupported) return refuse(e.message);
+    throw e;
+  }
+  const choice = chooseNativeBinary(proxy);
+  if (!choice) return refuse('neither nginx nor haproxy is installed for it');
+  return { kind: 'native', choice };
 }
 
 const needsTls = (s: ScenarioName) => s === 'https-keepalive' || s === 'https-handshake' || s === 'https-resume';
@@ -187,8 +223,10 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
   const warnings: string[] = [];
   const loadStart = loadavg();
   let sandbox: ProxySandbox | null = null;
-  let backend: Backend | null = null;
+  let backend: Backend | NativeBackend | null = null;
   const backendOptions = { ...options.backend };
+  delete backendOptions.kind;
+  let backendInfo: Pick<BenchResult['backend'], 'kind' | 'binary' | 'version' | 'why'> = { kind: 'node' };
   if (r.scenario === 'large' && backendOptions.responseBytes === undefined) backendOptions.responseBytes = MAX_RESPONSE_BYTES;
   try {
     let main: LoadTarget;
@@ -208,11 +246,16 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
       const picked = pickListener(sandbox.listeners, r.scenario, block);
       const jail = sandbox.containment;
-      backend = await Backend.start(
-        backendOptions,
-        { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile },
-        jail?.contained ? { containment: jail, dir: sandbox.dir } : undefined,
-      );
+      const run = jail?.contained ? { containment: jail, dir: sandbox.dir } : undefined;
+      const plan = pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
+      if (plan.kind === 'native') {
+        const nb = await NativeBackend.start(backendOptions, plan.choice, sandbox.tls, run);
+        backend = nb;
+        backendInfo = { kind: nb.kind, binary: nb.binary, version: nb.version };
+      } else {
+        backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile }, run);
+        backendInfo = { kind: 'node', why: plan.why };
+      }
       sandbox.setBackend(backend.ports);
       if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
       await sandbox.start(signal);
@@ -243,13 +286,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const bstats = be ? await be.statsBetween(load.measuredFrom, load.measuredTo) : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
     // what reached the backend through the proxy (before a direct baseline adds its own requests)
     const life = be && r.scenario !== 'tcp' ? await be.stats() : null;
-    const received = life?.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
+    const received = life && life.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
+    const receivedRequests = life ? (life.methods ? Object.values(life.methods).reduce((a, b) => a + b, 0) : life.requests) : undefined;
     const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
     const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
 
     if (load.tlsFull + load.tlsResumed > 0 && r.scenario === 'https-resume' && load.tlsResumed === 0)
       warnings.push('https-resume: no TLS session was resumed (the server offers neither session tickets nor a session cache)');
     if (sb?.proxyExited) warnings.push(`${sb.kind} exited during the run (crashed or killed): the requests after that failed, so these numbers do not measure the config`);
+    if (be instanceof NativeBackend && be.exited) warnings.push(`the native ${be.kind} backend exited during the run: the requests after that failed`);
     if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
 
     let direct: DirectResult | undefined;
@@ -271,6 +316,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       };
     }
 
+    const cost = costOf(load, proxyCpu, backendCpu, r.threads);
+    if (cost?.bottleneck === 'generator')
+      warnings.push(
+        `the load generator was the bottleneck (its busiest thread at ${Math.round(cost.generatorCoreShare * 100)}% of a core): the proxy could do more than measured; add --threads or use fewer connections`,
+      );
+    if (cost?.bottleneck === 'backend')
+      warnings.push(
+        `the ${backendInfo.kind === 'node' ? 'built-in Node' : `native ${backendInfo.kind}`} backend was the bottleneck (${Math.round(cost.backendCoreShare * 100)}% of a core): these numbers measure the backend, not the proxy`,
+      );
     const loadEnd = loadavg();
     const cpus = os.cpus().length;
     if (loadStart[0] > cpus * 0.5)
@@ -295,8 +349,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         generatorProcess: round2(load.processCpuSeconds),
         backend: round2(backendCpu),
       },
-      backend: { connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received },
+      backend: { ...(be ? backendInfo : {}), connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received, receivedRequests },
       direct,
+      cost,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
       host: { cpus, loadavgStart: loadStart, loadavgEnd: loadEnd },
       sandbox: sb
@@ -310,3 +365,130 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** A core busier than this over the measured time counts as saturated ("at 100%"). */
+export const SATURATED_CORE = 0.9;
+
+/** The bench's own CPU per request and which part, if not the proxy, limited the run. */
+export function costOf(
+  load: { requests: number; durationS: number; generatorCpuSeconds: number; processCpuSeconds: number; busiestThreadCpuSeconds: number | null },
+  proxyCpu: number,
+  backendCpu: number,
+  threads: number,
+): BenchResult['cost'] {
+  if (load.requests <= 0 || load.durationS <= 0) return undefined;
+  const us = (s: number) => Math.round((s / load.requests) * 1e6 * 100) / 100;
+  const gen = load.processCpuSeconds || load.generatorCpuSeconds;
+  const busiest = load.busiestThreadCpuSeconds ?? load.generatorCpuSeconds / Math.max(1, threads);
+  const generatorCoreShare = Math.round((busiest / load.durationS) * 100) / 100;
+  // the native backend runs one worker (nginx) or one thread (HAProxy), the Node backend one thread
+  const backendCoreShare = Math.round((backendCpu / load.durationS) * 100) / 100;
+  const bottleneck =
+    generatorCoreShare >= SATURATED_CORE || backendCoreShare >= SATURATED_CORE ? (generatorCoreShare >= backendCoreShare ? 'generator' : 'backend') : undefined;
+  return {
+    benchCpuUsPerRequest: us(gen + backendCpu),
+    generatorCpuUsPerRequest: us(gen),
+    backendCpuUsPerRequest: us(backendCpu),
+    proxyCpuUsPerRequest: us(proxyCpu),
+    generatorCoreShare,
+    backendCoreShare,
+    bottleneck,
+  };
+}
+
+/** Where a listener line (`listen 8080 ssl;`, `bind :443 ssl crt ...`) listens, as a URL origin; wildcards become 127.0.0.1. */
+export function listenerOrigin(original: string, tls: boolean): string {
+  const words = original.replace(/;\s*$/, '').trim().split(/\s+/);
+  const addr = words[1] ?? '';
+  let host = '127.0.0.1';
+  let port = tls ? '443' : '80';
+  const m = /^(\[[^\]]*\]|[^:]*):(\d+)$/.exec(addr);
+  if (/^\d+$/.test(addr)) port = addr;
+  else if (m) {
+    port = m[2];
+    const h = m[1];
+    if (h && h !== '*' && h !== '0.0.0.0' && h !== '[::]' && h !== '::') host = h;
+  } else if (addr && !addr.startsWith('unix:') && !addr.startsWith('/')) host = addr;
+  const scheme = tls ? 'https' : 'http';
+  return `${scheme}://${host}${(tls && port === '443') || (!tls && port === '80') ? '' : `:${port}`}`;
+}
+
+/**
+ * The scenario `runBenchmark` would run, for an engine that scales out (k6, Locust): the config's
+ * listener as it is written (not the sandbox's port) is the default target. Throws
+ * BenchUsageError for what the engines cannot send (L4 echo) and SandboxRefusal / binary errors
+ * like a run would; nothing is started.
+ */
+export async function exportScenario(options: BenchOptions, p99ThresholdMs: number): Promise<ExportScenario> {
+  const r = resolveOptions(options);
+  if (r.scenario === 'tcp') throw new BenchUsageError('scenario "tcp" (an L4 echo) has no HTTP equivalent in k6 or Locust');
+  if (!(p99ThresholdMs > 0)) throw new BenchUsageError('the P99 threshold must be a positive duration');
+  let baseUrl: string;
+  let tlsBaseUrl: string | null = null;
+  let hostHeader = options.host ?? 'localhost';
+  if (options.target) {
+    baseUrl = `${options.target.tls || needsTls(r.scenario) ? 'https' : 'http'}://${options.target.host}:${options.target.port}`;
+  } else {
+    const sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
+    try {
+      sandbox.plan();
+      const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
+      const picked = pickListener(sandbox.listeners, r.scenario, block);
+      baseUrl = listenerOrigin(picked.main.original, picked.main.ssl);
+      if (picked.tls) tlsBaseUrl = listenerOrigin(picked.tls.original, true);
+      hostHeader = options.host ?? picked.main.serverName ?? 'localhost';
+    } finally {
+      await sandbox.dispose();
+    }
+  }
+  const body = r.body ? r.body.toString('utf8') : null;
+  const one = (close: boolean, tls = false): ExportRequest => ({ weight: 1, method: r.method, path: r.path, body, contentType: body !== null ? r.contentType : null, close, tls });
+  const notes: string[] = ['only the requests are exported: the answers come from the proxy you point it at and its real upstreams (no built-in backend)'];
+  let requests: ExportRequest[];
+  let kindBy: ExportScenario['kindBy'] = 'per-request';
+  switch (r.scenario) {
+    case 'http1-close':
+    case 'https-handshake':
+    case 'https-resume':
+      requests = [one(true)];
+      notes.push('a new connection per request (`Connection: close`); whether a TLS session is resumed is up to the engine');
+      break;
+    case 'get-post-mix':
+      requests = [
+        { weight: 7, method: 'GET', path: r.path, body: null, contentType: null, close: false, tls: false },
+        { weight: 3, method: 'POST', path: r.path, body: JSON.stringify({ data: 'x'.repeat(1000) }).slice(0, 1024), contentType: 'application/json', close: false, tls: false },
+      ];
+      notes.push('70% GET / 30% POST drawn at random per request (the built-in generator interleaves them in a fixed order)');
+      break;
+    case 'mixed':
+      kindBy = 'per-connection';
+      requests = [
+        { ...one(false), weight: 5 },
+        { ...one(true), weight: tlsBaseUrl ? 2 : 5 },
+        ...(tlsBaseUrl ? [{ ...one(true, true), weight: 3 }] : []),
+      ];
+      break;
+    case 'http2':
+      requests = [one(false)];
+      notes.push('HTTP/2: k6 negotiates it over TLS only (no h2c); Locust speaks HTTP/1.1 only');
+      break;
+    default:
+      requests = [one(false)];
+  }
+  return {
+    scenario: r.scenario,
+    model: r.rate > 0 ? 'open' : 'closed',
+    connections: r.connections,
+    rate: r.rate,
+    durationS: r.durationMs / 1000,
+    warmupS: r.warmupMs / 1000,
+    baseUrl,
+    tlsBaseUrl,
+    hostHeader,
+    timeoutS: r.timeoutMs / 1000,
+    p99ThresholdMs,
+    kindBy,
+    requests,
+    notes,
+  };
+}

@@ -55,6 +55,8 @@ export interface LoadResult {
   generatorCpuSeconds: number;
   /** CPU seconds of the whole process during measurement (all its threads, including V8's own). */
   processCpuSeconds: number;
+  /** CPU seconds of the busiest generator thread (a worker or the aggregating thread); null where per-thread figures are unavailable. */
+  busiestThreadCpuSeconds: number | null;
   /** Wall-clock (Date.now()) start and end of the measured interval. */
   measuredFrom: number;
   measuredTo: number;
@@ -114,6 +116,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
   let mainCpuAtMeasure: number | null = null;
   let mainCpu: number | null = null;
   let workersCpu: number | null = 0;
+  let busiestWorkerCpu = 0;
 
   const secAcc = (sec: number): SecondAcc => {
     let a = seconds.get(sec);
@@ -225,6 +228,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
           else if (m.type === 'done') {
             inFlightDropped += m.inFlightDropped;
             workersCpu = workersCpu === null || m.cpuSeconds === null ? null : workersCpu + m.cpuSeconds;
+            if (m.cpuSeconds !== null) busiestWorkerCpu = Math.max(busiestWorkerCpu, m.cpuSeconds);
             if (++done === threads) finish();
           } else if (m.type === 'fatal') finish(new Error(`load generator: ${m.message}`));
         });
@@ -273,6 +277,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
     generatorCpuSeconds:
       mainCpu !== null && workersCpu !== null ? (mainCpu as number) + (workersCpu as number) : cpu ? (cpu.user + cpu.system) / 1e6 : 0,
     processCpuSeconds: cpu ? (cpu.user + cpu.system) / 1e6 : 0,
+    busiestThreadCpuSeconds: mainCpu !== null && workersCpu !== null ? Math.max(mainCpu as number, busiestWorkerCpu) : null,
     measuredFrom: measureAt - performance.timeOrigin - performance.now() + Date.now(),
     measuredTo: endAt - performance.timeOrigin - performance.now() + Date.now(),
     tlsFull,

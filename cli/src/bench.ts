@@ -4,9 +4,13 @@
 // 130 interrupted.
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
 import { readFileSync, statSync } from 'node:fs';
-import { HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
-import { BenchUsageError, ConfigCheckError, runBenchmark, SandboxRefusal } from '../../bench/src/index';
+import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
+import { BenchUsageError, ConfigCheckError, EXPORT_ENGINES, exportScenario, k6Script, locustfile, runBenchmark, SandboxRefusal, type ExportEngine } from '../../bench/src/index';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { parseArgs, UsageError, type FlagSpec } from './args';
+
+export { importCommand } from './import';
 
 const HELP = `usage: proxy-tuner bench FILE [options]
 
@@ -39,6 +43,11 @@ options:
   --response-bytes N   backend response size, e.g. 512, 16k, 1m (max 1m)
   --latency T          backend latency per response, e.g. 5ms
   --status N           backend response status (default 200)
+  --backend KIND       auto, native or node (default auto): native is a second nginx (or HAProxy
+                       where only HAProxy is installed) answering a fixed response, so the backend
+                       costs little next to the proxy; node is the built-in Node backend, the only
+                       one with --latency, per-method accounting and TCP echo; auto takes native
+                       for fixed GET/HEAD responses
   --kind nginx|haproxy the config's kind (default: from the file name/contents)
   --binary PATH        the nginx/haproxy binary (default: found on PATH). Repeat it to run
                        the same config on each binary in turn and compare them A/B (e.g. the
@@ -48,6 +57,12 @@ options:
   --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
                        (no sandbox, no backend; for comparing load generators)
   --direct             also run the same load straight at the backend (the proxy's own cost)
+  --export k6|locust OUT
+                       run nothing: write the scenario (requests, connection model, rate or
+                       connections, duration, warm-up) as a k6 script or a locustfile to OUT,
+                       for an engine that scales past one machine; the default target is the
+                       config's listener as written (BASE_URL overrides it)
+  --p99-threshold T    the exported file's pass/fail threshold on P99 (default 250ms)
   --json               print one JSON document instead of the table
   -h, --help           this help
 `;
@@ -72,12 +87,15 @@ const SPEC: Record<string, FlagSpec> = {
   'response-bytes': { value: true },
   latency: { value: true },
   status: { value: true },
+  backend: { value: true, choices: BACKEND_KIND_OPTIONS },
   kind: { value: true, choices: ['nginx', 'haproxy'] },
   binary: { value: true },
   rounds: { value: true },
   direct: { value: false },
   target: { value: true },
   json: { value: false },
+  export: { value: true, choices: EXPORT_ENGINES },
+  'p99-threshold': { value: true },
   help: { value: false, aliases: ['-h'] },
 };
 
@@ -134,7 +152,22 @@ export function splitBinaries(argv: readonly string[]): { binaries: string[]; re
 }
 
 /** Builds engine options from the command line (throws UsageError). */
-export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; json: boolean; help: boolean; binaries: string[]; rounds: number } {
+export function benchOptionsFromArgs(argv: string[]): {
+  options: BenchOptions;
+  json: boolean;
+  help: boolean;
+  binaries: string[];
+  rounds: number;
+  exportTo?: { engine: ExportEngine; file: string; p99ThresholdMs: number };
+} {
+  // `--export ENGINE OUT`: the flag parser takes one value; OUT is the word after it
+  const ei = argv.findIndex((a) => a === '--export');
+  let exportFile: string | undefined;
+  if (ei >= 0 && ei + 2 < argv.length + 1) {
+    exportFile = argv[ei + 2];
+    if (exportFile === undefined || exportFile.startsWith('-')) throw new UsageError('--export: expected an engine (k6 or locust) and an output file');
+    argv = [...argv.slice(0, ei + 2), ...argv.slice(ei + 3)];
+  }
   const split = splitBinaries(argv);
   const { flags, positionals } = parseArgs(split.rest, SPEC);
   const binaries = split.binaries;
@@ -198,8 +231,15 @@ export function benchOptionsFromArgs(argv: string[]): { options: BenchOptions; j
   if (get('response-bytes')) backend.responseBytes = parseSize(get('response-bytes')!, '--response-bytes');
   if (get('latency')) backend.latency = { kind: 'fixed', ms: parseDuration(get('latency')!.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--latency') };
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
+  if (get('backend')) backend.kind = get('backend') as BackendKindOption;
   if (Object.keys(backend).length) o.backend = backend;
-  return { options: o, json: flags.has('json'), help: false, binaries, rounds };
+  let exportTo: { engine: ExportEngine; file: string; p99ThresholdMs: number } | undefined;
+  if (flags.has('export')) {
+    const p99 = get('p99-threshold');
+    exportTo = { engine: get('export') as ExportEngine, file: exportFile!, p99ThresholdMs: p99 ? parseDuration(p99.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--p99-threshold') : 250 };
+    if (o.configPath && path.resolve(exportFile!) === path.resolve(o.configPath)) throw new UsageError('--export: the output file is the config itself');
+  } else if (get('p99-threshold')) throw new UsageError('--p99-threshold goes with --export');
+  return { options: o, json: flags.has('json'), help: false, binaries, rounds, exportTo };
 }
 
 // ---- A/B: the same config on several binaries -------------------------------------------------
@@ -281,6 +321,8 @@ export function resultJson(r: BenchResult): unknown {
     durationS: r.durationS,
     listener: r.listener,
     direct: r.direct,
+    cost: r.cost,
+    imported: r.imported,
     tls: r.tls,
     distribution: r.distribution,
     host: r.host,
@@ -291,6 +333,12 @@ export function resultJson(r: BenchResult): unknown {
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 
+/** "native nginx 1.22.1" / "built-in Node (scenario ... needs it)". */
+export function backendLabel(b: BenchResult['backend']): string {
+  if (!b.kind || b.kind === 'node') return `built-in Node${b.why ? ` (${b.why})` : ''}`;
+  return `native ${b.kind}${b.version ? ` ${b.version}` : ''}`;
+}
+
 export function formatTable(r: BenchResult): string {
   const L = r.latencyMs;
   const lines: string[] = [];
@@ -299,7 +347,7 @@ export function formatTable(r: BenchResult): string {
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
   lines.push(
-    `${r.proxy.kind} ${r.proxy.version} — ${r.scenario}, ${r.model === 'open' ? `open model ${r.rate} req/s` : 'closed model'}, ` +
+    `${r.imported ? `${r.imported.engine} run (imported)` : `${r.proxy.kind} ${r.proxy.version}`} — ${r.scenario}, ${r.model === 'open' ? `open model ${r.rate} req/s` : 'closed model'}, ` +
       `${r.connections} connections, ${r.durationS}s on ${r.listener.tls ? 'https' : 'http'}://${r.listener.host}:${r.listener.port}`,
   );
   lines.push('');
@@ -311,8 +359,15 @@ export function formatTable(r: BenchResult): string {
   if (r.direct) lines.push(row('direct', r.direct.rps, r.direct.latencyMs, total(r.direct.errors)));
   lines.push('');
   lines.push(`requests     ${r.requests}${errs ? `   errors: ${errs}` : ''}`);
-  lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
-  lines.push(
+  if (!r.imported) lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
+  if (r.cost)
+    lines.push(
+      `bench cost   ${r.cost.benchCpuUsPerRequest} us CPU per request (generator ${r.cost.generatorCpuUsPerRequest}, backend ${r.cost.backendCpuUsPerRequest}; proxy ${r.cost.proxyCpuUsPerRequest}); ` +
+        `busiest generator thread ${Math.round(r.cost.generatorCoreShare * 100)}% of a core, backend ${Math.round(r.cost.backendCoreShare * 100)}%`,
+    );
+  if (r.imported) lines.push(`imported     ${r.imported.engine} results from ${r.imported.file}${r.imported.workers ? ` (${r.imported.workers} workers)` : ''}`);
+  if (r.backend.kind) lines.push(`backend kind ${backendLabel(r.backend)}`);
+  if (!r.imported) lines.push(
     `backend      ${r.backend.connections} connections for ${r.backend.requests} requests (${r.backend.connectionsPerRequest} per request)` +
       (r.backend.connectionsPerRequest > 0.5 && r.scenario !== 'tcp' && r.listener.stream === false
         ? ' — a new upstream connection per request: upstream keep-alive is off'
@@ -333,7 +388,7 @@ export function formatTable(r: BenchResult): string {
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
   for (const s of r.perSecond) lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
   for (const w of r.warnings) lines.push(`warning: ${w}`);
-  lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
+  if (!r.imported) lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
   return lines.join('\n') + '\n';
 }
 
@@ -353,6 +408,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (parsed.exportTo) return exportCommand(parsed.options, parsed.exportTo);
   const tty = !parsed.json && !!process.stderr.isTTY;
   const ac = new AbortController();
   const onSig = () => ac.abort();
@@ -416,5 +472,26 @@ export async function benchCommand(argv: string[]): Promise<number> {
   } finally {
     process.removeListener('SIGINT', onSig);
     process.removeListener('SIGTERM', onSig);
+  }
+}
+
+/** `bench FILE --export k6|locust OUT`: writes the scenario for another engine; runs nothing. */
+async function exportCommand(options: BenchOptions, to: { engine: ExportEngine; file: string; p99ThresholdMs: number }): Promise<number> {
+  try {
+    const s = await exportScenario(options, to.p99ThresholdMs);
+    const meta = { source: options.configPath ? path.basename(options.configPath) : `${options.target?.host}:${options.target?.port}`, generatedAt: new Date().toISOString() };
+    writeFileSync(to.file, to.engine === 'k6' ? k6Script(s, meta) : locustfile(s, meta));
+    process.stdout.write(
+      `wrote ${to.file}: ${to.engine} ${s.scenario}, ${s.model === 'open' ? `${s.rate} req/s` : `${s.connections} connections`}, ${s.warmupS}s warm-up + ${s.durationS}s, P99 threshold ${s.p99ThresholdMs} ms, target ${s.baseUrl} (BASE_URL overrides it)\n`,
+    );
+    return 0;
+  } catch (e) {
+    const err = e as Error;
+    if (err instanceof BenchUsageError) {
+      process.stderr.write(`bench: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`bench: ${err instanceof SandboxRefusal ? 'refused: ' : ''}${err.message}\n`);
+    return 1;
   }
 }

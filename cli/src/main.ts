@@ -18,6 +18,7 @@ Commands:
   rules           list every rule (--format json)
   explain RULE    a rule's why, versions, fix and link
   bench ...       benchmark a config on loopback (see: proxy-tuner bench --help)
+  import RESULTS  show a k6 or Locust run as a benchmark run (see: proxy-tuner import --help)
 
 Options:
   -h, --help      show this help
@@ -45,6 +46,8 @@ export async function main(argv: string[]): Promise<number> {
       return explainCommand(rest);
     case 'bench':
       return (await import('./bench.js')).benchCommand(rest);
+    case 'import':
+      return (await import('./bench.js')).importCommand(rest);
     case '-h':
     case '--help':
     case 'help':

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, REPO } from '../cli/build';
 import { benchOptionsFromArgs, parseDuration, parseSize } from '../../cli/src/bench';
@@ -123,6 +124,32 @@ test('the command line sends the given method and body to the given listener; a 
     const noBlock = run([cfg.file, '--listener', '6', '--duration', '200ms']);
     assert.equal(noBlock.status, 2, noBlock.stderr);
     assert.match(noBlock.stderr, /nginx\.conf:6: no listener/);
+  } finally {
+    cfg.cleanup();
+  }
+});
+
+test('bench --export writes a file and runs nothing; import prints the run and an A/B against a local run', () => {
+  ensureBuilt();
+  const cfg = tempConfig('nginx.conf', 'events {}\nhttp {\n  server {\n    listen 8080;\n    location / { proxy_pass http://127.0.0.1:1980; }\n  }\n}\n');
+  try {
+    const hash = sha256(cfg.file);
+    const out = join(cfg.dir, 'load.js');
+    const e = run([cfg.file, '--rate', '300', '--duration', '2s', '--export', 'k6', out, '--p99-threshold', '80ms']);
+    assert.equal(e.status, 0, e.stderr);
+    assert.match(e.stdout, /wrote .*load\.js: k6 http1-keepalive, 300 req\/s, 2s warm-up \+ 2s, P99 threshold 80 ms, target http:\/\/127\.0\.0\.1:8080/);
+    assert.equal(sha256(cfg.file), hash);
+    assert.equal(run([cfg.file, '--scenario', 'tcp', '--export', 'locust', join(cfg.dir, 'x.py')]).status, 2);
+    const fixture = join(__dirname, 'fixtures', 'k6-summary.json');
+    const local = join(cfg.dir, 'local.json');
+    writeFileSync(local, JSON.stringify({ rps: 5000, requests: 50000, latencyMs: { p50: 1, p90: 2, p99: 3.6, p999: 9, max: 12 }, proxy: { kind: 'nginx', version: '1.22.1' } }));
+    const imp = spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'import', fixture, '--scenario', out, '--against', local], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(imp.status, 0, imp.stderr);
+    assert.match(imp.stdout, /k6 run \(imported\) — http1-keepalive, open model 300 req\/s/);
+    assert.match(imp.stdout, /B \/ A\s+×2\.00\s+×1\.80\s+×1\.55\s+×2\.00/);
+    const bad = spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'import', cfg.file], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /neither a k6 --summary-export JSON nor a Locust --csv stats file/);
   } finally {
     cfg.cleanup();
   }

@@ -2,12 +2,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  backendKindLabel,
+  bottleneckWarning,
   compareResults,
   formatMs,
   formatRps,
   liveSeries,
   percentileCurve,
   percentileToX,
+  resultRows,
   runsToMarkdown,
   runToCsv,
   runToJson,
@@ -172,5 +175,32 @@ describe('exports', () => {
     assert.ok(two.includes('| P99 | 8.00 ms | 4.00 ms | -50.0% |'), two.join('\n'));
     assert.ok(two.includes('| Throughput | 10.0k req/s | 15.0k req/s | +50.0% |'), two.join('\n'));
     assert.equal(runsToMarkdown([]), '');
+  });
+});
+
+describe('backend kind, bench cost and bottleneck', () => {
+  const cost = { benchCpuUsPerRequest: 14.6, generatorCpuUsPerRequest: 8.1, backendCpuUsPerRequest: 6.5, proxyCpuUsPerRequest: 12.8, generatorCoreShare: 0.3, backendCoreShare: 0.25 };
+  it('shows the native backend and the bench CPU per request', () => {
+    const rows = Object.fromEntries(resultRows(result({ backend: { kind: 'nginx', version: '1.22.1', connections: 5, requests: 5000, connectionsPerRequest: 0.001 }, cost })));
+    assert.equal(rows['Backend'], 'native nginx 1.22.1');
+    assert.equal(rows['Bench CPU / request'], '14.6 µs (generator 8.1, backend 6.5; proxy 12.8)');
+    assert.equal(rows['Busiest core'], 'generator 30%, backend 25%');
+    assert.equal(bottleneckWarning(result({ cost })), null);
+  });
+  it('runs kept before the field show the Node backend; why auto did not take the native one', () => {
+    assert.equal(backendKindLabel(result()), 'built-in Node');
+    assert.equal(backendKindLabel(result({ backend: { kind: 'node', why: 'an added latency needs the built-in backend', connections: 1, requests: 1, connectionsPerRequest: 1 } })), 'built-in Node (an added latency needs the built-in backend)');
+  });
+  it('warns when the generator or the backend was at 100% of a core', () => {
+    assert.match(bottleneckWarning(result({ cost: { ...cost, generatorCoreShare: 0.98, bottleneck: 'generator' } }))!, /load generator, not the proxy .*98% of a core/);
+    assert.match(
+      bottleneckWarning(result({ backend: { kind: 'node', connections: 1, requests: 1, connectionsPerRequest: 1 }, cost: { ...cost, backendCoreShare: 0.99, bottleneck: 'backend' } }))!,
+      /built-in Node backend, not the proxy \(99% of a core\)/,
+    );
+  });
+  it('an imported run names its engine and no CPU rows', () => {
+    const rows = Object.fromEntries(resultRows(result({ imported: { engine: 'locust', file: '/x/out_stats.csv' } })));
+    assert.equal(rows['Engine'], 'locust (imported)');
+    assert.equal(rows['Proxy CPU'], undefined);
   });
 });

@@ -24,7 +24,7 @@ import {
   type RunRecord,
 } from '../../protocol/panel';
 import { Charts } from './charts';
-import { compareResults, formatMs, formatPercent, formatRps, resultRows, type Change } from './shape';
+import { bottleneckWarning, compareResults, formatMs, formatPercent, formatRps, resultRows, type Change } from './shape';
 
 interface VsCodeApi {
   postMessage(msg: PanelToHost): void;
@@ -344,7 +344,16 @@ function renderResult(): void {
       tr.append(el('th', k), el('td', v));
       table.appendChild(tr);
     }
+    const bottleneck = bottleneckWarning(cur.result);
+    if (bottleneck) {
+      const tr = el('tr', undefined, 'warning bottleneck');
+      const td = el('td', bottleneck);
+      td.colSpan = 2;
+      tr.appendChild(td);
+      table.insertBefore(tr, cap.nextSibling);
+    }
     for (const w of cur.result.warnings) {
+      if (bottleneck && /was the bottleneck/.test(w)) continue;
       const tr = el('tr', undefined, 'warning');
       const td = el('td', w);
       td.colSpan = 2;

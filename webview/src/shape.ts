@@ -178,6 +178,25 @@ export function summaryLine(r: BenchResult): string {
   return `P99 ${formatMs(r.latencyMs.p99)} · ${formatRps(r.rps)} · ${errors} error${errors === 1 ? '' : 's'}`;
 }
 
+/** Which backend answered: "native nginx 1.22.1", "built-in Node" (runs before the field: Node). */
+export function backendKindLabel(r: BenchResult): string {
+  const b = r.backend;
+  if (!b.kind || b.kind === 'node') return b.why ? `built-in Node (${b.why})` : 'built-in Node';
+  return `native ${b.kind}${b.version ? ` ${b.version}` : ''}`;
+}
+
+/**
+ * The warning to show above the numbers when the bench itself (its generator or its backend), not
+ * the proxy, limited the run: one of its cores was at (nearly) 100%.
+ */
+export function bottleneckWarning(r: BenchResult): string | null {
+  const c = r.cost;
+  if (!c?.bottleneck) return null;
+  return c.bottleneck === 'generator'
+    ? `Bottleneck: the load generator, not the proxy (its busiest thread used ${Math.round(c.generatorCoreShare * 100)}% of a core). The proxy could do more than this: add generator threads or lower the load.`
+    : `Bottleneck: the ${r.backend.kind && r.backend.kind !== 'node' ? `native ${r.backend.kind}` : 'built-in Node'} backend, not the proxy (${Math.round(c.backendCoreShare * 100)}% of a core). These numbers measure the backend.`;
+}
+
 /** Rows of the numbers table: [label, value] in display order. */
 export function resultRows(r: BenchResult): [string, string][] {
   const rows: [string, string][] = [
@@ -190,10 +209,24 @@ export function resultRows(r: BenchResult): [string, string][] {
     ['Max', formatMs(r.latencyMs.max)],
     ['Mean', formatMs(r.latencyMs.mean)],
     ['Errors', String(totalErrors(r))],
-    ['Proxy CPU', `${r.cpuSeconds.proxy.toFixed(2)} s`],
-    ['Generator CPU', `${r.cpuSeconds.generator.toFixed(2)} s`],
-    ['Backend connections / request', r.backend.connectionsPerRequest.toFixed(3)],
   ];
+  if (r.imported) {
+    rows.push(['Engine', `${r.imported.engine} (imported${r.imported.workers ? `, ${r.imported.workers} workers` : ''})`]);
+  } else {
+    rows.push(
+      ['Proxy CPU', `${r.cpuSeconds.proxy.toFixed(2)} s`],
+      ['Generator CPU', `${r.cpuSeconds.generator.toFixed(2)} s`],
+      ['Backend', backendKindLabel(r)],
+    );
+    if (r.cost) {
+      rows.push([
+        'Bench CPU / request',
+        `${r.cost.benchCpuUsPerRequest.toFixed(1)} µs (generator ${r.cost.generatorCpuUsPerRequest.toFixed(1)}, backend ${r.cost.backendCpuUsPerRequest.toFixed(1)}; proxy ${r.cost.proxyCpuUsPerRequest.toFixed(1)})`,
+      ]);
+      rows.push(['Busiest core', `generator ${Math.round(r.cost.generatorCoreShare * 100)}%, backend ${Math.round(r.cost.backendCoreShare * 100)}%`]);
+    }
+    rows.push(['Backend connections / request', r.backend.connectionsPerRequest.toFixed(3)]);
+  }
   if (r.direct) {
     rows.push(['Direct P99 (no proxy)', formatMs(r.direct.latencyMs.p99)], ['Direct throughput', formatRps(r.direct.rps)]);
   }

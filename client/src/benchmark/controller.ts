@@ -2,7 +2,7 @@
 // the editor has unsaved changes; the user's file is only ever read), streams progress to the
 // panel, a progress notification and a status bar item, keeps finished runs per config, and
 // turns failures into a message in the panel plus a diagnostic on the line they name.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -17,6 +17,8 @@ import {
 } from '../../../protocol/panel';
 import { runBenchmark } from '../../../bench/src/index';
 import { detectLanguage } from '../../../server/src/service/detectLanguage';
+import { importResults } from '../../../bench/src/importResults';
+import { readScenarioLine } from '../../../bench/src/export';
 import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../webview/src/shape';
 import { mapBenchError } from './errors';
 import { BenchmarkPanel, type PanelHost } from './panel';
@@ -402,6 +404,71 @@ export class BenchmarkController implements PanelHost {
       this.current = undefined;
       this.changed.fire();
     }
+  }
+
+  /**
+   * "Import Benchmark Results": a k6 --summary-export JSON or a Locust --csv stats file becomes a
+   * run of this config in the panel's store, comparable A/B with local runs. The exported script
+   * (optional) gives the run its options.
+   */
+  async importResults(doc: vscode.TextDocument, files?: { results: string; scenario?: string }): Promise<RunRecord | undefined> {
+    const configUri = doc.uri.toString();
+    let pick = files;
+    if (!pick) {
+      const res = await vscode.window.showOpenDialog({
+        title: 'Import results of a k6 or Locust run',
+        canSelectMany: false,
+        filters: { 'k6 summary (JSON) or Locust stats (CSV)': ['json', 'csv'] },
+      });
+      if (!res?.[0]) return undefined;
+      const sc = await vscode.window.showOpenDialog({
+        title: 'The script written by Proxy Tuner for this run (optional: labels the run with its options)',
+        canSelectMany: false,
+        filters: { 'k6 script or locustfile': ['js', 'py'] },
+      });
+      pick = { results: res[0].fsPath, scenario: sc?.[0]?.fsPath };
+    }
+    let result: BenchResult;
+    try {
+      result = importResults(pick.results, pick.scenario);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Import failed: ${(err as Error).message}`);
+      return undefined;
+    }
+    const sc = pick.scenario ? readScenarioLine(readFileSync(pick.scenario, 'utf8')) : null;
+    const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.round(x)));
+    const first = sc?.requests[0];
+    const options: PanelRunOptions = {
+      ...DEFAULT_RUN_OPTIONS,
+      scenario: result.scenario,
+      model: result.model,
+      connections: clamp(result.connections || DEFAULT_RUN_OPTIONS.connections, 1, 2000),
+      rate: result.model === 'open' ? clamp(result.rate ?? 1, 1, 1_000_000) : 0,
+      durationS: clamp(result.durationS || 1, 1, 600),
+      warmupS: clamp(sc?.warmupS ?? 0, 0, 60),
+      path: first?.path && /^\/[\x21-\x7e]*$/.test(first.path) ? first.path : '/',
+      method: (first && sc?.requests.length === 1 ? first.method : 'GET') as PanelRunOptions['method'],
+      body: '',
+    };
+    if (!isRunOptions(options)) {
+      void vscode.window.showErrorMessage('Import failed: the run\'s options are out of the panel\'s range');
+      return undefined;
+    }
+    const engine = result.imported?.engine ?? 'import';
+    const record: RunRecord = {
+      id: `i${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
+      label: `#${this.store.nextNumber(configUri)} ${engine} ${result.scenario}`,
+      finishedAt: new Date().toISOString(),
+      configUri,
+      route: 'config',
+      note: `imported from ${path.basename(pick.results)}`,
+      options,
+      result,
+    };
+    await this.store.add(record);
+    this.showPanel(configUri);
+    this.post(configUri, { type: 'runDone', run: record });
+    return record;
   }
 
   private failed(doc: vscode.TextDocument, err: unknown, paths: string[], runId: string): void {

@@ -61,6 +61,12 @@ export function registerBenchmarkPanel(context: vscode.ExtensionContext): vscode
       if (doc) await controller.runRoute(doc, typeof routeKey === 'string' ? routeKey : undefined);
     }),
     vscode.commands.registerCommand('proxyTuner.benchmark.stop', () => controller.stop()),
+    vscode.commands.registerCommand('proxyTuner.benchmark.importResults', async (uriArg?: unknown, files?: { results?: unknown; scenario?: unknown }) => {
+      const doc = await docFor(uriArg);
+      const given =
+        files && typeof files.results === 'string' ? { results: files.results, scenario: typeof files.scenario === 'string' ? files.scenario : undefined } : undefined;
+      return doc ? controller.importResults(doc, given) : undefined;
+    }),
     vscode.commands.registerCommand('proxyTuner.benchmark.applyFixAndRerun', async (uriArg: unknown, fix: FixData) => {
       const doc = await docFor(uriArg);
       if (doc && fix && typeof fix.title === 'string' && Array.isArray(fix.edits)) await controller.applyFixAndRerun(doc, fix);

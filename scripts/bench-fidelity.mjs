@@ -1,0 +1,323 @@
+// `npm run bench:fidelity`: are `proxy-tuner bench`'s numbers the proxy's? Seed 002's nginx config
+// before and after its keep-alive fix, measured in one run, alternated:
+//   - ours: `proxy-tuner bench FILE` (the product: sandboxed copy, the real nginx, the backend it
+//     picks: the native one for this fixed-response scenario, the built-in generator);
+//   - wrk and h2load through the same sandboxed proxy and native backend, set up by the same
+//     engine classes (ProxySandbox, NativeBackend) the product uses.
+// Targets: ours >= 0.8 of wrk's req/s; our after/before ratio within 10% of wrk's; our P99 within
+// 25% of h2load's. Also the bench's own CPU (generator + backend) per request.
+// Run with tsx (the engine is imported from its sources): `node --import tsx scripts/bench-fidelity.mjs`.
+// Options (env): FIDELITY_DURATION (s, default 5), FIDELITY_CONNECTIONS (50), FIDELITY_REPEATS (3),
+// FIDELITY_NO_WRITE=1 (print only).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadavg, machine, median, REPO, sh, writeDocSection } from './bench-common.mjs';
+import { ProxySandbox, NativeBackend, chooseNativeBinary } from '../bench/src/index.ts';
+
+const durationS = Number(process.env.FIDELITY_DURATION ?? 5);
+const connections = Number(process.env.FIDELITY_CONNECTIONS ?? 50);
+const repeats = Number(process.env.FIDELITY_REPEATS ?? 3);
+const warmupS = 1;
+
+for (const tool of ['nginx', 'wrk', 'h2load']) {
+  if (sh('sh', ['-c', `command -v ${tool}`]).code !== 0) {
+    console.error(`bench:fidelity needs ${tool} on PATH (Debian: apt-get install nginx wrk nghttp2-client)`);
+    process.exit(1);
+  }
+}
+const cli = path.join(REPO, 'dist', 'cli.js');
+if (sh('node', ['-e', `require('fs').accessSync(${JSON.stringify(cli)})`]).code !== 0) {
+  console.error('bench:fidelity needs dist/cli.js: run `npm run build` first');
+  process.exit(1);
+}
+
+// Seed 002 as published, and after the fix `proxy-tuner check --fix` applies (an upstream block
+// with keepalive, proxy_http_version 1.1, Connection "").
+// Both get `keepalive_requests 1000000` for the client side: h2load's clients stop at the first
+// connection the server closes (nginx closes one every 1000 requests by default), which would end
+// its run early and leave it fewer connections than the others (docs/benchmarks.md says so).
+const BEFORE = `events {}
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    server {
+        listen 1990;
+        location / {
+            proxy_pass http://127.0.0.1:1980;
+        }
+    }
+}
+`;
+const AFTER = `events {}
+http {
+    access_log off;
+    keepalive_requests 1000000;
+    upstream apisix_bench {
+        server 127.0.0.1:1980;
+        keepalive 64;
+    }
+    server {
+        listen 1990;
+        location / {
+            proxy_pass http://apisix_bench;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+}
+`;
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-fidelity-'));
+const files = { before: path.join(dir, 'before', 'nginx.conf'), after: path.join(dir, 'after', 'nginx.conf') };
+for (const [k, f] of Object.entries(files)) {
+  mkdirSync(path.dirname(f), { recursive: true });
+  writeFileSync(f, k === 'before' ? BEFORE : AFTER);
+}
+
+function parseWrkLatency(s) {
+  const m = /^(\d+(?:\.\d+)?)(us|ms|s)$/.exec(s);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+/** Runs cmd under /usr/bin/time; its output and user+system CPU seconds. */
+function timed(cmd, timeoutS) {
+  const r = sh('/usr/bin/time', ['-f', '__cpu %U %S', ...cmd], { timeout: timeoutS * 1000 });
+  const m = /__cpu ([\d.]+) ([\d.]+)/.exec(r.err);
+  return { ...r, cpu: m ? Number(m[1]) + Number(m[2]) : NaN };
+}
+
+/** The product itself. */
+function ours(file) {
+  const cmd = ['node', cli, 'bench', file, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--json'];
+  const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + 60) * 1000 });
+  if (r.code !== 0) throw new Error(`proxy-tuner bench failed: ${r.err}`);
+  const j = JSON.parse(r.out);
+  return {
+    rps: j.rps,
+    p50: j.latencyMs.p50,
+    p99: j.latencyMs.p99,
+    cpr: j.backend.connectionsPerRequest,
+    backend: `${j.backend.kind}${j.backend.version ? ` ${j.backend.version}` : ''}`,
+    benchUs: j.cost?.benchCpuUsPerRequest,
+    genUs: j.cost?.generatorCpuUsPerRequest,
+    backendUs: j.cost?.backendCpuUsPerRequest,
+    proxyUs: j.cost?.proxyCpuUsPerRequest,
+    errors: Object.values(j.errors).reduce((a, b) => a + b, 0),
+    warnings: j.warnings,
+    version: j.proxy.version,
+    cmd: cmd.join(' ').replace(REPO + '/', '').replace(file, 'FILE'),
+  };
+}
+
+/** The same sandboxed proxy and native backend as the product, for the external generators. */
+async function stack(file) {
+  const sb = ProxySandbox.create({ configPath: file });
+  let be = null;
+  try {
+    sb.plan();
+    be = await NativeBackend.start({}, chooseNativeBinary({ kind: sb.kind, binary: sb.binary }), sb.tls);
+    sb.setBackend(be.ports);
+    await sb.start();
+    const port = sb.listeners.find((l) => !l.ssl && !l.stream).port;
+    return {
+      port,
+      sb,
+      be,
+      async stop() {
+        await Promise.all([sb.dispose(), be.stop()]);
+      },
+    };
+  } catch (e) {
+    await Promise.all([sb.dispose(), be?.stop()]);
+    throw e;
+  }
+}
+
+/** The built-in generator alone (`bench --target`) against the script's stack: the generator's share of any gap. */
+async function target(st) {
+  const cmd = ['node', cli, 'bench', '--target', `127.0.0.1:${st.port}`, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--json'];
+  const b0 = st.be.cpuSeconds();
+  const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + 60) * 1000 });
+  const bCpu = st.be.cpuSeconds() - b0;
+  if (r.code !== 0) throw new Error(`proxy-tuner bench --target failed: ${r.err}`);
+  const j = JSON.parse(r.out);
+  return {
+    rps: j.rps,
+    p50: j.latencyMs.p50,
+    p99: j.latencyMs.p99,
+    errors: Object.values(j.errors).reduce((a, b) => a + b, 0),
+    genUs: j.cost?.generatorCpuUsPerRequest,
+    // the backend ran through the warm-up too: its CPU over all the requests of the run
+    backendUs: Math.round((bCpu / (j.rps * (durationS + warmupS))) * 1e6 * 100) / 100,
+    cmd: cmd.join(' ').replace(REPO + '/', '').replace(String(st.port), 'PORT'),
+  };
+}
+
+async function wrk(st) {
+  // wrk has no warm-up: a discarded run first
+  sh('wrk', ['-t1', `-c${connections}`, `-d${warmupS}s`, `http://127.0.0.1:${st.port}/`], { timeout: 30_000 });
+  const cmd = ['wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', `http://127.0.0.1:${st.port}/`];
+  const t0 = Date.now();
+  const b0 = st.be.cpuSeconds();
+  const r = timed(cmd, durationS + 30);
+  const bCpu = st.be.cpuSeconds() - b0;
+  const t1 = Date.now();
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.out)?.[1]);
+  if (!Number.isFinite(rps)) throw new Error(`wrk output not understood:\n${r.out}${r.err}`);
+  const s = await st.be.statsBetween(t0 + 200, t1 - 200);
+  return {
+    rps,
+    p50: parseWrkLatency(/^\s+50%\s+(\S+)/m.exec(r.out)?.[1] ?? ''),
+    p99: parseWrkLatency(/^\s+99%\s+(\S+)/m.exec(r.out)?.[1] ?? ''),
+    errors: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.out)?.[1] ?? 0) + Number(/Socket errors:.*?(\d+)/.exec(r.out)?.[1] ?? 0),
+    cpr: s.requests ? Math.round((s.connections / s.requests) * 10000) / 10000 : NaN,
+    genUs: Math.round(((r.cpu / (rps * durationS)) * 1e6) * 100) / 100,
+    backendUs: Math.round(((bCpu / (rps * durationS)) * 1e6) * 100) / 100,
+    cmd: cmd.join(' ').replace(String(st.port), 'PORT'),
+  };
+}
+
+function h2load(st) {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-h2load-'));
+  const log = path.join(d, 'requests.log');
+  try {
+    const cmd = ['h2load', '--h1', '-t1', `-c${connections}`, `-D${durationS}`, `--warm-up-time=${warmupS}`, `--log-file=${log}`, `http://127.0.0.1:${st.port}/`];
+    const r = timed(cmd, durationS + 30);
+    const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(r.out)?.[1]);
+    if (!Number.isFinite(rps)) throw new Error(`h2load output not understood:\n${r.out}${r.err}`);
+    const lat = [];
+    let errors = 0;
+    for (const line of readFileSync(log, 'utf8').split('\n')) {
+      const f = line.split('\t');
+      if (f.length < 3) continue;
+      lat.push(Number(f[2]) / 1000);
+      if (!f[1].startsWith('2')) errors++;
+    }
+    lat.sort((a, b) => a - b);
+    const pct = (p) => (lat.length ? lat[Math.min(lat.length - 1, Math.ceil((p / 100) * lat.length) - 1)] : NaN);
+    return { rps, p50: pct(50), p99: pct(99), errors, cmd: cmd.join(' ').replace(log, 'LOG').replace(String(st.port), 'PORT') };
+  } finally {
+    rmSync(d, { recursive: true, force: true });
+  }
+}
+
+const runs = { before: { ours: [], target: [], wrk: [], h2load: [] }, after: { ours: [], target: [], wrk: [], h2load: [] } };
+const cmds = {};
+const loadBefore = loadavg();
+const loads = [];
+try {
+  for (let rep = 0; rep < repeats; rep++) {
+    const configs = rep % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+    for (const which of configs) {
+      // ours and the external pair alternate which goes first
+      const first = (rep + (which === 'after' ? 1 : 0)) % 2 === 0 ? 'ours' : 'external';
+      for (const part of first === 'ours' ? ['ours', 'external'] : ['external', 'ours']) {
+        if (part === 'ours') {
+          const x = ours(files[which]);
+          runs[which].ours.push(x);
+          cmds.ours = x.cmd;
+          console.log(`repeat ${rep + 1} ${which.padEnd(6)} ours    ${x.rps} req/s  p50 ${x.p50} ms  p99 ${x.p99} ms  conns/req ${x.cpr}  backend ${x.backend}  bench CPU ${x.benchUs} us/req  (load ${loadavg()})`);
+          for (const w of x.warnings) if (!/machine was busy/.test(w)) console.log(`    warning: ${w}`);
+        } else {
+          const st = await stack(files[which]);
+          try {
+            const all = ['target', 'wrk', 'h2load'];
+            const tools = all.slice(rep % 3).concat(all.slice(0, rep % 3));
+            for (const tool of tools) {
+              const x = tool === 'wrk' ? await wrk(st) : tool === 'target' ? await target(st) : h2load(st);
+              runs[which][tool].push(x);
+              cmds[tool] = x.cmd;
+              console.log(`repeat ${rep + 1} ${which.padEnd(6)} ${tool.padEnd(7)} ${Math.round(x.rps)} req/s  p50 ${x.p50.toFixed(3)} ms  p99 ${x.p99.toFixed(3)} ms${x.cpr !== undefined ? `  conns/req ${x.cpr}` : ''}  (load ${loadavg()})`);
+            }
+          } finally {
+            await st.stop();
+          }
+        }
+        loads.push(os.loadavg()[0]);
+      }
+    }
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+const loadAfter = loadavg();
+
+const med = (which, tool, key) => median(runs[which][tool].map((x) => x[key]));
+const perRep = (f) => runs.before.ours.map((_, i) => f(i));
+const fmt = (xs, d = 2) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
+const rpsVsWrk = { before: perRep((i) => runs.before.ours[i].rps / runs.before.wrk[i].rps), after: perRep((i) => runs.after.ours[i].rps / runs.after.wrk[i].rps) };
+const p99VsH2 = { before: perRep((i) => runs.before.ours[i].p99 / runs.before.h2load[i].p99), after: perRep((i) => runs.after.ours[i].p99 / runs.after.h2load[i].p99) };
+const tgtVsWrk = ['before', 'after'].flatMap((w) => runs[w].target.map((x, i) => x.rps / runs[w].wrk[i].rps));
+const tgtVsH2 = ['before', 'after'].flatMap((w) => runs[w].target.map((x, i) => x.p99 / runs[w].h2load[i].p99));
+const wrkVsH2 = ['before', 'after'].flatMap((w) => runs[w].wrk.map((x, i) => x.p99 / runs[w].h2load[i].p99));
+const gainOurs = perRep((i) => runs.after.ours[i].rps / runs.before.ours[i].rps);
+const gainWrk = perRep((i) => runs.after.wrk[i].rps / runs.before.wrk[i].rps);
+const gainRatio = perRep((i) => gainOurs[i] / gainWrk[i]);
+const rpsMin = Math.min(median(rpsVsWrk.before), median(rpsVsWrk.after));
+const gainDev = Math.abs(median(gainRatio) - 1);
+const p99Worst = Math.max(...[median(p99VsH2.before), median(p99VsH2.after)].map((x) => Math.abs(x - 1)));
+const verdict = (ok) => (ok ? 'met' : '**not met**');
+
+const row = (which, tool) => {
+  const xs = runs[which][tool];
+  const cpr = xs[0].cpr !== undefined ? Number(median(xs.map((x) => x.cpr)).toFixed(4)) : '';
+  const f1 = (x) => x.toFixed(1);
+  const us =
+    tool === 'ours'
+      ? `${f1(med(which, 'ours', 'benchUs'))} (generator ${f1(med(which, 'ours', 'genUs'))}, backend ${f1(med(which, 'ours', 'backendUs'))}; proxy ${f1(med(which, 'ours', 'proxyUs'))})`
+      : tool === 'wrk' || tool === 'target'
+        ? `${f1(med(which, tool, 'genUs') + med(which, tool, 'backendUs'))} (${tool === 'wrk' ? 'wrk' : 'generator'} ${f1(med(which, tool, 'genUs'))}, backend ${f1(med(which, tool, 'backendUs'))})`
+        : '';
+  return `| ${which} | ${tool === 'ours' ? '`proxy-tuner bench FILE`' : tool === 'target' ? 'built-in generator alone (`--target`)' : tool} | ${Math.round(med(which, tool, 'rps'))} | ${med(which, tool, 'p50').toFixed(3)} | ${med(which, tool, 'p99').toFixed(3)} | ${cpr} | ${us} | ${xs.reduce((a, x) => a + x.errors, 0)} |`;
+};
+
+const body = `## Fidelity: \`proxy-tuner bench\` against wrk and h2load through the same proxy (seed 002)
+
+Written by \`npm run bench:fidelity\` (scripts/bench-fidelity.mjs) on ${new Date().toISOString()}.
+Seed 002's nginx config before and after the keep-alive fix (as in bench:seed002; both with \`keepalive_requests 1000000\`
+on the client side, because h2load's clients stop at the first connection nginx closes, every 1000 requests by default,
+which would end its run early), nginx ${runs.before.ours[0].version},
+${connections} connections, HTTP/1.1 keep-alive, ${durationS} s measured after ${warmupS} s of warm-up, ${repeats} repeats;
+configs alternated each repeat, and within each config the product's run and the wrk/h2load pair alternated
+(wrk and h2load alternate too). Not pinned: proxy, backend and generator share the 2 CPUs, as a user's run does.
+
+- ours: \`${cmds.ours}\` — the product: sandboxed copy, the real nginx, the backend \`auto\` picks
+  (${runs.after.ours[0].backend}: the native backend, a second nginx answering a fixed response), the built-in generator;
+- the built-in generator alone: \`${cmds.target}\`, and wrk: \`${cmds.wrk}\` (after a discarded ${warmupS} s run), and h2load: \`${cmds.h2load}\` (P50/P99 from its per-request log),
+  through a sandboxed proxy and native backend made by the same engine classes (ProxySandbox, NativeBackend).
+
+Machine: ${machine()}.
+Load average before ${loadBefore}, after ${loadAfter}; 1-minute load during the run ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.
+**Other engineers' work shared this 2-core machine during the run**: absolute numbers are noisy; the ratios,
+taken per repeat between runs seconds apart, are the figures to read.
+
+| config | generator | req/s (median) | P50 ms | P99 ms | backend connections per request | bench's own CPU per request, us | errors |
+|---|---|---|---|---|---|---|---|
+${['before', 'after'].flatMap((w) => ['ours', 'target', 'wrk', 'h2load'].map((t) => row(w, t))).join('\n')}
+
+The bench's own CPU per request is the built-in generator's whole process plus the backend's process group,
+over the measured requests (the product's \`cost\` field); for wrk, wrk's user+system time plus the same
+native backend's CPU over its run.
+
+| target | measured (median of per-repeat ratios, range) | |
+|---|---|---|
+| our req/s ≥ 0.8 of wrk's | before ${fmt(rpsVsWrk.before)}, after ${fmt(rpsVsWrk.after)} | ${verdict(rpsMin >= 0.8)} |
+| after/before ratio within 10% of wrk's | ours ×${fmt(gainOurs)}, wrk ×${fmt(gainWrk)}; ours/wrk ${fmt(gainRatio)} | ${verdict(gainDev <= 0.1)} |
+| our P99 within 25% of h2load's | before ${fmt(p99VsH2.before)}, after ${fmt(p99VsH2.after)} | ${verdict(p99Worst <= 0.25)} |
+
+Diagnosis, same runs: the built-in generator alone through the script's proxy and backend (\`--target\`) gives
+${fmt(tgtVsWrk)} of wrk's req/s and ${fmt(tgtVsH2)} of h2load's P99 (both configs); wrk's own P99 is ${fmt(wrkVsH2)} of h2load's.
+
+Per repeat:
+
+| repeat | config | ours req/s | --target req/s | wrk req/s | h2load req/s | ours P99 | --target P99 | wrk P99 | h2load P99 |
+|---|---|---|---|---|---|---|---|---|---|
+${runs.before.ours
+  .flatMap((_, i) => ['before', 'after'].map((w) => `| ${i + 1} | ${w} | ${runs[w].ours[i].rps} | ${runs[w].target[i].rps} | ${Math.round(runs[w].wrk[i].rps)} | ${Math.round(runs[w].h2load[i].rps)} | ${runs[w].ours[i].p99} | ${runs[w].target[i].p99} | ${runs[w].wrk[i].p99.toFixed(3)} | ${runs[w].h2load[i].p99.toFixed(3)} |`))
+  .join('\n')}
+`;
+console.log('\n' + body);
+if (!process.env.FIDELITY_NO_WRITE) console.log(`written to ${writeDocSection('bench:fidelity', body)}`);
