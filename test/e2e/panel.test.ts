@@ -15,6 +15,10 @@ import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { poll, type Workbench } from './workbench';
 import { openSession, type Session } from './session';
+import { findMatrixBinary } from '../../server/src/host/matrix';
+
+/** A second nginx for the A/B step (the version matrix's newest), listed through proxyTuner.binaries. */
+const NEXT_NGINX = findMatrixBinary('nginx', '1.30');
 
 /** Seed 002's nginx side (events added so nginx starts): no upstream block, so no keep-alive. */
 const SEED_002 = `worker_processes 1;
@@ -50,6 +54,7 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
         'proxyTuner.benchmark.connections': 10,
         'proxyTuner.nginx.version': '1.22.1',
         'editor.codeLens': true,
+        ...(NEXT_NGINX ? { 'proxyTuner.binaries': [NEXT_NGINX.path] } : {}),
       },
       viewport: { width: 1600, height: 1000 },
     });
@@ -184,6 +189,26 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
       timeout: 90_000,
     });
     await shot('panel-after-reload');
+
+    if (NEXT_NGINX) {
+      step(`A/B: the same config on nginx 1.22.1 (PATH) and ${NEXT_NGINX.version} (proxyTuner.binaries) from the binary picker`);
+      await poll('the binary pickers', async () => (await panel().locator('#binary-b vscode-option').count()) >= 3, { timeout: 30_000 });
+      const pick = (id: string, value: string) =>
+        panel().locator(`#${id}`).evaluate((el, v) => {
+          (el as HTMLElement & { value: string }).value = v;
+          el.dispatchEvent(new Event('change', { bubbles: true }));
+        }, value);
+      await pick('binary', '/usr/sbin/nginx');
+      await pick('binary-b', NEXT_NGINX.path);
+      await poll('the Run A/B button', async () => (await panel().locator('#run').innerText()).trim() === 'Run A/B');
+      await panel().locator('#run').click();
+      await poll('both A/B runs kept and compared', async () => (await attr('#runs', 'data-count')) === '4' && (await attr('#compare', 'data-state')) === 'ready', { timeout: 120_000, interval: 250 });
+      const listed = await panel().locator('#runs').innerText();
+      assert.match(listed, /nginx 1\.22\.1/, listed);
+      assert.ok(listed.includes(`nginx ${NEXT_NGINX.version}`), listed);
+      await panel().locator('#compare').scrollIntoViewIfNeeded();
+      await shot('panel-ab-binaries');
+    }
 
     step('a config nginx rejects: the error in the panel with its line, and a diagnostic on that line');
     // The config's editor is back after the reload (beside the panel): type into it.

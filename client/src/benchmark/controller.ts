@@ -290,7 +290,7 @@ export class BenchmarkController implements PanelHost {
     const configUri = doc.uri.toString();
     await this.store.setCompare(configUri, a.id, b.id);
     this.post(configUri, { type: 'compare', a: a.id, b: b.id });
-    vscode.window.setStatusBarMessage(`A/B ${a.result.proxy.version} → ${b.result.proxy.version}: ${a.result.rps} → ${b.result.rps} req/s, P99 ${a.result.latencyMs.p99} → ${b.result.latencyMs.p99} ms`, 10000);
+    vscode.window.setStatusBarMessage(`A/B ${a.result.proxy.version} → ${b.result.proxy.version}: ${a.result.rps} → ${b.result.rps} req/s, P99 ${a.result.latencyMs.p99.toFixed(2)} → ${b.result.latencyMs.p99.toFixed(2)} ms`, 10000);
     return b;
   }
 
