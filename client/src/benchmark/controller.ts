@@ -2,7 +2,7 @@
 // the editor has unsaved changes; the user's file is only ever read), streams progress to the
 // panel, a progress notification and a status bar item, keeps finished runs per config, and
 // turns failures into a message in the panel plus a diagnostic on the line they name.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -51,6 +51,14 @@ export function configKind(doc: { languageId: string; fileName: string; getText?
   if (doc.languageId === 'haproxy' || doc.languageId === 'nginx') return doc.languageId;
   // the language server's own detector (name, then content), so the panel and the diagnostics agree
   return detectLanguage(doc.fileName, doc.getText?.() ?? '');
+}
+
+function readTextOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 export class BenchmarkController implements PanelHost {
@@ -152,7 +160,8 @@ export class BenchmarkController implements PanelHost {
     }
     const uri = vscode.Uri.parse(configUri);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === configUri);
-    const kind = configKind(doc ?? { languageId: '', fileName: uri.path });
+    // a config not open in an editor: its text from disk, so the detector sees its content too
+    const kind = configKind(doc ?? { languageId: '', fileName: uri.path, getText: () => readTextOrEmpty(uri.fsPath) });
     return {
       type: 'init',
       config: { uri: configUri, name: path.basename(uri.path), kind },
