@@ -7,6 +7,7 @@ import pkg from '../../package.json';
 import { fixAll, validateInWorkspace } from '../../server/src/service/languageService';
 import { localVersion, prefetchLocalVersion } from '../../server/src/service/localVersions';
 import type { LanguageId } from '../../server/src/service/types';
+import { findRule } from '../../server/src/service/ruleTable';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, type FileResult, type Input } from './checkCore';
 import { expandFiles, ProjectConfigs, writeAtomic } from './files';
@@ -117,6 +118,8 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   const fixRules = lists.get('fix-rule') ?? [];
   const fixing = flags.has('fix') || fixRules.length > 0;
   const write = flags.has('write');
+  const unknownRule = fixRules.find((id) => !findRule(id));
+  if (unknownRule) return fail(out, `--fix-rule: no rule '${unknownRule}' (proxy-tuner rules lists them)`);
   if (flags.has('unsafe-fixes') && !fixing) return fail(out, '--unsafe-fixes goes with --fix (or --fix-rule)');
   if (write && !fixing) return fail(out, '--write goes with --fix (check never changes a file otherwise; `proxy-tuner format --write` formats)');
   let jobs = defaultJobs();

@@ -152,7 +152,7 @@ export async function formatCommand(argv: string[], out: Output = processOutput)
   }
   if (mode === 'check') {
     if (different.length) out.stderr(`[warn] ${different.length === 1 ? 'A file is' : `${different.length} files are`} not formatted. Run proxy-tuner format --write to fix.\n`);
-    else if (!failed) out.stderr(`All ${inputs.length === 1 ? 'matched file is' : `${inputs.length} matched files are`} formatted.\n`);
+    else if (!failed) out.stderr(`${inputs.length === 1 ? 'The file is' : `All ${inputs.length} files are`} formatted.\n`);
   }
   if (failed) return 2;
   return different.length ? 1 : 0;

@@ -129,13 +129,11 @@ function artifactLocation(file: string, cwd: string): { uri: string; uriBaseId?:
 export function toSarif(results: FileResult[], version: string, cwd = process.cwd()): Record<string, unknown> {
   const rules = allRules();
   const index = new Map(rules.map((r, i) => [r.id, i]));
-  const used = new Set<string>();
   const sarifResults: Record<string, unknown>[] = [];
   for (const r of results) {
     const location = artifactLocation(r.file, cwd);
     for (const d of r.diagnostics) {
       const id = d.code === undefined ? 'proxy-tuner/unknown' : String(d.code);
-      used.add(id);
       const result: Record<string, unknown> = {
         ruleId: id,
         level: SARIF_LEVEL[severityName(d)],

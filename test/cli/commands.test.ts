@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt } from './build';
-import { runCli, SEED002, tree } from './helpers';
+import { spawnSync } from 'node:child_process';
+import { BIN, runCli, SEED002, tree } from './helpers';
 import { sarifProblems } from './sarifShape';
 
 const roots: string[] = [];
@@ -134,6 +135,9 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.match(two.stdout, /keepalive 64;/);
       assert.match(two.stdout, /^worker_processes auto;$/m);
       assert.doesNotMatch(two.stdout, /worker_rlimit_nofile/);
+      const unknown = runCli(root, ['check', '--fix-rule', 'nginx/no-such-rule', 'nginx.conf']);
+      assert.equal(unknown.status, 2);
+      assert.match(unknown.stderr, /no rule 'nginx\/no-such-rule'/);
     });
 
     it('--fix --write rewrites every file atomically, keeps its mode, and reports what is left', () => {
@@ -300,6 +304,15 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.match(all.stderr, /^140 files checked: /);
       assert.equal(all.stderr.split('\n').filter(Boolean).length, 1, 'only the summary on stderr');
       assert.equal(runCli(root, ['check', '-j', '0', '.']).status, 2);
+      // on a terminal (a pty from util-linux's `script`), a progress line redrawn in place, then cleared
+      const script = spawnSync('script', ['-qec', `"${process.execPath}" "${BIN}" check -j 2 --nginx-version 1.22.1 . >/dev/null`, '/dev/null'], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, PROXY_TUNER_NO_LOCAL_VERSION: '1' },
+      });
+      if (script.error) return; // no `script` here: the terminal case is not checked
+      assert.match(script.stdout, /\r\x1b\[Kchecked 140\/140 files\r\x1b\[K140 files checked: /, JSON.stringify(script.stdout));
     });
   });
 });

@@ -3,13 +3,13 @@
 // own settings, which win. Plus the pure reader: parsing, globs, contexts, ignore.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureBuilt } from '../cli/build';
 import { LspClient, type RpcMessage } from './rpcClient';
-import { contextFor, findProjectConfig, globToRegExp, isIgnored, parseProjectConfig, projectSettings } from '../../server/src/service/projectConfig';
+import { CONTEXT_NAMES, contextFor, findProjectConfig, globToRegExp, isIgnored, parseProjectConfig, projectSettings } from '../../server/src/service/projectConfig';
 
 describe('project config reader (pure)', () => {
   it('matches globs relative to the config folder; a glob without / matches a name anywhere', () => {
@@ -47,6 +47,18 @@ describe('project config reader (pure)', () => {
     assert.equal(cfg.problems.length, 4, cfg.problems.join('\n'));
     assert.throws(() => parseProjectConfig('{ nginx', '/p/.proxy-tuner.json'), /\/p\/\.proxy-tuner\.json: not valid JSON/);
     assert.throws(() => parseProjectConfig('[1]', '/p/.proxy-tuner.json'), /must hold a JSON object/);
+  });
+
+  it("the editor's JSON schema (schemas/proxy-tuner.schema.json, package.json jsonValidation) says what the reader reads", () => {
+    const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'schemas', 'proxy-tuner.schema.json'), 'utf8'));
+    assert.deepEqual(schema.properties.contexts.additionalProperties.enum, [...CONTEXT_NAMES]);
+    assert.deepEqual(schema.properties.rules.additionalProperties.enum, ['off', 'error', 'warning', 'information', 'hint']);
+    // every top-level key the schema allows is read without a complaint
+    const sample = { $schema: 'x', nginx: { version: '1.22.1' }, haproxy: { version: '2.6' }, rules: {}, ignore: ['a'], contexts: { 'a/*.conf': 'http' }, format: { indent: 'tab' } };
+    assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(sample).sort());
+    assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').problems, []);
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
+    assert.deepEqual(pkg.contributes.jsonValidation, [{ fileMatch: '.proxy-tuner.json', url: './schemas/proxy-tuner.schema.json' }]);
   });
 
   it('finds the nearest config walking up, reading each folder once', () => {

@@ -8,14 +8,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { validate } from '../../server/src/service/languageService';
+import { detectLanguage, validate } from '../../server/src/service/languageService';
 import { applyEdits, type DiagnosticData } from '../../server/src/service/rules';
 
 const DIR = join(__dirname, 'fixtures', 'seeds');
 
 function check(file: string, version: string): { doc: TextDocument; ds: Diagnostic[] } {
-  const lang = file.endsWith('.cfg') ? 'haproxy' : 'nginx';
-  const doc = TextDocument.create(`file:///${file}`, lang, 1, readFileSync(join(DIR, file), 'utf8'));
+  const text = readFileSync(join(DIR, file), 'utf8');
+  // the product's one detector, as the editor and the CLI would tell these files apart
+  const lang = detectLanguage(file, text);
+  const doc = TextDocument.create(`file:///${file}`, lang, 1, text);
   return { doc, ds: validate(doc, lang, lang === 'nginx' ? { nginxVersion: version } : { haproxyVersion: version }) };
 }
 

@@ -57,6 +57,14 @@ export function configKind(doc: { languageId: string; fileName: string; getText?
   return detectLanguage(doc.fileName, doc.getText?.() ?? '');
 }
 
+function readTextOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 export class BenchmarkController implements PanelHost {
   readonly store: RunStore;
   readonly diagnostics = vscode.languages.createDiagnosticCollection('proxy-tuner-bench');
@@ -173,7 +181,8 @@ export class BenchmarkController implements PanelHost {
     }
     const uri = vscode.Uri.parse(configUri);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === configUri);
-    const kind = configKind(doc ?? { languageId: '', fileName: uri.path });
+    // a config not open in an editor: its text from disk, so the detector sees its content too
+    const kind = configKind(doc ?? { languageId: '', fileName: uri.path, getText: () => readTextOrEmpty(uri.fsPath) });
     return {
       type: 'init',
       config: { uri: configUri, name: path.basename(uri.path), kind },
