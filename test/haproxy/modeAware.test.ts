@@ -152,3 +152,11 @@ describe('the HTTP-only table against the real haproxy -c', { skip: !bins.length
     });
   }
 });
+
+describe('action hover', () => {
+  it('shows the action syntax', () => {
+    const t = hoverText('frontend f\n  http-request set-hea<|>der X-A 1\n')!;
+    assert.match(t, /set-header <name> <fmt>/);
+    assert.match(hoverText('frontend f\n  http-request track-s<|>c1 src\n')!, /track-sc1 <key> \[table <table>\]/);
+  });
+});
