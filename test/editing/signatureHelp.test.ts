@@ -70,3 +70,16 @@ test('haproxy: nothing on the keyword, in a condition, on section headers', () =
   assert.equal(sig('haproxy', 'frontend f\n  use_backend b if |'), null);
   assert.equal(sig('haproxy', 'frontend |f\n'), null);
 });
+
+test('haproxy: past a rule action, the action\'s own syntax (from the actions reference)', () => {
+  assert.deepEqual(sig('haproxy', 'frontend f\n  http-request set-header |'), { label: 'http-request set-header <name> <fmt> [ { if | unless } <condition> ]', param: '<name>', count: 1 });
+  assert.equal(sig('haproxy', 'frontend f\n  http-request set-header X-A |')?.param, '<fmt>');
+  assert.equal(sig('haproxy', 'frontend f\n  http-request return status 200 content-type |')?.param, '[ content-type <type> ]');
+  assert.equal(sig('haproxy', 'frontend f\n  http-request deny |')?.param, '[ { status | deny_status } <code> ]');
+  assert.equal(sig('haproxy', 'frontend f\n  http-request set-var(txn.a) |')?.param, '<expr>');
+  assert.equal(sig('haproxy', 'frontend f\n  tcp-request content track-sc0 |')?.param, '<key>');
+  assert.equal(sig('haproxy', 'frontend f\n  http-request track-sc1 src table |')?.param, '[table <table>]');
+  // on the action word itself: the rule keyword's signature
+  assert.equal(sig('haproxy', 'frontend f\n  http-request |')?.param, '<action>');
+  assert.equal(sig('haproxy', 'frontend f\n  http-request set-header X-A 1 if |'), null);
+});

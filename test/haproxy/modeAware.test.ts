@@ -5,8 +5,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { HTTP_ONLY_KEYWORDS } from '../../server/src/haproxy/overrides';
-import { fixture, hoverText, labels } from './helpers';
+import { diagnose, fixture, hoverText, labels } from './helpers';
 import { haproxyModule } from '../../server/src/haproxy/index';
+import { matchProxyKeyword } from '../../server/src/haproxy/data';
 import { haproxyCheck, matrixBinaries, tempDir } from '../snippets/helpers';
 
 const DEFAULTS = 'defaults\n  timeout connect 5s\n  timeout client 5s\n  timeout server 5s\n';
@@ -44,6 +45,25 @@ describe('mode-aware completion', () => {
 
   it('no mode written anywhere: everything stays on offer', () => {
     assert.ok(labels('frontend f\n  <|>\n').includes('http-request'));
+  });
+});
+
+describe('HTTP-only keywords in tcp mode: warnings', () => {
+  const warned = (text: string) => diagnose(text).diags.filter((d) => d.code === 'haproxy/http-option-in-tcp').map((d) => `${d.range.start.line}: ${d.message}`);
+
+  it('tcp is the default: a proxy without any mode line is told so', () => {
+    assert.deepEqual(warned(`${DEFAULTS}backend b\n  http-request deny\n  server s 127.0.0.1:1\n`), [
+      "5: 'http-request' needs 'mode http'; backend 'b' runs in tcp mode (no 'mode' line: tcp is the default), so HAProxy ignores it.",
+    ]);
+  });
+
+  it('inherited from defaults: reported once, on the defaults line; a nearer no-option or log format overrides it', () => {
+    const base = `defaults\n  mode tcp\n  option forwardfor\n  option httplog\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\n`;
+    assert.deepEqual(warned(`${base}frontend f\n  bind 127.0.0.1:1\n  default_backend b\nbackend b\n  server s 127.0.0.1:1\n`), [
+      "2: 'option forwardfor' needs 'mode http'; frontend 'f' runs in tcp mode, so HAProxy ignores it.",
+      "3: 'option httplog' needs 'mode http'; frontend 'f' runs in tcp mode and falls back to 'option tcplog'.",
+    ]);
+    assert.deepEqual(warned(`${base}frontend f\n  bind 127.0.0.1:1\n  option tcplog\n  no option forwardfor\n  default_backend b\nbackend b\n  no option forwardfor\n  server s 127.0.0.1:1\n`), []);
   });
 });
 
@@ -117,6 +137,12 @@ describe('the HTTP-only table against the real haproxy -c', { skip: !bins.length
           assert.deepEqual(warnings, [], `${name} in http mode:\n${http.output}`);
           const tcp = haproxyCheck(bin, dir, conf('tcp'));
           assert.match(tcp.output, /require[s]? HTTP mode|needs 'mode http'/, `${name} in tcp mode:\n${tcp.output}`);
+          // and our linter says so on that line, only in tcp mode (for the keywords our tables know:
+          // 3.2's accept-unsafe-violations-* options are not in data/keywords.json yet)
+          if (!matchProxyKeyword(line.split(' '))) continue;
+          const ours = (mode: string) => diagnose(conf(mode), { haproxyVersion: bin.version }).diags.filter((d) => d.code === 'haproxy/http-option-in-tcp').map((d) => d.range.start.line);
+          assert.deepEqual(ours('tcp'), [10], `${name}: our warning in tcp mode`);
+          assert.deepEqual(ours('http'), [], `${name}: nothing in http mode`);
         }
         // only the options newer or older than this version are unknown to it
         for (const n of unknown) assert.match(n, /^option (forwarded|accept-)/, `${n} unknown to ${bin.version}`);
@@ -125,4 +151,12 @@ describe('the HTTP-only table against the real haproxy -c', { skip: !bins.length
       }
     });
   }
+});
+
+describe('action hover', () => {
+  it('shows the action syntax', () => {
+    const t = hoverText('frontend f\n  http-request set-hea<|>der X-A 1\n')!;
+    assert.match(t, /set-header <name> <fmt>/);
+    assert.match(hoverText('frontend f\n  http-request track-s<|>c1 src\n')!, /track-sc1 <key> \[table <table>\]/);
+  });
 });

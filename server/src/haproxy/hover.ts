@@ -25,6 +25,9 @@ import {
   type Versioned,
 } from './data';
 import { DESCRIPTIONS, OPTION_DESCRIPTIONS } from './overrides';
+import actionSyntaxJson from './data/actionSyntax.json';
+
+const ACTION_SYNTAX = (actionSyntaxJson as unknown as { actions: Record<string, string[]> }).actions;
 
 export interface DocParts {
   title: string;
@@ -147,7 +150,9 @@ export function converterDoc(name: string, target: string): DocParts | undefined
 export function actionDoc(name: string, target: string): DocParts | undefined {
   const info = ACTIONS.get(actionKey(name));
   if (!info) return undefined;
-  return { title: `${actionKey(name)} (action)`, sections: info.sets, info, text: `Action usable in: ${info.sets.join(', ')}.`, url: docUrl(info.doc === '4.4' ? '4.4' : '4.2', undefined, target) };
+  const bare = name.replace(/\(.*$/, '');
+  const syntax = ACTION_SYNTAX[bare] ?? ACTION_SYNTAX[bare.replace(/\d+$/, '0')] ?? ACTION_SYNTAX[actionKey(name)];
+  return { title: `${actionKey(name)} (action)`, syntax, sections: info.sets, info, text: `Action usable in: ${info.sets.join(', ')}.`, url: docUrl(info.doc === '4.4' ? '4.4' : '4.2', undefined, target) };
 }
 
 function range(doc: TextDocument, w: { start: number; end: number }) {

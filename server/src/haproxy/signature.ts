@@ -9,6 +9,17 @@ import { GLOBAL, PROXY_KINDS, SECTION_KEYWORDS_MAP, matchProxyKeyword, type Keyw
 import { activeParam, haproxyParams, pickSignature, signatureOf, type SyntaxParam } from '../service/signatures';
 import { versionLine } from './hover';
 import { DESCRIPTIONS } from './overrides';
+import actionSyntaxJson from './data/actionSyntax.json';
+
+const ACTION_SYNTAX = (actionSyntaxJson as unknown as { actions: Record<string, string[]> }).actions;
+/** Rule keywords whose first argument (after the rule set, for tcp-*) is an action. */
+const RULE_SETS = new Set(['http-request', 'http-response', 'http-after-response', 'tcp-request connection', 'tcp-request session', 'tcp-request content', 'tcp-response content', 'quic-initial']);
+
+/** The syntax lines of an action as written (`set-var(txn.a)`, `track-sc1`): by its name, else with the sc number as the docs write it. */
+function actionSyntax(word: string): string[] | undefined {
+  const name = word.replace(/\(.*$/, '');
+  return ACTION_SYNTAX[name] ?? ACTION_SYNTAX[name.replace(/\d+$/, '0')] ?? ACTION_SYNTAX[name.replace(/\d+$/, '')];
+}
 
 export function haproxySignatureHelp(doc: TextDocument, file: HaproxyFile, pos: Position, _settings: ServiceSettings): SignatureHelp | null {
   try {
@@ -43,6 +54,21 @@ export function haproxySignatureHelp(doc: TextDocument, file: HaproxyFile, pos: 
     let index = words.slice(width).findIndex((w) => offset >= w.start && offset <= w.end);
     if (index < 0) index = words.slice(width).filter((w) => w.end < offset).length;
     if (index >= args.length) args[index] = '';
+    // past the action of a rule (`http-request set-header |`): the action's own syntax
+    const forms = index > 0 && RULE_SETS.has(name) ? actionSyntax(args[0]) : undefined;
+    if (forms) {
+      const sigs: SignatureInformation[] = [];
+      const params: SyntaxParam[][] = [];
+      for (const form of forms) {
+        const p = haproxyParams(form, 1);
+        sigs.push(signatureOf(`${name} ${form.split(' ')[0]}`, p, ' [ { if | unless } <condition> ]'));
+        params.push(p);
+      }
+      const rest = args.slice(1);
+      const active = pickSignature(params, rest, index - 1);
+      if (!params[active].length) return { signatures: sigs, activeSignature: active, activeParameter: 0 };
+      return { signatures: sigs, activeSignature: active, activeParameter: Math.max(0, activeParam(params[active], rest, index - 1)) };
+    }
     const docText = [versionLine(info) ? `Versions: ${versionLine(info)}` : '', DESCRIPTIONS[name] ?? ''].filter(Boolean).join('\n\n');
     const sigs: SignatureInformation[] = [];
     const params: SyntaxParam[][] = [];

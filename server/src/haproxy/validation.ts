@@ -39,6 +39,7 @@ import {
   type OptionInfo,
   type Versioned,
 } from './data';
+import { httpOnlyKeyword } from './overrides';
 import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_KEYWORDS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, TIME_ARGS, TIME_OPTIONS } from './overrides';
 
 /**
@@ -98,7 +99,7 @@ export const HAPROXY_RULES: RuleMeta[] = [
   rule('missing-timeout', 'correctness', 'warning', 'Proxy without `timeout connect`, `timeout client` or `timeout server`.', 'Without these timeouts stuck connections pile up forever; HAProxy warns at start-up.', '4.2-timeout%20client', 'Add the missing timeouts'),
   rule('defaults-rules', 'correctness', 'error', 'Proxy inherits from a `defaults` section whose rules it cannot inherit.', 'Only frontends and backends may inherit TCP/HTTP rules from a named defaults section, and backends not connection/session rules.', '4'),
   rule('no-bind', 'correctness', 'warning', 'Frontend without a `bind` line.', 'A frontend that listens nowhere receives no traffic; HAProxy warns and suggests a backend.', '4.2-bind'),
-  rule('http-option-in-tcp', 'correctness', 'warning', 'HTTP-only option in a proxy that runs in tcp mode.', 'HTTP log formats and header options need `mode http`; HAProxy ignores them or falls back to the TCP variant.', '4.2-mode'),
+  rule('http-option-in-tcp', 'correctness', 'warning', 'HTTP-only keyword or option in a proxy that runs in tcp mode.', 'HTTP rules, log formats, header options, cookies and the stats page need `mode http` (tcp is the default); HAProxy ignores them with a warning or falls back to the TCP variant.', '4.2-mode'),
   rule('log-format', 'correctness', 'warning', 'Unknown `%` alias in a log-format string.', 'Log-format strings accept a fixed set of `%` aliases (and `%[...]` samples); an unknown one is rejected or printed literally.', '8.2.6'),
   rule('ignored-here', 'correctness', 'warning', 'Keyword ignored because the proxy lacks the needed capability.', 'A frontend-only keyword in a backend (or the reverse) is ignored; HAProxy warns.', '4.1'),
 ];
@@ -409,6 +410,12 @@ function checkPort(c: Checker, at: { start: number; end: number }, port: string,
   if (/^[+-]/.test(port)) {
     if (kind === 'bind') c.add('address', at, `A port offset ('${port}') is for servers (relative to the port the client reached), not for 'bind'.`);
     return; // servers: HAProxy takes any offset
+  }
+  const range = /^(\d+)-(.*)$/.exec(port);
+  if (range && !/^\d+$/.test(range[2])) {
+    // `65016-`, `65016--1024`: HAProxy reads the part after the dash as the last port
+    c.add('address', at, `Invalid port '${range[2]}' at the end of the range '${port}'.`);
+    return;
   }
   const m = /^(\d+)(?:-(\d+))?(.*)$/.exec(port);
   if (!m) {
@@ -1015,13 +1022,34 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
     const headerHasAddress = p.section.header.args.length > 1 && p.section.header.args[1].value !== 'from';
     if (p.kind === 'frontend' && !headerHasAddress && !own.some((s) => s.keyword?.value === 'bind' || (s.keyword?.value === 'stats' && s.sub?.value === 'enable')))
       c.add('no-bind', p.section.header.keyword!, `frontend '${p.name}' has no 'bind' line; declare it as a backend if it is meant to receive no connections of its own.`);
-    if (mode === 'tcp' && p.kind !== 'backend') {
-      for (const st of inheritedLines(p)) {
-        if (reportedInherited.has(st)) continue;
-        reportedInherited.add(st);
-        const o = st.keyword?.value === 'option' && !st.prefix ? st.sub?.value : undefined;
-        if (o === 'httplog' || o === 'httpslog')
-          c.add('http-option-in-tcp', { start: st.keyword!.start, end: st.sub!.end }, `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' runs in tcp mode and falls back to 'option tcplog'.`);
+    if (mode === 'tcp') {
+      // HTTP-only keywords (overrides.ts HTTP_ONLY_KEYWORDS, each seen warned about by haproxy -c)
+      // of the proxy and of the defaults it inherits: HAProxy ignores them with a warning
+      // nearest section first: a nearer `no option X` or log format (`option tcplog`, `log-format`) overrides a farther one
+      const overridden = new Set<string>();
+      for (let q: ProxyFacts | undefined = p; q; q = q.parent) {
+        const lines = q.section.statements.filter((x) => !x.disabled);
+        const later = new Set<string>();
+        for (const st of lines) {
+          const k = st.keyword?.value;
+          if (k === 'option' && st.sub) later.add(`option ${st.sub.value}`);
+          if (k === 'log-format' || (k === 'option' && /^(tcplog|httplog|httpslog|clflog|logasap)$/.test(st.sub?.value ?? '') && !st.prefix)) later.add('log format');
+        }
+        for (const st of lines) {
+          if (reportedInherited.has(st) || st.prefix || !st.keyword) continue;
+          const k = st.keyword.value;
+          const name = k === 'option' || k === 'capture' ? (st.sub ? `${k} ${st.sub.value}` : undefined) : k;
+          if (name && (overridden.has(name) || ((name === 'option httplog' || name === 'option httpslog') && overridden.has('log format')))) continue;
+          if (!name || !httpOnlyKeyword(name) || !(matchProxyKeyword([k, ...st.args.map((w) => w.value)])?.info.sections ?? []).includes(p.kind)) continue;
+          const o = k === 'option' ? st.sub?.value : undefined;
+          if ((o === 'httplog' || o === 'httpslog') && p.kind === 'backend') continue; // a backend does not log
+          reportedInherited.add(st);
+          const at = { start: st.keyword.start, end: (st.sub && name.includes(' ') ? st.sub : st.keyword).end };
+          const why = p.mode || inheritsMode(p) ? 'runs in tcp mode' : "runs in tcp mode (no 'mode' line: tcp is the default)";
+          if (o === 'httplog' || o === 'httpslog') c.add('http-option-in-tcp', at, `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' ${why} and falls back to 'option tcplog'.`);
+          else c.add('http-option-in-tcp', at, `'${name}' needs 'mode http'; ${p.kind} '${p.name}' ${why}, so HAProxy ignores it.`);
+        }
+        for (const n of later) overridden.add(n);
       }
     }
   }
@@ -1094,17 +1122,16 @@ function checkReferences(c: Checker, file: HaproxyFile, proxies: ProxyFacts[]): 
   }
 }
 
-/** The proxy's lines and those of the defaults it inherits from (nearest first). */
-function inheritedLines(p: ProxyFacts): Statement[] {
-  const out: Statement[] = [];
-  for (let q: ProxyFacts | undefined = p; q; q = q.parent) out.push(...q.section.statements.filter((s) => !s.disabled));
-  return out;
-}
-
 function capabilities(kind: string): string[] {
   if (kind === 'frontend') return ['fe'];
   if (kind === 'backend') return ['be'];
   return ['fe', 'be'];
+}
+
+/** Whether some defaults section up the chain writes a `mode`. */
+function inheritsMode(p: ProxyFacts): boolean {
+  for (let q = p.parent; q; q = q.parent) if (q.mode) return true;
+  return false;
 }
 
 function effectiveMode(p: ProxyFacts | undefined): string {

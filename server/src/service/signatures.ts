@@ -119,6 +119,12 @@ export function activeParam(params: SyntaxParam[], args: string[], index: number
       while (q < real.length && real[q].optional && real[q].literals.length && (!real[q].repeat || real[q].literals[0] === ',')) q++;
       // only keyword parameters left: the next one after the last filled
       if (q >= real.length) q = Math.min(p + 1, real.length - 1);
+      else if (!w && real[q].optional) {
+        // nothing typed yet and only optional parameters ahead: the next one (not a `[, ...]` list)
+        let n = p + 1;
+        while (n < q && real[n].literals[0] === ',') n++;
+        q = n;
+      }
       p = q;
       left = real[q].width - 1;
     }
