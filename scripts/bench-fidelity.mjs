@@ -311,6 +311,18 @@ native backend's CPU over its run.
 Diagnosis, same runs: the built-in generator alone through the script's proxy and backend (\`--target\`) gives
 ${fmt(tgtVsWrk)} of wrk's req/s and ${fmt(tgtVsH2)} of h2load's P99 (both configs); wrk's own P99 is ${fmt(wrkVsH2)} of h2load's.
 
+Where a gap comes from: on a machine whose CPUs are saturated, every CPU-microsecond the generator spends
+per request is taken from the proxy, and more so the more requests per second the config allows: the
+higher "after" figure loses more than the lower "before" one, which compresses the after/before ratio. In these
+runs our generator's process spent ${fmt(['before', 'after'].map((w) => med(w, 'ours', 'genUs') / med(w, 'wrk', 'genUs')))}× wrk's
+CPU per request (before, after). Syscalls per request are not the cause (strace -c on this setup: ours 1 epoll_pwait,
+1 read, 1 write; wrk 0.5 epoll_wait, 2 epoll_ctl, 1 read, 1 write): it is the event loop's and V8's own work per wake-up
+(about a fifth of the process's CPU is outside the generator's threads: collector and platform threads).
+\`--single-threaded-gc\` and a larger young generation were tried (alternated, same stack): no gain.
+The native backend removed the larger error: with the Node backend the same config showed half the proxy's
+req/s and 3.5× h2load's P99 (issue 19's measurement); now the backend costs ${med('after', 'ours', 'backendUs').toFixed(1)} us per
+request against the proxy's ${med('after', 'ours', 'proxyUs').toFixed(1)} (after).
+
 Per repeat:
 
 | repeat | config | ours req/s | --target req/s | wrk req/s | h2load req/s | ours P99 | --target P99 | wrk P99 | h2load P99 |
