@@ -316,8 +316,10 @@ per request is taken from the proxy, and more so the more requests per second th
 higher "after" figure loses more than the lower "before" one, which compresses the after/before ratio. In these
 runs our generator's process spent ${fmt(['before', 'after'].map((w) => med(w, 'ours', 'genUs') / med(w, 'wrk', 'genUs')))}× wrk's
 CPU per request (before, after). Syscalls per request are not the cause (strace -c on this setup: ours 1 epoll_pwait,
-1 read, 1 write; wrk 0.5 epoll_wait, 2 epoll_ctl, 1 read, 1 write): it is the event loop's and V8's own work per wake-up
-(about a fifth of the process's CPU is outside the generator's threads: collector and platform threads).
+1 read, 1 write; wrk 0.5 epoll_wait, 2 epoll_ctl, 1 read, 1 write): it is the event loop's and V8's own work per wake-up,
+and a nearly fixed cost outside the generator's thread (per-thread /proc figures of one run at 2.8k req/s on the loaded machine:
+generator thread 0.14 s, V8's four platform threads 0.09 s, the main thread 0.05 s in 3 s), which weighs more per request
+the fewer requests a loaded machine lets through.
 \`--single-threaded-gc\` and a larger young generation were tried (alternated, same stack): no gain.
 The native backend removed the larger error: with the Node backend the same config showed half the proxy's
 req/s and 3.5× h2load's P99 (issue 19's measurement); now the backend costs ${med('after', 'ours', 'backendUs').toFixed(1)} us per
