@@ -248,13 +248,22 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       const jail = sandbox.containment;
       const run = jail?.contained ? { containment: jail, dir: sandbox.dir } : undefined;
       const plan = pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
+      let nb: NativeBackend | null = null;
       if (plan.kind === 'native') {
-        const nb = await NativeBackend.start(backendOptions, plan.choice, sandbox.tls, run);
+        try {
+          nb = await NativeBackend.start(backendOptions, plan.choice, sandbox.tls, run);
+        } catch (e) {
+          // `auto` falls back to the Node backend (say so); an explicit `native` fails the run
+          if ((options.backend?.kind ?? 'auto') !== 'auto') throw e;
+          warnings.push(`${(e as Error).message}: the built-in Node backend answered instead (it costs more CPU per request)`);
+        }
+      }
+      if (nb) {
         backend = nb;
         backendInfo = { kind: nb.kind, binary: nb.binary, version: nb.version };
       } else {
         backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile }, run);
-        backendInfo = { kind: 'node', why: plan.why };
+        backendInfo = { kind: 'node', why: plan.kind === 'node' ? plan.why : 'the native backend did not start' };
       }
       sandbox.setBackend(backend.ports);
       if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');

@@ -378,6 +378,7 @@ export function formatTable(r: BenchResult): string {
     lines.push(
       `received     ${Object.entries(rec.methods).map(([m, n]) => `${m} ${n}`).join(', ')}; request bodies ${rec.bodyBytesMin === rec.bodyBytesMax ? rec.bodyBytesMin : `${rec.bodyBytesMin}-${rec.bodyBytesMax}`} bytes (whole run)`,
     );
+  else if (r.backend.receivedRequests !== undefined && !r.imported) lines.push(`received     ${r.backend.receivedRequests} requests (whole run; per-method accounting is the built-in backend's: --backend node)`);
   if (r.tls) lines.push(`tls          ${r.tls.handshakes} handshakes, ${r.tls.resumed} resumed a session`);
   if (r.sandbox)
     lines.push(

@@ -120,6 +120,9 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     const numbers = await panel().locator('#numbers').innerText();
     assert.match(numbers, /P99\s+[\d.]+ ms/);
     assert.match(numbers, /Backend connections \/ request\s+[\d.]+/);
+    // a fixed-response GET run: the native backend, and the bench's own cost per request
+    assert.match(numbers, /Backend\s+native (nginx|haproxy) [\d.]+/);
+    assert.match(numbers, /Bench CPU \/ request\s+[\d.]+ µs \(generator [\d.]+, backend [\d.]+; proxy [\d.]+\)/);
     await shot('panel-first-run');
     // The CodeLens now shows the result of that run.
     await poll('the result CodeLens', async () => {
