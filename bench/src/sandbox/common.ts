@@ -177,3 +177,14 @@ export function mapMessages(text: string, fileMap: Map<string, string>): string 
   }
   return out;
 }
+
+/**
+ * nginx quotes the first word of an included file it cannot read as a directive
+ * (`unknown directive "root:x:0:0:..." in /etc/passwd:1`): that word is the file's content, so
+ * in messages about a file other than the main config it is not shown.
+ */
+export function redactForeignWords(text: string, mainConfig: string): string {
+  return text.replace(/unknown directive "[^\n]*?" in (\S+):(\d+)/g, (m, f: string, l: string) =>
+    path.resolve(f) === path.resolve(mainConfig) ? m : `unknown directive (the file does not look like an nginx config; its content is not shown) in ${f}:${l}`,
+  );
+}

@@ -17,6 +17,7 @@ import {
   makeSandboxDir,
   makeTlsPair,
   mapMessages,
+  redactForeignWords,
   removeSandboxDir,
   SandboxRefusal,
   writeText,
@@ -275,7 +276,7 @@ export class ProxySandbox {
   private check(fds: number[] = []): void {
     const w = this.jail ? this.jail.wrap(this.binary, this.checkArgs()) : { cmd: this.binary, args: this.checkArgs() };
     const r = spawnSync(w.cmd, w.args, { encoding: 'utf8', timeout: 20_000, cwd: this.dir, stdio: stdioFor(fds) as never });
-    const out = mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap());
+    const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath);
     if (r.status !== 0) {
       const lines = out.split('\n').filter((l) => /emerg|alert|error|crit/i.test(l));
       const first = lines[0] ?? out.split('\n')[0] ?? 'unknown error';

@@ -590,6 +590,11 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         case 'resolver': {
           for (const a of d.args) {
             if (a.value.includes('=')) continue;
+            // nginx looks the name up itself (and `localhost.` is not in /etc/hosts): the address
+            if (/^localhost\.?$/i.test(a.value)) {
+              replaceWord(a, '127.0.0.1');
+              continue;
+            }
             const h = splitHostPort(a.value).host;
             if (!isLoopbackAddress(h))
               refuse(file, orig, d, `\`resolver ${a.value}\` is not a loopback address: the benchmark never sends DNS queries off this machine (remove the resolver or use 127.0.0.1)`);
