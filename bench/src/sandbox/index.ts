@@ -123,7 +123,8 @@ export function planSandbox(
       backend,
       cert: tls,
       streamModule: existsSync(streamModule) ? streamModule : undefined,
-      runningAsRoot: process.getuid?.() === 0,
+      // contained without privileges the proxy is the root of our own user namespace: `user root` maps to us
+      runningAsRoot: process.getuid?.() === 0 || !!input.contained,
       layout,
       limits,
       contained: !!input.contained,
