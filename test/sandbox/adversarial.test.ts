@@ -160,7 +160,7 @@ describe('adversarial configs: refused, rewritten or contained; nothing leaves l
           assert.ok(line > 0, 'the case names its line');
           assert.ok(e.message.includes(`:${line}:`), `the refusal names line ${line}: ${e.message}`);
           assert.equal(runDir, '', 'no proxy was started');
-          rows.push({ name: c.name, outcome: 'refused', evidence: `line ${line}: ${e.message.replace(/^.*?:\d+: /, '').slice(0, 140)}` });
+          rows.push({ name: c.name, outcome: 'refused', evidence: `line ${line}: ${e.message.replace(/^.*?:\d+: /, '').slice(0, 220)}` });
           return;
         }
         assert.ok(result.ok, `the config runs: ${result.ok ? '' : result.e.message}`);
@@ -252,7 +252,8 @@ function containedRow(name: string, dir: string, trace: string, expect: RegExp[]
   assert.ok(trace.length > 0, 'traced');
   const bad = offLimits(trace, dir);
   assert.deepEqual(bad.filter((a) => a.ok), [], 'nothing off loopback or outside the folder succeeded');
-  const text = bad.map((a) => `${a.call} ${a.target} ${a.result}`);
+  // the telling ones first (a refused connect or write, not a folder that already existed)
+  const text = bad.map((a) => `${a.call} ${a.target} ${a.result}`).sort((x, y) => Number(/EEXIST/.test(x)) - Number(/EEXIST/.test(y)));
   for (const e of expect) assert.ok(text.some((t) => e.test(t)), `expected an attempt ${e} refused by the kernel: ${text.join('; ')}`);
   rows.push({ name, outcome: 'contained', evidence: `${bad.length} attempt(s), all refused by the kernel: ${[...new Set(text)].slice(0, 4).join('; ')}` });
 }
