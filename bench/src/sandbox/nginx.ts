@@ -567,6 +567,15 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           const slot = addListener(d, server, c, key, flags, d.start);
           replaceWord(w, `${loopback}:${portSlot(slot)}`);
           for (const a of d.args.slice(1)) {
+            if (a.value === 'reuseport' && ctx.input.contained) {
+              // contained, the listening socket is the engine's (handed over); the per-worker
+              // sockets nginx would make for reuseport are in the namespace, out of the load's reach
+              replaceWord(a, '');
+              ctx.warnings.push(
+                `${orig}:${lineAt(file.text, d.start)}: reuseport removed from listen (in the sandbox's namespace the load reaches one listening socket, which the workers share)`,
+              );
+              continue;
+            }
             if (LISTEN_DROP.test(a.value)) {
               if (a.value === 'proxy_protocol')
                 ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: proxy_protocol removed from listen (the load generator does not send a PROXY header)`);
