@@ -15,7 +15,9 @@ import {
   fillPorts,
   makeSandboxDir,
   makeTlsPair,
+  looksLikeDirective,
   mapMessages,
+  redactForeignWords,
   removeSandboxDir,
   SandboxRefusal,
   writeText,
@@ -151,7 +153,7 @@ function run(binary: string, args: string[], cwd: string, timeoutMs: number): Pr
 function redactForeign(m: BinaryMessage, configPath: string): BinaryMessage {
   if (!m.file || path.resolve(m.file) === configPath) return m;
   const r = /^unknown directive "(.*)"\s*$/s.exec(m.message);
-  if (!r) return m;
+  if (!r || looksLikeDirective(r[1])) return m;
   return { ...m, message: 'unknown directive (the included file does not look like an nginx config; its content is not shown)' };
 }
 
@@ -179,10 +181,7 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
     for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
     const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
     const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
-    const output = mapMessages(r.output.trim(), copyToOriginal(files)).replace(
-      /unknown directive "[^\n]*?" in (\S+):(\d+)/g,
-      (m, f: string, l: string) => (path.resolve(f) === configPath ? m : `unknown directive (content not shown) in ${f}:${l}`),
-    );
+    const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath);
     const messages = (kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output)).map((m) => redactForeign(m, configPath));
     const status = r.code === 0 ? 'ok' : 'error';
     if (status === 'error' && !messages.some((m) => m.severity === 'error')) {

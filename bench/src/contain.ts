@@ -63,31 +63,39 @@ export class Containment {
   static async open(dir: string): Promise<Containment> {
     const why = unavailableReason();
     if (why) return Containment.rewriteOnly(dir, why);
+    const root = process.getuid?.() === 0;
     let holder: ChildProcess;
     try {
       // The holder also cleans up after a dead engine: its stdin closes without a line, and it
       // removes the run's folder (which the contained processes, where it is a mount point,
       // cannot remove themselves) once their supervisors have ended them.
-      holder = spawn(
-        'bwrap',
-        ['--unshare-net', '--bind', '/', '/', '--dev', '/dev', '--info-fd', '3', '--', '/bin/sh', '-c', HOLDER, 'proxy-tuner-netns', dir],
-        { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true },
-      );
+      holder = root
+        ? spawn(
+            'bwrap',
+            ['--unshare-net', '--bind', '/', '/', '--dev', '/dev', '--info-fd', '3', '--', '/bin/sh', '-c', HOLDER, 'proxy-tuner-netns', dir],
+            { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true },
+          )
+        : // unprivileged: a user namespace of our own (we are its root) holding the network
+          // namespace; its loopback is brought up by `ip`, and `nsenter --user --net` can join it
+          spawn('unshare', ['--user', '--map-root-user', '--net', '--', '/bin/sh', '-c', `ip link set lo up || exit 3\necho ready\n${HOLDER}`, 'proxy-tuner-netns', dir], {
+            stdio: ['pipe', 'pipe', 'pipe'],
+            detached: true,
+          });
     } catch (e) {
-      return Containment.rewriteOnly(dir, `bwrap could not start: ${(e as Error).message}`);
+      return Containment.rewriteOnly(dir, `${root ? 'bwrap' : 'unshare'} could not start: ${(e as Error).message}`);
     }
     holder.stdin?.on('error', () => undefined);
     const pid = await new Promise<number | string>((resolve) => {
       let info = '';
       let err = '';
-      const timer = setTimeout(() => resolve('bwrap did not report its namespace within 5 s'), 5000);
+      const timer = setTimeout(() => resolve('the namespace holder did not report within 5 s'), 5000);
       holder.stderr?.on('data', (b: Buffer) => {
         if (err.length < 2000) err += b.toString();
       });
-      const infoPipe = holder.stdio[3] as NodeJS.ReadableStream | null;
+      const infoPipe = (root ? holder.stdio[3] : holder.stdout) as NodeJS.ReadableStream | null;
       infoPipe?.on('data', (b: Buffer) => {
         info += b.toString();
-        const m = /"child-pid"\s*:\s*(\d+)/.exec(info);
+        const m = root ? /"child-pid"\s*:\s*(\d+)/.exec(info) : /ready/.test(info) ? [info, String(holder.pid)] : null;
         if (m) {
           clearTimeout(timer);
           resolve(Number(m[1]));
@@ -95,11 +103,11 @@ export class Containment {
       });
       holder.once('error', (e) => {
         clearTimeout(timer);
-        resolve(`bwrap could not start: ${e.message}`);
+        resolve(`${root ? 'bwrap' : 'unshare'} could not start: ${e.message}`);
       });
       holder.once('exit', (code) => {
         clearTimeout(timer);
-        resolve(`bwrap exited (code ${code}): ${err.trim().split('\n').pop() ?? ''}`);
+        resolve(`${root ? 'bwrap' : 'unshare'} exited (code ${code}): ${err.trim().split('\n').pop() ?? ''}`);
       });
     });
     if (typeof pid === 'string') {
@@ -144,7 +152,8 @@ export class Containment {
     } catch {
       // made just before: keep the name
     }
-    const caps = root ? ['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_NET_BIND_SERVICE'] : [];
+    // as root, or as the root of our own user namespace (unprivileged): keep only setuid/setgid
+    const caps = ['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_NET_BIND_SERVICE'];
     return {
       cmd: 'nsenter',
       args: [...enter, '--', 'bwrap', '--ro-bind', '/', '/', '--dev', '/dev', '--bind', dir, dir, ...caps, '--', cmd, ...args],
@@ -185,8 +194,9 @@ export function unavailableReason(): string | null {
   if (cachedReason !== undefined) return cachedReason;
   if (process.platform !== 'linux') cachedReason = `network and mount namespaces are Linux-only (this is ${process.platform})`;
   else {
-    const missing = ['bwrap', 'nsenter'].filter((t) => spawnSync(t, ['--version'], { stdio: 'ignore', timeout: 5000 }).status !== 0);
-    cachedReason = missing.length ? `${missing.join(' and ')} not installed (Debian/Ubuntu: apt-get install bubblewrap util-linux)` : null;
+    const tools = process.getuid?.() === 0 ? ['bwrap', 'nsenter'] : ['bwrap', 'nsenter', 'unshare', 'ip'];
+    const missing = tools.filter((t) => spawnSync(t, t === 'ip' ? ['-V'] : ['--version'], { stdio: 'ignore', timeout: 5000 }).status !== 0);
+    cachedReason = missing.length ? `${missing.join(', ')} not installed (Debian/Ubuntu: apt-get install bubblewrap util-linux iproute2)` : null;
   }
   return cachedReason;
 }

@@ -32,6 +32,8 @@ export interface RunHooks {
   signal?: AbortSignal;
   /** Called with the sandbox once the proxy accepts connections (tests, the panel's "show config"). */
   onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend | NativeBackend; mode: 'namespace' | 'rewrite-only' }): void;
+  /** Called once the proxy has stopped, before its folder is removed (tests read what it left there). */
+  onProxyStopped?(info: { dir: string }): void;
 }
 
 /** Bad options: the caller's mistake (the command line exits 2 on it). */
@@ -369,6 +371,14 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       warnings,
     };
   } finally {
+    if (sandbox && hooks.onProxyStopped) {
+      await sandbox.stop();
+      try {
+        hooks.onProxyStopped({ dir: sandbox.dir });
+      } catch {
+        // a test's hook: never stops the clean-up
+      }
+    }
     await Promise.all([sandbox?.dispose(), backend?.stop()]);
   }
 }

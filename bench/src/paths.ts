@@ -4,6 +4,9 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 
 export function workerEntryPath(): string {
+  // an explicit entry (tests that run from sources but start many contained backends use the bundle)
+  const explicit = process.env.PROXY_TUNER_WORKER_ENTRY;
+  if (explicit && existsSync(explicit)) return explicit;
   const js = path.join(__dirname, 'loadWorker.js');
   const ts = path.join(__dirname, 'loadWorker.ts');
   if (__filename.endsWith('.ts') && existsSync(ts)) return ts;

@@ -177,3 +177,21 @@ export function mapMessages(text: string, fileMap: Map<string, string>): string 
   }
   return out;
 }
+
+/**
+ * nginx quotes the first word of an included file it cannot read as a directive
+ * (`unknown directive "root:x:0:0:..." in /etc/passwd:1`): that word is the file's content, so
+ * in messages about a file other than the main config it is not shown.
+ */
+export function redactForeignWords(text: string, mainConfig: string): string {
+  return text.replace(/unknown directive "([^\n]*?)" in (\S+):(\d+)/g, (m, word: string, f: string, l: string) =>
+    path.resolve(f) === path.resolve(mainConfig) || looksLikeDirective(word)
+      ? m
+      : `unknown directive (the file does not look like an nginx config; its content is not shown) in ${f}:${l}`,
+  );
+}
+
+/** A word that could be a misspelt directive (`proxy_bufers`) rather than a file's content. */
+export function looksLikeDirective(word: string): boolean {
+  return /^[a-z][a-z0-9_]{0,63}$/.test(word);
+}

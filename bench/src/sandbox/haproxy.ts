@@ -368,10 +368,16 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
     }
   }
   for (const a of adjustments) warnings.push(`${a.file}:${a.line}: ${a.setting} lowered from ${a.from} to ${a.to}: ${a.why}`);
+  let out = applyEdits(text, edits);
+  // HAProxy 2.6+ makes a `default` resolvers section from /etc/resolv.conf by itself (its UDP
+  // socket is connected to the system's name server at start): one of ours, after the user's
+  // last line, points it at loopback where nobody answers.
+  if (!ast.sections.some((sec) => sec.keyword === 'resolvers' && sec.name?.value === 'default'))
+    out += `${out.endsWith('\n') || out === '' ? '' : '\n'}resolvers default\n    nameserver pt-loopback 127.0.0.1:1\n`;
   return {
     copy: path.join(dir, 'haproxy.cfg'),
     original,
-    text: applyEdits(text, edits),
+    text: out,
     listeners,
     portCount: slots,
     warnings,

@@ -17,6 +17,7 @@ import {
   makeSandboxDir,
   makeTlsPair,
   mapMessages,
+  redactForeignWords,
   removeSandboxDir,
   SandboxRefusal,
   writeText,
@@ -126,7 +127,8 @@ export function planSandbox(
       backend,
       cert: tls,
       streamModule: existsSync(streamModule) ? streamModule : undefined,
-      runningAsRoot: process.getuid?.() === 0,
+      // contained without privileges the proxy is the root of our own user namespace: `user root` maps to us
+      runningAsRoot: process.getuid?.() === 0 || !!input.contained,
       layout,
       limits,
       contained: !!input.contained,
@@ -279,7 +281,7 @@ export class ProxySandbox {
   private check(fds: number[] = []): void {
     const w = this.jail ? this.jail.wrap(this.binary, this.checkArgs()) : { cmd: this.binary, args: this.checkArgs() };
     const r = spawnSync(w.cmd, w.args, { encoding: 'utf8', timeout: 20_000, cwd: this.dir, stdio: stdioFor(fds) as never });
-    const out = mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap());
+    const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath);
     if (r.status !== 0) {
       const lines = out.split('\n').filter((l) => /emerg|alert|error|crit/i.test(l));
       const first = lines[0] ?? out.split('\n')[0] ?? 'unknown error';

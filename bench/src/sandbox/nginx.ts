@@ -43,7 +43,8 @@ export interface NginxSandboxInput {
   limits?: MachineLimits;
   /**
    * The run is contained in namespaces: a directive our tables do not know (a third-party
-   * module's) is allowed, since the kernel confines whatever it does; in rewrite-only mode it is refused.
+   * module's) is allowed, since the kernel confines whatever it does; in rewrite-only mode it is
+   * refused when the config loads dynamic modules.
    */
   contained?: boolean;
 }
@@ -143,6 +144,8 @@ interface Ctx {
   httpAccessLog: boolean;
   workerConnections?: { job: string; value: number };
   hasRlimit: boolean;
+  /** The config loads dynamic modules (whose directives our tables may not know). */
+  loadsModules: boolean;
 }
 
 /** Folders an include may never read (kernel and device files: endless, huge or secret). */
@@ -279,6 +282,7 @@ function collectNames(ctx: Ctx, file: NginxFile, context: string, baseDir: strin
       if (d.name === 'access_log' && c === 'http') ctx.httpAccessLog = true;
       if (d.name === 'worker_rlimit_nofile' && c === 'main') ctx.hasRlimit = true;
       if (d.name === 'load_module' && d.args[0] && /ngx_stream_module/.test(d.args[0].value)) ctx.hasStreamModule = true;
+      if (d.name === 'load_module') ctx.loadsModules = true;
       if (d.name === 'proxy_pass' && d.args[0]) {
         const m = /^https:\/\/([^/:$]+)/.exec(d.args[0].value);
         if (m) ctx.httpsUpstreams.add(m[1]);
@@ -319,6 +323,7 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
     adjustments: [],
     httpAccessLog: false,
     hasRlimit: false,
+    loadsModules: false,
   };
   const mainText = readConfig(original);
   const mainAst = parseNginx(mainText);
@@ -446,7 +451,9 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         continue;
       }
       if (REFUSED[n]) refuse(file, orig, d, `\`${n}\` ${REFUSED[n]}; the benchmark cannot confine it`);
-      if (!ctx.input.contained && !DIRECTIVES.has(n) && !c.startsWith('block:'))
+      // without a namespace, a directive of a loaded module that our tables do not know may do
+      // anything; without loaded modules an unknown name is a typo nginx -t reports itself
+      if (!ctx.input.contained && ctx.loadsModules && !DIRECTIVES.has(n) && !c.startsWith('block:'))
         refuse(
           file,
           orig,
@@ -560,6 +567,15 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           const slot = addListener(d, server, c, key, flags, d.start);
           replaceWord(w, `${loopback}:${portSlot(slot)}`);
           for (const a of d.args.slice(1)) {
+            if (a.value === 'reuseport' && ctx.input.contained) {
+              // contained, the listening socket is the engine's (handed over); the per-worker
+              // sockets nginx would make for reuseport are in the namespace, out of the load's reach
+              replaceWord(a, '');
+              ctx.warnings.push(
+                `${orig}:${lineAt(file.text, d.start)}: reuseport removed from listen (in the sandbox's namespace the load reaches one listening socket, which the workers share)`,
+              );
+              continue;
+            }
             if (LISTEN_DROP.test(a.value)) {
               if (a.value === 'proxy_protocol')
                 ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: proxy_protocol removed from listen (the load generator does not send a PROXY header)`);
@@ -590,6 +606,11 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         case 'resolver': {
           for (const a of d.args) {
             if (a.value.includes('=')) continue;
+            // nginx looks the name up itself (and `localhost.` is not in /etc/hosts): the address
+            if (/^localhost\.?$/i.test(a.value)) {
+              replaceWord(a, '127.0.0.1');
+              continue;
+            }
             const h = splitHostPort(a.value).host;
             if (!isLoopbackAddress(h))
               refuse(file, orig, d, `\`resolver ${a.value}\` is not a loopback address: the benchmark never sends DNS queries off this machine (remove the resolver or use 127.0.0.1)`);

@@ -45,6 +45,8 @@ export const MAX_INCLUDE_FILES = 100;
 export const MAX_INCLUDE_BYTES = 8 * 1024 * 1024;
 /** Bytes one unit (a main config and its include tree) reads at most. */
 export const MAX_UNIT_BYTES = 32 * 1024 * 1024;
+/** Bytes the workspace scan (workspace symbols) reads at most. */
+export const MAX_WORKSPACE_BYTES = 64 * 1024 * 1024;
 /** Folder entries one include's glob may look at. */
 const MAX_GLOB_ENTRIES = 20_000;
 /** Kernel and device files: endless (/proc/self/*), huge or secret; an include never reads them. */
@@ -149,6 +151,8 @@ export class WorkspaceIndex {
   private readonly entityCache = new WeakMap<object, NavEntity[]>();
   private scanned: string[] | undefined;
   private followSymlinks = false;
+  /** The last workspace scan stopped at MAX_WORKSPACE_BYTES (workspace symbols are partial). */
+  scanCapped = false;
   /** Includes cut short by a bound, by `file\0offset`: for the diagnostic. */
   private readonly capped = new Map<string, string>();
 
@@ -468,11 +472,20 @@ export class WorkspaceIndex {
     }
     const out = new Map<string, IndexedFile>();
     for (const doc of this.opts.open?.all() ?? []) out.set(doc.uri, this.fromOpen(doc));
+    let bytes = 0;
+    this.scanCapped = false;
     for (const p of this.scanned) {
       const uri = pathToUri(p);
       if (out.has(uri)) continue;
+      const size = this.fs.stat(p)?.size ?? 0;
+      if (bytes + size > MAX_WORKSPACE_BYTES) {
+        this.scanCapped = true;
+        break;
+      }
       const f = this.fromDisk(p);
-      if (f) out.set(uri, f);
+      if (!f) continue;
+      bytes += size;
+      out.set(uri, f);
     }
     return [...out.values()];
   }
