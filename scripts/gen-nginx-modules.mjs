@@ -50,12 +50,12 @@ const MODULES = [
   { so: 'ngx_rtmp_module', name: 'rtmp', title: 'RTMP', pkg: 'libnginx-mod-rtmp', repo: 'arut/nginx-rtmp-module', suites: ALL, doc: 'https://github.com/arut/nginx-rtmp-module/wiki/Directives' },
   { so: 'ngx_http_auth_spnego_module', name: 'auth-spnego', title: 'SPNEGO/Kerberos authentication', pkg: 'libnginx-mod-http-auth-spnego', repo: 'stnoonan/spnego-http-auth-nginx-module', suites: ['trixie', 'sid'] },
   { so: 'ngx_http_push_stream_module', name: 'push-stream', title: 'Push stream', pkg: 'libnginx-mod-http-push-stream', repo: 'wandenberg/nginx-push-stream-module', suites: ['trixie', 'sid'] },
-  { so: 'ngx_http_auth_jwt_module', name: 'auth-jwt', title: 'JWT authentication (kjdev)', pkg: 'libnginx-mod-http-auth-jwt', repo: 'kjdev/nginx-auth-jwt', suites: ['sid'] },
-  { so: 'ngx_http_eval_module', name: 'eval', title: 'eval', pkg: 'libnginx-mod-http-eval', repo: 'vkholodkov/nginx-eval-module', suites: ['sid'] },
+  { so: 'ngx_http_auth_jwt_module', name: 'auth-jwt', title: 'JWT authentication (TeslaGov)', pkg: 'libnginx-mod-http-auth-jwt', repo: 'TeslaGov/ngx-http-auth-jwt-module', suites: ['sid'] },
+  { so: 'ngx_http_eval_module', name: 'eval', title: 'eval', pkg: 'libnginx-mod-http-eval', repo: 'openresty/nginx-eval-module', suites: ['sid'] },
   { so: 'ngx_http_hmac_secure_link_module', name: 'hmac-secure-link', title: 'HMAC secure link', pkg: 'libnginx-mod-http-hmac-secure-link', repo: 'nginx-modules/ngx_http_hmac_secure_link_module', suites: ['sid'] },
   { so: 'ngx_http_xss_filter_module', name: 'xss', title: 'xss (cross-site JSONP)', pkg: 'libnginx-mod-http-xss', repo: 'openresty/xss-nginx-module', suites: ['sid'] },
-  { so: 'ngx_http_zstd_filter_module', name: 'zstd', title: 'Zstandard compression (filter)', pkg: 'libnginx-mod-http-zstd-filter', repo: 'tokers/zstd-nginx-module', suites: ['sid'], modules: ['ngx_http_zstd_filter_module'] },
-  { so: 'ngx_http_zstd_static_module', name: 'zstd-static', title: 'Zstandard compression (precompressed files)', pkg: 'libnginx-mod-http-zstd-static', repo: 'tokers/zstd-nginx-module', suites: ['sid'], modules: ['ngx_http_zstd_static_module'] },
+  { so: 'ngx_http_zstd_filter_module', name: 'zstd', title: 'Zstandard compression (filter)', pkg: 'libnginx-mod-http-zstd-filter', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_filter_module'] },
+  { so: 'ngx_http_zstd_static_module', name: 'zstd-static', title: 'Zstandard compression (precompressed files)', pkg: 'libnginx-mod-http-zstd-static', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_static_module'] },
 ];
 
 // nginx's context flags, as our context names (see childContext in server/src/nginx/ast.ts)

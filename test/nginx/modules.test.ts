@@ -13,10 +13,11 @@ import { validateFile } from '../../server/src/nginx/validation';
 import { doHover } from '../../server/src/nginx/hover';
 import { doComplete } from '../../server/src/nginx/completion';
 import { DIRECTIVES, docUrl } from '../../server/src/nginx/data';
-import { LOADABLE_MODULES, loadStateOf, modulesToLoad, standaloneLoadState } from '../../server/src/nginx/modules';
+import { builtInModules, LOADABLE_MODULES, loadStateOf, modulesToLoad, standaloneLoadState } from '../../server/src/nginx/modules';
 import { createWorkspaceIndex, validateInWorkspace } from '../../server/src/service/languageService';
 import { pathToUri } from '../../server/src/service/workspaceIndex';
 import modulesJson from '../../server/src/nginx/data/modules.json';
+import { addedModulesOf, modulesPathOf } from '../../server/src/service/hostFacts';
 
 const ISSUE = `load_module modules/ndk_http_module.so;
 load_module modules/ngx_http_lua_module.so;
@@ -179,4 +180,19 @@ test('every load_module line seen and known: a name no module defines is unknown
   // a .so we know nothing of may define anything: the name keeps the information note
   const custom = text.replace('ngx_http_lua_module', 'ngx_http_custom_module');
   assert.deepEqual(validateFile(parseNginx(custom)).map((x) => x.ruleId), ['nginx/third-party-directive']);
+});
+
+test('host facts: the modules folder an nginx -V names', () => {
+  assert.equal(modulesPathOf("configure arguments: --with-cc-opt='-g -O2' --prefix=/usr/share/nginx --modules-path=/usr/lib/nginx/modules --with-http_ssl_module"), '/usr/lib/nginx/modules');
+  assert.equal(modulesPathOf('configure arguments: --prefix=/opt/nginx/ --with-http_ssl_module'), '/opt/nginx/modules');
+  assert.equal(modulesPathOf('nginx version: nginx/1.22.1'), undefined);
+});
+
+test('a binary with the module compiled in (OpenResty): no load_module needed', () => {
+  const text = 'events {}\nhttp { server { listen 127.0.0.1:8080; location / { content_by_lua_block { ngx.say(1) } more_set_headers "X: 1"; brotli on; } } }\n';
+  const openresty = { installed: [], added: ['../ngx_devel_kit-0.3.3', '../ngx_lua-0.10.26', '../headers-more-nginx-module-0.37', '../njs-0.8.4/nginx'] };
+  assert.deepEqual(builtInModules(openresty.added).sort(), ['ndk_http_module', 'ngx_http_headers_more_filter_module', 'ngx_http_js_module', 'ngx_http_lua_module', 'ngx_stream_js_module']);
+  const got = validateFile(parseNginx(text), { hostModules: () => openresty });
+  assert.deepEqual(got.map((x) => text.slice(x.start, x.end)), ['brotli']);
+  assert.deepEqual(addedModulesOf("configure arguments: --prefix=/usr/local/openresty/nginx --add-module=../ngx_lua-0.10.26 --add-dynamic-module=/src/njs/nginx"), ['../ngx_lua-0.10.26']);
 });

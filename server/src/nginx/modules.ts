@@ -105,6 +105,26 @@ export interface ModuleHostFacts {
   installed: readonly string[];
   /** `.so` base names the system loads for every config (Debian's modules-enabled). */
   enabled?: readonly string[];
+  /** Module sources compiled into the binary (`nginx -V`'s `--add-module=` paths: OpenResty builds lua in). */
+  added?: readonly string[];
+}
+
+/** The loadable modules a binary has compiled in, from its `--add-module=` paths (`../ngx_lua-0.10.26`, `../headers-more-nginx-module-0.37`). */
+export function builtInModules(added: readonly string[] | undefined): string[] {
+  if (!added?.length) return [];
+  const out: string[] = [];
+  for (const m of LOADABLE_MODULES.values()) {
+    const repo = m.source?.repo.split('/').pop()?.toLowerCase();
+    const short = `ngx_${m.name.replace(/-/g, '_')}`;
+    const hit = added.some((p) => {
+      const parts = p.toLowerCase().split('/').filter(Boolean);
+      const base = parts[parts.length - 1] === 'nginx' ? parts[parts.length - 2] ?? '' : parts[parts.length - 1] ?? '';
+      if (m.name === 'njs' || m.name === 'njs-stream') return base === 'njs' || base.startsWith('njs-');
+      return (repo !== undefined && base.startsWith(repo)) || base === short || base.startsWith(`${short}-`);
+    });
+    if (hit) out.push(m.so);
+  }
+  return out;
 }
 
 /** Which loadable modules a configuration loads. */

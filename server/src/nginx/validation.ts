@@ -19,7 +19,7 @@ import {
   type DirectiveVariant,
   type ValueType,
 } from './data';
-import { allLoadedKnown, describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
+import { allLoadedKnown, builtInModules, describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
 
 const DOC = 'https://nginx.org/en/docs/';
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
@@ -443,7 +443,9 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const findings: Finding[] = [];
   for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
   const context = opts.context ?? 'main';
-  const modules = opts.modules ?? standaloneLoadState(file, context);
+  let modules = opts.modules ?? standaloneLoadState(file, context);
+  // a .so we know nothing of (a module built by hand, a renamed one) may define any name
+  if (!modules.unknown && !allLoadedKnown(modules, coreModuleNames)) modules = { loaded: modules.loaded, unknown: true };
   const known = definedVariables.get(file);
   const collecting = known ? undefined : new Set<string>();
   const c: Ctx = {
@@ -552,8 +554,12 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       if (ctx === 'http' && c.isMain && parent) checkCertificates(c, d, parent);
       if (listens) listens.addServer(c, d);
     }
-    // a block of a module not loaded: nginx stops at its name, its content means nothing yet
-    if (d.block && !d.rawBody && r?.notLoaded === undefined) {
+    // a block of a module not loaded: nginx stops at its name, its content is not judged (its variables still count)
+    if (d.block && !d.rawBody && r?.notLoaded !== undefined) {
+      if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
+      continue;
+    }
+    if (d.block && !d.rawBody) {
       const inner = childContext(ctx, name);
       if (inner.startsWith('block:')) {
         // unknown block: its content is not ours to judge (its variables still count)
@@ -784,7 +790,7 @@ function* coreModuleNames(): Iterable<string> {
 
 function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
   // with every load_module line seen and each naming a module we know, nothing else can define it
-  const tp = c.modules.unknown || !allLoadedKnown(c.modules, coreModuleNames) ? thirdPartyModule(d.name) : undefined;
+  const tp = c.modules.unknown ? thirdPartyModule(d.name) : undefined;
   if (tp) {
     c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
     return;
@@ -830,6 +836,15 @@ function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefin
     return undefined;
   }
   if (r.notLoaded !== undefined) {
+    // a binary with the module compiled in (OpenResty's lua) needs no load_module: asked only here
+    const builtIn = builtInModules(c.hostModules?.()?.added);
+    if (builtIn.some((so) => r.notLoaded!.includes(so))) {
+      if (!builtIn.every((so) => c.modules.loaded.has(so))) {
+        c.modules = { loaded: new Set([...c.modules.loaded, ...builtIn]), unknown: c.modules.unknown };
+        c.tables = tablesFor(c.version, c.modules);
+      }
+      return checkDirective(c, d, ctx, resolveLoaded(DIRECTIVES.get(name)!, name, ctx, c.version, c.modules));
+    }
     notLoadedDirective(c, d, r.notLoaded);
     return undefined;
   }
