@@ -203,7 +203,11 @@ if (!src) {
 }
 // the suites' gaps scripts/probe-nginx-modules.ts recorded are kept
 const previous = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : { modules: {} };
-const out = { generated: 'scripts/gen-nginx-modules.mjs from the modules\' own ngx_command_t tables; do not edit', modules: {}, directives: {} };
+const out = {
+  generated: 'scripts/gen-nginx-modules.mjs; do not edit. Facts only (directive names, context flags, argument-count flags, the module and .so) read from each module\'s ngx_command_t tables at the repository commit recorded per module; no source text is copied. missingIn: scripts/probe-nginx-modules.ts.',
+  modules: {},
+  directives: {},
+};
 let problems = 0;
 for (const spec of MODULES) {
   const dir = join(src, spec.repo.replace('/', '+'), 'repo');

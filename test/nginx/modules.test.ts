@@ -196,3 +196,20 @@ test('a binary with the module compiled in (OpenResty): no load_module needed', 
   assert.deepEqual(got.map((x) => text.slice(x.start, x.end)), ['brotli']);
   assert.deepEqual(addedModulesOf("configure arguments: --prefix=/usr/local/openresty/nginx --add-module=../ngx_lua-0.10.26 --add-dynamic-module=/src/njs/nginx"), ['../ngx_lua-0.10.26']);
 });
+
+test('a module loaded before what it needs (lua without ndk) is nginx\'s dlopen() failure, with a fix', () => {
+  const text = 'load_module modules/ngx_http_lua_module.so;\nevents {}\nhttp { lua_shared_dict d 1m; }\n';
+  const got = validateFile(parseNginx(text));
+  assert.deepEqual(got.map((x) => [x.ruleId, x.message]), [['nginx/module-order', 'ngx_http_lua_module.so needs ndk_http_module.so loaded before it (nginx\'s dlopen() fails: undefined symbol)']]);
+  const e = got[0].fixes![0].edits[0];
+  const fixed = text.slice(0, e.start) + e.newText + text.slice(e.end);
+  assert.ok(fixed.startsWith('load_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\n'));
+  assert.deepEqual(validateFile(parseNginx(fixed)), []);
+  // loaded after it: the order is the error, and adding a second line is no fix
+  const late = 'load_module modules/ngx_stream_js_module.so;\nload_module modules/ngx_stream_module.so;\nevents {}\n';
+  const [f] = validateFile(parseNginx(late));
+  assert.equal(f.ruleId, 'nginx/module-order');
+  assert.equal(f.fixes, undefined);
+  // a modules-enabled include may hold it: not judged
+  assert.deepEqual(validateFile(parseNginx(`include /etc/nginx/modules-enabled/*.conf;\n${text}`)).filter((x) => x.ruleId === 'nginx/module-order'), []);
+});

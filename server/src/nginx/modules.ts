@@ -261,3 +261,34 @@ export function allLoadedKnown(s: ModuleLoadState, coreModules: () => Iterable<s
   for (const so of s.loaded) if (!LOADABLE_MODULES.has(so) && !standardModules.has(so)) return false;
   return true;
 }
+
+/**
+ * A `load_module` line whose module needs another (`requires`) not loaded before it: nginx's
+ * dlopen() fails there. Before it means an earlier `load_module` of the same list, or, when the
+ * requirement is not loaded in this list at all, anywhere in the configuration (the load state:
+ * Debian's modules-enabled files are read in name order, ndk's `10-` before lua's `50-`).
+ */
+export function loadOrderFinding(d: Directive, list: readonly Directive[], index: number, s: ModuleLoadState): { ruleId: string; start: number; end: number; message: string; fixes?: { title: string; edits: { start: number; end: number; newText: string }[]; safe: boolean }[] } | undefined {
+  const so = soBaseName(d.args[0].value);
+  const m = LOADABLE_MODULES.get(so);
+  if (!m || !m.requires.length) return undefined;
+  const before = new Set<string>();
+  const after = new Set<string>();
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    if (x.entry || x.name !== 'load_module' || !x.args[0]) continue;
+    if (i < index) before.add(soBaseName(x.args[0].value));
+    else if (i > index) after.add(soBaseName(x.args[0].value));
+  }
+  const missing = m.requires.filter((r) => !before.has(r) && (after.has(r) || (!s.unknown && !s.loaded.has(r))));
+  if (!missing.length) return undefined;
+  const dir = d.args[0].value.includes('/') ? d.args[0].value.slice(0, d.args[0].value.lastIndexOf('/') + 1) : '';
+  const lines = missing.map((r) => `load_module ${dir}${r}.so;\n`).join('');
+  return {
+    ruleId: 'nginx/module-order',
+    start: d.nameStart,
+    end: d.args[0].end,
+    message: `${so}.so needs ${missing.map((r) => `${r}.so`).join(' and ')} loaded before it (nginx's dlopen() fails: undefined symbol)`,
+    fixes: after.size && missing.every((r) => after.has(r)) ? undefined : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: true }],
+  };
+}

@@ -19,7 +19,7 @@ import {
   type DirectiveVariant,
   type ValueType,
 } from './data';
-import { allLoadedKnown, builtInModules, describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
+import { allLoadedKnown, builtInModules, describeModule, loadOrderFinding, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
 
 const DOC = 'https://nginx.org/en/docs/';
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
@@ -43,6 +43,7 @@ export const NGINX_RULES: RuleMeta[] = [
   rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
   rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
   rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a loadable module (a third-party one packaged by distributions, or njs) that works only when a `load_module` line loads it, and not all of the configuration\'s `load_module` lines can be seen from here (a fragment whose main file is not open, an `include` in the main context this machine cannot read). Where they can be seen, a directive of a module not loaded is an unknown directive, as for nginx.'),
+  rule('module-order', 'correctness', 'error', 'Module loaded before what it needs', 'Some loadable modules use another one\'s symbols (Debian\'s lua and set-misc need ndk, the stream modules need ngx_stream_module): nginx stops at a `load_module` line whose module needs one not loaded before it (dlopen() fails with "undefined symbol").'),
   rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
   rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
   rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
@@ -547,6 +548,12 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
           break;
         case 'listen':
           if (!variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
+          break;
+        case 'load_module':
+          if (ctx === 'main' && d.args[0]) {
+            const f = loadOrderFinding(d, list, i, c.modules);
+            if (f) c.findings.push(f);
+          }
           break;
       }
     }
