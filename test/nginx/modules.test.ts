@@ -213,3 +213,14 @@ test('a module loaded before what it needs (lua without ndk) is nginx\'s dlopen(
   // a modules-enabled include may hold it: not judged
   assert.deepEqual(validateFile(parseNginx(`include /etc/nginx/modules-enabled/*.conf;\n${text}`)).filter((x) => x.ruleId === 'nginx/module-order'), []);
 });
+
+test('completion inside rtmp blocks offers the rtmp module\'s directives; hover gives a syntax from the command table', () => {
+  const c = fixture('load_module modules/ngx_rtmp_module.so;\nevents {}\nrtmp { server { application live { <|> } } }\n');
+  const labels = doComplete(c.doc, parseNginx(c.text), c.cursor!, {}).items.map((i) => i.label);
+  assert.ok(labels.includes('live') && labels.includes('record'), labels.slice(0, 10).join(', '));
+  assert.ok(!labels.includes('proxy_pass'));
+  const h = fixture('load_module modules/ngx_http_brotli_filter_module.so;\nevents {}\nhttp { bro<|>tli on; }\n');
+  const md = (doHover(h.doc, parseNginx(h.text), h.cursor!, {})?.contents as { value: string }).value;
+  assert.match(md, /brotli on \| off;/);
+  assert.match(md, /github\.com\/google\/ngx_brotli#readme/);
+});

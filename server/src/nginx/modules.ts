@@ -292,3 +292,15 @@ export function loadOrderFinding(d: Directive, list: readonly Directive[], index
     fixes: after.size && missing.every((r) => after.has(r)) ? undefined : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: true }],
   };
 }
+
+/** A syntax line for a third-party directive from its command table's shape (`brotli on | off;`, `more_set_headers value ...;`, `content_by_lua_block { ... }`). */
+export function loadableSyntax(v: Pick<DirectiveVariant, 'name' | 'thirdParty' | 'flag' | 'block' | 'min' | 'max'>): string | undefined {
+  if (!v.thirdParty) return undefined;
+  if (v.flag) return `${v.name} on | off;`;
+  const words: string[] = [];
+  for (let i = 0; i < v.min; i++) words.push('value');
+  if (v.max < 0) words.push(v.min ? '...' : '[value ...]');
+  else for (let i = v.min; i < v.max; i++) words.push('[value]');
+  const head = [v.name, ...words].join(' ');
+  return v.block ? `${head} { ... }` : `${head};`;
+}
