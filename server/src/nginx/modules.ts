@@ -289,7 +289,7 @@ export function loadOrderFinding(d: Directive, list: readonly Directive[], index
     start: d.nameStart,
     end: d.args[0].end,
     message: `${so}.so needs ${missing.map((r) => `${r}.so`).join(' and ')} loaded before it (nginx's dlopen() fails: undefined symbol)`,
-    fixes: after.size && missing.every((r) => after.has(r)) ? undefined : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: true }],
+    fixes: after.size && missing.every((r) => after.has(r)) ? undefined : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: false }],
   };
 }
 

@@ -829,7 +829,8 @@ function notLoadedDirective(c: Ctx, d: Directive, sos: string[]): void {
       const at = loadInsertOffset(c.file);
       const lines = need.map((x) => `load_module modules/${x}.so;`);
       const newText = at.before ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
-      f.fixes = [{ title: `Load the module: ${lines.join(' ')}`, edits: [{ start: at.offset, end: at.offset, newText }], safe: true }];
+      // offered, not applied by fix-all: loading a module is a change of the server, not a repair of the text
+      f.fixes = [{ title: `Load the module: ${lines.join(' ')}`, edits: [{ start: at.offset, end: at.offset, newText }], safe: false }];
     }
   }
   c.findings.push(f);
