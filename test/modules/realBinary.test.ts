@@ -13,7 +13,8 @@ import { nginxModule, validateInContext } from '../../server/src/nginx/index';
 import { installedModules, nginxT, probeBinary } from './probe';
 import { LOADABLE_MODULES } from '../../server/src/nginx/modules';
 
-const nginxes = loadMatrix().filter((b) => b.product === 'nginx' && installedModules(b).includes('ngx_http_headers_more_filter_module'));
+const allNginx = loadMatrix().filter((b) => b.product === 'nginx');
+const nginxes = allNginx.filter((b) => installedModules(b).includes('ngx_http_headers_more_filter_module'));
 const skip = nginxes.length === 0 && !process.env.CI && 'no nginx with the third-party modules (scripts/install-system-packages.sh, scripts/provision-matrix.sh)';
 const CONFIGS = join(__dirname, 'configs');
 
@@ -30,6 +31,7 @@ function forBinary(text: string, bin: MatrixBinary, dir: string): string {
 
 test('this machine: every nginx of the matrix has the third-party modules of its suite', { skip }, () => {
   assert.ok(nginxes.length >= 1);
+  assert.deepEqual(nginxes.map((b) => b.version), allNginx.map((b) => b.version), 'every nginx of the matrix has its suite\'s libnginx-mod-* packages');
   for (const b of nginxes) assert.ok(installedModules(b).length >= 25, `${b.version}: ${installedModules(b).length} modules in ${b.modulesDir}`);
 });
 
