@@ -3,7 +3,7 @@
 // "unknown directive" when not, with a load_module fix from the host's installed modules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -130,8 +130,9 @@ test('load state: fragments and main-level includes not seen mean "maybe loaded"
   assert.deepEqual(validateFile(main, { modules: { loaded: new Set(), unknown: false } }).map((x) => x.ruleId), ['nginx/unknown-directive']);
 });
 
-test('the workspace: load_module lines in an included modules-enabled file count; a fragment of the config is judged by its main file\'s modules', () => {
+test('the workspace: load_module lines in an included modules-enabled file count; a fragment of the config is judged by its main file\'s modules', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pt-modules-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'modules-enabled'));
   mkdirSync(join(dir, 'sites-enabled'));
   writeFileSync(join(dir, 'modules-enabled', '50-mod-http-headers-more-filter.conf'), 'load_module modules/ngx_http_headers_more_filter_module.so;\n');
