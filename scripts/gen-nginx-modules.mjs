@@ -185,6 +185,16 @@ function extract(dir, spec) {
     }
     for (const m of t.matchAll(/ngx_module_t\s+(\w+)\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*&?\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)/g)) moduleOf.set(m[3], { module: m[1], type: m[4] });
   }
+  // the variables a module registers (`ngx_http_variable_t` / `ngx_stream_variable_t` tables):
+  // names, and whether a name is a prefix (NGX_HTTP_VAR_PREFIX)
+  const variables = [];
+  for (const [p, t] of texts) {
+    if (!p.endsWith('.c') || (spec.paths && !spec.paths.includes(p))) continue;
+    if (spec.modules && !spec.modules.some((m) => t.includes(`ngx_module_t  ${m}`) || t.includes(`ngx_module_t ${m}`))) continue;
+    for (const m of t.matchAll(/ngx_(?:http|stream)_variable_t\s+\w+\s*\[\s*\]\s*=\s*\{([\s\S]*?)\n\s*\}\s*;/g)) {
+      for (const e of m[1].matchAll(/\{\s*ngx_string\s*\(\s*"([^"]+)"\s*\)([^}]*)\}/g)) variables.push({ name: e[1], prefix: /VAR_PREFIX/.test(e[2]) });
+    }
+  }
   const rows = [];
   for (const [arr, { file, entries }] of arrays) {
     const mod = moduleOf.get(arr);
@@ -193,7 +203,7 @@ function extract(dir, spec) {
     if (spec.paths && !spec.paths.includes(file)) continue;
     for (const e of entries) rows.push({ name: e.name, cmodule: mod.module, file, ...commandFacts(e.name, e.tokens) });
   }
-  return rows;
+  return { rows, variables };
 }
 
 const src = process.argv[2];
@@ -217,7 +227,7 @@ for (const spec of MODULES) {
     continue;
   }
   const commit = git(dir, 'rev-parse', 'HEAD').trim();
-  const rows = extract(dir, spec);
+  const { rows, variables } = extract(dir, spec);
   const files = [...new Set(rows.map((r) => r.file))].sort();
   out.modules[spec.so] = {
     name: spec.name,
@@ -228,6 +238,7 @@ for (const spec of MODULES) {
     doc: spec.doc ?? `https://github.com/${spec.repo}#readme`,
     source: { repo: `https://github.com/${spec.repo}`, commit, files },
   };
+  if (variables.length) out.modules[spec.so].variables = [...new Map(variables.map((v) => [v.name, v])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   if (previous.modules?.[spec.so]?.missingIn) out.modules[spec.so].missingIn = previous.modules[spec.so].missingIn;
   for (const r of rows) {
     const { name, file: _f, cmodule: _c, ...facts } = r;
@@ -237,7 +248,7 @@ for (const spec of MODULES) {
     }
     (out.directives[name] ??= []).push({ so: spec.so, ...facts });
   }
-  console.log(`${spec.so}: ${rows.length} directives from ${spec.repo}@${commit.slice(0, 12)}`);
+  console.log(`${spec.so}: ${rows.length} directives, ${variables.length} variables from ${spec.repo}@${commit.slice(0, 12)}`);
 }
 out.directives = Object.fromEntries(Object.entries(out.directives).sort(([a], [b]) => (a < b ? -1 : 1)));
 writeFileSync(OUT, `${JSON.stringify(out, null, 1)}\n`);

@@ -225,3 +225,9 @@ test('completion inside rtmp blocks offers the rtmp module\'s directives; hover 
   assert.match(md, /brotli on \| off;/);
   assert.match(md, /github\.com\/google\/ngx_brotli#readme/);
 });
+
+test('variables the modules register are known ($srcache_expire, $upload_progress_…)', () => {
+  const text = 'load_module modules/ngx_http_srcache_filter_module.so;\nevents {}\nhttp { server { listen 127.0.0.1:8080; location / { add_header X-Exp $srcache_expire; add_header X-F $srcache_fetch_status; return 204; } } }\n';
+  assert.deepEqual(validateFile(parseNginx(text)).map((x) => x.message), []);
+  assert.deepEqual(validateFile(parseNginx(text.replace('$srcache_expire', '$srcache_expir'))).map((x) => x.message), ['unknown "srcache_expir" variable']);
+});

@@ -25,6 +25,8 @@ export interface LoadableModule {
   source?: { repo: string; commit: string; files: string[] };
   /** Directives the build a Debian suite packages lacks (an older release than the source read), by suite. */
   missingIn?: Record<string, string[]>;
+  /** Variables the module registers (its `ngx_http_variable_t` table). */
+  variables?: { name: string; prefix: boolean }[];
 }
 
 interface RawModuleRow {
@@ -91,6 +93,24 @@ export function addLoadableModules(map: Map<string, DirectiveVariant[]>): void {
     }
     if (list.length && !map.has(name)) map.set(name, list);
   }
+}
+
+const loadableVariables = new Map<string, { name: string; module: string; prefix: boolean }>();
+const loadablePrefixes: { name: string; module: string; prefix: boolean }[] = [];
+for (const m of LOADABLE_MODULES.values()) {
+  for (const v of m.variables ?? []) {
+    const row = { name: v.name, module: m.so, prefix: v.prefix };
+    if (v.prefix) loadablePrefixes.push(row);
+    else loadableVariables.set(v.name, row);
+  }
+}
+
+/** A variable a third-party module registers (`$srcache_expire`, `$echo_timer_elapsed`), by exact name or prefix. */
+export function loadableVariable(lower: string): { name: string; module: string; prefix: boolean } | undefined {
+  const exact = loadableVariables.get(lower);
+  if (exact) return exact;
+  for (const p of loadablePrefixes) if (lower.startsWith(p.name)) return p;
+  return undefined;
 }
 
 /** The module's own documentation for a variant of a loadable third-party module. */
