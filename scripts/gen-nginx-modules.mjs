@@ -50,12 +50,12 @@ const MODULES = [
   { so: 'ngx_rtmp_module', name: 'rtmp', title: 'RTMP', pkg: 'libnginx-mod-rtmp', repo: 'arut/nginx-rtmp-module', suites: ALL, doc: 'https://github.com/arut/nginx-rtmp-module/wiki/Directives' },
   { so: 'ngx_http_auth_spnego_module', name: 'auth-spnego', title: 'SPNEGO/Kerberos authentication', pkg: 'libnginx-mod-http-auth-spnego', repo: 'stnoonan/spnego-http-auth-nginx-module', suites: ['trixie', 'sid'] },
   { so: 'ngx_http_push_stream_module', name: 'push-stream', title: 'Push stream', pkg: 'libnginx-mod-http-push-stream', repo: 'wandenberg/nginx-push-stream-module', suites: ['trixie', 'sid'] },
-  { so: 'ngx_http_auth_jwt_module', name: 'auth-jwt', title: 'JWT authentication (kjdev)', pkg: 'libnginx-mod-http-auth-jwt', repo: 'kjdev/nginx-auth-jwt', suites: ['sid'] },
-  { so: 'ngx_http_eval_module', name: 'eval', title: 'eval', pkg: 'libnginx-mod-http-eval', repo: 'vkholodkov/nginx-eval-module', suites: ['sid'] },
+  { so: 'ngx_http_auth_jwt_module', name: 'auth-jwt', title: 'JWT authentication (TeslaGov)', pkg: 'libnginx-mod-http-auth-jwt', repo: 'TeslaGov/ngx-http-auth-jwt-module', suites: ['sid'] },
+  { so: 'ngx_http_eval_module', name: 'eval', title: 'eval', pkg: 'libnginx-mod-http-eval', repo: 'openresty/nginx-eval-module', suites: ['sid'] },
   { so: 'ngx_http_hmac_secure_link_module', name: 'hmac-secure-link', title: 'HMAC secure link', pkg: 'libnginx-mod-http-hmac-secure-link', repo: 'nginx-modules/ngx_http_hmac_secure_link_module', suites: ['sid'] },
   { so: 'ngx_http_xss_filter_module', name: 'xss', title: 'xss (cross-site JSONP)', pkg: 'libnginx-mod-http-xss', repo: 'openresty/xss-nginx-module', suites: ['sid'] },
-  { so: 'ngx_http_zstd_filter_module', name: 'zstd', title: 'Zstandard compression (filter)', pkg: 'libnginx-mod-http-zstd-filter', repo: 'tokers/zstd-nginx-module', suites: ['sid'], modules: ['ngx_http_zstd_filter_module'] },
-  { so: 'ngx_http_zstd_static_module', name: 'zstd-static', title: 'Zstandard compression (precompressed files)', pkg: 'libnginx-mod-http-zstd-static', repo: 'tokers/zstd-nginx-module', suites: ['sid'], modules: ['ngx_http_zstd_static_module'] },
+  { so: 'ngx_http_zstd_filter_module', name: 'zstd', title: 'Zstandard compression (filter)', pkg: 'libnginx-mod-http-zstd-filter', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_filter_module'] },
+  { so: 'ngx_http_zstd_static_module', name: 'zstd-static', title: 'Zstandard compression (precompressed files)', pkg: 'libnginx-mod-http-zstd-static', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_static_module'] },
 ];
 
 // nginx's context flags, as our context names (see childContext in server/src/nginx/ast.ts)
@@ -185,6 +185,16 @@ function extract(dir, spec) {
     }
     for (const m of t.matchAll(/ngx_module_t\s+(\w+)\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*&?\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)/g)) moduleOf.set(m[3], { module: m[1], type: m[4] });
   }
+  // the variables a module registers (`ngx_http_variable_t` / `ngx_stream_variable_t` tables):
+  // names, and whether a name is a prefix (NGX_HTTP_VAR_PREFIX)
+  const variables = [];
+  for (const [p, t] of texts) {
+    if (!p.endsWith('.c') || (spec.paths && !spec.paths.includes(p))) continue;
+    if (spec.modules && !spec.modules.some((m) => t.includes(`ngx_module_t  ${m}`) || t.includes(`ngx_module_t ${m}`))) continue;
+    for (const m of t.matchAll(/ngx_(?:http|stream)_variable_t\s+\w+\s*\[\s*\]\s*=\s*\{([\s\S]*?)\n\s*\}\s*;/g)) {
+      for (const e of m[1].matchAll(/\{\s*ngx_string\s*\(\s*"([^"]+)"\s*\)([^}]*)\}/g)) variables.push({ name: e[1], prefix: /VAR_PREFIX/.test(e[2]) });
+    }
+  }
   const rows = [];
   for (const [arr, { file, entries }] of arrays) {
     const mod = moduleOf.get(arr);
@@ -193,7 +203,7 @@ function extract(dir, spec) {
     if (spec.paths && !spec.paths.includes(file)) continue;
     for (const e of entries) rows.push({ name: e.name, cmodule: mod.module, file, ...commandFacts(e.name, e.tokens) });
   }
-  return rows;
+  return { rows, variables };
 }
 
 const src = process.argv[2];
@@ -203,7 +213,11 @@ if (!src) {
 }
 // the suites' gaps scripts/probe-nginx-modules.ts recorded are kept
 const previous = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : { modules: {} };
-const out = { generated: 'scripts/gen-nginx-modules.mjs from the modules\' own ngx_command_t tables; do not edit', modules: {}, directives: {} };
+const out = {
+  generated: 'scripts/gen-nginx-modules.mjs; do not edit. Facts only (directive names, context flags, argument-count flags, the module and .so) read from each module\'s ngx_command_t tables at the repository commit recorded per module; no source text is copied. missingIn: scripts/probe-nginx-modules.ts.',
+  modules: {},
+  directives: {},
+};
 let problems = 0;
 for (const spec of MODULES) {
   const dir = join(src, spec.repo.replace('/', '+'), 'repo');
@@ -213,7 +227,7 @@ for (const spec of MODULES) {
     continue;
   }
   const commit = git(dir, 'rev-parse', 'HEAD').trim();
-  const rows = extract(dir, spec);
+  const { rows, variables } = extract(dir, spec);
   const files = [...new Set(rows.map((r) => r.file))].sort();
   out.modules[spec.so] = {
     name: spec.name,
@@ -224,6 +238,7 @@ for (const spec of MODULES) {
     doc: spec.doc ?? `https://github.com/${spec.repo}#readme`,
     source: { repo: `https://github.com/${spec.repo}`, commit, files },
   };
+  if (variables.length) out.modules[spec.so].variables = [...new Map(variables.map((v) => [v.name, v])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   if (previous.modules?.[spec.so]?.missingIn) out.modules[spec.so].missingIn = previous.modules[spec.so].missingIn;
   for (const r of rows) {
     const { name, file: _f, cmodule: _c, ...facts } = r;
@@ -233,7 +248,7 @@ for (const spec of MODULES) {
     }
     (out.directives[name] ??= []).push({ so: spec.so, ...facts });
   }
-  console.log(`${spec.so}: ${rows.length} directives from ${spec.repo}@${commit.slice(0, 12)}`);
+  console.log(`${spec.so}: ${rows.length} directives, ${variables.length} variables from ${spec.repo}@${commit.slice(0, 12)}`);
 }
 out.directives = Object.fromEntries(Object.entries(out.directives).sort(([a], [b]) => (a < b ? -1 : 1)));
 writeFileSync(OUT, `${JSON.stringify(out, null, 1)}\n`);

@@ -24,7 +24,12 @@ async function main(): Promise<void> {
       else if (m.missingIn) delete m.missingIn[bin.suite];
       if (m.missingIn && Object.keys(m.missingIn).length === 0) delete m.missingIn;
     }
-    console.log(`${r.binary}: ${r.modules.length} modules, ${r.runs} runs, unknown to this build: ${JSON.stringify(r.unknownToBuild)}`);
+    const rows = Object.values(r.checked).reduce((a, b) => a + b, 0);
+    console.log(
+      `${r.binary}: ${r.modules.length} modules, ${rows} directive rows, ${r.accepted} (directive, context) pairs accepted, ` +
+        `wrong context refused ${r.rejections.held}/${r.rejections.checked}, argument counts refused ${r.arity.held}/${r.arity.checked}, ` +
+        `${r.mismatches.length} contradictions, ${r.runs} runs; unknown to this build: ${JSON.stringify(r.unknownToBuild)}`,
+    );
   }
   writeFileSync(OUT, `${JSON.stringify(data, null, 1)}\n`);
 }

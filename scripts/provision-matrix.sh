@@ -105,15 +105,16 @@ install_third_party() { # install_third_party SUITE
   chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -f --no-install-recommends "${missing[@]}" >>"$dir/$suite.modules.out" 2>&1 \
     || { chroot "$root" apt-get -o Acquire::Check-Valid-Until=false update >>"$dir/$suite.modules.out" 2>&1 \
          && chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -f --no-install-recommends "${missing[@]}" >>"$dir/$suite.modules.out" 2>&1; } || rc=$?
-  [[ $own_policy == 1 ]] && rm -f "$root/usr/sbin/policy-rc.d"
-  [[ $mounted == 1 ]] && umount "$root/proc"
+  if [[ $own_policy == 1 ]]; then rm -f "$root/usr/sbin/policy-rc.d"; fi
+  if [[ $mounted == 1 ]]; then umount "$root/proc"; fi
   if [[ $rc -ne 0 ]]; then
     echo "installing the third-party nginx modules into $root failed; last lines:" >&2
     tail -n 5 "$dir/$suite.modules.out" >&2
     return 1
   fi
 }
-for suite in trixie sid; do install_third_party "$suite"; done
+# a failure leaves the root's nginx without them (test/modules/realBinary.test.ts then says so) but the rest of the matrix usable
+for suite in trixie sid; do install_third_party "$suite" || echo "warning: the $suite root has not all its third-party nginx modules" >&2; done
 
 # --- launchers and the registry ------------------------------------------------------------
 mkdir -p "$dir/bin"

@@ -160,9 +160,10 @@ export interface ProbeReport {
  * context) and, when nginx stops at a probed line for a reason other than context or arity (a
  * value it dislikes), counts that line as accepted and runs the rest again.
  */
-export async function probeBinary(bin: MatrixBinary, concurrency = 2): Promise<ProbeReport> {
+export async function probeBinary(bin: MatrixBinary, opts: { concurrency?: number; include?: (name: string) => boolean } = {}): Promise<ProbeReport> {
+  const concurrency = opts.concurrency ?? 2;
   const installed = new Set(installedModules(bin));
-  const variants = loadableVariants().filter((v) => installed.has(v.load!));
+  const variants = loadableVariants().filter((v) => installed.has(v.load!) && (!opts.include || opts.include(v.name)));
   const dir = mkdtempSync(join(tmpdir(), 'pt-modprobe-'));
   const report: ProbeReport = { binary: `${bin.product} ${bin.version} (${bin.suite})`, modules: [...new Set(variants.map((v) => v.load!))].sort(), checked: {}, accepted: 0, unknownToBuild: {}, mismatches: [], rejections: { checked: 0, held: 0 }, arity: { checked: 0, held: 0 }, runs: 0 };
   let seq = 0;

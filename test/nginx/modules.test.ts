@@ -3,7 +3,7 @@
 // "unknown directive" when not, with a load_module fix from the host's installed modules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -13,10 +13,11 @@ import { validateFile } from '../../server/src/nginx/validation';
 import { doHover } from '../../server/src/nginx/hover';
 import { doComplete } from '../../server/src/nginx/completion';
 import { DIRECTIVES, docUrl } from '../../server/src/nginx/data';
-import { LOADABLE_MODULES, loadStateOf, modulesToLoad, standaloneLoadState } from '../../server/src/nginx/modules';
+import { builtInModules, LOADABLE_MODULES, loadStateOf, modulesToLoad, standaloneLoadState } from '../../server/src/nginx/modules';
 import { createWorkspaceIndex, validateInWorkspace } from '../../server/src/service/languageService';
 import { pathToUri } from '../../server/src/service/workspaceIndex';
 import modulesJson from '../../server/src/nginx/data/modules.json';
+import { addedModulesOf, modulesPathOf } from '../../server/src/service/hostFacts';
 
 const ISSUE = `load_module modules/ndk_http_module.so;
 load_module modules/ngx_http_lua_module.so;
@@ -129,8 +130,9 @@ test('load state: fragments and main-level includes not seen mean "maybe loaded"
   assert.deepEqual(validateFile(main, { modules: { loaded: new Set(), unknown: false } }).map((x) => x.ruleId), ['nginx/unknown-directive']);
 });
 
-test('the workspace: load_module lines in an included modules-enabled file count; a fragment of the config is judged by its main file\'s modules', () => {
+test('the workspace: load_module lines in an included modules-enabled file count; a fragment of the config is judged by its main file\'s modules', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pt-modules-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'modules-enabled'));
   mkdirSync(join(dir, 'sites-enabled'));
   writeFileSync(join(dir, 'modules-enabled', '50-mod-http-headers-more-filter.conf'), 'load_module modules/ngx_http_headers_more_filter_module.so;\n');
@@ -179,4 +181,53 @@ test('every load_module line seen and known: a name no module defines is unknown
   // a .so we know nothing of may define anything: the name keeps the information note
   const custom = text.replace('ngx_http_lua_module', 'ngx_http_custom_module');
   assert.deepEqual(validateFile(parseNginx(custom)).map((x) => x.ruleId), ['nginx/third-party-directive']);
+});
+
+test('host facts: the modules folder an nginx -V names', () => {
+  assert.equal(modulesPathOf("configure arguments: --with-cc-opt='-g -O2' --prefix=/usr/share/nginx --modules-path=/usr/lib/nginx/modules --with-http_ssl_module"), '/usr/lib/nginx/modules');
+  assert.equal(modulesPathOf('configure arguments: --prefix=/opt/nginx/ --with-http_ssl_module'), '/opt/nginx/modules');
+  assert.equal(modulesPathOf('nginx version: nginx/1.22.1'), undefined);
+});
+
+test('a binary with the module compiled in (OpenResty): no load_module needed', () => {
+  const text = 'events {}\nhttp { server { listen 127.0.0.1:8080; location / { content_by_lua_block { ngx.say(1) } more_set_headers "X: 1"; brotli on; } } }\n';
+  const openresty = { installed: [], added: ['../ngx_devel_kit-0.3.3', '../ngx_lua-0.10.26', '../headers-more-nginx-module-0.37', '../njs-0.8.4/nginx'] };
+  assert.deepEqual(builtInModules(openresty.added).sort(), ['ndk_http_module', 'ngx_http_headers_more_filter_module', 'ngx_http_js_module', 'ngx_http_lua_module', 'ngx_stream_js_module']);
+  const got = validateFile(parseNginx(text), { hostModules: () => openresty });
+  assert.deepEqual(got.map((x) => text.slice(x.start, x.end)), ['brotli']);
+  assert.deepEqual(addedModulesOf("configure arguments: --prefix=/usr/local/openresty/nginx --add-module=../ngx_lua-0.10.26 --add-dynamic-module=/src/njs/nginx"), ['../ngx_lua-0.10.26']);
+});
+
+test('a module loaded before what it needs (lua without ndk) is nginx\'s dlopen() failure, with a fix', () => {
+  const text = 'load_module modules/ngx_http_lua_module.so;\nevents {}\nhttp { lua_shared_dict d 1m; }\n';
+  const got = validateFile(parseNginx(text));
+  assert.deepEqual(got.map((x) => [x.ruleId, x.message]), [['nginx/module-order', 'ngx_http_lua_module.so needs ndk_http_module.so loaded before it (nginx\'s dlopen() fails: undefined symbol)']]);
+  const e = got[0].fixes![0].edits[0];
+  const fixed = text.slice(0, e.start) + e.newText + text.slice(e.end);
+  assert.ok(fixed.startsWith('load_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\n'));
+  assert.deepEqual(validateFile(parseNginx(fixed)), []);
+  // loaded after it: the order is the error, and adding a second line is no fix
+  const late = 'load_module modules/ngx_stream_js_module.so;\nload_module modules/ngx_stream_module.so;\nevents {}\n';
+  const [f] = validateFile(parseNginx(late));
+  assert.equal(f.ruleId, 'nginx/module-order');
+  assert.equal(f.fixes, undefined);
+  // a modules-enabled include may hold it: not judged
+  assert.deepEqual(validateFile(parseNginx(`include /etc/nginx/modules-enabled/*.conf;\n${text}`)).filter((x) => x.ruleId === 'nginx/module-order'), []);
+});
+
+test('completion inside rtmp blocks offers the rtmp module\'s directives; hover gives a syntax from the command table', () => {
+  const c = fixture('load_module modules/ngx_rtmp_module.so;\nevents {}\nrtmp { server { application live { <|> } } }\n');
+  const labels = doComplete(c.doc, parseNginx(c.text), c.cursor!, {}).items.map((i) => i.label);
+  assert.ok(labels.includes('live') && labels.includes('record'), labels.slice(0, 10).join(', '));
+  assert.ok(!labels.includes('proxy_pass'));
+  const h = fixture('load_module modules/ngx_http_brotli_filter_module.so;\nevents {}\nhttp { bro<|>tli on; }\n');
+  const md = (doHover(h.doc, parseNginx(h.text), h.cursor!, {})?.contents as { value: string }).value;
+  assert.match(md, /brotli on \| off;/);
+  assert.match(md, /github\.com\/google\/ngx_brotli#readme/);
+});
+
+test('variables the modules register are known ($srcache_expire, $upload_progress_…)', () => {
+  const text = 'load_module modules/ngx_http_srcache_filter_module.so;\nevents {}\nhttp { server { listen 127.0.0.1:8080; location / { add_header X-Exp $srcache_expire; add_header X-F $srcache_fetch_status; return 204; } } }\n';
+  assert.deepEqual(validateFile(parseNginx(text)).map((x) => x.message), []);
+  assert.deepEqual(validateFile(parseNginx(text.replace('$srcache_expire', '$srcache_expir'))).map((x) => x.message), ['unknown "srcache_expir" variable']);
 });

@@ -4,7 +4,7 @@ import directivesJson from './data/directives.json';
 import variablesJson from './data/variables.json';
 import overridesJson from './data/overrides.json';
 import { compareVersions } from '../service/version';
-import { addLoadableModules, loadableDocUrl } from './modules';
+import { addLoadableModules, loadableDocUrl, loadableVariable } from './modules';
 
 export type ValueType = 'size' | 'time' | 'number';
 
@@ -179,7 +179,7 @@ export function lookupVariable(name: string): VariableInfo | undefined {
   const exact = VARIABLES.get(lower);
   if (exact) return exact;
   for (const p of VARIABLE_PREFIXES) if (lower.startsWith(p.name)) return p;
-  return undefined;
+  return loadableVariable(lower);
 }
 
 const thirdPartyNames = new Map<string, string>();

@@ -7,7 +7,7 @@ import type { NginxFile } from './ast';
 import { blockContext, findNodeAt, variablesIn } from './ast';
 import { DIRECTIVES, docUrl, lookupVariable, thirdPartyModule, type DirectiveVariant } from './data';
 import { directiveReference, variableReference } from './reference';
-import { loadableFacts } from './modules';
+import { loadableFacts, loadableSyntax } from './modules';
 import { collectDefinedVariables, inferContext } from './validation';
 
 function stripMarkdownSyntax(s: string): string {
@@ -40,7 +40,7 @@ export function directiveMarkdown(name: string, variants: DirectiveVariant[]): s
   const parts: string[] = [];
   for (const v of variants) {
     const ref = directiveReference(v.module, name);
-    const syntax = ref?.syntax.map((s) => `${name} ${stripMarkdownSyntax(s)};`) ?? [`${name} …;`];
+    const syntax = ref?.syntax.map((s) => `${name} ${stripMarkdownSyntax(s)};`) ?? [loadableSyntax(v) ?? `${name} …;`];
     const lines = ['```nginx', ...syntax, '```'];
     const facts: string[] = [];
     if (v.default) facts.push(`**Default:** \`${name} ${v.default.replace(/\s+/g, ' ').trim()};\``);

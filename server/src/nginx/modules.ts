@@ -25,6 +25,8 @@ export interface LoadableModule {
   source?: { repo: string; commit: string; files: string[] };
   /** Directives the build a Debian suite packages lacks (an older release than the source read), by suite. */
   missingIn?: Record<string, string[]>;
+  /** Variables the module registers (its `ngx_http_variable_t` table). */
+  variables?: { name: string; prefix: boolean }[];
 }
 
 interface RawModuleRow {
@@ -93,6 +95,24 @@ export function addLoadableModules(map: Map<string, DirectiveVariant[]>): void {
   }
 }
 
+const loadableVariables = new Map<string, { name: string; module: string; prefix: boolean }>();
+const loadablePrefixes: { name: string; module: string; prefix: boolean }[] = [];
+for (const m of LOADABLE_MODULES.values()) {
+  for (const v of m.variables ?? []) {
+    const row = { name: v.name, module: m.so, prefix: v.prefix };
+    if (v.prefix) loadablePrefixes.push(row);
+    else loadableVariables.set(v.name, row);
+  }
+}
+
+/** A variable a third-party module registers (`$srcache_expire`, `$echo_timer_elapsed`), by exact name or prefix. */
+export function loadableVariable(lower: string): { name: string; module: string; prefix: boolean } | undefined {
+  const exact = loadableVariables.get(lower);
+  if (exact) return exact;
+  for (const p of loadablePrefixes) if (lower.startsWith(p.name)) return p;
+  return undefined;
+}
+
 /** The module's own documentation for a variant of a loadable third-party module. */
 export function loadableDocUrl(v: Pick<DirectiveVariant, 'load' | 'thirdParty' | 'name'>): string | undefined {
   if (!v.thirdParty || !v.load) return undefined;
@@ -105,6 +125,26 @@ export interface ModuleHostFacts {
   installed: readonly string[];
   /** `.so` base names the system loads for every config (Debian's modules-enabled). */
   enabled?: readonly string[];
+  /** Module sources compiled into the binary (`nginx -V`'s `--add-module=` paths: OpenResty builds lua in). */
+  added?: readonly string[];
+}
+
+/** The loadable modules a binary has compiled in, from its `--add-module=` paths (`../ngx_lua-0.10.26`, `../headers-more-nginx-module-0.37`). */
+export function builtInModules(added: readonly string[] | undefined): string[] {
+  if (!added?.length) return [];
+  const out: string[] = [];
+  for (const m of LOADABLE_MODULES.values()) {
+    const repo = m.source?.repo.split('/').pop()?.toLowerCase();
+    const short = `ngx_${m.name.replace(/-/g, '_')}`;
+    const hit = added.some((p) => {
+      const parts = p.toLowerCase().split('/').filter(Boolean);
+      const base = parts[parts.length - 1] === 'nginx' ? parts[parts.length - 2] ?? '' : parts[parts.length - 1] ?? '';
+      if (m.name === 'njs' || m.name === 'njs-stream') return base === 'njs' || base.startsWith('njs-');
+      return (repo !== undefined && base.startsWith(repo)) || base === short || base.startsWith(`${short}-`);
+    });
+    if (hit) out.push(m.so);
+  }
+  return out;
 }
 
 /** Which loadable modules a configuration loads. */
@@ -240,4 +280,47 @@ export function allLoadedKnown(s: ModuleLoadState, coreModules: () => Iterable<s
   }
   for (const so of s.loaded) if (!LOADABLE_MODULES.has(so) && !standardModules.has(so)) return false;
   return true;
+}
+
+/**
+ * A `load_module` line whose module needs another (`requires`) not loaded before it: nginx's
+ * dlopen() fails there. Before it means an earlier `load_module` of the same list, or, when the
+ * requirement is not loaded in this list at all, anywhere in the configuration (the load state:
+ * Debian's modules-enabled files are read in name order, ndk's `10-` before lua's `50-`).
+ */
+export function loadOrderFinding(d: Directive, list: readonly Directive[], index: number, s: ModuleLoadState): { ruleId: string; start: number; end: number; message: string; fixes?: { title: string; edits: { start: number; end: number; newText: string }[]; safe: boolean }[] } | undefined {
+  const so = soBaseName(d.args[0].value);
+  const m = LOADABLE_MODULES.get(so);
+  if (!m || !m.requires.length) return undefined;
+  const before = new Set<string>();
+  const after = new Set<string>();
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    if (x.entry || x.name !== 'load_module' || !x.args[0]) continue;
+    if (i < index) before.add(soBaseName(x.args[0].value));
+    else if (i > index) after.add(soBaseName(x.args[0].value));
+  }
+  const missing = m.requires.filter((r) => !before.has(r) && (after.has(r) || (!s.unknown && !s.loaded.has(r))));
+  if (!missing.length) return undefined;
+  const dir = d.args[0].value.includes('/') ? d.args[0].value.slice(0, d.args[0].value.lastIndexOf('/') + 1) : '';
+  const lines = missing.map((r) => `load_module ${dir}${r}.so;\n`).join('');
+  return {
+    ruleId: 'nginx/module-order',
+    start: d.nameStart,
+    end: d.args[0].end,
+    message: `${so}.so needs ${missing.map((r) => `${r}.so`).join(' and ')} loaded before it (nginx's dlopen() fails: undefined symbol)`,
+    fixes: after.size && missing.every((r) => after.has(r)) ? undefined : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: false }],
+  };
+}
+
+/** A syntax line for a third-party directive from its command table's shape (`brotli on | off;`, `more_set_headers value ...;`, `content_by_lua_block { ... }`). */
+export function loadableSyntax(v: Pick<DirectiveVariant, 'name' | 'thirdParty' | 'flag' | 'block' | 'min' | 'max'>): string | undefined {
+  if (!v.thirdParty) return undefined;
+  if (v.flag) return `${v.name} on | off;`;
+  const words: string[] = [];
+  for (let i = 0; i < v.min; i++) words.push('value');
+  if (v.max < 0) words.push(v.min ? '...' : '[value ...]');
+  else for (let i = v.min; i < v.max; i++) words.push('[value]');
+  const head = [v.name, ...words].join(' ');
+  return v.block ? `${head} { ... }` : `${head};`;
 }

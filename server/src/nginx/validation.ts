@@ -19,7 +19,7 @@ import {
   type DirectiveVariant,
   type ValueType,
 } from './data';
-import { allLoadedKnown, describeModule, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
+import { allLoadedKnown, builtInModules, describeModule, loadOrderFinding, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
 
 const DOC = 'https://nginx.org/en/docs/';
 const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
@@ -43,6 +43,7 @@ export const NGINX_RULES: RuleMeta[] = [
   rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
   rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
   rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a loadable module (a third-party one packaged by distributions, or njs) that works only when a `load_module` line loads it, and not all of the configuration\'s `load_module` lines can be seen from here (a fragment whose main file is not open, an `include` in the main context this machine cannot read). Where they can be seen, a directive of a module not loaded is an unknown directive, as for nginx.'),
+  rule('module-order', 'correctness', 'error', 'Module loaded before what it needs', 'Some loadable modules use another one\'s symbols (Debian\'s lua and set-misc need ndk, the stream modules need ngx_stream_module): nginx stops at a `load_module` line whose module needs one not loaded before it (dlopen() fails with "undefined symbol").'),
   rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
   rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
   rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
@@ -455,7 +456,9 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const findings: Finding[] = [];
   for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
   const context = opts.context ?? 'main';
-  const modules = opts.modules ?? standaloneLoadState(file, context);
+  let modules = opts.modules ?? standaloneLoadState(file, context);
+  // a .so we know nothing of (a module built by hand, a renamed one) may define any name
+  if (!modules.unknown && !allLoadedKnown(modules, coreModuleNames)) modules = { loaded: modules.loaded, unknown: true };
   const known = definedVariables.get(file);
   const collecting = known ? undefined : new Set<string>();
   const c: Ctx = {
@@ -558,14 +561,24 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         case 'listen':
           if (!variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
           break;
+        case 'load_module':
+          if (ctx === 'main' && d.args[0]) {
+            const f = loadOrderFinding(d, list, i, c.modules);
+            if (f) c.findings.push(f);
+          }
+          break;
       }
     }
     if (name === 'server' && d.block) {
       if (ctx === 'http' && c.isMain && parent) checkCertificates(c, d, parent);
       if (listens) listens.addServer(c, d);
     }
-    // a block of a module not loaded: nginx stops at its name, its content means nothing yet
-    if (d.block && !d.rawBody && r?.notLoaded === undefined) {
+    // a block of a module not loaded: nginx stops at its name, its content is not judged (its variables still count)
+    if (d.block && !d.rawBody && r?.notLoaded !== undefined) {
+      if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
+      continue;
+    }
+    if (d.block && !d.rawBody) {
       const inner = childContext(ctx, name);
       if (inner.startsWith('block:')) {
         // unknown block: its content is not ours to judge (its variables still count)
@@ -796,7 +809,7 @@ function* coreModuleNames(): Iterable<string> {
 
 function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
   // with every load_module line seen and each naming a module we know, nothing else can define it
-  const tp = c.modules.unknown || !allLoadedKnown(c.modules, coreModuleNames) ? thirdPartyModule(d.name) : undefined;
+  const tp = c.modules.unknown ? thirdPartyModule(d.name) : undefined;
   if (tp) {
     c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
     return;
@@ -828,7 +841,8 @@ function notLoadedDirective(c: Ctx, d: Directive, sos: string[]): void {
       const at = loadInsertOffset(c.file);
       const lines = need.map((x) => `load_module modules/${x}.so;`);
       const newText = at.before ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
-      f.fixes = [{ title: `Load the module: ${lines.join(' ')}`, edits: [{ start: at.offset, end: at.offset, newText }], safe: true }];
+      // offered, not applied by fix-all: loading a module is a change of the server, not a repair of the text
+      f.fixes = [{ title: `Load the module: ${lines.join(' ')}`, edits: [{ start: at.offset, end: at.offset, newText }], safe: false }];
     }
   }
   c.findings.push(f);
@@ -842,6 +856,15 @@ function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefin
     return undefined;
   }
   if (r.notLoaded !== undefined) {
+    // a binary with the module compiled in (OpenResty's lua) needs no load_module: asked only here
+    const builtIn = builtInModules(c.hostModules?.()?.added);
+    if (builtIn.some((so) => r.notLoaded!.includes(so))) {
+      if (!builtIn.every((so) => c.modules.loaded.has(so))) {
+        c.modules = { loaded: new Set([...c.modules.loaded, ...builtIn]), unknown: c.modules.unknown };
+        c.tables = tablesFor(c.version, c.modules);
+      }
+      return checkDirective(c, d, ctx, resolveLoaded(DIRECTIVES.get(name)!, name, ctx, c.version, c.modules));
+    }
     notLoadedDirective(c, d, r.notLoaded);
     return undefined;
   }

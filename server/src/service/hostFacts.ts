@@ -41,7 +41,12 @@ export function localHostFacts(): HostFacts | undefined {
   return cached;
 }
 
-let modulesCached: { installed: string[] } | undefined | null = null;
+let modulesCached: { installed: string[]; added: string[] } | undefined | null = null;
+
+/** The sources of modules compiled into the binary (`--add-module=PATH`, not the dynamic ones). */
+export function addedModulesOf(nginxV: string): string[] {
+  return [...nginxV.matchAll(/--add-module=('[^']*'|\S+)/g)].map((m) => m[1].replace(/^'|'$/g, ''));
+}
 
 /** The modules folder an `nginx -V` names (`--modules-path`, else the prefix's `modules`). */
 export function modulesPathOf(nginxV: string): string | undefined {
@@ -57,7 +62,7 @@ export function modulesPathOf(nginxV: string): string | undefined {
  * for the quick fix that adds a `load_module` line. Undefined without a binary or when turned off
  * (as localHostFacts). Never throws; asked once per process, and only when a directive needs it.
  */
-export function localNginxModules(explicitPath?: string): { installed: string[] } | undefined {
+export function localNginxModules(explicitPath?: string): { installed: string[]; added: string[] } | undefined {
   if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1' || process.env.PROXY_TUNER_NO_HOST_FACTS === '1') return undefined;
   if (modulesCached !== null) return modulesCached;
   modulesCached = undefined;
@@ -65,14 +70,21 @@ export function localNginxModules(explicitPath?: string): { installed: string[] 
     const bin = findBinary('nginx', explicitPath);
     if (!bin) return undefined;
     const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const dir = modulesPathOf(`${r.stdout ?? ''}\n${r.stderr ?? ''}`);
-    if (!dir) return undefined;
+    const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+    if (!/nginx version/.test(out)) return undefined;
+    const dir = modulesPathOf(out);
     const installed: string[] = [];
-    for (const f of readdirSync(dir)) {
-      const m = /^(\w+)\.so$/.exec(f);
-      if (m) installed.push(m[1]);
+    try {
+      if (dir) {
+        for (const f of readdirSync(dir)) {
+          const m = /^(\w+)\.so$/.exec(f);
+          if (m) installed.push(m[1]);
+        }
+      }
+    } catch {
+      // no modules folder: nothing to load
     }
-    modulesCached = { installed };
+    modulesCached = { installed, added: addedModulesOf(out) };
   } catch {
     modulesCached = undefined;
   }

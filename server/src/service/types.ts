@@ -39,7 +39,7 @@ export interface ServiceSettings {
   rules?: Record<string, RuleSeverity>;
   host?: HostFacts;
   /** The local nginx's loadable modules (`.so` files in its modules folder), for the load_module fix; read when first needed. */
-  nginxModules?: { installed: readonly string[]; enabled?: readonly string[] };
+  nginxModules?: { installed: readonly string[]; enabled?: readonly string[]; added?: readonly string[] };
   /**
    * Whether diagnostics carry their quick fixes (`data.fixes`, positions resolved). Default true;
    * `check` without `--fix` shows no fixes and turns it off (on a config with thousands of
