@@ -455,6 +455,13 @@ function haproxyDiff(byVersion) {
   return out;
 }
 
+/** Objects with their keys sorted (arrays keep their order), so a re-run writes the same bytes. */
+function sorted(x) {
+  if (Array.isArray(x)) return x.map(sorted);
+  if (x && typeof x === 'object') return Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])]));
+  return x;
+}
+
 async function main() {
   const bins = loadBinaries();
   if (!bins.length) throw new Error('no matrix binaries (.matrix/binaries.json): run scripts/provision-matrix.sh');
@@ -472,7 +479,7 @@ async function main() {
     const diff = nginxDiff(byVersion);
     const file = join(root, 'server/src/nginx/data/versions.json');
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify({ generated: GENERATED, ...diff }, null, 1) + '\n');
+    writeFileSync(file, JSON.stringify({ generated: GENERATED, ...sorted(diff) }, null, 1) + '\n');
     console.log(`nginx: ${Object.keys(diff.directives).length} directives with per-version facts -> ${file}`);
   }
   if (only !== 'nginx') {
@@ -485,7 +492,7 @@ async function main() {
     }
     const diff = haproxyDiff(byVersion);
     const file = join(root, 'server/src/haproxy/data/versions.json');
-    writeFileSync(file, JSON.stringify({ generated: GENERATED, ...diff }, null, 1) + '\n');
+    writeFileSync(file, JSON.stringify({ generated: GENERATED, ...sorted(diff) }, null, 1) + '\n');
     console.log(`haproxy: ${Object.keys(diff.global).length} global, ${Object.keys(diff.proxy).length} proxy keywords differ -> ${file}`);
   }
   console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -331,11 +331,17 @@ function adjust(base: DirectiveVariant[], f: VersionFacts, probed: string[], tar
     if (later.length) return base.map((v) => ({ ...v, since: v.since && compareVersions(v.since, target) > 0 ? v.since : later[0], firstSeenIn: later[0], knownIn: undefined }));
     return base.map((v) => ({ ...v, until: v.until && compareVersions(v.until, target) <= 0 ? v.until : probed[0] }));
   }
-  const out = base.map((v) => ({ ...v, contexts: [...v.contexts], since: v.since && compareVersions(v.since, target) > 0 ? undefined : v.since, until: v.until && compareVersions(v.until, target) <= 0 ? undefined : v.until }));
-  // known here: present at the version whatever the documented version says, and not commercial-only
+  // known by the target's own branch's binary: present whatever the documented version says (a
+  // backport), and not commercial-only; a target between two probed branches (or older than all)
+  // keeps the documented bounds, which are finer than the probed versions
+  const exact = probed.length === 1 && branch(probed[0]) === branch(target);
+  const out = base.map((v) => ({ ...v, contexts: [...v.contexts] }));
   for (const v of out) {
-    v.since = undefined;
-    v.until = undefined;
+    if (exact) {
+      v.since = undefined;
+      v.until = undefined;
+      v.knownIn = undefined;
+    }
     v.commercial = false;
   }
   if (f.contexts) {
