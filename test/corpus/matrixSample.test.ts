@@ -37,12 +37,15 @@ test('the verdict table holds: a sample of the corpus re-judged by every matrix 
     assert.equal(r.status, 0, r.stderr);
     const again = readTable(readFileSync(out, 'utf8'));
     assert.equal(again.length, files.length * 3);
-    const key = (x: VersionVerdict) => `${x.product} ${x.version} ${x.file}`;
+    // by release branch: a matrix provisioned later may have a newer patch release (sid moves);
+    // then this test tells whether the table still holds for it
+    const key = (x: VersionVerdict) => `${x.product} ${x.version.split('.').slice(0, 2).join('.')} ${x.file}`;
     const committed = new Map(rows.map((x) => [key(x), x]));
     const differ: string[] = [];
     for (const x of again) {
       const c = committed.get(key(x));
-      if (!c || c.verdict !== x.verdict || c.class !== x.class || c.line !== x.line) differ.push(`${key(x)}: table ${c?.verdict}/${c?.class}/${c?.line}, binary now ${x.verdict}/${x.class}/${x.line} ${x.message}`);
+      if (!c || c.verdict !== x.verdict || c.class !== x.class || c.line !== x.line)
+        differ.push(`${key(x)}: table (${c?.version}) ${c?.verdict}/${c?.class}/${c?.line}, binary ${x.version} now ${x.verdict}/${x.class}/${x.line} ${x.message}`);
     }
     assert.deepEqual(differ, []);
     // the sample covers what the table is for: files some versions accept and others refuse
