@@ -399,6 +399,15 @@ async function probeHaproxy(bin) {
       const names = r.out.split('\n').map((l) => /^(?:\[[ Y.]*\]\s*)?([a-z0-9_.]+)[(:]/.exec(l)?.[1]).filter(Boolean);
       facts[what] = [...new Set(names)].sort();
     }
+    // bind and server options, and rule actions, the binary registers (-dKcfg)
+    {
+      const r = await run(bin.path, ['-dKcfg', '-q', '-c', '-f', '/dev/null']);
+      const lines = r.out.split('\n').map((l) => l.trim());
+      const pick = (re) => [...new Set(lines.map((l) => re.exec(l)?.[1]?.replace(/\*$/, '')).filter(Boolean))].sort();
+      facts.bindOptions = pick(/^bind <addr> (\S+)/);
+      facts.serverOptions = pick(/^server <name> <addr> (\S+)/);
+      facts.actions = pick(/^(?:http-request|http-response|http-after-response|tcp-request \S+|tcp-response \S+|quic-initial) (\S+)/);
+    }
     for (const s of Object.keys(kw.sections)) {
       if (['global', 'defaults', 'frontend', 'backend', 'listen'].includes(s)) continue;
       const r = await probe(`${s} x\n`);
@@ -437,7 +446,10 @@ function haproxyDiff(byVersion) {
   const versions = Object.keys(byVersion);
   const out = { versions, global: {}, proxy: {}, sections: {}, stats: {}, converters: {}, fetches: {}, checks: {} };
   // converters and fetches: the full list each version registers (the documented versions miss backports)
-  for (const what of ['converters', 'fetches']) for (const v of versions) out[what][v] = byVersion[v][what] ?? [];
+  for (const what of ['converters', 'fetches', 'bindOptions', 'serverOptions', 'actions']) {
+    out[what] ??= {};
+    for (const v of versions) out[what][v] = byVersion[v][what] ?? [];
+  }
   const kw = JSON.parse(readFileSync(join(root, 'server/src/haproxy/data/keywords.json'), 'utf8'));
   const docSince = (part, k) => (part === 'global' ? kw.global[k]?.since : part === 'proxy' ? kw.proxy[k]?.since : kw.sections[k]?.since);
   const older = (a, b) => a.split('.').map(Number).reduce((d, x, i) => d || x - (b.split('.').map(Number)[i] ?? 0), 0) < 0;

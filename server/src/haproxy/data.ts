@@ -90,6 +90,10 @@ const probed = probedJson as unknown as {
   /** version -> the converters / sample fetches its binary registers (-dKcnv / -dKsmp) */
   converters: Record<string, string[]>;
   fetches: Record<string, string[]>;
+  /** version -> bind / server options and rule actions its binary registers (-dKcfg) */
+  bindOptions?: Record<string, string[]>;
+  serverOptions?: Record<string, string[]>;
+  actions?: Record<string, string[]>;
   /** `stats` sub-keywords -> versions whose binary knows them */
   stats: Record<string, string[]>;
   checks: Record<string, Record<string, { refused: boolean; warned: boolean; message: string }>>;
@@ -216,13 +220,17 @@ function cmp(a: string, b: string): number {
 }
 
 /** Which table and name a Versioned entry is, for the probed facts (filled once, below the tables). */
-const entryNames = new WeakMap<Versioned, ['global' | 'proxy' | 'converters' | 'fetches', string]>();
+type ProbedList = 'converters' | 'fetches' | 'bindOptions' | 'serverOptions' | 'actions';
+const entryNames = new WeakMap<Versioned, ['global' | 'proxy' | ProbedList, string]>();
 for (const [n, i] of GLOBAL) entryNames.set(i, ['global', n]);
 for (const [n, i] of PROXY) entryNames.set(i, ['proxy', n]);
 for (const [n, i] of CONVERTERS) entryNames.set(i, ['converters', n]);
 for (const [n, i] of FETCHES) entryNames.set(i, ['fetches', n]);
+for (const [n, i] of BIND_OPTIONS) entryNames.set(i, ['bindOptions', n]);
+for (const [n, i] of SERVER_OPTIONS) entryNames.set(i, ['serverOptions', n]);
+for (const [n, i] of ACTIONS) entryNames.set(i, ['actions', n]);
 const probedSets = new Map<string, Set<string>>();
-const probedSet = (what: 'converters' | 'fetches', v: string): Set<string> => {
+const probedSet = (what: ProbedList, v: string): Set<string> => {
   let set = probedSets.get(`${what} ${v}`);
   if (!set) probedSets.set(`${what} ${v}`, (set = new Set(probed[what]?.[v] ?? [])));
   return set;
@@ -242,7 +250,7 @@ function probedKnows(info: Versioned, target: string): boolean {
   const i = PROBED_VERSIONS.findIndex((v) => compareVersions(branchOf(v), t) > 0);
   const asked = same ? [same] : [PROBED_VERSIONS[i - 1], PROBED_VERSIONS[i]];
   const [what, name] = e;
-  if (what === 'converters' || what === 'fetches') return asked.some((v) => probed[what]?.[v] !== undefined && probedSet(what, v).has(name));
+  if (what !== 'global' && what !== 'proxy') return asked.some((v) => probed[what]?.[v] !== undefined && probedSet(what, v).has(name));
   const known = probed[what]?.[name];
   return asked.some((v) => (known ? known.includes(v) : false));
 }
