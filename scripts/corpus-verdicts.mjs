@@ -223,20 +223,33 @@ export function firstError(lang, out, confName, prefix) {
     const at = / in (\S+):(\d+)$/.exec(msg);
     return { line: at && at[1].endsWith(confName) ? Number(at[2]) : 0, message: clean(at ? msg.slice(0, at.index) : msg) };
   }
+  const strip = (a) => a.replace(/^.*?\[(ALERT|WARNING)\]\s*(\(\d+\)\s*)?:?\s*/, '').replace(/^config\s*:\s*/, '');
+  const inFile = (a) => {
+    const p = /\[([^\]\s]+):(\d+)\]/.exec(a);
+    return p && p[1].endsWith(confName) ? Number(p[2]) : 0;
+  };
   const alerts = out.split('\n').filter((l) => /\[ALERT\]/.test(l));
   const lines = [];
   let first;
   for (const a of alerts) {
-    const p = /\[([^\]\s]+):(\d+)\]/.exec(a);
-    if (p && p[1].endsWith(confName)) lines.push(Number(p[2]));
-    const msg = a.replace(/^.*?\[ALERT\]\s*(\(\d+\)\s*)?:?\s*/, '');
-    if (first === undefined && !/Fatal errors found in configuration|Error\(s\) found in configuration file/.test(msg)) first = { line: p && p[1].endsWith(confName) ? Number(p[2]) : 0, message: clean(msg) };
+    const msg = strip(a);
+    if (/Fatal errors found in configuration|Error\(s\) found in configuration file/.test(msg)) continue;
+    if (inFile(a)) lines.push(inFile(a));
+    if (first === undefined) first = { line: inFile(a), message: clean(msg) };
   }
-  return { ...(first ?? { line: 0, message: clean(alerts[0] ?? out.split('\n')[0] ?? '') }), lines: [...new Set(lines)] };
+  if (first === undefined) {
+    // refused for a warning (3.2's deprecated `program` section): the warning names the line
+    const w = out.split('\n').find((l) => /\[WARNING\]/.test(l) && inFile(l));
+    if (w) {
+      first = { line: inFile(w), message: clean(strip(w)) };
+      lines.push(first.line);
+    }
+  }
+  return { ...(first ?? { line: 0, message: clean(strip(alerts[0] ?? out.split('\n')[0] ?? '')) }), lines: [...new Set(lines)] };
 }
 
 /** Errors of the environment rather than of the file (what a linter cannot see). */
-const ENV_ERROR = /host not found|No such file or directory|getpwnam|getgrnam|dlopen|cannot load certificate|BIO_new|PEM_read|SSL_CTX_use|unable to load|could not resolve|Cannot create|cannot open|unable to stat|Permission denied|is already loaded|unable to find CA file|unable to configure CA|failed to load|not found in CRL|resolver/i;
+const ENV_ERROR = /does not support the QUIC|unknown service name|use-service|Lua file|'lua\.|host not found|No such file or directory|getpwnam|getgrnam|dlopen|cannot load certificate|BIO_new|PEM_read|SSL_CTX_use|unable to load|could not resolve|Cannot create|cannot open|unable to stat|Permission denied|is already loaded|unable to find CA file|unable to configure CA|failed to load|not found in CRL/i;
 
 /** ok, env or genuine, from the binary's error and what the corpus says of the file at 1.22/2.6. */
 export function classify(row, verdict, err) {

@@ -2,6 +2,7 @@
 import keywordsJson from './data/keywords.json';
 import optionsJson from './data/options.json';
 import samplesJson from './data/samples.json';
+import probedJson from './data/versions.json';
 import { compareVersions } from '../service/version';
 import { DESCRIPTIONS, EXTRA_ADDRESS_PREFIXES, REMOVED } from './overrides';
 
@@ -78,6 +79,65 @@ function toMap<T>(t: Table<T>): Map<string, T> {
 export const SECTIONS = toMap(kw.sections);
 export const GLOBAL = toMap(kw.global);
 export const PROXY = toMap(kw.proxy);
+
+// ---------- facts probed from the matrix binaries (versions.json, scripts/probe-versions.mjs) ----------
+
+const probed = probedJson as unknown as {
+  versions: string[];
+  /** global / proxy keywords -> versions whose binary knows them (absent: every probed version) */
+  global: Record<string, string[]>;
+  proxy: Record<string, string[]>;
+  /** version -> the converters / sample fetches its binary registers (-dKcnv / -dKsmp) */
+  converters: Record<string, string[]>;
+  fetches: Record<string, string[]>;
+  /** version -> bind / server options and rule actions its binary registers (-dKcfg) */
+  bindOptions?: Record<string, string[]>;
+  serverOptions?: Record<string, string[]>;
+  actions?: Record<string, string[]>;
+  /** `stats` sub-keywords -> versions whose binary knows them */
+  stats: Record<string, string[]>;
+  checks: Record<string, Record<string, { refused: boolean; warned: boolean; message: string }>>;
+};
+
+/** The matrix versions whose binaries were probed, oldest first. */
+export const PROBED_VERSIONS: readonly string[] = [...probed.versions].sort(compareVersions);
+
+// `stats` sub-keywords every probed binary knows but the keyword matrix leaves out (`stats show-modules`)
+for (const [sub, known] of Object.entries(probed.stats)) {
+  const like = PROXY.get('stats enable');
+  if (like && known.length === PROBED_VERSIONS.length && !PROXY.has(`stats ${sub}`)) PROXY.set(`stats ${sub}`, { ...like, syntax: [`stats ${sub}`] });
+}
+
+const branchOf = (v: string): string => v.split('.').slice(0, 2).join('.');
+
+/**
+ * What the matrix binaries said of one probed check (`duplicate server name`, `program section`)
+ * at a target version: `refused` / `warned` / `accepted` at its own branch's binary; for a target
+ * between two probed branches, `refused` only when both refuse (else `warned` if either warns or
+ * refuses); newer than every probed binary: the newest one's answer; older: the oldest one's.
+ */
+export function probedCheck(name: string, target: string): 'refused' | 'warned' | 'accepted' | undefined {
+  const byVersion = probed.checks[name];
+  if (!byVersion || !PROBED_VERSIONS.length) return undefined;
+  const at = (v: string) => (byVersion[v]?.refused ? 'refused' : byVersion[v]?.warned ? 'warned' : 'accepted');
+  const t = branchOf(target);
+  const same = PROBED_VERSIONS.find((v) => branchOf(v) === t);
+  if (same) return at(same);
+  if (compareVersions(t, branchOf(PROBED_VERSIONS[0])) < 0) return at(PROBED_VERSIONS[0]);
+  const newest = PROBED_VERSIONS[PROBED_VERSIONS.length - 1];
+  if (compareVersions(t, branchOf(newest)) > 0) return at(newest);
+  const i = PROBED_VERSIONS.findIndex((v) => compareVersions(branchOf(v), t) > 0);
+  const a = at(PROBED_VERSIONS[i - 1]);
+  const b = at(PROBED_VERSIONS[i]);
+  if (a === 'refused' && b === 'refused') return 'refused';
+  return a === 'accepted' && b === 'accepted' ? 'accepted' : 'warned';
+}
+
+/** The oldest probed version whose binary refuses (or warns about) a check; for messages. */
+export function probedFirst(name: string, what: 'refused' | 'warned'): string | undefined {
+  const byVersion = probed.checks[name];
+  return PROBED_VERSIONS.find((v) => byVersion?.[v]?.[what] || (what === 'warned' && byVersion?.[v]?.refused));
+}
 /** Action names with trailing digits folded (`track-sc0` → `track-sc`). */
 export const ACTIONS = new Map<string, ActionInfo>();
 for (const [n, e] of Object.entries(kw.actions)) {
@@ -159,8 +219,44 @@ function cmp(a: string, b: string): number {
   return r;
 }
 
+/** Which table and name a Versioned entry is, for the probed facts (filled once, below the tables). */
+type ProbedList = 'converters' | 'fetches' | 'bindOptions' | 'serverOptions' | 'actions';
+const entryNames = new WeakMap<Versioned, ['global' | 'proxy' | ProbedList, string]>();
+for (const [n, i] of GLOBAL) entryNames.set(i, ['global', n]);
+for (const [n, i] of PROXY) entryNames.set(i, ['proxy', n]);
+for (const [n, i] of CONVERTERS) entryNames.set(i, ['converters', n]);
+for (const [n, i] of FETCHES) entryNames.set(i, ['fetches', n]);
+for (const [n, i] of BIND_OPTIONS) entryNames.set(i, ['bindOptions', n]);
+for (const [n, i] of SERVER_OPTIONS) entryNames.set(i, ['serverOptions', n]);
+for (const [n, i] of ACTIONS) entryNames.set(i, ['actions', n]);
+const probedSets = new Map<string, Set<string>>();
+const probedSet = (what: ProbedList, v: string): Set<string> => {
+  let set = probedSets.get(`${what} ${v}`);
+  if (!set) probedSets.set(`${what} ${v}`, (set = new Set(probed[what]?.[v] ?? [])));
+  return set;
+};
+
+/**
+ * Whether the matrix binary of the target's branch (or, between two probed branches, either
+ * neighbour) knows an entry the documentation dates later: a backport (`has_ctl` in 3.2.26).
+ * Only ever makes an entry available; a target outside the probed branches is not judged.
+ */
+function probedKnows(info: Versioned, target: string): boolean {
+  const e = entryNames.get(info);
+  if (!e || !PROBED_VERSIONS.length) return false;
+  const t = branchOf(target);
+  if (compareVersions(t, branchOf(PROBED_VERSIONS[0])) < 0 || compareVersions(t, branchOf(PROBED_VERSIONS[PROBED_VERSIONS.length - 1])) > 0) return false;
+  const same = PROBED_VERSIONS.find((v) => branchOf(v) === t);
+  const i = PROBED_VERSIONS.findIndex((v) => compareVersions(branchOf(v), t) > 0);
+  const asked = same ? [same] : [PROBED_VERSIONS[i - 1], PROBED_VERSIONS[i]];
+  const [what, name] = e;
+  if (what !== 'global' && what !== 'proxy') return asked.some((v) => probed[what]?.[v] !== undefined && probedSet(what, v).has(name));
+  const known = probed[what]?.[name];
+  return asked.some((v) => (known ? known.includes(v) : false));
+}
+
 export function availability(info: Versioned, target: string): 'ok' | 'newer' | 'removed' {
-  if (info.since && cmp(target, info.since) < 0) return 'newer';
+  if (info.since && cmp(target, info.since) < 0) return probedKnows(info, target) ? 'ok' : 'newer';
   if (info.until && cmp(target, info.until) >= 0) return 'removed';
   return 'ok';
 }

@@ -23,6 +23,8 @@ import {
   PREDEFINED_ACLS,
   PROXY,
   PROXY_KINDS,
+  probedCheck,
+  probedFirst,
   SECTIONS,
   SECTION_KEYWORDS_MAP,
   SERVER_OPTIONS,
@@ -95,6 +97,7 @@ export const HAPROXY_RULES: RuleMeta[] = [
   rule('unknown-backend', 'correctness', 'error', '`use_backend`/`default_backend` names a backend that does not exist.', 'HAProxy fails at start-up when a switching rule names a missing backend.', '4.2-use_backend'),
   rule('undeclared-acl', 'correctness', 'error', 'Condition uses an ACL that is not declared (before it) in this section.', 'ACLs are looked up when the rule is read: they must be declared earlier in the same section, or be predefined.', '7.2'),
   rule('duplicate-proxy', 'correctness', 'error', 'Two proxies or sections of the same kind share a name.', 'Names must be unique per capability: HAProxy rejects the second declaration.', '4'),
+  rule('duplicate-server', 'correctness', 'error', 'Two servers of one backend share a name.', 'Every version of HAProxy refuses a second `server` line with a name already used in the same proxy ("please use distinct names").', '5.2'),
   rule('mode-mismatch', 'correctness', 'error', 'An HTTP frontend switches to a TCP backend.', 'HAProxy refuses to route from an `http` frontend to a `tcp` backend.', '4.2-mode'),
   rule('missing-timeout', 'correctness', 'warning', 'Proxy without `timeout connect`, `timeout client` or `timeout server`.', 'Without these timeouts stuck connections pile up forever; HAProxy warns at start-up.', '4.2-timeout%20client', 'Add the missing timeouts'),
   rule('defaults-rules', 'correctness', 'error', 'Proxy inherits from a `defaults` section whose rules it cannot inherit.', 'Only frontends and backends may inherit TCP/HTTP rules from a named defaults section, and backends not connection/session rules.', '4'),
@@ -112,6 +115,8 @@ const SIZE_RE = /^\d+[kmgKMG]?$/;
 const INT_RE = /^-?\d+$/;
 
 interface ProxyFacts {
+  /** `server` names of this proxy, with their line (duplicate-server). */
+  servers?: Map<string, Statement>;
   section: Section;
   kind: string;
   name: string;
@@ -268,6 +273,7 @@ function checkHeader(c: Checker, sec: Section): void {
   if (info && !c.ok(info)) c.version(info, kwWord, `The '${sec.keyword}' section`);
   const args = sec.header.args;
   const kind = sec.keyword;
+  if (kind === 'program' && (!info || c.ok(info))) checkProgramSection(c, kwWord);
   if (kind === 'global') {
     if (args.length) c.add('arg', { start: args[0].start, end: args[args.length - 1].end }, `'global' takes no argument (each setting goes on its own line).`);
     return;
@@ -291,6 +297,18 @@ function checkHeader(c: Checker, sec: Section): void {
     return;
   }
   if (kind !== 'traces' && kind !== 'crt-store' && !args.length) c.add('arg', kwWord, `'${kind}' needs a name.`);
+}
+
+/** `program` sections: deprecated, refused from the probed 3.2 on unless `expose-deprecated-directives` is set. */
+function checkProgramSection(c: Checker, at: Word): void {
+  const verdict = probedCheck('program section', c.target);
+  if (!verdict || verdict === 'accepted') return;
+  const exposed = c.file.sections.some((s) => s.keyword === 'global' && s.statements.some((st) => !st.disabled && st.keyword?.value === 'expose-deprecated-directives'));
+  if (exposed) return;
+  const first = probedFirst('program section', 'refused');
+  if (verdict === 'refused')
+    c.add('deprecated', at, `The 'program' section is deprecated: HAProxy ${c.target} refuses it unless 'global' sets 'expose-deprecated-directives' (HAProxy ${first ?? ''} does); supervise programs outside HAProxy.`, { severity: 'error', deprecated: true });
+  else c.add('deprecated', at, `The 'program' section is deprecated${first ? ` (HAProxy ${first} refuses it without 'expose-deprecated-directives')` : ''}.`, { deprecated: true });
 }
 
 function checkTime(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
@@ -670,6 +688,12 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       }
       checkServer(c, st, k === 'server' ? args.slice(2) : args, k);
       if (k === 'server' && !args[1] && args[0]) c.add('arg', args[0], `'server ${args[0].value}' needs an address.`);
+      if (k === 'server' && args[0] && !args[0].envVars) {
+        const servers = (x.facts.servers ??= new Map());
+        const prev = servers.get(args[0].value);
+        if (prev) c.add('duplicate-server', args[0], `${kind} '${x.facts.name}', another server named '${args[0].value}' was already defined at line ${prev.line + 1}, please use distinct names.`);
+        else servers.set(args[0].value, st);
+      }
       if (k === 'server' && !args[0]) c.add('arg', kw, `'server' needs a name and an address.`);
       break;
     case 'bind':
@@ -973,6 +997,10 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
             break;
           }
         }
+        // a frontend and a backend may share a name, but newer versions warn that it will not last
+        const other = kind === 'frontend' ? byKindName.get(`backend:${facts.name}`) : kind === 'backend' ? byKindName.get(`frontend:${facts.name}`) : undefined;
+        if (other && sec.name && other.kind !== 'listen' && probedCheck('duplicate frontend and backend name', c.target) === 'warned')
+          c.add('duplicate-proxy', sec.name, `${kind} '${facts.name}' has the same name as the ${other.kind} on line ${other.section.header.line + 1}; HAProxy ${c.target} warns that this will not be supported any more.`, { severity: 'warning' });
         for (const cap of capabilities(kind)) byKindName.set(`${cap}:${facts.name}`, facts);
         proxies.push(facts);
       }

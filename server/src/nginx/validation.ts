@@ -11,6 +11,8 @@ import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
 import {
   DIRECTIVES,
+  directivesAt,
+  entryKeywordMissing,
   deprecation,
   DIRECTIVE_NAMES,
   lookupVariable,
@@ -323,7 +325,13 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
     const newer = here.filter((v) => variantInVersion(v, version) === 'newer');
     let refusalRule: string;
     let refusalMessage: string;
-    if (newer.length) {
+    // the documented version when it is later than the target, else what the probe saw
+    const seen = newer.find((v) => v.firstSeenIn && v.since === v.firstSeenIn)?.firstSeenIn;
+    if (newer.length && seen) {
+      // probed: the target's binary does not know it, a newer one of the matrix does
+      refusalRule = 'nginx/needs-newer-version';
+      refusalMessage = `"${name}" is unknown to nginx ${fmtTarget(version)}; nginx ${seen} knows it`;
+    } else if (newer.length) {
       const since = newer.map((v) => v.since!).sort()[0];
       refusalRule = 'nginx/needs-newer-version';
       refusalMessage = `"${name}" needs nginx >= ${since} (target is ${fmtTarget(version)})`;
@@ -513,12 +521,13 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         const args = d.args;
         for (let j = 0; j < args.length; j++) checkVariables(c, args[j]);
       }
+      if ((parentName === 'geo' || parentName === 'map') && c.version) checkEntryKeyword(c, d, ctx === 'stream' ? `stream/${parentName}` : parentName);
       continue;
     }
     const name = d.name;
     let r = table.get(name);
     if (r === undefined) {
-      const all = DIRECTIVES.get(name);
+      const all = directivesAt(name, c.version);
       if (all) table.set(name, (r = resolveLoaded(all, name, ctx, c.version, c.modules)));
     }
     if (collecting) addDefinitions(collecting, d, parent, c.captures, r ? r.defines : definitionKind(name));
@@ -588,6 +597,15 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       visitList(c, d.block.children, inner, d);
     }
   }
+}
+
+/** A `geo`/`map` keyword line (`volatile;`, `ranges;`) the target version does not know yet (probed). */
+function checkEntryKeyword(c: Ctx, d: Directive, block: string): void {
+  const kw = d.nameWord.value;
+  const missing = entryKeywordMissing(block, kw, c.version);
+  if (!missing) return;
+  const where = block.replace('stream/', '');
+  c.findings.push({ ruleId: 'nginx/needs-newer-version', start: d.nameStart, end: d.nameEnd, message: `"${kw}" in a "${where}" block is unknown to nginx ${c.version}${missing.firstSeenIn ? `; nginx ${missing.firstSeenIn} knows it` : ''}` });
 }
 
 function hasUpstreamServer(children: Directive[]): boolean {
@@ -773,13 +791,17 @@ class ListenTable {
       const d = children[i];
       if (d.name !== 'listen' || d.entry || !d.args.length) continue;
       const args = d.args;
-      const addr = listenAddress(args[0].value);
-      if (!addr) continue;
+      const tcpAddr = listenAddress(args[0].value);
+      if (!tcpAddr) continue;
+      // `quic` listens on UDP: beside `listen ... ssl` on the same address it is another socket
+      let quic = false;
+      for (let j = 1; j < args.length && !quic; j++) if (args[j].value === 'quic') quic = true;
+      const addr = quic ? `${tcpAddr}/udp` : tcpAddr;
       const start = d.nameStart;
       const end = args[args.length - 1].end;
       if (own === undefined) own = new Set();
       if (own.has(addr)) {
-        c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate listen ${addr}` });
+        c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate listen ${tcpAddr}` });
         continue;
       }
       own.add(addr);
@@ -795,8 +817,8 @@ class ListenTable {
         this.byAddr.set(addr, { defaultServer: isDefault, options });
         continue;
       }
-      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${addr}` });
-      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `duplicate listen options for ${addr}` });
+      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${tcpAddr}` });
+      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `duplicate listen options for ${tcpAddr}` });
       prev.defaultServer ||= isDefault;
       prev.options ||= options;
     }
@@ -945,6 +967,12 @@ function hasVariable(w: Word): boolean {
 
 function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
   const words = d.args;
+  if (v.refusedValues && words[0] && v.refusedValues.includes(words[0].value)) {
+    const w = words[0];
+    c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive for nginx ${c.version} (newer versions accept it)` });
+    return;
+  }
+  if (v.refusedParams) checkRefusedParams(c, d, v);
   if (v.flag) {
     const w = words[0];
     if (w && !hasVariable(w)) {
@@ -985,6 +1013,22 @@ function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
       const what = t.types.join(' or ');
       c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `"${d.name}" directive invalid value "${w.value}": expected a ${what}${t.values.length ? ` or ${t.values.map((x) => `"${x}"`).join(', ')}` : ''}` });
     }
+  }
+}
+
+/** Parameters (`resolve`, `weight=`) the target version's binary refuses (probed). */
+function checkRefusedParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
+  const refused = v.refusedParams!;
+  const args = d.args;
+  for (let i = 1; i < args.length; i++) {
+    const w = args[i];
+    const eq = w.value.indexOf('=');
+    const key = eq >= 0 ? w.value.slice(0, eq + 1) : w.value;
+    if (!(key in refused)) continue;
+    const since = v.params?.[key];
+    if (since && c.version && olderThan(c.version, since)) continue; // checkListenParams says it
+    const seen = refused[key];
+    c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"${d.name} ... ${key.replace(/=$/, '')}" is unknown to nginx ${c.version}${seen ? `; nginx ${seen} accepts it` : ''}` });
   }
 }
 
