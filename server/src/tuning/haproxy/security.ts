@@ -1,0 +1,255 @@
+// HAProxy security checks: the stats page and socket open to the network, backends chosen by
+// client input, X-Forwarded-For without hygiene, and TLS settings (ciphers, certificate
+// verification, DH size). Each pushes Findings against the rows of rules.ts.
+import type { Fix, Finding } from '../../service/rules';
+import type { SampleExpr, Section, Statement, Word } from '../../haproxy/ast';
+import { weakCipherTokens } from '../tls';
+import { defaultsOf, find, frontendsOf, insertAfterStatement, live, modeOf, type HaproxyCheckContext } from './checks';
+
+type Ctx = HaproxyCheckContext;
+
+function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+  ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
+}
+
+const PROXIES = new Set(['frontend', 'backend', 'listen']);
+
+export function runHaproxySecurityChecks(ctx: Ctx): void {
+  checkStats(ctx);
+  checkStatsSocket(ctx);
+  checkClientChosenBackend(ctx);
+  checkForwardFor(ctx);
+  checkTls(ctx);
+}
+
+/** The section's live `stats <sub>` lines, then its defaults' (stats settings are inherited). */
+function statsLines(ctx: Ctx, sec: Section, sub: string): Statement[] {
+  const own = find(ctx, sec, 'stats').filter((s) => s.sub?.value === sub);
+  if (own.length || sec.keyword === 'defaults') return own;
+  const def = defaultsOf(ctx, sec);
+  return def ? find(ctx, def, 'stats').filter((s) => s.sub?.value === sub) : [];
+}
+
+/** Whether a listening address is on this host only (loopback, a UNIX socket, an inherited fd). */
+export function isLocalAddress(addr: string): boolean {
+  const a = addr.trim();
+  if (a === '') return false;
+  if (/^(unix@|abns@|fd@|sockpair@|\/|\.\/)/.test(a)) return true;
+  const m = /^(?:ipv4@|ipv6@|tcp@|tcp4@|tcp6@|udp@|quic4@|quic6@)?(.*)$/.exec(a)!;
+  let host = m[1];
+  const br = /^\[([^\]]*)\]/.exec(host);
+  if (br) host = br[1];
+  else {
+    const i = host.lastIndexOf(':');
+    // IPv6 without brackets: HAProxy takes the part after the last colon as the port
+    if (i >= 0) host = host.slice(0, i);
+  }
+  if (host === '' || host === '*' || host === '0.0.0.0' || host === '::') return false;
+  return /^127\./.test(host) || host === '::1' || host === 'localhost' || host.startsWith('${');
+}
+
+function bindsOf(ctx: Ctx, sec: Section): Statement[] {
+  const own = find(ctx, sec, 'bind');
+  if (own.length || sec.keyword !== 'backend') return [...own];
+  return frontendsOf(ctx, sec).flatMap((f) => [...find(ctx, f, 'bind')]);
+}
+
+const exposedBind = (b: Statement): Word | undefined => {
+  const w = b.args[0];
+  if (!w) return undefined;
+  return w.value.split(',').some((p) => !isLocalAddress(p)) ? w : undefined;
+};
+
+/** Access limits that guard a proxy: any conditional deny / reject / auth rule. */
+function restricted(ctx: Ctx, secs: Section[]): boolean {
+  for (const s of secs) {
+    for (const st of live(s)) {
+      const k = st.keyword!.value;
+      const sub = st.sub?.value ?? '';
+      if ((k === 'http-request' || k === 'tcp-request') && /^(deny|reject|auth|tarpit|silent-drop|connection|content|session)$/.test(sub)) {
+        if (sub === 'connection' || sub === 'content' || sub === 'session') {
+          if (st.args.some((a) => a.value === 'reject' || a.value === 'silent-drop')) return true;
+          continue;
+        }
+        return true;
+      }
+      if (k === 'stats' && (sub === 'auth' || sub === 'http-request')) return true;
+    }
+  }
+  void ctx;
+  return false;
+}
+
+function checkStats(ctx: Ctx): void {
+  const reported = new Set<Statement>();
+  for (const sec of ctx.file.sections) {
+    if (!PROXIES.has(sec.keyword)) continue;
+    const on = [...statsLines(ctx, sec, 'enable'), ...statsLines(ctx, sec, 'uri')].sort((a, b) => a.start - b.start);
+    if (!on.length || modeOf(ctx, sec) !== 'http') continue;
+    if (statsLines(ctx, sec, 'auth').length || statsLines(ctx, sec, 'http-request').length) continue;
+    const scope = [sec, ...(defaultsOf(ctx, sec) ? [defaultsOf(ctx, sec)!] : []), ...(sec.keyword === 'backend' ? frontendsOf(ctx, sec) : [])];
+    if (restricted(ctx, scope)) continue;
+    const exposed = bindsOf(ctx, sec).map(exposedBind).find((w) => w);
+    if (!exposed) continue;
+    const st = on[0];
+    if (reported.has(st)) continue;
+    reported.add(st);
+    const admin = statsLines(ctx, sec, 'admin')[0];
+    add(ctx, 'haproxy/stats-no-auth', st.sub ?? st.keyword!, `The stats page of ${sec.keyword} ${sec.name?.value ?? ''} is served on ${exposed.value} without \`stats auth\` or an access rule: anyone who reaches the port sees every backend and server${admin ? ', and `stats admin` lets them disable servers' : ''}. Add \`stats auth\`, bind it to 127.0.0.1, or restrict it with \`http-request deny unless { src ... }\`.`, admin ? {} : {});
+  }
+}
+
+function checkStatsSocket(ctx: Ctx): void {
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'global') continue;
+    for (const st of find(ctx, sec, 'stats')) {
+      if (st.sub?.value !== 'socket') continue;
+      const w = st.args[1];
+      if (!w || isLocalAddress(w.value) || !/(^(ipv4@|ipv6@|tcp@|tcp4@|tcp6@))|:\d+$|^:/.test(w.value)) continue;
+      const level = st.args.findIndex((a) => a.value === 'level');
+      const lv = level >= 0 ? st.args[level + 1]?.value : 'admin';
+      add(ctx, 'haproxy/stats-socket-exposed', w, `The runtime API listens on ${w.value}, a network address, at level ${lv}: it has no authentication, so anyone who reaches the port can ${lv === 'user' ? 'read the stats and tables' : 'disable servers, change weights and maps, or read the tables'}. Use a UNIX socket (\`stats socket /run/haproxy/admin.sock mode 600 level admin\`) or 127.0.0.1.`, lv === 'user' ? { severity: 'information' } : {});
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// client input that chooses the backend
+
+const CLIENT_FETCH = /^(req\.)?(f?hdr|hdr_val|hdr_ip|hdr_cnt|cook|cook_val|cook_cnt|body|body_param|body_len)$|^(url|url_param|urlp|urlp_val|path|pathq|query|base|base32|url32|capture\.req\.(hdr|uri|method|ver)|req\.ver|req\.uri|http_auth_user)$/;
+
+function fromClient(s: SampleExpr, clientVars: Set<string>): boolean {
+  if (s.converters.some((c) => c.name.startsWith('map'))) return false; // constrained to the map's values
+  if (s.fetch === 'var') return clientVars.has((s.args[0] ?? '').trim());
+  return CLIENT_FETCH.test(s.fetch);
+}
+
+const HDR_FETCH = /^(req\.)?(f?hdr)(_[a-z]+)?$/;
+
+function checkClientChosenBackend(ctx: Ctx): void {
+  // variables set from client input (http-request set-var(txn.x) <expr>)
+  const clientVars = new Set<string>();
+  for (const sec of ctx.file.sections) {
+    for (const st of live(sec)) {
+      if (st.keyword!.value !== 'http-request' && st.keyword!.value !== 'tcp-request') continue;
+      const setVar = st.args.find((a) => /^set-var(-fmt)?\(/.test(a.value));
+      if (!setVar) continue;
+      const name = /^set-var(?:-fmt)?\(([^),]+)/.exec(setVar.value)?.[1];
+      const samples = st.samples.filter((s) => s.start >= setVar.end && (!st.condition || s.end <= st.condition.start));
+      if (name && samples.some((s) => fromClient(s, clientVars))) clientVars.add(name.trim());
+    }
+  }
+  for (const sec of ctx.file.sections) {
+    if (!PROXIES.has(sec.keyword)) continue;
+    const statements = live(sec);
+    const acls = new Map<string, Statement[]>();
+    for (const st of statements) {
+      if (st.keyword!.value !== 'acl' || !st.acl) continue;
+      const n = st.acl.name.value;
+      const list = acls.get(n);
+      if (list) list.push(st);
+      else acls.set(n, [st]);
+    }
+    // headers that a routing rule reads, with the rule
+    const routedBy = new Map<string, Statement>();
+    for (const st of statements) {
+      const k = st.keyword!.value;
+      if (k !== 'use_backend' && k !== 'use-server') continue;
+      const target = st.args[0];
+      const dynamic = target && target.value.includes('%[') ? st.samples.filter((s) => s.start >= target.start && s.end <= target.end) : [];
+      const client = dynamic.find((s) => fromClient(s, clientVars));
+      if (client) {
+        add(ctx, 'haproxy/client-chosen-backend', target, `${k} takes the ${k === 'use_backend' ? 'backend' : 'server'} name from client input (\`${ctx.text.slice(client.start, client.end)}\`): a client can route itself to any ${k === 'use_backend' ? 'backend of this file, internal ones included' : 'server'}. Look the value up in a map (\`,map(/etc/haproxy/hosts.map,default_backend)\`) so only listed names are reachable.`);
+      }
+      const samples: SampleExpr[] = [...dynamic];
+      for (const t of st.condition?.terms ?? []) {
+        if (t.kind === 'anonymous' && t.sample) samples.push(t.sample);
+        if (t.kind === 'acl' && t.name) for (const a of acls.get(t.name) ?? []) if (a.acl?.sample) samples.push(a.acl.sample);
+      }
+      for (const s of samples) if (HDR_FETCH.test(s.fetch) && s.args[0]) if (!routedBy.has(s.args[0].toLowerCase())) routedBy.set(s.args[0].toLowerCase(), st);
+    }
+    if (!routedBy.size) continue;
+    for (const st of statements) {
+      if (st.keyword!.value !== 'http-request') continue;
+      const sub = st.sub?.value;
+      if (sub !== 'set-header' && sub !== 'add-header') continue;
+      const header = st.args[1];
+      const rule = header && routedBy.get(header.value.toLowerCase());
+      if (!rule) continue;
+      const value = st.args[2];
+      if (!value) continue;
+      const client = st.samples.find((s) => s.start >= value.start && s.end <= value.end && fromClient(s, clientVars));
+      if (!client) continue;
+      add(ctx, 'haproxy/client-chosen-backend', header, `This copies client input (\`${ctx.text.slice(client.start, client.end)}\`) into ${header.value}, which chooses the backend (line ${rule.line + 1}): the client picks where its request goes. Derive the header from a map or a fixed value, or route on something the client cannot set.`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// X-Forwarded-For
+
+function checkForwardFor(ctx: Ctx): void {
+  let hygiene: boolean | undefined;
+  for (const sec of ctx.file.sections) {
+    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    for (const st of find(ctx, sec, 'option forwardfor')) {
+      if (st.prefix?.value === 'no') continue;
+      if (modeOf(ctx, sec) !== 'http' && sec.keyword !== 'defaults') continue;
+      const headerIdx = st.args.findIndex((a) => a.value === 'header');
+      const header = (headerIdx >= 0 ? st.args[headerIdx + 1]?.value : undefined) ?? 'X-Forwarded-For';
+      hygiene ??= ctx.file.sections.some((s) =>
+        live(s).some((x) => x.keyword!.value === 'http-request' && (x.sub?.value === 'del-header' || x.sub?.value === 'set-header') && x.args[1]?.value.toLowerCase() === header.toLowerCase()),
+      );
+      if (hygiene) continue;
+      const ifNone = st.args.find((a) => a.value === 'if-none');
+      const fixes: Fix[] = sec.keyword === 'defaults' ? [] : [{ title: `Add http-request del-header ${header}`, safe: false, edits: [insertAfterStatement(ctx, st, [`http-request del-header ${header}`])] }];
+      if (ifNone) {
+        add(ctx, 'haproxy/forwardfor-no-hygiene', ifNone, `\`option forwardfor if-none\` passes the ${header} a client sent unchanged and adds nothing then: the backend logs and trusts whatever address the client claims. Delete the client's header first (\`http-request del-header ${header}\`), or drop if-none.`, { fixes });
+      } else {
+        add(ctx, 'haproxy/forwardfor-no-hygiene', st.sub ?? st.keyword!, `\`option forwardfor\` appends the client address, but the ${header} a client sent itself stays in front of it: a backend that reads the first address trusts what the client claims. Delete the incoming header (\`http-request del-header ${header}\`) unless a trusted proxy sits in front.`, { severity: 'information', fixes });
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TLS
+
+function checkTls(ctx: Ctx): void {
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword === 'global') {
+      for (const st of live(sec)) {
+        const k = st.keyword!.value;
+        if ((k === 'ssl-default-bind-ciphers' || k === 'ssl-default-server-ciphers') && st.args[0]) {
+          const weak = weakCipherTokens(st.args[0].value);
+          if (weak.length) add(ctx, 'haproxy/ssl-weak-ciphers', st.args[0], `\`${k}\` enables broken ciphers (${weak.join(', ')}): exclude them or use a current list (for example the Mozilla "intermediate" one).`);
+        }
+        if (k === 'tune.ssl.default-dh-param') {
+          const n = Number(st.args[0]?.value);
+          if (Number.isFinite(n) && n < 2048) add(ctx, 'haproxy/weak-dh-param', st.args[0], `Diffie-Hellman parameters of ${n} bits can be broken (Logjam): use 2048 or more.`);
+        }
+        if (k === 'ssl-server-verify' && st.args[0]?.value === 'none') {
+          add(ctx, 'haproxy/server-ssl-verify-none', st.args[0], '`ssl-server-verify none` turns off certificate checks for every TLS server connection: anyone on the path can impersonate the backends. Verify against a CA (`ca-file`).');
+        }
+      }
+      continue;
+    }
+    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    for (const st of live(sec)) {
+      const k = st.keyword!.value;
+      if (k !== 'bind' && k !== 'server' && k !== 'default-server') continue;
+      const ci = st.args.findIndex((a) => a.value === 'ciphers');
+      if (ci >= 0 && st.args[ci + 1]) {
+        const weak = weakCipherTokens(st.args[ci + 1].value);
+        if (weak.length) add(ctx, 'haproxy/ssl-weak-ciphers', st.args[ci + 1], `These \`ciphers\` enable broken ciphers (${weak.join(', ')}): exclude them or use a current list.`);
+      }
+      if (k === 'server') {
+        const v = st.args.findIndex((a) => a.value === 'verify');
+        const addr = st.args[1]?.value ?? '';
+        if (v >= 0 && st.args[v + 1]?.value === 'none' && st.args.some((a) => a.value === 'ssl') && !isLocalAddress(addr)) {
+          add(ctx, 'haproxy/server-ssl-verify-none', st.args[v + 1], `TLS to ${addr} without certificate verification: anyone on the path can impersonate this server. Use \`verify required ca-file ...\`${/^\d|^\[/.test(addr) ? '' : ' (and `verifyhost`)'}.`);
+        }
+      }
+    }
+  }
+}
