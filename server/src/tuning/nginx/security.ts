@@ -98,16 +98,7 @@ function checkSplitting(ctx: Ctx, flow: NginxFlow): void {
     if (it.w.raw.indexOf('$') >= 0) items.push(it);
   };
   for (const { d, scope } of flow.sinks.get('add_header') ?? []) if (d.args[1]) push({ d, scope, w: d.args[1], what: `the response header ${d.args[0].value}` });
-  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) {
-    for (let i = 0; i < d.args.length; i++) {
-      const a = d.args[i];
-      if (a.value === '-s' || a.value === '-t') {
-        i++;
-        continue;
-      }
-      push({ d, scope, w: a, what: 'a response header (more_set_headers)' });
-    }
-  }
+  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) for (const w of headerWords(d.args)) push({ d, scope, w, what: 'a response header (more_set_headers)' });
   for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) if (d.args[1]) push({ d, scope, w: d.args[1], what: `the header ${d.args[0].value} sent to the upstream` });
   for (const { d, scope } of flow.sinks.get('proxy_pass') ?? []) if (d.args[0]) push({ d, scope, w: d.args[0], what: 'the request line sent to the upstream' });
   for (const { d, scope } of flow.sinks.get('return') ?? []) {
@@ -213,7 +204,8 @@ const ORIGIN_VARS = new Set(['$http_origin', '$http_referer']);
 function checkOrigins(ctx: Ctx, flow: NginxFlow): void {
   for (const { d, scope } of flow.sinks.get('if') ?? []) {
     const p = ifParts(d);
-    if (!p.subject || !p.op || !p.pattern || p.op.startsWith('!')) continue;
+    // `!~` guards the same way (a crafted value that matches is let through): both count
+    if (!p.subject || !p.op || !p.pattern) continue;
     const subject = p.subject.value.replace(/^\(\s*/, '');
     if (!ORIGIN_VARS.has(subject) || !isHttp(scope)) continue;
     const text = ifPatternText(d);
@@ -320,7 +312,7 @@ function originBypass(js: RegExp, pattern: string, kind: 'origin' | 'referer' | 
 function checkHeaderHygiene(ctx: Ctx, flow: NginxFlow): void {
   for (const name of ['add_header', 'more_set_headers']) {
     for (const { d } of flow.sinks.get(name) ?? []) {
-      const words = name === 'add_header' ? d.args.slice(1, 2) : d.args;
+      const words = name === 'add_header' ? d.args.slice(1, 2) : headerWords(d.args);
       for (const w of words) {
         if (w.value.indexOf('\n') < 0) continue;
         const written = /\r?\n/.test(w.raw);
@@ -337,6 +329,16 @@ function checkHeaderHygiene(ctx: Ctx, flow: NginxFlow): void {
       fixes: () => [{ title: `Use default_type ${d.args[1].value}`, safe: false, edits: [replace(d.start, d.end, `default_type ${d.args[1].raw};`)] }],
     });
   }
+}
+
+/** The header arguments of `more_set_headers` (the values of `-s` statuses and `-t` types skipped). */
+function headerWords(args: Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i].value === '-s' || args[i].value === '-t') i++;
+    else out.push(args[i]);
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
