@@ -261,7 +261,14 @@ describe('nginx/allow-without-deny', () => {
     expectNone('nginx', main('        location /admin/ {\n            allow 10.0.0.0/8;\n            deny all;\n        }\n'), 'nginx/allow-without-deny');
     expectNone('nginx', main('        location / {\n            deny 192.0.2.1;\n            allow all;\n        }\n'), 'nginx/allow-without-deny');
     expectNone('nginx', main('        location / {\n            allow all;\n        }\n'), 'nginx/allow-without-deny');
+    expectNone('nginx', main('        allow 10.0.0.0/8;\n        location / {\n            deny all;\n        }\n        deny all;\n'), 'nginx/allow-without-deny');
     expectNone('nginx', main('        location / {\n            satisfy any;\n            allow 10.0.0.0/8;\n            auth_basic "x";\n            auth_basic_user_file /etc/nginx/htpasswd;\n        }\n'), 'nginx/allow-without-deny');
+  });
+});
+
+describe('nginx/allow-without-deny in stream', () => {
+  it('flags a stream server too (the stream access module works alike)', () => {
+    expectRule('nginx', 'events {}\nstream {\n    server {\n        listen 12345;\n        <|allow|> 10.0.0.0/8;\n        proxy_pass 127.0.0.1:8080;\n    }\n}\n', 'nginx/allow-without-deny');
   });
 });
 
@@ -359,5 +366,41 @@ describe('security rules never throw on odd input', () => {
       assert.ok(Array.isArray(diagnostics));
       assert.equal(only(diagnostics, 'nginx/ssrf-proxy-pass').length <= 2, true);
     }
+  });
+});
+
+describe('nginx/error-log-off', () => {
+  it('flags error_log off and discards the log instead', () => {
+    const { doc, found } = expectRule('nginx', 'error_log <|off|>;\nevents {}\n', 'nginx/error-log-off');
+    assert.equal(applyFix(doc, found[0]), 'error_log /dev/null crit;\nevents {}\n');
+    expectNone('nginx', 'error_log /var/log/nginx/error.log warn;\nevents {}\nhttp {\n    access_log off;\n}\n', 'nginx/error-log-off');
+  });
+});
+
+describe('nginx/location-regex-unanchored', () => {
+  it('flags an extension pattern without $, a warning when it passes requests on', () => {
+    const { doc, found } = expectRule('nginx', main(R`        location ~ <|\.php|> {
+            fastcgi_pass unix:/run/php/php-fpm.sock;
+        }
+`), 'nginx/location-regex-unanchored');
+    assert.equal(found[0].severity, 2);
+    assert.match(applyFix(doc, found[0]), /location ~ \\\.php\$ \{/);
+    const { found: f2 } = expectRule('nginx', main(R`        location ~* <|\.(jpg|png)|> {
+            expires 30d;
+        }
+`), 'nginx/location-regex-unanchored');
+    assert.equal(f2[0].severity, 3);
+  });
+  it('accepts anchored patterns and prefixes', () => {
+    expectNone('nginx', main(R`        location ~ \.php$ {
+            fastcgi_pass unix:/run/php/php-fpm.sock;
+        }
+        location ~ ^/api/ {
+            return 204;
+        }
+        location /x.php {
+            return 204;
+        }
+`), 'nginx/location-regex-unanchored');
   });
 });

@@ -410,6 +410,26 @@ const rows: Row[] = [
       'These ciphers are broken or unauthenticated: RC4 and 3DES (Sweet32) leak plaintext, export and NULL ciphers barely encrypt, anonymous suites allow a man in the middle. A list that names them, or `ALL` without `!aNULL`, offers them to any client that asks.',
     docUrl: `${SSL}#ssl_ciphers`,
   },
+  {
+    id: 'nginx/error-log-off',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`error_log off` writes a log file named `off`',
+    why:
+      'Unlike `access_log`, `error_log` has no `off` value: the word is taken as a file name, so nginx keeps logging into `off` under its prefix, where nobody looks and nothing rotates it. Discard errors with `error_log /dev/null crit;` (or keep a real log).',
+    docUrl: `${CORE}#error_log`,
+    fix: 'Replaces it with `error_log /dev/null crit;`.',
+  },
+  {
+    id: 'nginx/location-regex-unanchored',
+    category: 'security',
+    severity: 'warning',
+    title: 'A regex location for a file extension without `$` (`location ~ \\.php`)',
+    why:
+      'Without `$` the pattern matches the extension anywhere in the path: `location ~ \\.php` also takes `/uploads/avatar.php.jpg` and `/x.php/anything`, and when it passes requests to PHP-FPM (or another backend) an uploaded file with such a name may be executed. A warning when the location passes requests on, else information.',
+    docUrl: `${HTTP_CORE}#location`,
+    fix: 'Appends `$` to the pattern (not applied automatically: `/x.php/info` style paths may be intended).',
+  },
 ];
 
 export const NGINX_TUNING_RULES: RuleMeta[] = rows.map((r) => ({ ...r, language: 'nginx' }));

@@ -3,7 +3,7 @@
 // header hygiene rules. Each pushes Findings against the rows of rules.ts.
 import type { Fix, Finding, FixEdit } from '../../service/rules';
 import type { Directive, Word } from '../../nginx/ast';
-import { variablesIn } from '../../nginx/ast';
+import { childContext, variablesIn } from '../../nginx/ast';
 import { flowOf, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../../nginx/flow';
 import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type ParsedRegex } from '../../nginx/regex';
 import { indentAt, insertLinesAfter, replace } from '../text';
@@ -36,6 +36,7 @@ export function runSecurityChecks(ctx: Ctx): void {
   checkResolver(ctx, flow);
   checkRedos(ctx, flow);
   checkCiphers(ctx);
+  checkUnanchoredExtension(ctx, flow);
 }
 
 const isHttp = (s: FlowScope): boolean => {
@@ -351,23 +352,34 @@ function named(list: readonly Directive[], name: string): Directive[] {
 }
 
 function checkAccess(ctx: Ctx, flow: NginxFlow): void {
-  const levels: { children: Directive[]; scope: FlowScope | undefined }[] = [{ children: ctx.file.directives, scope: undefined }, ...flow.scopes.map((s) => ({ children: s.children, scope: s }))];
+  // every level of the tree, stream servers included (the stream access module works alike)
+  const levels: { children: Directive[]; up: { children: Directive[] }[]; ctx: string }[] = [];
+  const walk = (children: Directive[], up: { children: Directive[] }[], context: string): void => {
+    levels.push({ children, up, ctx: context });
+    for (const d of children) {
+      if (d.entry || !d.block || d.rawBody || !d.block.children.length) continue;
+      const inner = childContext(context, d.name);
+      if (inner.startsWith('block:') || inner === 'map' || inner === 'upstream' || inner === 'stream/upstream') continue;
+      walk(d.block.children, [{ children }, ...up], inner);
+    }
+  };
+  walk(ctx.file.directives, [], ctx.top.inner);
   for (const l of levels) {
     const allows = named(l.children, 'allow');
     const denies = named(l.children, 'deny');
     // allow without deny: everyone not listed is allowed too
-    if (allows.length && !denies.length && allows.some((a) => a.args[0]?.value !== 'all') && !satisfyAny(l.scope, l.children)) {
+    if (allows.length && !denies.length && allows.some((a) => a.args[0]?.value !== 'all') && !satisfyAny(l.children, l.up)) {
       const last = allows[allows.length - 1];
       add(ctx, 'nginx/allow-without-deny', last.nameWord, '`allow` without `deny`: addresses that match no rule are allowed anyway, so this restricts nothing. End the list with `deny all;`.', {
         fixes: () => [{ title: 'Add deny all', safe: false, edits: [insertLinesAfter(ctx.text, last.end, ['deny all;'], indentAt(ctx.text, last.start))] }],
       });
     }
-    // return runs in the rewrite phase, before allow/deny and auth are checked
+    // return runs in the rewrite phase, before allow/deny and auth are checked (HTTP only: stream's return runs last)
+    if (l.ctx !== 'location' && l.ctx !== 'server') continue;
     const guarded = allows.length > 0 || denies.length > 0 || named(l.children, 'auth_basic').some((a) => a.args[0]?.value !== 'off') || named(l.children, 'auth_request').some((a) => a.args[0]?.value !== 'off');
-    if (guarded && l.scope && (l.scope.ctx === 'location' || l.scope.ctx === 'server')) {
-      for (const r of named(l.children, 'return')) {
-        add(ctx, 'nginx/return-bypasses-access', r.nameWord, '`return` answers in the rewrite phase, before the access phase where `allow`/`deny` and authentication run: every client gets this response. Move the access rules to an enclosing block, or the `return` into a nested location.');
-      }
+    if (!guarded) continue;
+    for (const r of named(l.children, 'return')) {
+      add(ctx, 'nginx/return-bypasses-access', r.nameWord, '`return` answers in the rewrite phase, before the access phase where `allow`/`deny` and authentication run: every client gets this response. Move the access rules to an enclosing block, or the `return` into a nested location.');
     }
   }
   for (const { d, scope } of flow.sinks.get('stub_status') ?? []) {
@@ -388,10 +400,9 @@ function ancestors(scope: FlowScope): Directive[][] {
   return out;
 }
 
-function satisfyAny(scope: FlowScope | undefined, children: Directive[]): boolean {
-  for (const d of named(children, 'satisfy')) if (d.args[0]?.value === 'any') return true;
-  for (let s = scope?.up; s; s = s.up) {
-    const sat = named(s.children, 'satisfy');
+function satisfyAny(children: Directive[], up: { children: Directive[] }[]): boolean {
+  for (const list of [children, ...up.map((u) => u.children)]) {
+    const sat = named(list, 'satisfy');
     if (sat.length) return sat[sat.length - 1].args[0]?.value === 'any';
   }
   return false;
@@ -464,6 +475,12 @@ function checkCiphers(ctx: Ctx): void {
   const visit = (list: readonly Directive[]): void => {
     for (const d of list) {
       if (d.entry) continue;
+      if (d.name === 'error_log' && d.args[0]?.value === 'off') {
+        const w = d.args[0];
+        add(ctx, 'nginx/error-log-off', w, '`error_log off` does not turn the log off: nginx writes it to a file named `off` (relative to its prefix). Use `error_log /dev/null crit;` to discard it.', {
+          fixes: [{ title: 'Use error_log /dev/null crit', safe: true, edits: [replace(w.start, d.args[d.args.length - 1].end, '/dev/null crit')] }],
+        });
+      }
       if ((d.name === 'ssl_ciphers' || d.name === 'proxy_ssl_ciphers' || d.name === 'grpc_ssl_ciphers') && d.args[0]) {
         const weak = weakCipherTokens(d.args[0].value);
         if (weak.length) add(ctx, 'nginx/ssl-ciphers-weak', d.args[0], `\`${d.name}\` enables broken ciphers (${weak.join(', ')}): exclude them (\`!aNULL:!MD5:!RC4:!3DES\`), or use a current list such as \`HIGH:!aNULL:!MD5\`.`);
@@ -472,4 +489,25 @@ function checkCiphers(ctx: Ctx): void {
     }
   };
   visit(ctx.file.directives);
+}
+
+// ---------------------------------------------------------------------------------------------
+// regex locations for a file extension without `$`
+
+const PASS_NAMES = new Set(PASSES);
+
+function checkUnanchoredExtension(ctx: Ctx, flow: NginxFlow): void {
+  for (const { d } of flow.sinks.get('location') ?? []) {
+    if (d.args.length < 2 || (d.args[0].value !== '~' && d.args[0].value !== '~*')) continue;
+    const w = d.args[d.args.length - 1];
+    // `\.php`, `\.(php|phtml)`, `\.php[0-9]?` at the very end, with no `$` after it
+    const m = /\\\.(\(\??:?[A-Za-z0-9|]+\)|[A-Za-z0-9]+)(\[[^\]]*\]\??)?$/.exec(w.value);
+    if (!m) continue;
+    const executes = !!d.block?.children.some((c) => !c.entry && PASS_NAMES.has(c.name));
+    const ext = m[0].replace(/^\\\./, '.');
+    add(ctx, 'nginx/location-regex-unanchored', w, `\`location ~ ${w.value}\` is not anchored with \`$\`: it also matches \`/upload/x${ext.replace(/[()?:|\[\]]/g, '').split('|')[0]}.jpg\` and \`/x${ext.replace(/[()?:|\[\]]/g, '').split('|')[0]}/y\`${executes ? ', and hands them to the backend it passes to' : ''}. End the pattern with \`$\`.`, {
+      severity: executes ? 'warning' : 'information',
+      fixes: [{ title: 'Anchor the pattern with $', safe: false, edits: [{ start: w.end - (w.quote === 'none' ? 0 : 1), end: w.end - (w.quote === 'none' ? 0 : 1), newText: '$' }] }],
+    });
+  }
 }
