@@ -1,7 +1,9 @@
-// The cost of the nginx variable-flow analysis and the security rules on a file, in-process:
-//   node --import tsx scripts/bench-flow.ts FILE [runs]
-// Prints p50/min of: the parse, the flow walk alone (flowOf on a fresh parse), and the whole
-// tuning pass with and without the security checks' share (the security checks run inside it).
+// The cost of the nginx variable-flow analysis and the security rules, in-process:
+//   node --expose-gc --import tsx scripts/bench-flow.ts FILE [runs]
+// Per run, on a fresh parse each (a collection before every timed phase, so one phase's garbage
+// is not billed to the next): the parse, the flow walk alone (flowOf), the security checks
+// (their flow walk included), and the whole nginx tuning pass (which runs the security checks).
+// Prints p50 and min wall time and the CPU time of each phase.
 import { readFileSync } from 'node:fs';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseNginx } from '../server/src/nginx/parser';
@@ -13,38 +15,35 @@ import { runSecurityChecks } from '../server/src/tuning/nginx/security';
 const file = process.argv[2];
 const runs = Number(process.argv[3] ?? 15);
 const text = readFileSync(file, 'utf8');
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `p50 ${s[Math.floor(s.length / 2)].toFixed(1)} ms, min ${s[0].toFixed(1)} ms`;
-};
-const parse: number[] = [];
-const flow: number[] = [];
-const security: number[] = [];
-const tuning: number[] = [];
-const cpu0 = process.cpuUsage();
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+type Phase = { wall: number[]; cpu: number[] };
+const phases: Record<string, Phase> = {};
+function time<T>(name: string, f: () => T): T {
+  gc();
+  const p = (phases[name] ??= { wall: [], cpu: [] });
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = f();
+  p.wall.push(performance.now() - t0);
+  const c = process.cpuUsage(c0);
+  p.cpu.push((c.user + c.system) / 1000);
+  return r;
+}
 for (let i = 0; i < runs; i++) {
-  let t = performance.now();
-  const ast = parseNginx(text);
-  parse.push(performance.now() - t);
-  t = performance.now();
-  flowOf(ast, 'main');
-  flow.push(performance.now() - t);
-  // the security checks on a fresh parse (their flow walk included)
+  const ast = time('parse', () => parseNginx(text));
+  time('flow walk (flowOf)', () => flowOf(ast, 'main'));
   const ast2 = parseNginx(text);
   const ctx = buildContext(ast2, {});
-  t = performance.now();
-  runSecurityChecks(ctx);
-  security.push(performance.now() - t);
+  time('security checks (+ flow)', () => runSecurityChecks(ctx));
   const ast3 = parseNginx(text);
   const doc = TextDocument.create('file:///x.conf', 'nginx', 1, text);
-  t = performance.now();
-  nginxTuning(doc, ast3, {});
-  tuning.push(performance.now() - t);
+  time('whole nginx tuning pass', () => nginxTuning(doc, ast3, {}));
 }
-const cpu = process.cpuUsage(cpu0);
-console.log(`${file}: ${text.split('\n').length} lines, ${runs} runs`);
-console.log(`  parse                      ${stats(parse)}`);
-console.log(`  flow walk (flowOf)         ${stats(flow)}`);
-console.log(`  security checks (+ flow)   ${stats(security)}`);
-console.log(`  whole nginx tuning pass    ${stats(tuning)}`);
-console.log(`  process CPU ${(cpu.user / 1e6).toFixed(2)} s user, ${(cpu.system / 1e6).toFixed(2)} s system`);
+console.log(`${file}: ${text.split('\n').length} lines, ${runs} runs (wall p50 / min; CPU p50 / min per run)`);
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+for (const [name, p] of Object.entries(phases)) {
+  const w = sorted(p.wall);
+  const c = sorted(p.cpu);
+  const f = (x: number) => x.toFixed(1).padStart(6);
+  console.log(`  ${name.padEnd(26)} wall p50 ${f(w[w.length >> 1])} ms  min ${f(w[0])} ms   CPU p50 ${f(c[c.length >> 1])} ms  min ${f(c[0])} ms`);
+}

@@ -106,6 +106,16 @@ export const SINK_NAMES: ReadonlySet<string> = new Set([
   'location',
   'resolver',
   'stub_status',
+  // access rules and lines judged alone (also in stream blocks)
+  'allow',
+  'deny',
+  'satisfy',
+  'auth_basic',
+  'auth_request',
+  'error_log',
+  'ssl_ciphers',
+  'proxy_ssl_ciphers',
+  'grpc_ssl_ciphers',
 ]);
 
 export interface NginxFlow {
@@ -307,7 +317,7 @@ class Flow implements NginxFlow {
         const p = ifParts(d);
         if (p.pattern && p.op && !p.op.startsWith('!')) this.addCaptures(server, this.regexOf(d), { kind: 'value', word: p.subject, scope }, `if \`${ifPatternText(d)}\``);
       }
-      if (ctx === 'stream' || ctx === 'mail') continue; // other protocols: none of the HTTP rules apply
+      if (ctx === 'mail' || ctx === 'map' || ctx === 'types' || ctx === 'geo') continue; // nothing the rules read
       if (block.children.length) this.walk(inner);
     }
   }
@@ -458,20 +468,27 @@ class Flow implements NginxFlow {
     const builtin = builtinOf(name);
     const key = name;
     const memo = server?.memo;
-    const cacheable = !(builtin && builtin.crlf) && name !== 'host';
+    const cacheable = !(builtin && builtin.crlf);
     if (cacheable && memo) {
       const hit = memo.get(key);
       if (hit) return hit;
     }
-    const rkey = `${server?.id ?? -2}:${name}`;
-    if (this.resolving.has(rkey)) return UNKNOWN;
-    this.resolving.add(rkey);
+    const sdefs = server?.defs.get(name);
+    const gdefs = this.global && this.global !== server ? this.global.defs.get(name) : undefined;
+    const map = this.maps.get(name);
+    // nothing defines it and nginx does not know it as request data: a module's or a constant
+    if (!sdefs && !gdefs && !map && !builtin && name !== 'host') return UNKNOWN;
+    const recursive = !!(sdefs || gdefs || map);
+    const rkey = recursive ? `${server?.id ?? -2}:${name}` : '';
+    if (recursive) {
+      if (this.resolving.has(rkey)) return UNKNOWN;
+      this.resolving.add(rkey);
+    }
     let t: Taint = UNKNOWN;
     try {
-      const defs = [...(server?.defs.get(name) ?? []), ...(this.global && this.global !== server ? this.global.defs.get(name) ?? [] : [])];
-      const map = this.maps.get(name);
       const parts: Taint[] = [];
-      for (const def of defs) parts.push(this.defTaint(def, at));
+      if (sdefs) for (const def of sdefs) parts.push(this.defTaint(def, at));
+      if (gdefs) for (const def of gdefs) parts.push(this.defTaint(def, at));
       if (map) parts.push(this.mapTaint(map, scope, at));
       if (name === 'host') {
         this.computeDefaults();
@@ -495,7 +512,7 @@ class Flow implements NginxFlow {
       }
       if (parts.length) t = join(parts);
     } finally {
-      this.resolving.delete(rkey);
+      if (recursive) this.resolving.delete(rkey);
     }
     if (cacheable && memo) memo.set(key, t);
     return t;

@@ -35,7 +35,6 @@ export function runSecurityChecks(ctx: Ctx): void {
   checkAccess(ctx, flow);
   checkResolver(ctx, flow);
   checkRedos(ctx, flow);
-  checkCiphers(ctx);
   checkUnanchoredExtension(ctx, flow);
 }
 
@@ -94,26 +93,27 @@ function firstVar(ctx: Ctx, flow: NginxFlow, w: Word, d: Directive, scope: FlowS
 const REDIRECT_CODES = /^30[12378]$/;
 
 function checkSplitting(ctx: Ctx, flow: NginxFlow): void {
-  const items: { d: Directive; scope: FlowScope; w: Word; what: string; skipOwnCaptures?: boolean }[] = [];
-  const push = (it: { d: Directive; scope: FlowScope; w: Word; what: string; skipOwnCaptures?: boolean }): void => {
-    if (it.w.raw.indexOf('$') >= 0) items.push(it);
+  type Item = { d: Directive; scope: FlowScope; w: Word; what: string | (() => string); skipOwnCaptures?: boolean };
+  const items: Item[] = [];
+  const push = (it: Item): void => {
+    items.push(it);
   };
-  for (const { d, scope } of flow.sinks.get('add_header') ?? []) if (d.args[1]) push({ d, scope, w: d.args[1], what: `the response header ${d.args[0].value}` });
-  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) for (const w of headerWords(d.args)) push({ d, scope, w, what: 'a response header (more_set_headers)' });
-  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) if (d.args[1]) push({ d, scope, w: d.args[1], what: `the header ${d.args[0].value} sent to the upstream` });
-  for (const { d, scope } of flow.sinks.get('proxy_pass') ?? []) if (d.args[0]) push({ d, scope, w: d.args[0], what: 'the request line sent to the upstream' });
+  for (const { d, scope } of flow.sinks.get('add_header') ?? []) if (d.args[1] && d.args[1].raw.indexOf('$') >= 0) push({ d, scope, w: d.args[1], what: () => `the response header ${d.args[0].value}` });
+  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) for (const w of headerWords(d.args)) if (w.raw.indexOf('$') >= 0) push({ d, scope, w, what: 'a response header (more_set_headers)' });
+  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) if (d.args[1] && d.args[1].raw.indexOf('$') >= 0) push({ d, scope, w: d.args[1], what: () => `the header ${d.args[0].value} sent to the upstream` });
+  for (const { d, scope } of flow.sinks.get('proxy_pass') ?? []) if (d.args[0] && d.args[0].raw.indexOf('$') >= 0) push({ d, scope, w: d.args[0], what: 'the request line sent to the upstream' });
   for (const { d, scope } of flow.sinks.get('return') ?? []) {
     const a = d.args;
-    if (a.length >= 2 && REDIRECT_CODES.test(a[0].value)) push({ d, scope, w: a[1], what: 'the Location header' });
-    else if (a.length === 1 && /^(https?:\/\/|\$scheme)/.test(a[0].value)) push({ d, scope, w: a[0], what: 'the Location header' });
+    if (a.length >= 2 && REDIRECT_CODES.test(a[0].value) && a[1].raw.indexOf('$') >= 0) push({ d, scope, w: a[1], what: 'the Location header' });
+    else if (a.length === 1 && a[0].raw.indexOf('$') >= 0 && /^(https?:\/\/|\$scheme)/.test(a[0].value)) push({ d, scope, w: a[0], what: 'the Location header' });
   }
   for (const { d, scope } of flow.sinks.get('rewrite') ?? []) {
     const a = d.args;
     if (a.length < 2) continue;
     const flag = a[2]?.value;
-    if (flag === 'redirect' || flag === 'permanent' || /^(https?:\/\/|\$scheme)/.test(a[1].value)) push({ d, scope, w: a[1], what: 'the Location header', skipOwnCaptures: true });
+    if (a[1].raw.indexOf('$') >= 0 && (flag === 'redirect' || flag === 'permanent' || /^(https?:\/\/|\$scheme)/.test(a[1].value))) push({ d, scope, w: a[1], what: 'the Location header', skipOwnCaptures: true });
   }
-  items.sort((x, y) => x.w.start - y.w.start);
+  if (items.length > 1) items.sort((x, y) => x.w.start - y.w.start);
   for (const it of items) {
     if (!isHttp(it.scope)) continue;
     for (const v of variablesIn(it.w)) {
@@ -128,7 +128,7 @@ function checkSplitting(ctx: Ctx, flow: NginxFlow): void {
       const cls = negatedClassFix(ctx, flow, it.d, it.scope, v.name);
       if (cls) fixes.push(cls);
       const kind = it.d.name === 'proxy_set_header' || it.d.name === 'proxy_pass' ? 'request splitting' : 'response splitting';
-      add(ctx, 'nginx/header-injection', v, `HTTP ${kind}: ${t.crlfWhy ?? `$${v.name} can hold a line feed`} goes into ${it.what}. A request that puts CR LF there (e.g. %0d%0a in the path) adds headers of the client's choosing.`, { fixes });
+      add(ctx, 'nginx/header-injection', v, `HTTP ${kind}: ${t.crlfWhy ?? `$${v.name} can hold a line feed`} goes into ${typeof it.what === 'function' ? it.what() : it.what}. A request that puts CR LF there (e.g. %0d%0a in the path) adds headers of the client's choosing.`, { fixes });
       break;
     }
   }
@@ -184,7 +184,8 @@ function negatedClassFix(ctx: Ctx, flow: NginxFlow, d: Directive, scope: FlowSco
 
 function checkHostSpoofing(ctx: Ctx, flow: NginxFlow): void {
   for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) {
-    if (d.args[0]?.value.toLowerCase() !== 'host' || !d.args[1] || !isHttp(scope)) continue;
+    const h = d.args[0]?.value;
+    if (!h || h.length !== 4 || h.toLowerCase() !== 'host' || !d.args[1] || d.args[1].raw.indexOf('$') < 0 || !isHttp(scope)) continue;
     const w = d.args[1];
     for (const v of variablesIn(w)) {
       if (v.name === 'host') continue; // validated against server_name (a default server's own matter: see SSRF)
@@ -351,35 +352,44 @@ function named(list: readonly Directive[], name: string): Directive[] {
   return out;
 }
 
+interface AccessInfo {
+  allows: Directive[];
+  deny: boolean;
+  auth: boolean;
+  returns: Directive[] | undefined;
+}
+
 function checkAccess(ctx: Ctx, flow: NginxFlow): void {
-  // every level of the tree, stream servers included (the stream access module works alike)
-  const levels: { children: Directive[]; up: { children: Directive[] }[]; ctx: string }[] = [];
-  const walk = (children: Directive[], up: { children: Directive[] }[], context: string): void => {
-    levels.push({ children, up, ctx: context });
-    for (const d of children) {
-      if (d.entry || !d.block || d.rawBody || !d.block.children.length) continue;
-      const inner = childContext(context, d.name);
-      if (inner.startsWith('block:') || inner === 'map' || inner === 'upstream' || inner === 'stream/upstream') continue;
-      walk(d.block.children, [{ children }, ...up], inner);
-    }
+  for (const name of ['error_log', 'ssl_ciphers', 'proxy_ssl_ciphers', 'grpc_ssl_ciphers']) for (const { d } of flow.sinks.get(name) ?? []) judgeLine(ctx, d);
+  // the access rules of each block (stream servers included: the stream access module works alike)
+  const levels = new Map<FlowScope, AccessInfo>();
+  const info = (scope: FlowScope): AccessInfo => {
+    let i = levels.get(scope);
+    if (!i) levels.set(scope, (i = { allows: [], deny: false, auth: false, returns: undefined }));
+    return i;
   };
-  walk(ctx.file.directives, [], ctx.top.inner);
-  for (const l of levels) {
-    const allows = named(l.children, 'allow');
-    const denies = named(l.children, 'deny');
+  for (const { d, scope } of flow.sinks.get('allow') ?? []) info(scope).allows.push(d);
+  for (const { scope } of flow.sinks.get('deny') ?? []) info(scope).deny = true;
+  for (const name of ['auth_basic', 'auth_request']) for (const { d, scope } of flow.sinks.get(name) ?? []) if (d.args[0]?.value !== 'off') info(scope).auth = true;
+  for (const { d, scope } of levels.size ? flow.sinks.get('return') ?? [] : []) {
+    const i = levels.get(scope);
+    if (i) (i.returns ??= []).push(d);
+  }
+  const at = (l: AccessInfo): number => (l.allows[0] ?? l.returns?.[0])?.start ?? 0;
+  const ordered = [...levels].sort((a, b) => at(a[1]) - at(b[1]));
+  for (const [scope, l] of ordered) {
     // allow without deny: everyone not listed is allowed too
-    if (allows.length && !denies.length && allows.some((a) => a.args[0]?.value !== 'all') && !satisfyAny(l.children, l.up)) {
-      const last = allows[allows.length - 1];
+    if (l.allows.length && !l.deny && l.allows.some((a) => a.args[0]?.value !== 'all') && !satisfyAny(scope)) {
+      const last = l.allows[l.allows.length - 1];
       add(ctx, 'nginx/allow-without-deny', last.nameWord, '`allow` without `deny`: addresses that match no rule are allowed anyway, so this restricts nothing. End the list with `deny all;`.', {
         fixes: () => [{ title: 'Add deny all', safe: false, edits: [insertLinesAfter(ctx.text, last.end, ['deny all;'], indentAt(ctx.text, last.start))] }],
       });
     }
     // return runs in the rewrite phase, before allow/deny and auth are checked (HTTP only: stream's return runs last)
-    if (l.ctx !== 'location' && l.ctx !== 'server') continue;
-    const guarded = allows.length > 0 || denies.length > 0 || named(l.children, 'auth_basic').some((a) => a.args[0]?.value !== 'off') || named(l.children, 'auth_request').some((a) => a.args[0]?.value !== 'off');
-    if (!guarded) continue;
-    for (const r of named(l.children, 'return')) {
-      add(ctx, 'nginx/return-bypasses-access', r.nameWord, '`return` answers in the rewrite phase, before the access phase where `allow`/`deny` and authentication run: every client gets this response. Move the access rules to an enclosing block, or the `return` into a nested location.');
+    if (l.returns && (l.allows.length || l.deny || l.auth) && (scope.ctx === 'location' || scope.ctx === 'server')) {
+      for (const r of l.returns) {
+        add(ctx, 'nginx/return-bypasses-access', r.nameWord, '`return` answers in the rewrite phase, before the access phase where `allow`/`deny` and authentication run: every client gets this response. Move the access rules to an enclosing block, or the `return` into a nested location.');
+      }
     }
   }
   for (const { d, scope } of flow.sinks.get('stub_status') ?? []) {
@@ -400,9 +410,10 @@ function ancestors(scope: FlowScope): Directive[][] {
   return out;
 }
 
-function satisfyAny(children: Directive[], up: { children: Directive[] }[]): boolean {
-  for (const list of [children, ...up.map((u) => u.children)]) {
-    const sat = named(list, 'satisfy');
+/** Whether the `satisfy` that applies in `scope` (its own, else the nearest enclosing one) is `any`. */
+function satisfyAny(scope: FlowScope): boolean {
+  for (let s: FlowScope | undefined = scope; s; s = s.up) {
+    const sat = named(s.children, 'satisfy');
     if (sat.length) return sat[sat.length - 1].args[0]?.value === 'any';
   }
   return false;
@@ -471,24 +482,19 @@ function checkRedos(ctx: Ctx, flow: NginxFlow): void {
 // ---------------------------------------------------------------------------------------------
 // TLS ciphers
 
-function checkCiphers(ctx: Ctx): void {
-  const visit = (list: readonly Directive[]): void => {
-    for (const d of list) {
-      if (d.entry) continue;
-      if (d.name === 'error_log' && d.args[0]?.value === 'off') {
-        const w = d.args[0];
-        add(ctx, 'nginx/error-log-off', w, '`error_log off` does not turn the log off: nginx writes it to a file named `off` (relative to its prefix). Use `error_log /dev/null crit;` to discard it.', {
-          fixes: [{ title: 'Use error_log /dev/null crit', safe: true, edits: [replace(w.start, d.args[d.args.length - 1].end, '/dev/null crit')] }],
-        });
-      }
-      if ((d.name === 'ssl_ciphers' || d.name === 'proxy_ssl_ciphers' || d.name === 'grpc_ssl_ciphers') && d.args[0]) {
-        const weak = weakCipherTokens(d.args[0].value);
-        if (weak.length) add(ctx, 'nginx/ssl-ciphers-weak', d.args[0], `\`${d.name}\` enables broken ciphers (${weak.join(', ')}): exclude them (\`!aNULL:!MD5:!RC4:!3DES\`), or use a current list such as \`HIGH:!aNULL:!MD5\`.`);
-      }
-      if (d.block && !d.rawBody) visit(d.block.children);
-    }
-  };
-  visit(ctx.file.directives);
+/** `error_log off` and weak cipher lists (found by the access walk). */
+function judgeLine(ctx: Ctx, d: Directive): void {
+  if (d.name === 'error_log') {
+    if (d.args[0]?.value !== 'off') return;
+    const w = d.args[0];
+    add(ctx, 'nginx/error-log-off', w, '`error_log off` does not turn the log off: nginx writes it to a file named `off` (relative to its prefix). Use `error_log /dev/null crit;` to discard it.', {
+      fixes: [{ title: 'Use error_log /dev/null crit', safe: true, edits: [replace(w.start, d.args[d.args.length - 1].end, '/dev/null crit')] }],
+    });
+    return;
+  }
+  if (!d.args[0]) return;
+  const weak = weakCipherTokens(d.args[0].value);
+  if (weak.length) add(ctx, 'nginx/ssl-ciphers-weak', d.args[0], `\`${d.name}\` enables broken ciphers (${weak.join(', ')}): exclude them (\`!aNULL:!MD5:!RC4:!3DES\`), or use a current list such as \`HIGH:!aNULL:!MD5\`.`);
 }
 
 // ---------------------------------------------------------------------------------------------
