@@ -2,7 +2,8 @@
 //   node --expose-gc --import tsx scripts/bench-flow.ts FILE [runs]
 // Per run, on a fresh parse each (a collection before every timed phase, so one phase's garbage
 // is not billed to the next): the parse, the flow walk alone (flowOf), the security checks
-// (their flow walk included), and the whole nginx tuning pass (which runs the security checks).
+// (their flow walk included), the whole nginx tuning pass (which runs the security checks), and
+// the facade's whole `validate` (parse, the module's checks, tuning: what the editor publishes).
 // Prints p50 and min wall time and the CPU time of each phase.
 import { readFileSync } from 'node:fs';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -11,6 +12,7 @@ import { flowOf } from '../server/src/nginx/flow';
 import { nginxTuning } from '../server/src/tuning';
 import { buildContext } from '../server/src/tuning/nginx/checks';
 import { runSecurityChecks } from '../server/src/tuning/nginx/security';
+import { validate } from '../server/src/service/languageService';
 
 const file = process.argv[2];
 const runs = Number(process.argv[3] ?? 15);
@@ -38,6 +40,8 @@ for (let i = 0; i < runs; i++) {
   const ast3 = parseNginx(text);
   const doc = TextDocument.create('file:///x.conf', 'nginx', 1, text);
   time('whole nginx tuning pass', () => nginxTuning(doc, ast3, {}));
+  const doc2 = TextDocument.create(`file:///v${i}.conf`, 'nginx', 1, text);
+  time('whole validate (parse incl.)', () => validate(doc2, 'nginx', {}));
 }
 console.log(`${file}: ${text.split('\n').length} lines, ${runs} runs (wall p50 / min; CPU p50 / min per run)`);
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);

@@ -120,8 +120,9 @@ describe('variable flow', () => {
     }
 }
 `;
-    const { flow, sinks } = setup(text, 'location');
-    const [internal, named, other] = sinks;
+    const { flow } = setup(text, 'location');
+    // the location blocks, with the scope they are written in
+    const [internal, named, other] = flow.scopes.filter((s) => s.d?.name === 'location').map((s) => ({ d: s.d!, scope: s.up! }));
     assert.equal(flow.isInternal(internal.d), true);
     assert.equal(flow.isInternal(named.d), true);
     assert.equal(flow.internalReacher(internal.d, internal.scope)?.name, 'rewrite');

@@ -89,7 +89,7 @@ export interface Sink {
   scope: FlowScope;
 }
 
-/** Directive names whose uses the rules inspect, collected by the walk. */
+/** Directive names whose uses the rules inspect, collected by the walk (the relevant ones: see `relevant`). */
 export const SINK_NAMES: ReadonlySet<string> = new Set([
   'proxy_pass',
   'fastcgi_pass',
@@ -176,6 +176,34 @@ function builtinOf(name: string): Builtin | undefined {
   if (b) return b;
   for (const [p, what] of PREFIXED) if (name.startsWith(p) && name.length > p.length) return RAW(what);
   return undefined;
+}
+
+/**
+ * Whether a sink can matter to a rule: what the rules read of a header or an address is its
+ * variables (and, for add_header, a line break or a Content-Type name), of a location its regex.
+ * The rest are left out of `sinks`, which keeps the walk's allocation small on big files.
+ */
+function relevant(d: Directive): boolean {
+  switch (d.name) {
+    case 'location':
+      return d.args.length > 1 && d.args[0].value.startsWith('~');
+    case 'proxy_pass':
+    case 'fastcgi_pass':
+    case 'uwsgi_pass':
+    case 'scgi_pass':
+    case 'grpc_pass':
+      return (d.args[0]?.raw.indexOf('$') ?? -1) >= 0;
+    case 'proxy_set_header':
+      return (d.args[1]?.raw.indexOf('$') ?? -1) >= 0;
+    case 'add_header': {
+      const v = d.args[1];
+      if (!v) return false;
+      const n = d.args[0].value;
+      return v.raw.indexOf('$') >= 0 || v.value.indexOf('\n') >= 0 || (n.length === 12 && n.toLowerCase() === 'content-type');
+    }
+    default:
+      return true;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,7 +305,7 @@ class Flow implements NginxFlow {
       if (d.entry) continue;
       const name = d.name;
       const sinks = this.sinks.get(name);
-      if (sinks) sinks.push({ d, scope });
+      if (sinks && relevant(d)) sinks.push({ d, scope });
       switch (name) {
         case 'set': {
           const v = d.args[0];

@@ -4,7 +4,7 @@
 import type { Fix, Finding } from '../../service/rules';
 import type { SampleExpr, Section, Statement, Word } from '../../haproxy/ast';
 import { weakCipherTokens } from '../tls';
-import { defaultsOf, find, frontendsOf, insertAfterStatement, live, modeOf, type HaproxyCheckContext } from './checks';
+import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, type HaproxyCheckContext } from './checks';
 
 type Ctx = HaproxyCheckContext;
 
@@ -13,6 +13,64 @@ function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, messa
 }
 
 const PROXIES = new Set(['frontend', 'backend', 'listen']);
+
+/** What the security checks read of a section, gathered in one pass over its lines. */
+interface SectionScan {
+  /** http-request / tcp-request lines. */
+  requestRules: Statement[];
+  /** use_backend / use-server lines. */
+  routes: Statement[];
+  acls: Map<string, Statement[]>;
+  /** bind / server / default-server lines. */
+  endpoints: Statement[];
+  /** Global keywords the TLS check reads. */
+  tlsGlobals: Statement[];
+}
+
+const scans = new WeakMap<Ctx, Map<Section, SectionScan>>();
+
+function scan(ctx: Ctx, sec: Section): SectionScan {
+  let m = scans.get(ctx);
+  if (!m) scans.set(ctx, (m = new Map()));
+  let r = m.get(sec);
+  if (r) return r;
+  r = { requestRules: [], routes: [], acls: new Map(), endpoints: [], tlsGlobals: [] };
+  for (const st of sec.statements) {
+    if (st.disabled || !st.keyword) continue;
+    const k = st.keyword.value;
+    switch (k) {
+      case 'http-request':
+      case 'tcp-request':
+        r.requestRules.push(st);
+        break;
+      case 'use_backend':
+      case 'use-server':
+        r.routes.push(st);
+        break;
+      case 'acl':
+        if (st.acl) {
+          const n = st.acl.name.value;
+          const list = r.acls.get(n);
+          if (list) list.push(st);
+          else r.acls.set(n, [st]);
+        }
+        break;
+      case 'bind':
+      case 'server':
+      case 'default-server':
+        r.endpoints.push(st);
+        break;
+      case 'ssl-default-bind-ciphers':
+      case 'ssl-default-server-ciphers':
+      case 'tune.ssl.default-dh-param':
+      case 'ssl-server-verify':
+        r.tlsGlobals.push(st);
+        break;
+    }
+  }
+  m.set(sec, r);
+  return r;
+}
 
 export function runHaproxySecurityChecks(ctx: Ctx): void {
   checkStats(ctx);
@@ -63,20 +121,13 @@ const exposedBind = (b: Statement): Word | undefined => {
 /** Access limits that guard a proxy: any conditional deny / reject / auth rule. */
 function restricted(ctx: Ctx, secs: Section[]): boolean {
   for (const s of secs) {
-    for (const st of live(s)) {
-      const k = st.keyword!.value;
+    for (const st of scan(ctx, s).requestRules) {
       const sub = st.sub?.value ?? '';
-      if ((k === 'http-request' || k === 'tcp-request') && /^(deny|reject|auth|tarpit|silent-drop|connection|content|session)$/.test(sub)) {
-        if (sub === 'connection' || sub === 'content' || sub === 'session') {
-          if (st.args.some((a) => a.value === 'reject' || a.value === 'silent-drop')) return true;
-          continue;
-        }
-        return true;
-      }
-      if (k === 'stats' && (sub === 'auth' || sub === 'http-request')) return true;
+      if (/^(deny|reject|auth|tarpit|silent-drop)$/.test(sub)) return true;
+      if ((sub === 'connection' || sub === 'content' || sub === 'session') && st.args.some((a) => a.value === 'reject' || a.value === 'silent-drop')) return true;
     }
+    for (const st of find(ctx, s, 'stats')) if (st.sub?.value === 'auth' || st.sub?.value === 'http-request') return true;
   }
-  void ctx;
   return false;
 }
 
@@ -130,8 +181,7 @@ function checkClientChosenBackend(ctx: Ctx): void {
   // variables set from client input (http-request set-var(txn.x) <expr>)
   const clientVars = new Set<string>();
   for (const sec of ctx.file.sections) {
-    for (const st of live(sec)) {
-      if (st.keyword!.value !== 'http-request' && st.keyword!.value !== 'tcp-request') continue;
+    for (const st of scan(ctx, sec).requestRules) {
       const setVar = st.args.find((a) => /^set-var(-fmt)?\(/.test(a.value));
       if (!setVar) continue;
       const name = /^set-var(?:-fmt)?\(([^),]+)/.exec(setVar.value)?.[1];
@@ -141,20 +191,13 @@ function checkClientChosenBackend(ctx: Ctx): void {
   }
   for (const sec of ctx.file.sections) {
     if (!PROXIES.has(sec.keyword)) continue;
-    const statements = live(sec);
-    const acls = new Map<string, Statement[]>();
-    for (const st of statements) {
-      if (st.keyword!.value !== 'acl' || !st.acl) continue;
-      const n = st.acl.name.value;
-      const list = acls.get(n);
-      if (list) list.push(st);
-      else acls.set(n, [st]);
-    }
+    const sc = scan(ctx, sec);
+    if (!sc.routes.length) continue;
+    const acls = sc.acls;
     // headers that a routing rule reads, with the rule
     const routedBy = new Map<string, Statement>();
-    for (const st of statements) {
+    for (const st of sc.routes) {
       const k = st.keyword!.value;
-      if (k !== 'use_backend' && k !== 'use-server') continue;
       const target = st.args[0];
       const dynamic = target && target.value.includes('%[') ? st.samples.filter((s) => s.start >= target.start && s.end <= target.end) : [];
       const client = dynamic.find((s) => fromClient(s, clientVars));
@@ -169,7 +212,7 @@ function checkClientChosenBackend(ctx: Ctx): void {
       for (const s of samples) if (HDR_FETCH.test(s.fetch) && s.args[0]) if (!routedBy.has(s.args[0].toLowerCase())) routedBy.set(s.args[0].toLowerCase(), st);
     }
     if (!routedBy.size) continue;
-    for (const st of statements) {
+    for (const st of sc.requestRules) {
       if (st.keyword!.value !== 'http-request') continue;
       const sub = st.sub?.value;
       if (sub !== 'set-header' && sub !== 'add-header') continue;
@@ -198,7 +241,7 @@ function checkForwardFor(ctx: Ctx): void {
       const headerIdx = st.args.findIndex((a) => a.value === 'header');
       const header = (headerIdx >= 0 ? st.args[headerIdx + 1]?.value : undefined) ?? 'X-Forwarded-For';
       hygiene ??= ctx.file.sections.some((s) =>
-        live(s).some((x) => x.keyword!.value === 'http-request' && (x.sub?.value === 'del-header' || x.sub?.value === 'set-header') && x.args[1]?.value.toLowerCase() === header.toLowerCase()),
+        scan(ctx, s).requestRules.some((x) => x.keyword!.value === 'http-request' && (x.sub?.value === 'del-header' || x.sub?.value === 'set-header') && x.args[1]?.value.toLowerCase() === header.toLowerCase()),
       );
       if (hygiene) continue;
       const ifNone = st.args.find((a) => a.value === 'if-none');
@@ -218,7 +261,7 @@ function checkForwardFor(ctx: Ctx): void {
 function checkTls(ctx: Ctx): void {
   for (const sec of ctx.file.sections) {
     if (sec.keyword === 'global') {
-      for (const st of live(sec)) {
+      for (const st of scan(ctx, sec).tlsGlobals) {
         const k = st.keyword!.value;
         if ((k === 'ssl-default-bind-ciphers' || k === 'ssl-default-server-ciphers') && st.args[0]) {
           const weak = weakCipherTokens(st.args[0].value);
@@ -235,9 +278,8 @@ function checkTls(ctx: Ctx): void {
       continue;
     }
     if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
-    for (const st of live(sec)) {
+    for (const st of scan(ctx, sec).endpoints) {
       const k = st.keyword!.value;
-      if (k !== 'bind' && k !== 'server' && k !== 'default-server') continue;
       const ci = st.args.findIndex((a) => a.value === 'ciphers');
       if (ci >= 0 && st.args[ci + 1]) {
         const weak = weakCipherTokens(st.args[ci + 1].value);
