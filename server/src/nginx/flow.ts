@@ -40,6 +40,28 @@ export interface Taint {
 
 export const CONSTANT: Taint = Object.freeze({ user: false, crlf: false, slash: true, hostUser: false, startsSlash: false });
 const UNKNOWN: Taint = CONSTANT;
+const HOST_USER: Taint = Object.freeze({ user: true, crlf: false, slash: false, hostUser: true, startsSlash: false, why: '$host (the Host header: this is a default server, so any Host reaches it)' });
+const HOST_CONST: Taint = Object.freeze({ ...CONSTANT, slash: false });
+const INTERNAL_PATH: Taint = Object.freeze({ ...CONSTANT, startsSlash: true });
+
+const builtinTaints = new Map<string, Taint>();
+/** The taint of a request variable nothing in the config redefines (shared per name). */
+function builtinTaint(name: string, b: Builtin): Taint {
+  let t = builtinTaints.get(name);
+  if (!t) {
+    t = Object.freeze({
+      user: true,
+      crlf: b.crlf,
+      slash: b.slash,
+      hostUser: true,
+      startsSlash: b.startsSlash,
+      why: `$${name} (${b.what})`,
+      crlfWhy: b.crlf ? `$${name} (${b.what}, where %0d%0a is decoded)` : undefined,
+    });
+    if (builtinTaints.size < 10000) builtinTaints.set(name, t);
+  }
+  return t;
+}
 
 /** A block of the tree as the flow sees it. */
 export interface FlowScope {
@@ -58,12 +80,12 @@ export interface FlowServer {
   d: Directive | undefined;
   /** Default server of one of its listen addresses (or the only server seen): any Host reaches it. */
   isDefault: boolean;
-  /** `set` lines and named captures by variable name. */
-  defs: Map<string, Def[]>;
+  /** `set` lines and named captures by variable name (made on the first). */
+  defs: Map<string, Def[]> | undefined;
   /** `rewrite` lines anywhere in the server. */
   rewrites: { d: Directive; scope: FlowScope }[];
-  /** Variables resolved so far. */
-  memo: Map<string, Taint>;
+  /** Variables the config defines, resolved so far (made on the first). */
+  memo: Map<string, Taint> | undefined;
   /** Its listen addresses (`*:80`, `127.0.0.1:8080`) and those it is `default_server` for. */
   listenKeys: string[];
   defaultKeys: string[];
@@ -274,22 +296,23 @@ class Flow implements NginxFlow {
   }
 
   private newServer(d: Directive | undefined): FlowServer {
-    const s: FlowServer = { id: this.servers.length, d, isDefault: false, defs: new Map(), rewrites: [], memo: new Map(), listenKeys: [], defaultKeys: [] };
+    const s: FlowServer = { id: this.servers.length, d, isDefault: false, defs: undefined, rewrites: [], memo: undefined, listenKeys: [], defaultKeys: [] };
     this.servers.push(s);
     return s;
   }
 
   private addDef(server: FlowServer | undefined, name: string, def: Def): void {
     const s = server ?? this.globalServer();
-    const list = s.defs.get(name);
+    const defs = (s.defs ??= new Map());
+    const list = defs.get(name);
     if (list) list.push(def);
-    else s.defs.set(name, [def]);
+    else defs.set(name, [def]);
   }
 
   private global: FlowServer | undefined;
   /** Definitions outside any server (a fragment's top level, http-level maps' captures). */
   private globalServer(): FlowServer {
-    if (!this.global) this.global = { id: -1, d: undefined, isDefault: false, defs: new Map(), rewrites: [], memo: new Map(), listenKeys: [], defaultKeys: [] };
+    if (!this.global) this.global = { id: -1, d: undefined, isDefault: false, defs: undefined, rewrites: [], memo: undefined, listenKeys: [], defaultKeys: [] };
     return this.global;
   }
 
@@ -492,26 +515,30 @@ class Flow implements NginxFlow {
 
   private named(name: string, scope: FlowScope, at: Directive): Taint {
     const server = scope.server;
-    // $uri-like values in an internal location depend on the location: not memoized per server
+    const sdefs = server?.defs?.get(name);
+    const gdefs = this.global && this.global !== server ? this.global.defs?.get(name) : undefined;
+    const map = this.maps.get(name);
     const builtin = builtinOf(name);
-    const key = name;
-    const memo = server?.memo;
+    if (!sdefs && !gdefs && !map) {
+      // nothing in the config defines it: nginx's own value (shared taints, nothing allocated)
+      if (name === 'host') {
+        this.computeDefaults();
+        return server?.isDefault ? HOST_USER : HOST_CONST;
+      }
+      if (!builtin) return UNKNOWN; // a module's variable, or unknown: not counted as client data
+      // $uri-like values in an internal location are the URI nginx chose
+      if (builtin.crlf && builtin.startsSlash && name !== 'remote_user' && this.uriIsInternal(scope)) return INTERNAL_PATH;
+      return builtinTaint(name, builtin);
+    }
+    // defined by the config: resolved once per server ($uri-like names not, they depend on the location)
     const cacheable = !(builtin && builtin.crlf);
-    if (cacheable && memo) {
-      const hit = memo.get(key);
+    if (cacheable && server?.memo) {
+      const hit = server.memo.get(name);
       if (hit) return hit;
     }
-    const sdefs = server?.defs.get(name);
-    const gdefs = this.global && this.global !== server ? this.global.defs.get(name) : undefined;
-    const map = this.maps.get(name);
-    // nothing defines it and nginx does not know it as request data: a module's or a constant
-    if (!sdefs && !gdefs && !map && !builtin && name !== 'host') return UNKNOWN;
-    const recursive = !!(sdefs || gdefs || map);
-    const rkey = recursive ? `${server?.id ?? -2}:${name}` : '';
-    if (recursive) {
-      if (this.resolving.has(rkey)) return UNKNOWN;
-      this.resolving.add(rkey);
-    }
+    const rkey = `${server?.id ?? -2}:${name}`;
+    if (this.resolving.has(rkey)) return UNKNOWN;
+    this.resolving.add(rkey);
     let t: Taint = UNKNOWN;
     try {
       const parts: Taint[] = [];
@@ -520,29 +547,15 @@ class Flow implements NginxFlow {
       if (map) parts.push(this.mapTaint(map, scope, at));
       if (name === 'host') {
         this.computeDefaults();
-        if (server?.isDefault) parts.push({ user: true, crlf: false, slash: false, hostUser: true, startsSlash: false, why: '$host (the Host header: this is a default server, so any Host reaches it)' });
-        else parts.push({ ...CONSTANT, slash: false });
+        parts.push(server?.isDefault ? HOST_USER : HOST_CONST);
       } else if (builtin) {
-        const internalPath = builtin.crlf && builtin.startsSlash && name !== 'remote_user' && this.uriIsInternal(scope);
-        parts.push(
-          internalPath
-            ? { ...CONSTANT, startsSlash: true }
-            : {
-                user: true,
-                crlf: builtin.crlf,
-                slash: builtin.slash,
-                hostUser: true,
-                startsSlash: builtin.startsSlash,
-                why: `$${name} (${builtin.what})`,
-                crlfWhy: builtin.crlf ? `$${name} (${builtin.what}, where %0d%0a is decoded)` : undefined,
-              },
-        );
+        parts.push(builtin.crlf && builtin.startsSlash && name !== 'remote_user' && this.uriIsInternal(scope) ? INTERNAL_PATH : builtinTaint(name, builtin));
       }
       if (parts.length) t = join(parts);
     } finally {
-      if (recursive) this.resolving.delete(rkey);
+      this.resolving.delete(rkey);
     }
-    if (cacheable && memo) memo.set(key, t);
+    if (cacheable && server) (server.memo ??= new Map()).set(name, t);
     return t;
   }
 

@@ -50,9 +50,9 @@ export const live = (sec: Section) => sec.statements.filter((s) => !s.disabled &
 
 const NONE: readonly Statement[] = [];
 
-// The lookup names the checks ask for. Only these are indexed (most lines of a big file are acl,
-// use_backend, http-request ...: they are skipped by one set lookup); any other name is found by a scan.
-const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log', 'stats']);
+// The lookup names the checks ask for. Only these are indexed (the security checks read acl,
+// use_backend and http-request lines, so those are in too); any other name is found by a scan.
+const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log', 'stats', 'http-request', 'tcp-request', 'use_backend', 'use-server', 'acl']);
 const INDEXED_OPTIONS: ReadonlySet<string> = new Set(['httpclose', 'http-server-close', 'forceclose', 'splice-auto', 'splice-request', 'splice-response', 'dontlognull', 'forwardfor']);
 const INDEXED_TIMEOUTS: ReadonlySet<string> = new Set(['tunnel']);
 const INDEXED_NAMES: ReadonlySet<string> = new Set([...INDEXED_KEYWORDS, ...[...INDEXED_OPTIONS].map((o) => `option ${o}`), ...[...INDEXED_TIMEOUTS].map((t) => `timeout ${t}`)]);

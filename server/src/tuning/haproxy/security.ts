@@ -29,45 +29,36 @@ interface SectionScan {
 
 const scans = new WeakMap<Ctx, Map<Section, SectionScan>>();
 
+const TLS_GLOBALS = ['ssl-default-bind-ciphers', 'ssl-default-server-ciphers', 'tune.ssl.default-dh-param', 'ssl-server-verify'];
+
+/** Two lists of statements in line order. */
+function merged(a: readonly Statement[], b: readonly Statement[]): Statement[] {
+  if (!b.length) return a as Statement[];
+  if (!a.length) return b as Statement[];
+  return [...a, ...b].sort((x, y) => x.start - y.start);
+}
+
+/** The section's lines the checks read, from the shared by-name index (checks.ts `find`). */
 function scan(ctx: Ctx, sec: Section): SectionScan {
   let m = scans.get(ctx);
   if (!m) scans.set(ctx, (m = new Map()));
   let r = m.get(sec);
   if (r) return r;
-  r = { requestRules: [], routes: [], acls: new Map(), endpoints: [], tlsGlobals: [] };
-  for (const st of sec.statements) {
-    if (st.disabled || !st.keyword) continue;
-    const k = st.keyword.value;
-    switch (k) {
-      case 'http-request':
-      case 'tcp-request':
-        r.requestRules.push(st);
-        break;
-      case 'use_backend':
-      case 'use-server':
-        r.routes.push(st);
-        break;
-      case 'acl':
-        if (st.acl) {
-          const n = st.acl.name.value;
-          const list = r.acls.get(n);
-          if (list) list.push(st);
-          else r.acls.set(n, [st]);
-        }
-        break;
-      case 'bind':
-      case 'server':
-      case 'default-server':
-        r.endpoints.push(st);
-        break;
-      case 'ssl-default-bind-ciphers':
-      case 'ssl-default-server-ciphers':
-      case 'tune.ssl.default-dh-param':
-      case 'ssl-server-verify':
-        r.tlsGlobals.push(st);
-        break;
-    }
+  const acls = new Map<string, Statement[]>();
+  for (const st of find(ctx, sec, 'acl')) {
+    if (!st.acl) continue;
+    const n = st.acl.name.value;
+    const list = acls.get(n);
+    if (list) list.push(st);
+    else acls.set(n, [st]);
   }
+  r = {
+    requestRules: merged(find(ctx, sec, 'http-request'), find(ctx, sec, 'tcp-request')),
+    routes: merged(find(ctx, sec, 'use_backend'), find(ctx, sec, 'use-server')),
+    acls,
+    endpoints: merged(merged(find(ctx, sec, 'bind'), find(ctx, sec, 'server')), find(ctx, sec, 'default-server')),
+    tlsGlobals: sec.keyword === 'global' ? TLS_GLOBALS.flatMap((k) => find(ctx, sec, k)) : [],
+  };
   m.set(sec, r);
   return r;
 }
@@ -135,6 +126,10 @@ function checkStats(ctx: Ctx): void {
   const reported = new Set<Statement>();
   for (const sec of ctx.file.sections) {
     if (!PROXIES.has(sec.keyword)) continue;
+    if (!find(ctx, sec, 'stats').length) {
+      const def = defaultsOf(ctx, sec);
+      if (!def || !find(ctx, def, 'stats').length) continue;
+    }
     const on = [...statsLines(ctx, sec, 'enable'), ...statsLines(ctx, sec, 'uri')].sort((a, b) => a.start - b.start);
     if (!on.length || modeOf(ctx, sec) !== 'http') continue;
     if (statsLines(ctx, sec, 'auth').length || statsLines(ctx, sec, 'http-request').length) continue;
@@ -193,37 +188,43 @@ function checkClientChosenBackend(ctx: Ctx): void {
     if (!PROXIES.has(sec.keyword)) continue;
     const sc = scan(ctx, sec);
     if (!sc.routes.length) continue;
-    const acls = sc.acls;
-    // headers that a routing rule reads, with the rule
-    const routedBy = new Map<string, Statement>();
-    for (const st of sc.routes) {
-      const k = st.keyword!.value;
-      const target = st.args[0];
-      const dynamic = target && target.value.includes('%[') ? st.samples.filter((s) => s.start >= target.start && s.end <= target.end) : [];
-      const client = dynamic.find((s) => fromClient(s, clientVars));
-      if (client) {
-        add(ctx, 'haproxy/client-chosen-backend', target, `${k} takes the ${k === 'use_backend' ? 'backend' : 'server'} name from client input (\`${ctx.text.slice(client.start, client.end)}\`): a client can route itself to any ${k === 'use_backend' ? 'backend of this file, internal ones included' : 'server'}. Look the value up in a map (\`,map(/etc/haproxy/hosts.map,default_backend)\`) so only listed names are reachable.`);
-      }
-      const samples: SampleExpr[] = [...dynamic];
-      for (const t of st.condition?.terms ?? []) {
-        if (t.kind === 'anonymous' && t.sample) samples.push(t.sample);
-        if (t.kind === 'acl' && t.name) for (const a of acls.get(t.name) ?? []) if (a.acl?.sample) samples.push(a.acl.sample);
-      }
-      for (const s of samples) if (HDR_FETCH.test(s.fetch) && s.args[0]) if (!routedBy.has(s.args[0].toLowerCase())) routedBy.set(s.args[0].toLowerCase(), st);
-    }
-    if (!routedBy.size) continue;
+    // headers this section sets from client input (usually none: then routing needs no closer look)
+    const copied = new Map<string, { st: Statement; header: Word; client: SampleExpr }>();
     for (const st of sc.requestRules) {
       if (st.keyword!.value !== 'http-request') continue;
       const sub = st.sub?.value;
       if (sub !== 'set-header' && sub !== 'add-header') continue;
       const header = st.args[1];
-      const rule = header && routedBy.get(header.value.toLowerCase());
-      if (!rule) continue;
       const value = st.args[2];
-      if (!value) continue;
+      if (!header || !value || value.value.indexOf('%[') < 0) continue;
       const client = st.samples.find((s) => s.start >= value.start && s.end <= value.end && fromClient(s, clientVars));
-      if (!client) continue;
-      add(ctx, 'haproxy/client-chosen-backend', header, `This copies client input (\`${ctx.text.slice(client.start, client.end)}\`) into ${header.value}, which chooses the backend (line ${rule.line + 1}): the client picks where its request goes. Derive the header from a map or a fixed value, or route on something the client cannot set.`);
+      if (client && !copied.has(header.value.toLowerCase())) copied.set(header.value.toLowerCase(), { st, header, client });
+    }
+    const reported = new Set<string>();
+    for (const st of sc.routes) {
+      const k = st.keyword!.value;
+      const target = st.args[0];
+      if (target && target.value.includes('%[')) {
+        const dynamic = st.samples.filter((s) => s.start >= target.start && s.end <= target.end);
+        const client = dynamic.find((s) => fromClient(s, clientVars));
+        if (client) {
+          add(ctx, 'haproxy/client-chosen-backend', target, `${k} takes the ${k === 'use_backend' ? 'backend' : 'server'} name from client input (\`${ctx.text.slice(client.start, client.end)}\`): a client can route itself to any ${k === 'use_backend' ? 'backend of this file, internal ones included' : 'server'}. Look the value up in a map (\`,map(/etc/haproxy/hosts.map,default_backend)\`) so only listed names are reachable.`);
+        }
+        if (copied.size) for (const s of dynamic) noteRead(s, st);
+      }
+      if (!copied.size) continue;
+      for (const t of st.condition?.terms ?? []) {
+        if (t.kind === 'anonymous' && t.sample) noteRead(t.sample, st);
+        if (t.kind === 'acl' && t.name) for (const a of sc.acls.get(t.name) ?? []) if (a.acl?.sample) noteRead(a.acl.sample, st);
+      }
+    }
+    function noteRead(s: SampleExpr, rule: Statement): void {
+      if (!HDR_FETCH.test(s.fetch) || !s.args[0]) return;
+      const h = s.args[0].toLowerCase();
+      const c = copied.get(h);
+      if (!c || reported.has(h)) return;
+      reported.add(h);
+      add(ctx, 'haproxy/client-chosen-backend', c.header, `This copies client input (\`${ctx.text.slice(c.client.start, c.client.end)}\`) into ${c.header.value}, which chooses the backend (line ${rule.line + 1}): the client picks where its request goes. Derive the header from a map or a fixed value, or route on something the client cannot set.`);
     }
   }
 }
@@ -280,13 +281,21 @@ function checkTls(ctx: Ctx): void {
     if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
     for (const st of scan(ctx, sec).endpoints) {
       const k = st.keyword!.value;
-      const ci = st.args.findIndex((a) => a.value === 'ciphers');
+      let ci = -1;
+      let vi = -1;
+      const args = st.args;
+      for (let i = 0; i < args.length; i++) {
+        const v = args[i].value;
+        if (v === 'ciphers') ci = i;
+        else if (v === 'verify') vi = i;
+      }
+      if (ci < 0 && vi < 0) continue;
       if (ci >= 0 && st.args[ci + 1]) {
         const weak = weakCipherTokens(st.args[ci + 1].value);
         if (weak.length) add(ctx, 'haproxy/ssl-weak-ciphers', st.args[ci + 1], `These \`ciphers\` enable broken ciphers (${weak.join(', ')}): exclude them or use a current list.`);
       }
-      if (k === 'server') {
-        const v = st.args.findIndex((a) => a.value === 'verify');
+      if (k === 'server' && vi >= 0) {
+        const v = vi;
         const addr = st.args[1]?.value ?? '';
         if (v >= 0 && st.args[v + 1]?.value === 'none' && st.args.some((a) => a.value === 'ssl') && !isLocalAddress(addr)) {
           add(ctx, 'haproxy/server-ssl-verify-none', st.args[v + 1], `TLS to ${addr} without certificate verification: anyone on the path can impersonate this server. Use \`verify required ca-file ...\`${/^\d|^\[/.test(addr) ? '' : ' (and `verifyhost`)'}.`);

@@ -93,44 +93,45 @@ function firstVar(ctx: Ctx, flow: NginxFlow, w: Word, d: Directive, scope: FlowS
 const REDIRECT_CODES = /^30[12378]$/;
 
 function checkSplitting(ctx: Ctx, flow: NginxFlow): void {
-  type Item = { d: Directive; scope: FlowScope; w: Word; what: string | (() => string); skipOwnCaptures?: boolean };
-  const items: Item[] = [];
-  const push = (it: Item): void => {
-    items.push(it);
+  const first = ctx.out.length;
+  const judge = (d: Directive, scope: FlowScope, w: Word, what: () => string, skipOwnCaptures: boolean): void => {
+    if (w.raw.indexOf('$') < 0 || !isHttp(scope)) return;
+    for (const v of variablesIn(w)) {
+      // nginx escapes a rewrite's own numbered captures in its replacement (checked on 1.22.1): %0d%0a stays encoded
+      if (skipOwnCaptures && v.name.length === 1 && v.name >= '0' && v.name <= '9') continue;
+      const t = flow.variableTaint(v.name, d, scope);
+      if (!t.crlf) continue;
+      const fixes: Fix[] = [];
+      if ((v.name === 'uri' || v.name === 'document_uri') && d.name !== 'proxy_pass') {
+        fixes.push({ title: 'Use $request_uri (as sent, never holds CR/LF)', safe: false, edits: [replace(v.start, v.end, v.braced ? '${request_uri}' : '$request_uri')] });
+      }
+      const cls = negatedClassFix(ctx, flow, d, scope, v.name);
+      if (cls) fixes.push(cls);
+      const kind = d.name === 'proxy_set_header' || d.name === 'proxy_pass' ? 'request splitting' : 'response splitting';
+      add(ctx, 'nginx/header-injection', v, `HTTP ${kind}: ${t.crlfWhy ?? `$${v.name} can hold a line feed`} goes into ${what()}. A request that puts CR LF there (e.g. %0d%0a in the path) adds headers of the client's choosing.`, { fixes });
+      return;
+    }
   };
-  for (const { d, scope } of flow.sinks.get('add_header') ?? []) if (d.args[1] && d.args[1].raw.indexOf('$') >= 0) push({ d, scope, w: d.args[1], what: () => `the response header ${d.args[0].value}` });
-  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) for (const w of headerWords(d.args)) if (w.raw.indexOf('$') >= 0) push({ d, scope, w, what: 'a response header (more_set_headers)' });
-  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) if (d.args[1] && d.args[1].raw.indexOf('$') >= 0) push({ d, scope, w: d.args[1], what: () => `the header ${d.args[0].value} sent to the upstream` });
-  for (const { d, scope } of flow.sinks.get('proxy_pass') ?? []) if (d.args[0] && d.args[0].raw.indexOf('$') >= 0) push({ d, scope, w: d.args[0], what: 'the request line sent to the upstream' });
+  const LOCATION = (): string => 'the Location header';
+  for (const { d, scope } of flow.sinks.get('add_header') ?? []) if (d.args[1]) judge(d, scope, d.args[1], () => `the response header ${d.args[0].value}`, false);
+  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) for (const w of headerWords(d.args)) judge(d, scope, w, () => 'a response header (more_set_headers)', false);
+  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) if (d.args[1]) judge(d, scope, d.args[1], () => `the header ${d.args[0].value} sent to the upstream`, false);
+  for (const { d, scope } of flow.sinks.get('proxy_pass') ?? []) if (d.args[0]) judge(d, scope, d.args[0], () => 'the request line sent to the upstream', false);
   for (const { d, scope } of flow.sinks.get('return') ?? []) {
     const a = d.args;
-    if (a.length >= 2 && REDIRECT_CODES.test(a[0].value) && a[1].raw.indexOf('$') >= 0) push({ d, scope, w: a[1], what: 'the Location header' });
-    else if (a.length === 1 && a[0].raw.indexOf('$') >= 0 && /^(https?:\/\/|\$scheme)/.test(a[0].value)) push({ d, scope, w: a[0], what: 'the Location header' });
+    if (a.length >= 2 && REDIRECT_CODES.test(a[0].value)) judge(d, scope, a[1], LOCATION, false);
+    else if (a.length === 1 && /^(https?:\/\/|\$scheme)/.test(a[0].value)) judge(d, scope, a[0], LOCATION, false);
   }
   for (const { d, scope } of flow.sinks.get('rewrite') ?? []) {
     const a = d.args;
     if (a.length < 2) continue;
     const flag = a[2]?.value;
-    if (a[1].raw.indexOf('$') >= 0 && (flag === 'redirect' || flag === 'permanent' || /^(https?:\/\/|\$scheme)/.test(a[1].value))) push({ d, scope, w: a[1], what: 'the Location header', skipOwnCaptures: true });
+    if (flag === 'redirect' || flag === 'permanent' || /^(https?:\/\/|\$scheme)/.test(a[1].value)) judge(d, scope, a[1], LOCATION, true);
   }
-  if (items.length > 1) items.sort((x, y) => x.w.start - y.w.start);
-  for (const it of items) {
-    if (!isHttp(it.scope)) continue;
-    for (const v of variablesIn(it.w)) {
-      // nginx escapes a rewrite's own numbered captures in its replacement (checked on 1.22.1): %0d%0a stays encoded
-      if (it.skipOwnCaptures && /^\d$/.test(v.name)) continue;
-      const t = flow.variableTaint(v.name, it.d, it.scope);
-      if (!t.crlf) continue;
-      const fixes: Fix[] = [];
-      if ((v.name === 'uri' || v.name === 'document_uri') && it.d.name !== 'proxy_pass') {
-        fixes.push({ title: 'Use $request_uri (as sent, never holds CR/LF)', safe: false, edits: [replace(v.start, v.end, v.braced ? '${request_uri}' : '$request_uri')] });
-      }
-      const cls = negatedClassFix(ctx, flow, it.d, it.scope, v.name);
-      if (cls) fixes.push(cls);
-      const kind = it.d.name === 'proxy_set_header' || it.d.name === 'proxy_pass' ? 'request splitting' : 'response splitting';
-      add(ctx, 'nginx/header-injection', v, `HTTP ${kind}: ${t.crlfWhy ?? `$${v.name} can hold a line feed`} goes into ${typeof it.what === 'function' ? it.what() : it.what}. A request that puts CR LF there (e.g. %0d%0a in the path) adds headers of the client's choosing.`, { fixes });
-      break;
-    }
+  // one kind of sink after the other above: put this rule's findings back in text order
+  if (ctx.out.length - first > 1) {
+    const mine = ctx.out.splice(first).sort((x, y) => x.start - y.start);
+    ctx.out.push(...mine);
   }
 }
 
