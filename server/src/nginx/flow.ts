@@ -83,12 +83,11 @@ export interface FlowServer {
   /** `set` lines and named captures by variable name (made on the first). */
   defs: Map<string, Def[]> | undefined;
   /** `rewrite` lines anywhere in the server. */
-  rewrites: { d: Directive; scope: FlowScope }[];
+  rewrites: { d: Directive; scope: FlowScope }[] | undefined;
   /** Variables the config defines, resolved so far (made on the first). */
   memo: Map<string, Taint> | undefined;
-  /** Its listen addresses (`*:80`, `127.0.0.1:8080`) and those it is `default_server` for. */
-  listenKeys: string[];
-  defaultKeys: string[];
+  /** Its `listen` lines (read when a rule first asks about default servers). */
+  listens: Directive[] | undefined;
   /** Rewrites that let the client choose the start of an internal URI (computed on demand). */
   reachers?: { d: Directive; prefix: string }[];
 }
@@ -232,6 +231,16 @@ function relevant(d: Directive): boolean {
 
 const cache = new WeakMap<NginxFile, NginxFlow>();
 
+/**
+ * The flow analysis of a parse, computed afresh: for one pass of rules that share it and drop it
+ * (the tuning pass). Keeping it alive with the tree costs more than it saves in the editor: the
+ * tree of the open document lives until the next edit, so a cached analysis is copied out of the
+ * young generation and promoted with it at every keystroke.
+ */
+export function computeFlow(file: NginxFile, start = 'main'): NginxFlow {
+  return new Flow(file, start);
+}
+
 /** The flow analysis of a parse (computed once per tree). `start` is the context of the file's top level. */
 export function flowOf(file: NginxFile, start = 'main'): NginxFlow {
   let f = cache.get(file);
@@ -296,7 +305,7 @@ class Flow implements NginxFlow {
   }
 
   private newServer(d: Directive | undefined): FlowServer {
-    const s: FlowServer = { id: this.servers.length, d, isDefault: false, defs: undefined, rewrites: [], memo: undefined, listenKeys: [], defaultKeys: [] };
+    const s: FlowServer = { id: this.servers.length, d, isDefault: false, defs: undefined, rewrites: undefined, memo: undefined, listens: undefined };
     this.servers.push(s);
     return s;
   }
@@ -312,7 +321,7 @@ class Flow implements NginxFlow {
   private global: FlowServer | undefined;
   /** Definitions outside any server (a fragment's top level, http-level maps' captures). */
   private globalServer(): FlowServer {
-    if (!this.global) this.global = { id: -1, d: undefined, isDefault: false, defs: undefined, rewrites: [], memo: undefined, listenKeys: [], defaultKeys: [] };
+    if (!this.global) this.global = { id: -1, d: undefined, isDefault: false, defs: undefined, rewrites: undefined, memo: undefined, listens: undefined };
     return this.global;
   }
 
@@ -336,7 +345,7 @@ class Flow implements NginxFlow {
           break;
         }
         case 'rewrite':
-          if (scope.server) scope.server.rewrites.push({ d, scope });
+          if (scope.server) (scope.server.rewrites ??= []).push({ d, scope });
           this.addCaptures(scope.server, this.regexOf(d), { kind: 'uri', scope }, `rewrite \`${d.args[0]?.value ?? ''}\``);
           break;
         case 'server_name':
@@ -348,7 +357,7 @@ class Flow implements NginxFlow {
           }
           break;
         case 'listen':
-          if (scope.ctx === 'server' && scope.server) this.noteListen(scope.server, d);
+          if (scope.ctx === 'server' && scope.server) (scope.server.listens ??= []).push(d);
           break;
         case 'map':
           this.addMap(d, scope);
@@ -373,34 +382,34 @@ class Flow implements NginxFlow {
     }
   }
 
-  private noteListen(server: FlowServer, d: Directive): void {
+  /** `listen 80` → `*:80`, `127.0.0.1` → `127.0.0.1:80`; and whether it says `default_server`. */
+  private static listenKey(d: Directive): { key: string; isDefault: boolean } | undefined {
     const a = d.args[0]?.value;
-    if (!a) return;
+    if (!a) return undefined;
     let key = a;
     if (/^\d+$/.test(a)) key = `*:${a}`;
     else if (!a.startsWith('unix:') && !/:\d+$/.test(a)) key = `${a}:80`;
     key = key.replace(/^0\.0\.0\.0:/, '*:');
-    server.listenKeys.push(key);
-    for (const w of d.args) if (w.value === 'default_server' || w.value === 'default') server.defaultKeys.push(key);
+    return { key, isDefault: d.args.some((w) => w.value === 'default_server' || w.value === 'default') };
   }
 
   private computeDefaults(): void {
     if (this.defaultsDone) return;
     this.defaultsDone = true;
-    const explicit = new Set<string>();
     const servers = this.servers.filter((s) => s.d);
-    for (const s of servers) {
-      if (!s.listenKeys.length) s.listenKeys.push('*:80');
-      for (const k of s.defaultKeys) explicit.add(k);
-    }
+    const keys = servers.map((s) => {
+      const list = (s.listens ?? []).map(Flow.listenKey).filter((k): k is { key: string; isDefault: boolean } => !!k);
+      return list.length ? list : [{ key: '*:80', isDefault: false }];
+    });
+    const explicit = new Set<string>();
+    for (const list of keys) for (const k of list) if (k.isDefault) explicit.add(k.key);
     const taken = new Set<string>();
-    for (const s of servers) {
-      for (const k of s.listenKeys) {
-        if (s.defaultKeys.includes(k)) s.isDefault = true;
-        else if (!explicit.has(k) && !taken.has(k)) s.isDefault = true;
-        taken.add(k);
+    servers.forEach((s, i) => {
+      for (const k of keys[i]) {
+        if (k.isDefault || (!explicit.has(k.key) && !taken.has(k.key))) s.isDefault = true;
+        taken.add(k.key);
       }
-    }
+    });
     for (const s of this.servers) if (!s.d) s.isDefault = true; // a fragment's own top level: unknown, assume any Host
   }
 
@@ -467,7 +476,7 @@ class Flow implements NginxFlow {
   private reachersOf(server: FlowServer): { d: Directive; prefix: string }[] {
     if (server.reachers) return server.reachers;
     const out: { d: Directive; prefix: string }[] = [];
-    for (const { d, scope } of server.rewrites) {
+    for (const { d, scope } of server.rewrites ?? []) {
       const repl = d.args[1];
       if (!repl) continue;
       const flag = d.args[2]?.value;

@@ -4,7 +4,7 @@
 import type { Fix, Finding, FixEdit } from '../../service/rules';
 import type { Directive, Word } from '../../nginx/ast';
 import { childContext, variablesIn } from '../../nginx/ast';
-import { flowOf, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../../nginx/flow';
+import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../../nginx/flow';
 import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type ParsedRegex } from '../../nginx/regex';
 import { indentAt, insertLinesAfter, replace } from '../text';
 import type { NginxCheckContext } from './checks';
@@ -26,7 +26,7 @@ const lineOf = (ctx: Ctx, offset: number): number => {
 };
 
 export function runSecurityChecks(ctx: Ctx): void {
-  const flow = flowOf(ctx.file, ctx.top.inner);
+  const flow = computeFlow(ctx.file, ctx.top.inner);
   checkSsrf(ctx, flow);
   checkSplitting(ctx, flow);
   checkHostSpoofing(ctx, flow);
