@@ -7,6 +7,7 @@ import { compareVersions } from '../../service/version';
 import type { HaproxyFile, Section, Statement, Word } from '../../haproxy/ast';
 import { keywordName } from '../../haproxy/ast';
 import { indentAt, indentUnit, insertLinesAfter, removeSpan, replace } from '../text';
+import { runHaproxySecurityChecks } from './security';
 import { HAPROXY_NBPROC_REMOVED, HAPROXY_TLS12_DEFAULT } from './rules';
 
 export interface HaproxyCheckContext {
@@ -45,14 +46,14 @@ function add(ctx: HaproxyCheckContext, ruleId: string, at: { start: number; end:
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
-const live = (sec: Section) => sec.statements.filter((s) => !s.disabled && s.keyword);
+export const live = (sec: Section) => sec.statements.filter((s) => !s.disabled && s.keyword);
 
 const NONE: readonly Statement[] = [];
 
-// The lookup names the checks ask for. Only these are indexed (most lines of a big file are acl,
-// use_backend, http-request ...: they are skipped by one set lookup); any other name is found by a scan.
-const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log']);
-const INDEXED_OPTIONS: ReadonlySet<string> = new Set(['httpclose', 'http-server-close', 'forceclose', 'splice-auto', 'splice-request', 'splice-response', 'dontlognull']);
+// The lookup names the checks ask for. Only these are indexed (the security checks read acl,
+// use_backend and http-request lines, so those are in too); any other name is found by a scan.
+const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log', 'stats', 'http-request', 'tcp-request', 'use_backend', 'use-server', 'acl']);
+const INDEXED_OPTIONS: ReadonlySet<string> = new Set(['httpclose', 'http-server-close', 'forceclose', 'splice-auto', 'splice-request', 'splice-response', 'dontlognull', 'forwardfor']);
 const INDEXED_TIMEOUTS: ReadonlySet<string> = new Set(['tunnel']);
 const INDEXED_NAMES: ReadonlySet<string> = new Set([...INDEXED_KEYWORDS, ...[...INDEXED_OPTIONS].map((o) => `option ${o}`), ...[...INDEXED_TIMEOUTS].map((t) => `timeout ${t}`)]);
 
@@ -64,7 +65,7 @@ function indexed(st: Statement): boolean {
 }
 
 /** Statements with this lookup name (`option httplog`, `timeout client`, `bind`), `no` lines included. Do not modify the list. */
-function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): readonly Statement[] {
+export function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): readonly Statement[] {
   if (!sec) return NONE;
   if (!INDEXED_NAMES.has(name)) return sec.statements.filter((st) => !st.disabled && st.keyword && keywordName(st) === name);
   let index = ctx.byName.get(sec);
@@ -89,7 +90,7 @@ function lastOf(ctx: HaproxyCheckContext, sec: Section | undefined, name: string
 }
 
 /** The `defaults` section a proxy inherits from: the last one before it, or the last one before it with the name given by `from`. */
-function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined {
+export function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined {
   if (!ctx.defaults) {
     const map = new Map<Section, Section | undefined>();
     let last: Section | undefined;
@@ -114,7 +115,7 @@ function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined
 }
 
 /** The last statement named `name` in the section, else in its defaults. */
-function lookup(ctx: HaproxyCheckContext, sec: Section, name: string): { st: Statement; from: Section } | undefined {
+export function lookup(ctx: HaproxyCheckContext, sec: Section, name: string): { st: Statement; from: Section } | undefined {
   const own = lastOf(ctx, sec, name);
   if (own) return { st: own, from: sec };
   if (sec.keyword === 'defaults') return undefined;
@@ -129,7 +130,7 @@ function optionOn(ctx: HaproxyCheckContext, sec: Section, name: string): boolean
   return !!hit && hit.st.prefix?.value !== 'no';
 }
 
-function modeOf(ctx: HaproxyCheckContext, sec: Section): string {
+export function modeOf(ctx: HaproxyCheckContext, sec: Section): string {
   return lookup(ctx, sec, 'mode')?.st.args[0]?.value ?? 'tcp';
 }
 
@@ -156,7 +157,7 @@ function prependToSection(ctx: HaproxyCheckContext, sec: Section, lines: string[
   return insertLinesAfter(ctx.text, sec.header.end, lines, bodyIndent(ctx, sec));
 }
 
-function insertAfterStatement(ctx: HaproxyCheckContext, st: Statement, lines: string[]): FixEdit {
+export function insertAfterStatement(ctx: HaproxyCheckContext, st: Statement, lines: string[]): FixEdit {
   return insertLinesAfter(ctx.text, st.end, lines, indentAt(ctx.text, st.start));
 }
 
@@ -334,7 +335,7 @@ function splices(ctx: HaproxyCheckContext, sec: Section): boolean {
 }
 
 /** Frontends that send traffic to a backend (`default_backend` / `use_backend` naming it). */
-function frontendsOf(ctx: HaproxyCheckContext, backend: Section): Section[] {
+export function frontendsOf(ctx: HaproxyCheckContext, backend: Section): Section[] {
   const name = backend.name?.value;
   if (!name) return [];
   if (!ctx.routes) {
@@ -375,5 +376,6 @@ export function runHaproxyChecks(ctx: HaproxyCheckContext): Finding[] {
   checkGlobal(ctx);
   checkProxies(ctx);
   checkLogging(ctx);
+  runHaproxySecurityChecks(ctx); // stats exposure, client-chosen backends, X-Forwarded-For, TLS (security.ts)
   return ctx.out;
 }

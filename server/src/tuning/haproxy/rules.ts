@@ -123,6 +123,70 @@ const rows: Row[] = [
     docUrl: `${HAPROXY_DOC}#4.2-option%20dontlognull`,
     fix: 'Adds `option dontlognull`.',
   },
+  {
+    id: 'haproxy/stats-no-auth',
+    category: 'security',
+    severity: 'warning',
+    title: 'The stats page is served on a network address without authentication',
+    why:
+      'The stats page lists every frontend, backend and server with their addresses and health, and with `stats admin` lets a visitor put servers into maintenance. On a bind that is not loopback or a UNIX socket, without `stats auth` or an access rule (`http-request deny unless { src ... }`), anyone who reaches the port gets it.',
+    docUrl: `${HAPROXY_DOC}#4.2-stats%20auth`,
+  },
+  {
+    id: 'haproxy/stats-socket-exposed',
+    category: 'security',
+    severity: 'warning',
+    title: 'The runtime API (`stats socket`) listens on a network address',
+    why:
+      'The runtime API has no authentication of its own. At `level admin` (the default) it can disable servers, change weights, maps and ACLs, and at any level it reads the stats and stick tables. On an IP address anyone who reaches the port has that power; a UNIX socket with file permissions, or 127.0.0.1, keeps it local.',
+    docUrl: `${HAPROXY_DOC}#3.1-stats%20socket`,
+  },
+  {
+    id: 'haproxy/client-chosen-backend',
+    category: 'security',
+    severity: 'warning',
+    title: 'Client input chooses the backend (`use_backend %[req.hdr(...)]`, or a header set from client input that routing reads)',
+    why:
+      'When the backend or server name comes from a request header, a cookie, the path or a query parameter without a `map` lookup, a client can route itself to any backend of the file, including internal or administrative ones. The same holds when `http-request set-header` copies client input into a header that a `use_backend` rule then reads: the rule looks like it trusts a header the proxy set, but the client wrote it. Look the value up in a map of allowed names.',
+    docUrl: `${HAPROXY_DOC}#4.2-use_backend`,
+  },
+  {
+    id: 'haproxy/forwardfor-no-hygiene',
+    category: 'security',
+    severity: 'warning',
+    title: '`option forwardfor` while the client\'s own X-Forwarded-For passes through',
+    why:
+      '`option forwardfor` adds the client address as a new X-Forwarded-For, after any the client sent itself, and with `if-none` it adds nothing when the client sent one. A backend that reads the first address (or the only one) then logs, rate-limits and allow-lists by an address the client chose. Delete the incoming header with `http-request del-header X-Forwarded-For` unless a trusted proxy in front sets it.',
+    docUrl: `${HAPROXY_DOC}#4.2-option%20forwardfor`,
+    fix: 'Adds `http-request del-header X-Forwarded-For` after the option (not applied automatically: a trusted proxy in front may set the header).',
+  },
+  {
+    id: 'haproxy/ssl-weak-ciphers',
+    category: 'security',
+    severity: 'warning',
+    title: 'TLS cipher lists that enable broken ciphers (RC4, DES/3DES, MD5, NULL, export, anonymous)',
+    why:
+      'These ciphers are broken or unauthenticated: RC4 and 3DES (Sweet32) leak plaintext, export and NULL ciphers barely encrypt, anonymous suites allow a man in the middle. `ssl-default-bind-ciphers`, `ssl-default-server-ciphers` and the `ciphers` of a bind or server line should exclude them.',
+    docUrl: `${HAPROXY_DOC}#3.1-ssl-default-bind-ciphers`,
+  },
+  {
+    id: 'haproxy/server-ssl-verify-none',
+    category: 'security',
+    severity: 'information',
+    title: 'TLS to a server without certificate verification (`verify none`)',
+    why:
+      'With `verify none` (or `ssl-server-verify none` in `global`) HAProxy encrypts the connection to the server but accepts any certificate, so anyone on the network path can impersonate the server and read the traffic. Fine on loopback; across a network verify against a CA (`verify required ca-file ...`). Only reported for addresses that are not loopback.',
+    docUrl: `${HAPROXY_DOC}#5.2-verify`,
+  },
+  {
+    id: 'haproxy/weak-dh-param',
+    category: 'security',
+    severity: 'warning',
+    title: '`tune.ssl.default-dh-param` below 2048 bits',
+    why:
+      'Diffie-Hellman groups of 1024 bits or less are within reach of precomputation attacks (Logjam). HAProxy uses the value for DHE ciphers when the certificate file carries no DH parameters of its own.',
+    docUrl: `${HAPROXY_DOC}#3.2-tune.ssl.default-dh-param`,
+  },
 ];
 
 export const HAPROXY_TUNING_RULES: RuleMeta[] = [...rows.map((r): RuleMeta => ({ ...r, language: 'haproxy' })), eolRuleRow('haproxy')];

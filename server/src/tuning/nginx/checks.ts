@@ -8,6 +8,7 @@ import type { Block, Directive, NginxFile, Word } from '../../nginx/ast';
 import { childContext, variablesIn } from '../../nginx/ast';
 import { inferContext } from '../../nginx/validation';
 import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../text';
+import { runSecurityChecks } from './security';
 import { NGINX_DEFAULT_UPSTREAM_POOL, NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT } from './rules';
 
 /**
@@ -1031,36 +1032,6 @@ function checkIfInLocation(ctx: NginxCheckContext): void {
   }
 }
 
-const REQUEST_VAR = /^(arg_|http_|cookie_|sent_http_)|^(uri|request_uri|document_uri|host|args|query_string|request|request_body|is_args|1|2|3|4|5|6|7|8|9)$/;
-
-function checkSsrf(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_PROXY_PASS]) {
-    if (!isHttpCtx(n)) continue;
-    const w = n.d.args[0];
-    // no `$`, no variable (variablesIn finds none)
-    if (!w || w.raw.indexOf('$') < 0) continue;
-    const m = /^(?:https?:\/\/)?([^/]*)/.exec(w.raw.replace(/^["']/, ''));
-    const hostEnd = w.start + (w.quote === 'none' ? 0 : 1) + (m ? m[0].length : 0);
-    const hostStart = hostEnd - (m ? m[1].length : 0);
-    // $uri-like variables start with "/": after a host they are the path
-    const vars = variablesIn(w).filter((v) => v.start < hostEnd && REQUEST_VAR.test(v.name) && !(/^(uri|request_uri|document_uri)$/.test(v.name) && v.start > hostStart));
-    // captures only count when the location is a regex (they come from the URI)
-    const risky = vars.filter((v) => !/^\d$/.test(v.name) || inRegexLocation(n));
-    if (!risky.length) continue;
-    add(ctx, 'nginx/ssrf-proxy-pass', risky[0], `The proxy_pass host comes from the request (\`$${risky[0].name}\`): a client can make nginx connect anywhere it can reach. Map it to a fixed set of upstreams.`);
-  }
-}
-
-/** Whether a regex location (`~`, `~*`) encloses node `n`. */
-function inRegexLocation(n: Node): boolean {
-  for (let l: Level | undefined = n.up; l && l.d; l = l.up) {
-    if (l.d.name !== 'location') continue;
-    const mod = l.d.args[0]?.value;
-    if (mod === '~' || mod === '~*') return true;
-  }
-  return false;
-}
-
 export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
   checkWorkers(ctx);
   checkUpstreams(ctx);
@@ -1077,6 +1048,6 @@ export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
   checkRedirectHost(ctx);
   checkServerTokens(ctx);
   checkIfInLocation(ctx);
-  checkSsrf(ctx);
+  runSecurityChecks(ctx); // SSRF, splitting, host spoofing, origins, access, ReDoS (security.ts)
   return ctx.out;
 }

@@ -9,6 +9,7 @@ const HTTP_CORE = 'https://nginx.org/en/docs/http/ngx_http_core_module.html';
 const PROXY = 'https://nginx.org/en/docs/http/ngx_http_proxy_module.html';
 const UPSTREAM = 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html';
 const SSL = 'https://nginx.org/en/docs/http/ngx_http_ssl_module.html';
+const HEADERS = 'https://nginx.org/en/docs/http/ngx_http_headers_module.html';
 
 /** nginx 1.29.7 made upstream keep-alive (`keepalive 32 local`), HTTP/1.1 to upstreams and no `Connection: close` the defaults, for `upstream` blocks (not for `proxy_pass` to a literal address). */
 /** The implicit pool of an `upstream` block without `keepalive` since 1.29.7 (measured on 1.30.6: like `keepalive 32`). */
@@ -292,10 +293,144 @@ const rows: Row[] = [
     id: 'nginx/ssrf-proxy-pass',
     category: 'security',
     severity: 'warning',
-    title: '`proxy_pass` host built from request data (SSRF)',
+    title: 'The `proxy_pass` (or `fastcgi_pass`, `grpc_pass`, ...) address comes from the request (SSRF)',
     why:
-      'When the host part of `proxy_pass` comes from the request (`$arg_*`, `$http_*`, `$cookie_*`, `$host`, `$uri`, `$request_uri`, ...), a client chooses where nginx connects: internal services, cloud metadata endpoints, anything the proxy can reach. Map the request to a fixed list of upstreams instead.',
+      'When the scheme or host of the address that nginx connects to is built from request data, a client chooses where nginx connects: internal services, cloud metadata endpoints, anything the proxy can reach. The rule follows the value through `set`, `map` and regex captures (numbered and named, of `location`, `if`, `rewrite`, `map` and `server_name`), and counts `$host` as client data in a default server, which any Host header reaches. Locations marked `internal` are skipped unless a `rewrite` copies the client\'s path into a URI they match. Map the request to a fixed set of upstreams instead.',
     docUrl: `${PROXY}#proxy_pass`,
+  },
+  {
+    id: 'nginx/header-injection',
+    category: 'security',
+    severity: 'warning',
+    title: 'A value that can hold CR/LF goes into a header (HTTP response or request splitting)',
+    why:
+      '`$uri`, `$document_uri` and regex captures of them hold the decoded path, so `%0d%0a` in a request becomes a real line break there. Written into `add_header`, a `return 30x` or redirecting `rewrite` target, or `proxy_set_header`/`proxy_pass`, it lets a client add headers of its own to the response (or to the request sent upstream). Checked on nginx 1.22.1: `add_header X-URI $uri` answered `/h/%0d%0aX-Injected:%201` with a real `X-Injected: 1` header. `$request_uri` never holds a raw line break; a capture of `(.*)` cannot hold a line feed (`.` does not match it); a rewrite\'s own `$1` is escaped by nginx; `return 200 "$uri"` writes the body, not a header.',
+    docUrl: `${HEADERS}#add_header`,
+    fix: 'Uses `$request_uri` instead of `$uri`, or adds `\\s` to the negated character class of the capture (both change behaviour: not applied automatically).',
+  },
+  {
+    id: 'nginx/host-spoofing',
+    category: 'security',
+    severity: 'warning',
+    title: '`proxy_set_header Host` copies an unchecked client value (`$http_host`, `$arg_*`, ...)',
+    why:
+      '`$http_host` is the Host header exactly as the client sent it, while `$host` is the name nginx matched and validated. Passing the raw header lets a client make the backend believe any virtual host was asked for: poisoned caches, password-reset links to another domain, bypassed host-based routing.',
+    docUrl: `${PROXY}#proxy_set_header`,
+    fix: 'Replaces `$http_host` with `$host` (which drops a port in the header: not applied automatically).',
+  },
+  {
+    id: 'nginx/origin-regex',
+    category: 'security',
+    severity: 'warning',
+    title: 'An Origin or Referer check whose regex lets other sites through (unanchored, or an unescaped dot)',
+    why:
+      'A regex on `$http_origin` or `$http_referer` (in `if`, a `map` or `valid_referers`) that is not anchored at both ends accepts `https://example.com.attacker.invalid` or `https://attacker.invalid/?https://example.com`; an unescaped `.` accepts look-alike domains. Such checks usually guard CORS or clickjacking headers, so a bypass hands another site the user\'s session. The rule tries such crafted values against the pattern itself.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_rewrite_module.html#if',
+    fix: 'Escapes the unescaped dots.',
+  },
+  {
+    id: 'nginx/valid-referers-none',
+    category: 'security',
+    severity: 'information',
+    title: '`valid_referers none` accepts requests without a Referer',
+    why:
+      'Any page can make a browser send a request without a Referer (a `Referrer-Policy: no-referrer`, a link from https to http, a `data:` URL), so `none` lets every other site through the check it was meant to enforce.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_referer_module.html#valid_referers',
+  },
+  {
+    id: 'nginx/add-header-multiline',
+    category: 'correctness',
+    severity: 'warning',
+    title: 'A header value that spans several lines',
+    why:
+      'nginx sends the line breaks of a quoted multi-line value as they are, which is obsolete header folding (RFC 7230, section 3.2.4): many clients and proxies reject the response or cut the header off. Long values such as a Content-Security-Policy belong on one line.',
+    docUrl: `${HEADERS}#add_header`,
+    fix: 'Joins the lines with single spaces.',
+  },
+  {
+    id: 'nginx/add-header-content-type',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`add_header Content-Type` instead of `default_type`',
+    why:
+      '`add_header` appends a header; it does not replace the Content-Type that nginx (from `types`/`default_type`) or the upstream already sends, so the response carries two, and clients pick either. Set the type with `default_type`, or hide the upstream one with `proxy_hide_header`.',
+    docUrl: `${HTTP_CORE}#default_type`,
+    fix: 'Replaces the line with `default_type` (not applied automatically: it only applies when no type is known).',
+  },
+  {
+    id: 'nginx/allow-without-deny',
+    category: 'security',
+    severity: 'warning',
+    title: '`allow` without any `deny` in the same block',
+    why:
+      'nginx checks `allow`/`deny` in order and lets a request through when none matches, and a block with its own rules does not inherit the enclosing block\'s. A list of `allow` lines without a final `deny all;` therefore allows everyone. (Skipped with `satisfy any`, where authentication decides for the rest.)',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_access_module.html#allow',
+    fix: 'Adds `deny all;` after the last `allow` (not applied automatically: check who must keep access).',
+  },
+  {
+    id: 'nginx/return-bypasses-access',
+    category: 'security',
+    severity: 'warning',
+    title: '`return` in a block whose `allow`/`deny` or authentication it bypasses',
+    why:
+      '`return` runs in the rewrite phase, which comes before the access phase where `allow`, `deny`, `auth_basic` and `auth_request` are checked, so every client gets the response: the access rules of the block never apply to it.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_rewrite_module.html#return',
+  },
+  {
+    id: 'nginx/stub-status-open',
+    category: 'security',
+    severity: 'information',
+    title: '`stub_status` reachable without `allow`/`deny` or authentication',
+    why:
+      'The status page shows active connections and request counters: useful to an attacker timing a flood, and usually meant for the monitoring host only. Restrict it with `allow`/`deny` or authentication.',
+    docUrl: 'https://nginx.org/en/docs/http/ngx_http_stub_status_module.html',
+  },
+  {
+    id: 'nginx/resolver-external',
+    category: 'security',
+    severity: 'warning',
+    title: '`resolver` points at a public DNS server',
+    why:
+      'nginx\'s own resolver does not validate DNSSEC and accepts the first answer that matches, so queries that travel across the internet can be answered by an on-path attacker, who then picks the upstream address. nginx before 1.21.0 also had a memory corruption in it (CVE-2021-23017). Use a resolver on the host or in your own network.',
+    docUrl: `${HTTP_CORE}#resolver`,
+  },
+  {
+    id: 'nginx/regex-redos',
+    category: 'security',
+    severity: 'warning',
+    title: 'A regex that can take exponential time on a crafted request (ReDoS)',
+    why:
+      'A repetition whose body can match the same text in several ways (`(a+)+`, `(\\w+\\s?)*`, `(a|ab)*`) makes PCRE backtrack through exponentially many splits when the rest of the pattern fails, and a worker is busy with one request for seconds. Patterns of `location`, `if`, `rewrite` and `map` all run on client data.',
+    docUrl: `${HTTP_CORE}#location`,
+  },
+  {
+    id: 'nginx/ssl-ciphers-weak',
+    category: 'security',
+    severity: 'warning',
+    title: '`ssl_ciphers` enables broken ciphers (RC4, DES/3DES, MD5, NULL, export, anonymous)',
+    why:
+      'These ciphers are broken or unauthenticated: RC4 and 3DES (Sweet32) leak plaintext, export and NULL ciphers barely encrypt, anonymous suites allow a man in the middle. A list that names them, or `ALL` without `!aNULL`, offers them to any client that asks.',
+    docUrl: `${SSL}#ssl_ciphers`,
+  },
+  {
+    id: 'nginx/error-log-off',
+    category: 'correctness',
+    severity: 'warning',
+    title: '`error_log off` writes a log file named `off`',
+    why:
+      'Unlike `access_log`, `error_log` has no `off` value: the word is taken as a file name, so nginx keeps logging into `off` under its prefix, where nobody looks and nothing rotates it. Discard errors with `error_log /dev/null crit;` (or keep a real log).',
+    docUrl: `${CORE}#error_log`,
+    fix: 'Replaces it with `error_log /dev/null crit;`.',
+  },
+  {
+    id: 'nginx/location-regex-unanchored',
+    category: 'security',
+    severity: 'warning',
+    title: 'A regex location for a file extension without `$` (`location ~ \\.php`)',
+    why:
+      'Without `$` the pattern matches the extension anywhere in the path: `location ~ \\.php` also takes `/uploads/avatar.php.jpg` and `/x.php/anything`, and when it passes requests to PHP-FPM (or another backend) an uploaded file with such a name may be executed. A warning when the location passes requests on, else information.',
+    docUrl: `${HTTP_CORE}#location`,
+    fix: 'Appends `$` to the pattern (not applied automatically: `/x.php/info` style paths may be intended).',
   },
 ];
 
