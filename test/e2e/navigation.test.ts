@@ -36,7 +36,13 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
   let snap: Session['snap'];
 
   before(async () => {
-    session = await openSession({ name: 'e2e-nav', shots: 'e2e-navigation', workspace: (dir) => cpSync(fixture, dir, { recursive: true }) });
+    // inlay hints off: the editor's rendered text, which these tests read, would include them
+    session = await openSession({
+      name: 'e2e-nav',
+      shots: 'e2e-navigation',
+      settings: { 'editor.inlayHints.enabled': 'off' },
+      workspace: (dir) => cpSync(fixture, dir, { recursive: true }),
+    });
     ({ page, wb, snap } = session);
   });
 
