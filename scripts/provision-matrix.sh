@@ -41,7 +41,6 @@ fi
 
 # Debian's nginx module packages the corpus uses, in every root.
 modules=libnginx-mod-stream,libnginx-mod-mail,libnginx-mod-http-geoip,libnginx-mod-http-image-filter,libnginx-mod-http-xslt-filter
-declare -A extra=( [trixie]="" [sid]=",python3-locust" )
 # Debian's third-party nginx modules (libnginx-mod-*) each suite packages: installed into every
 # root, fresh or already provisioned (see install_third_party below). The host's (bookworm's)
 # list is in scripts/install-system-packages.sh.
@@ -52,7 +51,9 @@ third_party="libnginx-mod-http-auth-pam libnginx-mod-http-brotli-filter libnginx
   libnginx-mod-http-srcache-filter libnginx-mod-http-subs-filter libnginx-mod-http-uploadprogress
   libnginx-mod-http-upstream-fair libnginx-mod-nchan libnginx-mod-rtmp libnginx-mod-stream-geoip2
   libnginx-mod-stream-js libnginx-mod-http-auth-spnego libnginx-mod-http-push-stream"
-declare -A third_party_extra=( [trixie]="" [sid]="libnginx-mod-http-auth-jwt libnginx-mod-http-eval
+# sid also gets python3-locust (the distributed-load test), through apt rather than debootstrap:
+# debootstrap's resolver does not follow virtual packages, and leaves python3-zmq unconfigured
+declare -A third_party_extra=( [trixie]="" [sid]="python3-locust libnginx-mod-http-auth-jwt libnginx-mod-http-eval
   libnginx-mod-http-hmac-secure-link libnginx-mod-http-xss libnginx-mod-http-zstd-filter libnginx-mod-http-zstd-static" )
 
 mkdir -p "$dir"
@@ -66,7 +67,7 @@ for suite in trixie sid; do
   (
     rm -rf "$root.tmp"
     for attempt in 1 2 3; do
-      if debootstrap --variant=minbase --include="nginx,haproxy,$modules${extra[$suite]}" \
+      if debootstrap --variant=minbase --include="nginx,haproxy,$modules" \
           "$suite" "$root.tmp" "$mirror" >"$dir/$suite.debootstrap.out" 2>&1; then
         rm -rf "$root"
         mv "$root.tmp" "$root"
