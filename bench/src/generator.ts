@@ -734,15 +734,18 @@ class H2Session {
   }
 }
 
+/** How often one request refused by an HTTP/2 server (REFUSED_STREAM) is sent again. */
+const MAX_H2_RETRIES = 3;
+
 class H2Slot implements Slot {
   busy = false;
   startedAt = 0;
   private stream: http2.ClientHttp2Stream | null = null;
   constructor(private readonly sess: H2Session) {}
 
-  start(intended: number, now: number): void {
+  start(intended: number, now: number, retries = 0): void {
     this.busy = true;
-    this.startedAt = now;
+    if (retries === 0) this.startedAt = now;
     let stream: http2.ClientHttp2Stream;
     try {
       const body = this.sess.body;
@@ -765,8 +768,19 @@ class H2Slot implements Slot {
       this.stream = null;
       this.sess.sink(this, intended, status);
     });
+    // A stream the server refused (REFUSED_STREAM: after its GOAWAY, e.g. nginx's
+    // keepalive_requests reached, or over its concurrent-stream limit) was never processed
+    // (RFC 9113, 8.7): it is sent again on a fresh connection, its latency still counted from
+    // when it was due, instead of counting as an error. Bounded, so a server that refuses
+    // everything still shows errors.
+    const refused = () => stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM && retries < MAX_H2_RETRIES;
+    const retry = () => {
+      this.stream = null;
+      this.start(intended, performance.now(), retries + 1);
+    };
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (this.stream !== stream || !this.busy) return;
+      if (refused()) return retry();
       this.busy = false;
       this.stream = null;
       const code = e.code ?? '';
@@ -775,7 +789,8 @@ class H2Slot implements Slot {
     });
     stream.on('close', () => {
       if (this.stream !== stream || !this.busy) return;
-      // closed without 'end' (e.g. refused by GOAWAY): count as reset
+      if (refused()) return retry();
+      // closed without 'end' and not refused: count as reset
       this.busy = false;
       this.stream = null;
       this.sess.onError(this, 'reset', false);
