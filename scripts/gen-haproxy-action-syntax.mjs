@@ -5,34 +5,18 @@
 // lines just above its "Usable in:" table). Facts only: the signatures, no prose. Which rule
 // sets and versions accept an action stays in keywords.json (scripts/gen-haproxy-data.mjs).
 // Usage: node scripts/gen-haproxy-action-syntax.mjs
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { haproxyConfigurationDocs } from './haproxy-docs.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const matrix = [join(root, '.matrix', 'binaries.json'), '/work/main/.matrix/binaries.json'].find((p) => existsSync(p));
-if (!matrix) {
-  console.error('no .matrix/binaries.json: run scripts/provision-matrix.sh first');
-  process.exit(1);
-}
-const cmp = (a, b) => {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-};
-const newest = JSON.parse(readFileSync(matrix, 'utf8'))
-  .binaries.filter((b) => b.product === 'haproxy')
-  .map((b) => ({ version: b.version, file: join(b.root || '/', 'usr/share/doc/haproxy/configuration.txt.gz') }))
-  .filter((d) => existsSync(d.file))
-  .sort((a, b) => cmp(a.version, b.version))
-  .pop();
+const newest = haproxyConfigurationDocs().pop();
 if (!newest) {
   console.error('no configuration.txt.gz of any matrix HAProxy');
   process.exit(1);
 }
-const lines = gunzipSync(readFileSync(newest.file)).toString('utf8').split('\n');
+const lines = newest.text().split('\n');
 const actions = {};
 for (let i = 1; i < lines.length; i++) {
   if (!/^ {2}Usable in:/.test(lines[i])) continue;

@@ -6,28 +6,14 @@
 // roots'). Facts only (names, types, which versions list a flag); no prose is kept: a field
 // "name" that is a phrase rather than an identifier is left out.
 // Usage: node scripts/gen-haproxy-log-format.mjs
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { haproxyConfigurationDocs } from './haproxy-docs.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const matrix = [join(root, '.matrix', 'binaries.json'), '/work/main/.matrix/binaries.json'].find((p) => existsSync(p));
-if (!matrix) {
-  console.error('no .matrix/binaries.json: run scripts/provision-matrix.sh first');
-  process.exit(1);
-}
-const cmp = (a, b) => {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-};
-const docs = JSON.parse(readFileSync(matrix, 'utf8'))
-  .binaries.filter((b) => b.product === 'haproxy')
-  .map((b) => ({ version: b.version.split('.').slice(0, 2).join('.'), file: join(b.root || '/', 'usr/share/doc/haproxy/configuration.txt.gz') }))
-  .filter((d) => existsSync(d.file))
-  .sort((a, b) => cmp(a.version, b.version));
+// by release branch (2.6, 3.0, 3.2): the flags are told apart per documented release
+const docs = haproxyConfigurationDocs().map((d) => ({ ...d, version: d.version.split('.').slice(0, 2).join('.') }));
 if (!docs.length) {
   console.error('no configuration.txt.gz of any matrix HAProxy (the haproxy package installs it)');
   process.exit(1);
@@ -36,7 +22,7 @@ if (!docs.length) {
 const aliases = {};
 const flagsSeen = new Map(); // flag -> versions listing it
 for (const d of docs) {
-  const text = gunzipSync(readFileSync(d.file)).toString('utf8');
+  const text = d.text();
   const lines = text.split('\n');
   for (const l of lines) {
     const m = /^\s+\|\s*(H?)\s*\|\s*%([A-Za-z]+)\s*\|\s*([^|]*?)\s*\|\s*([a-z]*)\s*\|/.exec(l);
