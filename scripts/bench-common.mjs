@@ -154,3 +154,18 @@ export function builtin({ port, connections, durationS, warmupS, cpu, threads = 
   const j = JSON.parse(r.out);
   return { rps: j.rps, p50: j.latencyMs.p50, p99: j.latencyMs.p99, perCpu: j.requests / j.cpuSeconds.generatorProcess, errors: Object.values(j.errors).reduce((a, b) => a + b, 0), cmd: cmd.join(' ').replace(REPO + '/', '') };
 }
+
+/** A wrk latency figure (`812.00us`, `1.20ms`, `2.1s`) in ms; NaN when it is none. */
+export function parseWrkLatency(s) {
+  const m = /^(\d+(?:\.\d+)?)(us|ms|s)$/.exec(s);
+  if (!m) return NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
+}
+
+/** Runs cmd under /usr/bin/time; the command's output and its user+system CPU seconds. */
+export function timed(cmd, timeoutS) {
+  const r = sh('/usr/bin/time', ['-f', '__cpu %U %S', ...cmd], { timeout: timeoutS * 1000 });
+  const m = /__cpu ([\d.]+) ([\d.]+)/.exec(r.err);
+  return { ...r, cpu: m ? Number(m[1]) + Number(m[2]) : NaN };
+}

@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loadavg, machine, median, REPO, sh, writeDocSection } from './bench-common.mjs';
+import { loadavg, machine, median, parseWrkLatency, REPO, sh, timed, writeDocSection } from './bench-common.mjs';
 import { ProxySandbox, NativeBackend, chooseNativeBinary } from '../bench/src/index.ts';
 
 const durationS = Number(process.env.FIDELITY_DURATION ?? 5);
@@ -75,19 +75,7 @@ for (const [k, f] of Object.entries(files)) {
   writeFileSync(f, k === 'before' ? BEFORE : AFTER);
 }
 
-function parseWrkLatency(s) {
-  const m = /^(\d+(?:\.\d+)?)(us|ms|s)$/.exec(s);
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
-}
 
-/** Runs cmd under /usr/bin/time; its output and user+system CPU seconds. */
-function timed(cmd, timeoutS) {
-  const r = sh('/usr/bin/time', ['-f', '__cpu %U %S', ...cmd], { timeout: timeoutS * 1000 });
-  const m = /__cpu ([\d.]+) ([\d.]+)/.exec(r.err);
-  return { ...r, cpu: m ? Number(m[1]) + Number(m[2]) : NaN };
-}
 
 /** The product itself. */
 function ours(file) {

@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { builtin, loadavg, machine, median, sh, startNginx, writeDocSection } from './bench-common.mjs';
+import { builtin, loadavg, machine, median, parseWrkLatency, sh, startNginx, timed, writeDocSection } from './bench-common.mjs';
 
 const durationS = Number(process.env.LOADGEN_DURATION ?? 5);
 const connections = Number(process.env.LOADGEN_CONNECTIONS ?? 50);
@@ -24,19 +24,7 @@ if (sh('node', ['-e', `require('fs').accessSync(${JSON.stringify(path.resolve('d
   process.exit(1);
 }
 
-function parseWrkLatency(s) {
-  const m = /^(\d+(?:\.\d+)?)(us|ms|s)$/.exec(s);
-  if (!m) return NaN;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
-}
 
-/** Runs cmd under /usr/bin/time; returns the command's output and its user+system CPU seconds. */
-function timed(cmd, timeoutS) {
-  const r = sh('/usr/bin/time', ['-f', '__cpu %U %S', ...cmd], { timeout: timeoutS * 1000 });
-  const m = /__cpu ([\d.]+) ([\d.]+)/.exec(r.err);
-  return { ...r, cpu: m ? Number(m[1]) + Number(m[2]) : NaN };
-}
 
 function wrk(port) {
   const cmd = ['taskset', '-c', String(GEN_CPU), 'wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', `http://127.0.0.1:${port}/`];
