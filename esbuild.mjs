@@ -20,7 +20,7 @@ const node = {
 /**
  * The command line starts often and never shows hover text: @nginx/reference-lib (1.8 MB of
  * nginx's documentation, about 60% of the bundle) goes to a bundle of its own,
- * dist/nginx-reference.js, which `require('@nginx/reference-lib')` (server/src/nginx/reference.ts,
+ * dist/nginx-reference.js, which `require('@nginx/reference-lib')` (server/src/languages/nginx/reference.ts,
  * called lazily) loads when first needed, so start-up does not compile it.
  */
 const referenceApart = {
@@ -59,7 +59,7 @@ const benchApart = {
 
 const builds = [
   { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
-  { ...node, entryPoints: { server: 'server/src/server.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { server: 'server/src/lsp/server.ts' }, outdir: 'dist' },
   // whitespace-free: less to read and pre-parse at each start (names and code are unchanged)
   { ...node, entryPoints: { cli: 'cli/src/main.ts' }, outdir: 'dist', plugins: [referenceApart, benchApart, jsonAsParse], minifyWhitespace: true },
   { ...node, entryPoints: { 'cli-bench': 'cli/src/bench.ts' }, outdir: 'dist', plugins: [referenceApart, jsonAsParse] },

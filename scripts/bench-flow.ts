@@ -7,11 +7,11 @@
 // Prints p50 and min wall time and the CPU time of each phase.
 import { readFileSync } from 'node:fs';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseNginx } from '../server/src/nginx/parser';
-import { flowOf } from '../server/src/nginx/flow';
-import { nginxTuning } from '../server/src/tuning';
-import { buildContext } from '../server/src/tuning/nginx/checks';
-import { runSecurityChecks } from '../server/src/tuning/nginx/security';
+import { parseNginx } from '../server/src/languages/nginx/parser';
+import { flowOf } from '../server/src/languages/nginx/flow';
+import { nginxTuning } from '../server/src/service/tuning';
+import { buildContext } from '../server/src/languages/nginx/tuning/checks';
+import { runSecurityChecks } from '../server/src/languages/nginx/tuning/security';
 import { validate } from '../server/src/service/languageService';
 
 const file = process.argv[2];

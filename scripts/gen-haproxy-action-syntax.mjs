@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates server/src/haproxy/data/actionSyntax.json: the syntax line(s) of each rule action
+// Generates server/src/languages/haproxy/data/actionSyntax.json: the syntax line(s) of each rule action
 // (`set-header <name> <fmt>`, `return [status <code>] ...`) from the "Actions reference" of the
 // newest HAProxy configuration.txt of the version matrix (an action heading is the block of
 // lines just above its "Usable in:" table). Facts only: the signatures, no prose. Which rule
@@ -40,5 +40,5 @@ const out = {
   version: newest.version.split('.').slice(0, 2).join('.'),
   actions: Object.fromEntries(Object.entries(actions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
 };
-writeFileSync(join(root, 'server/src/haproxy/data/actionSyntax.json'), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(join(root, 'server/src/languages/haproxy/data/actionSyntax.json'), JSON.stringify(out, null, 1) + '\n');
 console.log(`actionSyntax.json: ${Object.keys(actions).length} actions (HAProxy ${newest.version})`);

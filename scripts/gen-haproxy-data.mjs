@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates server/src/haproxy/data/*.json: HAProxy's keywords per version (2.4 .. newest), the
+// Generates server/src/languages/haproxy/data/*.json: HAProxy's keywords per version (2.4 .. newest), the
 // sections each is allowed in, argument shapes, bind/server options, `option` names, `timeout`
 // kinds, actions, sample fetches, converters and ACL derivatives, with the version each appeared
 // in or was removed in.
@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = join(root, 'server/src/haproxy/data');
+const outDir = join(root, 'server/src/languages/haproxy/data');
 const argGit = process.argv.indexOf('--git');
 const gitDir = argGit > 0 ? process.argv[argGit + 1] : process.env.HAPROXY_GIT;
 

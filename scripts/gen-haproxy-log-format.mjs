@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates server/src/haproxy/data/logFormat.json: for each log-format alias (`%ci`, `%ST`...)
+// Generates server/src/languages/haproxy/data/logFormat.json: for each log-format alias (`%ci`, `%ST`...)
 // the field name and value type HAProxy's custom log format table gives it, and the item flags
 // (`%{+Q}`, `%{+json}`...) each release's documentation lists, from the configuration.txt of
 // every HAProxy of the version matrix (.matrix/binaries.json: the host's 2.6 and the Debian
@@ -59,5 +59,5 @@ const out = {
   aliases: Object.fromEntries(Object.entries(aliases).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   flags,
 };
-writeFileSync(join(root, 'server/src/haproxy/data/logFormat.json'), JSON.stringify(out, null, 1) + '\n');
+writeFileSync(join(root, 'server/src/languages/haproxy/data/logFormat.json'), JSON.stringify(out, null, 1) + '\n');
 console.log(`logFormat.json: ${Object.keys(aliases).length} aliases, flags ${Object.keys(flags).join(' ')} (docs ${out.docs.join(', ')})`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates server/src/nginx/data/modules.json: the directives of Debian's third-party nginx
+// Generates server/src/languages/nginx/data/modules.json: the directives of Debian's third-party nginx
 // modules (libnginx-mod-*), read from each module's own command table (its `ngx_command_t`
 // arrays: name, context flags, argument-count flags) in a git checkout of the module's public
 // repository. Facts only: names, contexts, argument counts, the module each directive is in, the
@@ -58,7 +58,7 @@ const MODULES = [
   { so: 'ngx_http_zstd_static_module', name: 'zstd-static', title: 'Zstandard compression (precompressed files)', pkg: 'libnginx-mod-http-zstd-static', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_static_module'] },
 ];
 
-// nginx's context flags, as our context names (see childContext in server/src/nginx/ast.ts)
+// nginx's context flags, as our context names (see childContext in server/src/languages/nginx/ast.ts)
 const CONTEXT_FLAGS = {
   NGX_MAIN_CONF: 'main',
   NGX_HTTP_MAIN_CONF: 'http',

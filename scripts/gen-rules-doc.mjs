@@ -1,4 +1,4 @@
-// Writes docs/rules.md from the rule rows (server/src/tuning/*/rules.ts).
+// Writes docs/rules.md from the rule rows (server/src/languages/*/tuning/rules.ts).
 // Run with `npm run docs:rules` (node --import tsx, so the TypeScript rows load directly);
 // `--check` exits 1 when the committed file is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'docs', 'rules.md');
-const { renderRulesDoc } = await import('../server/src/tuning/rulesDoc.ts');
+const { renderRulesDoc } = await import('../server/src/service/rulesDoc.ts');
 const text = renderRulesDoc();
 
 if (process.argv.includes('--check')) {

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseNginx } from '../server/src/nginx/parser';
-import { nginxTuning } from '../server/src/tuning';
+import { parseNginx } from '../server/src/languages/nginx/parser';
+import { nginxTuning } from '../server/src/service/tuning';
 
 /** gixy plugin → the rule of ours that covers it. */
 const RULE: Record<string, string> = {

@@ -17,7 +17,7 @@ packages=(
   # the host nginx's own stream/mail modules and the other Debian modules the corpus uses
   libnginx-mod-stream libnginx-mod-mail libnginx-mod-http-geoip libnginx-mod-http-image-filter
   libnginx-mod-http-xslt-filter
-  # Debian's third-party nginx modules (server/src/nginx/data/modules.json; test/modules/ checks
+  # Debian's third-party nginx modules (server/src/languages/nginx/data/modules.json; test/modules/ checks
   # their facts against the binary with each loaded)
   libnginx-mod-http-auth-pam libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static
   libnginx-mod-http-cache-purge libnginx-mod-http-dav-ext libnginx-mod-http-echo

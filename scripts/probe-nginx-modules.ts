@@ -1,7 +1,7 @@
 // Records which directives each Debian suite's build of a third-party module lacks (packaged
 // versions are older than the sources scripts/gen-nginx-modules.mjs reads): probes every nginx of
 // the version matrix with its own suite's modules (test/modules/probe.ts) and writes the names
-// nginx called unknown into server/src/nginx/data/modules.json as `missingIn` per module and suite.
+// nginx called unknown into server/src/languages/nginx/data/modules.json as `missingIn` per module and suite.
 // test/modules/realBinary.test.ts holds the binaries to these lists.
 //   node --import tsx scripts/probe-nginx-modules.ts
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // Asks every binary of the version matrix (.matrix/binaries.json) what it accepts, with
 // generated one-directive configs (`nginx -t`) and one-keyword configs (`haproxy -c`), and
 // writes the facts that differ between versions (or from the documented tables) to
-// server/src/nginx/data/versions.json and server/src/haproxy/data/versions.json:
+// server/src/languages/nginx/data/versions.json and server/src/languages/haproxy/data/versions.json:
 //
 //   node scripts/probe-versions.mjs [--only nginx|haproxy]
 //
@@ -133,7 +133,7 @@ function nginxProber(bin, dir) {
   };
 }
 
-const docDirectives = () => JSON.parse(readFileSync(join(root, 'server/src/nginx/data/directives.json'), 'utf8')).directives;
+const docDirectives = () => JSON.parse(readFileSync(join(root, 'server/src/languages/nginx/data/directives.json'), 'utf8')).directives;
 
 function argsFor(name, rows, count) {
   const def = rows.find((r) => r.default && !r.default.includes('\n'))?.default?.split(/\s*\|\s*/)[0].trim().split(/\s+/);
@@ -278,7 +278,7 @@ async function probeNginx(bin) {
 function nginxDiff(byVersion) {
   const versions = Object.keys(byVersion);
   const docs = docDirectives();
-  const dupProbe = JSON.parse(readFileSync(join(root, 'server/src/nginx/data/directives.json'), 'utf8')).probe?.duplicateInBlock ?? {};
+  const dupProbe = JSON.parse(readFileSync(join(root, 'server/src/languages/nginx/data/directives.json'), 'utf8')).probe?.duplicateInBlock ?? {};
   const docDuplicates = new Set([...(dupProbe.http ?? []), ...(dupProbe.stream ?? [])]);
   const out = {};
   const sameAll = (get) => {
@@ -367,7 +367,7 @@ function haproxyProber(bin, dir) {
 async function probeHaproxy(bin) {
   const dir = mkdtempSync(join(tmpdir(), 'probe-haproxy-'));
   const probe = haproxyProber(bin, dir);
-  const kw = JSON.parse(readFileSync(join(root, 'server/src/haproxy/data/keywords.json'), 'utf8'));
+  const kw = JSON.parse(readFileSync(join(root, 'server/src/languages/haproxy/data/keywords.json'), 'utf8'));
   const facts = { global: {}, proxy: {}, sections: {}, stats: {}, checks: {} };
   try {
     const base = 'global\n  maxconn 100\ndefaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n  timeout connect 1s\n';
@@ -450,7 +450,7 @@ function haproxyDiff(byVersion) {
     out[what] ??= {};
     for (const v of versions) out[what][v] = byVersion[v][what] ?? [];
   }
-  const kw = JSON.parse(readFileSync(join(root, 'server/src/haproxy/data/keywords.json'), 'utf8'));
+  const kw = JSON.parse(readFileSync(join(root, 'server/src/languages/haproxy/data/keywords.json'), 'utf8'));
   const docSince = (part, k) => (part === 'global' ? kw.global[k]?.since : part === 'proxy' ? kw.proxy[k]?.since : kw.sections[k]?.since);
   const older = (a, b) => a.split('.').map(Number).reduce((d, x, i) => d || x - (b.split('.').map(Number)[i] ?? 0), 0) < 0;
   for (const part of ['global', 'proxy', 'sections', 'stats']) {
@@ -489,7 +489,7 @@ async function main() {
       console.log(`nginx ${b.version}: probed in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     }
     const diff = nginxDiff(byVersion);
-    const file = join(root, 'server/src/nginx/data/versions.json');
+    const file = join(root, 'server/src/languages/nginx/data/versions.json');
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, JSON.stringify({ generated: GENERATED, ...sorted(diff) }, null, 1) + '\n');
     console.log(`nginx: ${Object.keys(diff.directives).length} directives with per-version facts -> ${file}`);
@@ -503,7 +503,7 @@ async function main() {
       console.log(`haproxy ${b.version}: probed in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     }
     const diff = haproxyDiff(byVersion);
-    const file = join(root, 'server/src/haproxy/data/versions.json');
+    const file = join(root, 'server/src/languages/haproxy/data/versions.json');
     writeFileSync(file, JSON.stringify({ generated: GENERATED, ...sorted(diff) }, null, 1) + '\n');
     console.log(`haproxy: ${Object.keys(diff.global).length} global, ${Object.keys(diff.proxy).length} proxy keywords differ -> ${file}`);
   }

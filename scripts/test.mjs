@@ -19,7 +19,7 @@ function find(dir, pred, out = []) {
 }
 
 // the local binaries' versions the tests find are recorded in a folder of this run, not in the
-// user's cache folder (server/src/service/localVersions.ts)
+// user's cache folder (server/src/host/localVersions.ts)
 const cacheDir = mkdtempSync(join(tmpdir(), 'proxy-tuner-test-cache-'));
 process.on('exit', () => rmSync(cacheDir, { recursive: true, force: true }));
 

@@ -8,11 +8,11 @@ import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, detectLanguage, validateInWorkspace, type WorkspaceIndex } from '../../server/src/service/languageService';
-import { localVersion } from '../../server/src/service/localVersions';
-import { localHostFacts } from '../../server/src/service/hostFacts';
+import { localVersion } from '../../server/src/host/localVersions';
+import { localHostFacts } from '../../server/src/host/hostFacts';
 import { contextFor, projectSettings } from '../../server/src/service/projectConfig';
 import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
-import type { LanguageId, ServiceSettings } from '../../server/src/service/types';
+import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 import { ProjectConfigs } from './files';
 
 export interface CheckOptions {

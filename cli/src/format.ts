@@ -4,7 +4,7 @@
 // Indentation: --indent, else the project config's `format.indent`, else 4 spaces.
 import { readFileSync } from 'node:fs';
 import { formatText } from '../../server/src/service/languageService';
-import type { LanguageId } from '../../server/src/service/types';
+import type { LanguageId } from '../../server/src/core/types';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import { documentOf } from './checkCore';
 import { expandFiles, ProjectConfigs, writeAtomic } from './files';

@@ -3,10 +3,10 @@
 import { relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic, Range } from 'vscode-languageserver-types';
-import type { DiagnosticData, RuleMeta } from '../../server/src/service/rules';
-import { SEVERITY_NAME } from '../../server/src/service/rules';
+import type { DiagnosticData, RuleMeta } from '../../server/src/core/rules';
+import { SEVERITY_NAME } from '../../server/src/core/rules';
 import { allRules } from '../../server/src/service/ruleTable';
-import type { RuleSeverity } from '../../server/src/service/types';
+import type { RuleSeverity } from '../../server/src/core/types';
 import type { FileResult } from './checkCore';
 
 export type Severity = Exclude<RuleSeverity, 'off'>;

@@ -1,6 +1,6 @@
 // `proxy-tuner rules [--format json] [--language L]` lists every rule; `proxy-tuner explain RULE`
 // prints one rule's why, versions, fix and link. Both read the rule rows (server/src/service/ruleTable.ts).
-import type { RuleMeta } from '../../server/src/service/rules';
+import type { RuleMeta } from '../../server/src/core/rules';
 import { allRules, findRule, ruleVersions } from '../../server/src/service/ruleTable';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import type { Output } from './check';

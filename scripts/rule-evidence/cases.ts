@@ -5,9 +5,9 @@
 // with the rule table (the rows' since/until and what the linter says at each version).
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { validate } from '../../server/src/service/languageService';
-import type { LanguageId } from '../../server/src/service/types';
-import { NGINX_TUNING_RULES } from '../../server/src/tuning/nginx/rules';
-import { HAPROXY_TUNING_RULES } from '../../server/src/tuning/haproxy/rules';
+import type { LanguageId } from '../../server/src/core/types';
+import { NGINX_TUNING_RULES } from '../../server/src/languages/nginx/tuning/rules';
+import { HAPROXY_TUNING_RULES } from '../../server/src/languages/haproxy/tuning/rules';
 
 /** What one `proxy-tuner bench --json` run gave (the fields the verdicts read). */
 export interface Measured {

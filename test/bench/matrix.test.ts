@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { runBenchmark } from '../../bench/src/index';
 import { loadMatrix, matrixDir } from '../../server/src/host/matrix';
-import { compareVersions } from '../../server/src/service/version';
+import { compareVersions } from '../../server/src/core/version';
 import { liveDescendants, tempConfig } from './helpers';
 
 const binaries = loadMatrix();

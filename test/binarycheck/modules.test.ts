@@ -3,8 +3,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { loadedModules, localNginxBuild, moduleDiagnostics, moduleStatus, parseNginxV, type NginxBuildFacts } from '../../server/src/service/binaryFacts';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { loadedModules, localNginxBuild, moduleDiagnostics, moduleStatus, parseNginxV, type NginxBuildFacts } from '../../server/src/host/binaryFacts';
 
 const V = `nginx version: nginx/1.22.1
 built with OpenSSL 3.0.11

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { nginxModule, validateInContext } from '../../server/src/nginx/index';
-import { haproxyModule } from '../../server/src/haproxy/index';
+import { nginxModule, validateInContext } from '../../server/src/languages/nginx/index';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
 import { corpusDir, readVerdicts } from './verdicts';
 
 export const TABLE = join(__dirname, 'verdicts-by-version.tsv');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { haproxyModule } from '../../server/src/haproxy/index';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
 import { corpusDir, readVerdicts, type VerdictRow } from './verdicts';
 
 const { dir, available } = corpusDir('haproxy');

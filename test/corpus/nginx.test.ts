@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { nginxModule, validateInContext } from '../../server/src/nginx/index';
+import { nginxModule, validateInContext } from '../../server/src/languages/nginx/index';
 import { corpusDir, readVerdicts, type VerdictRow } from './verdicts';
 
 const { dir, available } = corpusDir('nginx');

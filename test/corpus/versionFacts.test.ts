@@ -1,6 +1,6 @@
 // Version-sensitive configs judged by each matrix binary and by the linter at that binary's
 // version: the linter reports an error exactly when the binary refuses the config. The cases are
-// the facts probed into server/src/nginx/data/versions.json and server/src/haproxy/data/versions.json
+// the facts probed into server/src/languages/nginx/data/versions.json and server/src/languages/haproxy/data/versions.json
 // (scripts/probe-versions.mjs), and the false errors no version has. Nothing listens: `nginx -t`
 // and `haproxy -c` only parse; every run has a 10 s timeout.
 import { test } from 'node:test';
@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadMatrix, type MatrixBinary } from '../../server/src/host/matrix';
-import { nginxModule } from '../../server/src/nginx/index';
-import { haproxyModule } from '../../server/src/haproxy/index';
+import { nginxModule } from '../../server/src/languages/nginx/index';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
 
 const binaries = loadMatrix();
 const have = (p: string) => binaries.filter((b) => b.product === p).length === 3;

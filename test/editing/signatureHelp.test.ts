@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import * as service from '../../server/src/service/languageService';
-import type { LanguageId, ServiceSettings } from '../../server/src/service/types';
+import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 
 /** The active signature's label and its active parameter's text; `|` marks the cursor. */
 function sig(lang: LanguageId, marked: string, settings: ServiceSettings = {}): { label: string; param: string; count: number } | null {

@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
-import type { Directive } from '../../server/src/nginx/ast';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import type { Directive } from '../../server/src/languages/nginx/ast';
 import { findBinary } from '../../bench/src/index';
 import { tempConfig } from '../bench/helpers';
 

@@ -4,11 +4,11 @@
 import { resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Range, TextEdit } from 'vscode-languageserver-types';
-import { nginxModule } from '../../server/src/nginx/index';
-import { haproxyModule } from '../../server/src/haproxy/index';
-import type { Directive, NginxFile } from '../../server/src/nginx/ast';
-import type { HaproxyFile } from '../../server/src/haproxy/ast';
-import { applyEdits } from '../../server/src/service/rules';
+import { nginxModule } from '../../server/src/languages/nginx/index';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
+import type { Directive, NginxFile } from '../../server/src/languages/nginx/ast';
+import type { HaproxyFile } from '../../server/src/languages/haproxy/ast';
+import { applyEdits } from '../../server/src/core/rules';
 
 export const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
 

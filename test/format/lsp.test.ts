@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { applyEdits } from '../../server/src/service/rules';
+import { applyEdits } from '../../server/src/core/rules';
 import { LspClient } from '../lsp/rpcClient';
 import { format } from './helpers';
 

@@ -9,7 +9,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic, Position, Range } from 'vscode-languageserver-types';
 import * as service from '../../server/src/service/languageService';
 import type { FileSystem } from '../../server/src/service/workspaceIndex';
-import type { LanguageId, ServiceSettings } from '../../server/src/service/types';
+import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 
 export const LANGS: LanguageId[] = ['nginx', 'haproxy'];
 /** Inputs are cut to this size (the time bound below is stated for it). */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { haproxyModule } from '../../server/src/haproxy/index';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
 import { fixture, labels } from './helpers';
 
 test('section keywords at the top level', () => {

@@ -1,8 +1,8 @@
 // Shared helpers for the HAProxy tests: fixtures with `<|>` (cursor) and `<|...|>` (range) markers.
 import { fixture as markedFixture, type Fixture } from '../markers';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { haproxyModule } from '../../server/src/haproxy/index';
-import type { ServiceSettings } from '../../server/src/service/types';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
+import type { ServiceSettings } from '../../server/src/core/types';
 
 export type { Fixture };
 

@@ -4,10 +4,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { HTTP_ONLY_KEYWORDS } from '../../server/src/haproxy/overrides';
+import { HTTP_ONLY_KEYWORDS } from '../../server/src/languages/haproxy/overrides';
 import { diagnose, fixture, hoverText, labels } from './helpers';
-import { haproxyModule } from '../../server/src/haproxy/index';
-import { matchProxyKeyword } from '../../server/src/haproxy/data';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
+import { matchProxyKeyword } from '../../server/src/languages/haproxy/data';
 import { haproxyCheck, matrixBinaries, tempDir } from '../snippets/helpers';
 
 const DEFAULTS = 'defaults\n  timeout connect 5s\n  timeout client 5s\n  timeout server 5s\n';

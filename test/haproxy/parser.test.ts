@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
-import { addressesOf, allStatements, findNodeAt, keywordName, walk } from '../../server/src/haproxy/ast';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { addressesOf, allStatements, findNodeAt, keywordName, walk } from '../../server/src/languages/haproxy/ast';
 import { fixture } from './helpers';
 
 test('sections with names, header and body offsets', () => {

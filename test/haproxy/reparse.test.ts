@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseHaproxy, reparseHaproxy } from '../../server/src/haproxy/parser';
-import type { HaproxyFile } from '../../server/src/haproxy/ast';
+import { parseHaproxy, reparseHaproxy } from '../../server/src/languages/haproxy/parser';
+import type { HaproxyFile } from '../../server/src/languages/haproxy/ast';
 import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../server/src/service/languageService';
 import { resolveSettings } from '../../server/src/service/settings';
 // @ts-expect-error a plain .mjs script without type declarations

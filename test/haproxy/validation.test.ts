@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { codes, diagnose, textOf } from './helpers';
-import { applyEdits } from '../../server/src/service/rules';
-import type { DiagnosticData } from '../../server/src/service/rules';
+import { applyEdits } from '../../server/src/core/rules';
+import type { DiagnosticData } from '../../server/src/core/rules';
 
 const BASE = `defaults
   mode http

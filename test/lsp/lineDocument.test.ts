@@ -1,11 +1,11 @@
-// The server's open documents (server/src/lineDocument.ts) against vscode-languageserver-textdocument:
+// The server's open documents (server/src/core/lineDocument.ts) against vscode-languageserver-textdocument:
 // the same incremental edits must give the same text, lines, offsets and positions; and the rule
-// engine's positions (server/src/service/positions.ts) those of the library.
+// engine's positions (server/src/core/positions.ts) those of the library.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument, type TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
-import { LineDocument, splitLines } from '../../server/src/lineDocument';
-import { positionsOf } from '../../server/src/service/rules';
+import { LineDocument, splitLines } from '../../server/src/core/lineDocument';
+import { positionsOf } from '../../server/src/core/rules';
 
 function random(seed: number): () => number {
   return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);

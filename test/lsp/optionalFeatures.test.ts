@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { ensureBuilt } from '../cli/build';
-import { nginxModule } from '../../server/src/nginx';
-import { haproxyModule } from '../../server/src/haproxy';
-import type { LanguageModule } from '../../server/src/service/types';
+import { nginxModule } from '../../server/src/languages/nginx';
+import { haproxyModule } from '../../server/src/languages/haproxy';
+import type { LanguageModule } from '../../server/src/core/types';
 import { FIXTURES } from './fixtures';
 import { LspClient } from './rpcClient';
 

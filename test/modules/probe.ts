@@ -1,5 +1,5 @@
 // Runs real nginx binaries (the version matrix's) with loadable modules loaded, to check the
-// module facts (server/src/nginx/data/modules.json) against them: each directive in each context
+// module facts (server/src/languages/nginx/data/modules.json) against them: each directive in each context
 // its row allows (nginx must not say "not allowed here", "invalid number of arguments" or
 // "unknown directive"), in a context it does not allow ("not allowed here"), and with one
 // argument too many or too few ("invalid number of arguments"). Everything runs `nginx -t` on
@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOADABLE_MODULES, modulesToLoad } from '../../server/src/nginx/modules';
-import { DIRECTIVES, type DirectiveVariant } from '../../server/src/nginx/data';
+import { LOADABLE_MODULES, modulesToLoad } from '../../server/src/languages/nginx/modules';
+import { DIRECTIVES, type DirectiveVariant } from '../../server/src/languages/nginx/data';
 import type { MatrixBinary } from '../../server/src/host/matrix';
 
 export interface RunResult {

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadMatrix, type MatrixBinary } from '../../server/src/host/matrix';
-import { nginxModule, validateInContext } from '../../server/src/nginx/index';
+import { nginxModule, validateInContext } from '../../server/src/languages/nginx/index';
 import { installedModules, nginxT, probeBinary } from './probe';
-import { LOADABLE_MODULES } from '../../server/src/nginx/modules';
+import { LOADABLE_MODULES } from '../../server/src/languages/nginx/modules';
 
 const allNginx = loadMatrix().filter((b) => b.product === 'nginx');
 const nginxes = allNginx.filter((b) => installedModules(b).includes('ngx_http_headers_more_filter_module'));

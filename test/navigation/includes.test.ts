@@ -2,7 +2,7 @@
 // context of the include that reads them, and names resolved across the include tree.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expandGlob, resolveInclude, type IncludeFs } from '../../server/src/nginx/includes';
+import { expandGlob, resolveInclude, type IncludeFs } from '../../server/src/languages/nginx/includes';
 import { definitionInWorkspace, documentLinks, references, rename, validateInWorkspace } from '../../server/src/service/languageService';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';

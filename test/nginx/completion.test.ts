@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TextEdit } from 'vscode-languageserver-types';
-import { nginxModule } from '../../server/src/nginx/index';
-import type { ServiceSettings } from '../../server/src/service/types';
+import { nginxModule } from '../../server/src/languages/nginx/index';
+import type { ServiceSettings } from '../../server/src/core/types';
 import { fixture } from './helpers';
 
 function complete(marked: string, settings: ServiceSettings = {}) {

@@ -1,9 +1,9 @@
 // The nginx knowledge tables: facts derived by scripts/gen-nginx-data.mjs plus overrides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIRECTIVES, VARIABLES, docUrl, lookupVariable, thirdPartyModule, variantInVersion } from '../../server/src/nginx/data';
-import directivesJson from '../../server/src/nginx/data/directives.json';
-import variablesJson from '../../server/src/nginx/data/variables.json';
+import { DIRECTIVES, VARIABLES, docUrl, lookupVariable, thirdPartyModule, variantInVersion } from '../../server/src/languages/nginx/data';
+import directivesJson from '../../server/src/languages/nginx/data/directives.json';
+import variablesJson from '../../server/src/languages/nginx/data/variables.json';
 
 const variant = (name: string, module: string) => DIRECTIVES.get(name)!.find((v) => v.module === module)!;
 

@@ -1,11 +1,11 @@
-// The nginx variable-flow analysis (server/src/nginx/flow.ts) and its regex reader
-// (server/src/nginx/regex.ts): sources, CR/LF and slash, internal locations, default
+// The nginx variable-flow analysis (server/src/languages/nginx/flow.ts) and its regex reader
+// (server/src/languages/nginx/regex.ts): sources, CR/LF and slash, internal locations, default
 // servers, and the cache keyed by the parse.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { flowOf, type NginxFlow, type Sink } from '../../server/src/nginx/flow';
-import { parseRegex, redosRisk, canHoldLf, canHoldSlash, anchoredStart } from '../../server/src/nginx/regex';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { flowOf, type NginxFlow, type Sink } from '../../server/src/languages/nginx/flow';
+import { parseRegex, redosRisk, canHoldLf, canHoldSlash, anchoredStart } from '../../server/src/languages/nginx/regex';
 
 const R = String.raw;
 

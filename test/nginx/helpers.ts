@@ -1,8 +1,8 @@
 // Shared helpers for the nginx tests: fixtures with `<|>` (cursor) and `<|...|>` (range) markers.
 import { fixture as markedFixture, type Fixture } from '../markers';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { nginxModule, validateInContext } from '../../server/src/nginx/index';
-import type { ServiceSettings } from '../../server/src/service/types';
+import { nginxModule, validateInContext } from '../../server/src/languages/nginx/index';
+import type { ServiceSettings } from '../../server/src/core/types';
 
 export type { Fixture };
 

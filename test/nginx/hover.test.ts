@@ -1,7 +1,7 @@
 // nginx hover: directive facts and description from @nginx/reference-lib, variables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nginxModule } from '../../server/src/nginx/index';
+import { nginxModule } from '../../server/src/languages/nginx/index';
 import { fixture } from './helpers';
 
 function hover(marked: string) {

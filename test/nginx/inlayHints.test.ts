@@ -12,7 +12,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import * as service from '../../server/src/service/languageService';
-import type { ServiceSettings } from '../../server/src/service/types';
+import type { ServiceSettings } from '../../server/src/core/types';
 import { matrixBinaries, tempDir } from '../snippets/helpers';
 
 function hints(text: string, settings: ServiceSettings) {

@@ -1,8 +1,8 @@
 // The nginx parser: nginx's tokenization rules, offsets, every construct, error recovery.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { blockContext, findNodeAt, variablesIn, walk, type Directive } from '../../server/src/nginx/ast';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { blockContext, findNodeAt, variablesIn, walk, type Directive } from '../../server/src/languages/nginx/ast';
 import { fixture } from './helpers';
 
 function flat(text: string): { path: string; name: string; args: string[] }[] {

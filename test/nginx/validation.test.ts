@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diagnose, found } from './helpers';
-import { editDistance, inferContext } from '../../server/src/nginx/validation';
-import { parseNginx } from '../../server/src/nginx/parser';
+import { editDistance, inferContext } from '../../server/src/languages/nginx/validation';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
 
 const wrap = (body: string) => `events {}\nhttp {\n${body}\n}\n`;
 

@@ -4,10 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { nginxModule } from '../../server/src/nginx/index';
-import { haproxyModule } from '../../server/src/haproxy/index';
-import { probedFor, PROBED_VERSIONS } from '../../server/src/nginx/data';
-import { probedCheck } from '../../server/src/haproxy/data';
+import { nginxModule } from '../../server/src/languages/nginx/index';
+import { haproxyModule } from '../../server/src/languages/haproxy/index';
+import { probedFor, PROBED_VERSIONS } from '../../server/src/languages/nginx/data';
+import { probedCheck } from '../../server/src/languages/haproxy/data';
 
 function nginxErrors(body: string, version?: string): string[] {
   const text = `events {}\n${body}\n`;

@@ -1,7 +1,7 @@
 // HAProxy's environment variables as the sandbox expands them before planning (issue 16).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
 import { expandHaproxyEnv, expandWord } from '../../bench/src/sandbox/haproxyEnv';
 import { SandboxRefusal } from '../../bench/src/sandbox/common';
 

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { SNIPPETS, expandSnippet, type Snippet } from '../../server/src/service/snippets';
+import { SNIPPETS, expandSnippet, type Snippet } from '../../server/src/core/snippets';
 import * as service from '../../server/src/service/languageService';
-import type { LanguageId } from '../../server/src/service/types';
+import type { LanguageId } from '../../server/src/core/types';
 import { HAPROXY_VERSIONS, NGINX_VERSIONS, complaints, haproxyCheck, matrixBinaries, nginxTest, tempDir, throwAwayCert } from './helpers';
 
 const repo = join(__dirname, '..', '..');

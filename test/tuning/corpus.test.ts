@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
-import { haproxyTuning, nginxTuning } from '../../server/src/tuning';
-import { applyEdits, safeFixEdits, type DiagnosticData } from '../../server/src/service/rules';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { haproxyTuning, nginxTuning } from '../../server/src/service/tuning';
+import { applyEdits, safeFixEdits, type DiagnosticData } from '../../server/src/core/rules';
 import { corpusRoot, formatCounts, runCorpus } from './corpusCounts';
 
 const present = existsSync(join(corpusRoot, 'nginx', 'verdicts.tsv'));

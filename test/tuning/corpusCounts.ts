@@ -6,10 +6,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
-import { haproxyTuning, nginxTuning, tuningRuleRows } from '../../server/src/tuning';
-import type { LanguageId } from '../../server/src/service/types';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { haproxyTuning, nginxTuning, tuningRuleRows } from '../../server/src/service/tuning';
+import type { LanguageId } from '../../server/src/core/types';
 
 export const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '..', '..', '..', 'shared', 'corpus');
 

@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderRulesDoc } from '../../server/src/tuning/rulesDoc';
-import { tuningRuleRows } from '../../server/src/tuning';
+import { renderRulesDoc } from '../../server/src/service/rulesDoc';
+import { tuningRuleRows } from '../../server/src/service/tuning';
 
 const ROOT = join(__dirname, '..', '..');
 

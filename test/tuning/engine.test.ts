@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { codeActions, fixAll, validate } from '../../server/src/service/languageService';
-import { finalizeDiagnostics } from '../../server/src/service/rules';
-import { parseSomaxconn } from '../../server/src/service/hostFacts';
+import { finalizeDiagnostics } from '../../server/src/core/rules';
+import { parseSomaxconn } from '../../server/src/host/hostFacts';
 import { resolveSettings } from '../../server/src/service/settings';
-import { nginxTuningRegistry, haproxyTuningRegistry, tuningRuleRows } from '../../server/src/tuning';
+import { nginxTuningRegistry, haproxyTuningRegistry, tuningRuleRows } from '../../server/src/service/tuning';
 
 const doc = (lang: 'nginx' | 'haproxy', text: string) => TextDocument.create(`file:///t.${lang}`, lang, 1, text);
 const codes = (ds: Diagnostic[]) => ds.map((d) => String(d.code));

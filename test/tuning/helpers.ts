@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
-import { haproxyTuning, nginxTuning } from '../../server/src/tuning';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { haproxyTuning, nginxTuning } from '../../server/src/service/tuning';
 import { fixture as markedFixture } from '../markers';
-import { applyEdits, type DiagnosticData } from '../../server/src/service/rules';
-import type { LanguageId, ServiceSettings } from '../../server/src/service/types';
+import { applyEdits, type DiagnosticData } from '../../server/src/core/rules';
+import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 
 export interface Fixture {
   text: string;

@@ -1,8 +1,8 @@
-// End-of-life target versions (server/src/tuning/lifecycle.ts, data/branches.json): an
+// End-of-life target versions (server/src/core/lifecycle.ts, data/branches.json): an
 // information diagnostic naming the supported branches, on whole configs only.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { branchOf, endOfLife, eolFindings, supportedBranches } from '../../server/src/tuning/lifecycle';
+import { branchOf, endOfLife, eolFindings, supportedBranches } from '../../server/src/core/lifecycle';
 import { expectNone, expectRule } from './helpers';
 
 const NGINX = '<|events|> {}\nhttp {\n    server { listen 80; }\n}\n';

@@ -11,8 +11,8 @@ import { createServer, connect, type Server, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { nginxTuning } from '../../server/src/tuning';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { nginxTuning } from '../../server/src/service/tuning';
 import { loadMatrix } from '../../server/src/host/matrix';
 
 const R = String.raw;

@@ -5,10 +5,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseNginx } from '../../server/src/nginx/parser';
-import { parseHaproxy } from '../../server/src/haproxy/parser';
-import { buildContext, runNginxChecks } from '../../server/src/tuning/nginx/checks';
-import { buildHaproxyContext, runHaproxyChecks } from '../../server/src/tuning/haproxy/checks';
+import { parseNginx } from '../../server/src/languages/nginx/parser';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { buildContext, runNginxChecks } from '../../server/src/languages/nginx/tuning/checks';
+import { buildHaproxyContext, runHaproxyChecks } from '../../server/src/languages/haproxy/tuning/checks';
 import { applyFix, expectRule } from './helpers';
 
 const SEEDS = join(__dirname, 'fixtures', 'seeds');

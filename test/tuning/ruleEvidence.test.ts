@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { afterFor, boundOf, boundRules, CASES, NOT_MEASURED, ruleFires } from '../../scripts/rule-evidence/cases';
-import { compareVersions } from '../../server/src/service/version';
+import { compareVersions } from '../../server/src/core/version';
 
 const DOC = readFileSync(join(__dirname, '..', '..', 'docs', 'rule-evidence.md'), 'utf8');
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { detectLanguage, validate } from '../../server/src/service/languageService';
-import { applyEdits, type DiagnosticData } from '../../server/src/service/rules';
+import { applyEdits, type DiagnosticData } from '../../server/src/core/rules';
 
 const DIR = join(__dirname, 'fixtures', 'seeds');
 

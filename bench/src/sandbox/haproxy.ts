@@ -9,8 +9,8 @@
 //   Lua, external checks, `program` sections) is refused with the line. The user's file is only read.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseHaproxy } from '../../../server/src/haproxy/parser';
-import type { Section, Statement, Word } from '../../../server/src/haproxy/ast';
+import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
+import type { Section, Statement, Word } from '../../../server/src/languages/haproxy/ast';
 import { applyEdits, backendPortText, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';

@@ -12,11 +12,11 @@
 //   file and line. The user's files are only read.
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseNginx } from '../../../server/src/nginx/parser';
-import { DIRECTIVES } from '../../../server/src/nginx/data';
+import { parseNginx } from '../../../server/src/languages/nginx/parser';
+import { DIRECTIVES } from '../../../server/src/languages/nginx/data';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { RESERVED_FILES, type MachineLimits } from './limits';
-import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/nginx/ast';
+import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/languages/nginx/ast';
 import {
   applyEdits,
   backendPortText,

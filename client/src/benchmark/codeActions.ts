@@ -1,9 +1,9 @@
 // "Apply fix and re-run benchmark": for Proxy Tuner diagnostics that carry quick fixes in
-// Diagnostic.data (server/src/service/rules.ts DiagnosticData, passed through by
+// Diagnostic.data (server/src/core/rules.ts DiagnosticData, passed through by
 // vscode-languageclient), a quick fix that applies the edit and benchmarks before and after.
 import * as vscode from 'vscode';
-import { HAPROXY_TUNING_RULES } from '../../../server/src/tuning/haproxy/rules';
-import { NGINX_TUNING_RULES } from '../../../server/src/tuning/nginx/rules';
+import { HAPROXY_TUNING_RULES } from '../../../server/src/languages/haproxy/tuning/rules';
+import { NGINX_TUNING_RULES } from '../../../server/src/languages/nginx/tuning/rules';
 import type { FixData } from './controller';
 
 /** Rules whose fix can change a benchmark's numbers: the tuning rows of category performance. */

@@ -32,7 +32,7 @@ export const UNTRUSTED_REASON =
   'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
   'Trust the workspace (Workspaces: Manage Workspace Trust) to run them.';
 
-/** A fix as carried in Diagnostic.data (server/src/service/rules.ts DiagnosticData), LSP-shaped. */
+/** A fix as carried in Diagnostic.data (server/src/core/rules.ts DiagnosticData), LSP-shaped. */
 export interface FixData {
   title: string;
   edits: { range: { start: { line: number; character: number }; end: { line: number; character: number } }; newText: string }[];

@@ -4,7 +4,7 @@
 // quick pick of the binaries found (binaries.ts) and the release branches the data knows;
 // choosing one sets the version setting (the workspace's, or the user's without a workspace).
 import * as vscode from 'vscode';
-import { branches, endOfLife, BRANCHES_AS_OF } from '../../../server/src/tuning/lifecycle';
+import { branches, endOfLife, BRANCHES_AS_OF } from '../../../server/src/core/lifecycle';
 import { discoverBinaries, targetVersion, type FoundBinary, type Kind } from './binaries';
 
 export const PICK_COMMAND = 'proxyTuner.pickTargetVersion';

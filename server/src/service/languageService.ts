@@ -18,12 +18,12 @@ import type {
   TextEdit,
 } from 'vscode-languageserver-types';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { LanguageId, LanguageModule, ServiceSettings } from './types';
-import { nginxModule } from '../nginx';
-import { haproxyModule } from '../haproxy';
-import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection } from './rules';
+import type { LanguageId, LanguageModule, ServiceSettings } from '../core/types';
+import { nginxModule } from '../languages/nginx';
+import { haproxyModule } from '../languages/haproxy';
+import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection } from '../core/rules';
 import { detectLanguage } from './detectLanguage';
-import { haproxyTuning, nginxTuning } from '../tuning';
+import { haproxyTuning, nginxTuning } from './tuning';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
 import {
   WorkspaceIndex,

@@ -3,7 +3,7 @@
 // plus a notice that the rest is off, instead of a parse that would hold the server for seconds
 // (a 20 MB file takes ~10 s and ~600 MB to parse). Pure: text in, diagnostics out.
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
-import type { LanguageId } from './types';
+import type { LanguageId } from '../core/types';
 
 /** Characters above which a document gets the syntax check only (~2 MB). */
 export const LARGE_DOCUMENT_CHARS = 2 * 1024 * 1024;

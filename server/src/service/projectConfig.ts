@@ -16,7 +16,7 @@
 // Globs are relative to the folder holding the file, with `/` as separator: `*` and `?` stay
 // within a path segment, `**` spans segments, `{a,b}` is either. A glob without `/` matches the
 // file name in any folder (`*.bak`), like a .gitignore line.
-import type { RuleSeverity } from './types';
+import type { RuleSeverity } from '../core/types';
 import type { ProxyTunerConfig } from './settings';
 
 export const PROJECT_CONFIG_NAME = '.proxy-tuner.json';

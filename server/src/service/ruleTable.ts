@@ -1,10 +1,10 @@
 // Every rule of the product in one list: the language modules' own rules (syntax, validation),
 // the tuning and safety rules, the engine's and the workspace's (names across files). What
 // `proxy-tuner rules`, `proxy-tuner explain` and the SARIF rule table read; pure data.
-import type { RuleMeta } from './rules';
-import { NGINX_RULES } from '../nginx/validation';
-import { HAPROXY_RULES } from '../haproxy/validation';
-import { tuningRuleRows } from '../tuning/index';
+import type { RuleMeta } from '../core/rules';
+import { NGINX_RULES } from '../languages/nginx/validation';
+import { HAPROXY_RULES } from '../languages/haproxy/validation';
+import { tuningRuleRows } from './tuning';
 import { NAVIGATION_RULES } from './workspaceIndex';
 
 /** Every rule row, each id once (the first row of an id wins), nginx's first. */

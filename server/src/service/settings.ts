@@ -1,9 +1,9 @@
 // User settings (`proxyTuner.*` in package.json) to ServiceSettings. Plain data in, plain data
 // out: the LSP adapter feeds it what `workspace/configuration` or `initializationOptions` gave,
 // the command line feeds it its flags. Anything malformed is ignored rather than trusted.
-import type { HostFacts, LanguageId, RuleSeverity, ServiceSettings } from './types';
-import { localVersion } from './localVersions';
-import { localHostFacts, localNginxModules } from './hostFacts';
+import type { HostFacts, LanguageId, RuleSeverity, ServiceSettings } from '../core/types';
+import { localVersion } from '../host/localVersions';
+import { localHostFacts, localNginxModules } from '../host/hostFacts';
 
 /** The `proxyTuner` section as a client sends it (every field optional, any field may be junk). */
 export interface ProxyTunerConfig {

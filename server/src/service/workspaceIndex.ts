@@ -23,11 +23,11 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from 'vscode-languageserver-types';
-import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from './types';
-import { RuleRegistry, type Finding, type RuleMeta } from './rules';
-import type { NginxFile } from '../nginx/ast';
-import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../nginx/includes';
-import { soBaseName } from '../nginx/modules';
+import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from '../core/types';
+import { RuleRegistry, type Finding, type RuleMeta } from '../core/rules';
+import type { NginxFile } from '../languages/nginx/ast';
+import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../languages/nginx/includes';
+import { soBaseName } from '../languages/nginx/modules';
 
 import { LARGE_DOCUMENT_CHARS } from './largeDocument';
 

@@ -1,0 +1,240 @@
+// Which modules the local nginx has: `nginx -V` (configure arguments: `--with-X_module` built in,
+// `--with-X_module=dynamic` / `--add-dynamic-module` built as loadable modules, `--without-X`
+// left out), the `.so` files in its modules folder, and the modules a Debian system enables for
+// every config (`/etc/nginx/modules-enabled/*.conf`, from `/usr/share/nginx/modules-available`).
+// The probe is plain Node (run once per process, like localVersions.ts); the diagnostics are a
+// pure function of the facts and the parsed file: a directive whose module your nginx lacks, or
+// has as a dynamic module the config does not load, gets an information diagnostic.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { childContext, type Directive, type NginxFile } from '../languages/nginx/ast';
+import { DIRECTIVES } from '../languages/nginx/data';
+import { findBinary } from './localVersions';
+
+export interface NginxBuildFacts {
+  version?: string;
+  /** Modules compiled into the binary by a `--with-...` option (`ngx_http_ssl_module`). */
+  builtIn: string[];
+  /** Modules built as loadable `.so` files (`ngx_http_geoip_module`, `ngx_stream_module`). */
+  dynamic: string[];
+  /** `.so` files present in the modules folder (base names); undefined: not looked at (all of `dynamic` assumed there). */
+  installed?: string[];
+  /** Default modules left out (`--without-http_gzip_module` → `ngx_http_gzip_module`). */
+  without: string[];
+  /** Third-party module sources (`--add-module`, `--add-dynamic-module`) as given. */
+  added: string[];
+  modulesPath?: string;
+  /** `.so` base names (without `.so`) loaded for every config by the system (Debian's modules-enabled). */
+  enabled: string[];
+}
+
+/** Modules nginx builds only when asked (`--with-...`); every other standard module is built unless `--without-...`. */
+const OPTIONAL_MODULES = new Set([
+  'ngx_http_ssl_module',
+  'ngx_http_v2_module',
+  'ngx_http_v3_module',
+  'ngx_http_realip_module',
+  'ngx_http_addition_module',
+  'ngx_http_xslt_module',
+  'ngx_http_image_filter_module',
+  'ngx_http_geoip_module',
+  'ngx_http_sub_module',
+  'ngx_http_dav_module',
+  'ngx_http_flv_module',
+  'ngx_http_mp4_module',
+  'ngx_http_gunzip_module',
+  'ngx_http_gzip_static_module',
+  'ngx_http_auth_request_module',
+  'ngx_http_random_index_module',
+  'ngx_http_secure_link_module',
+  'ngx_http_degradation_module',
+  'ngx_http_slice_module',
+  'ngx_http_stub_status_module',
+  'ngx_http_perl_module',
+  'ngx_google_perftools_module',
+  'ngx_mail_ssl_module',
+  'ngx_stream_ssl_module',
+  'ngx_stream_realip_module',
+  'ngx_stream_geoip_module',
+  'ngx_stream_ssl_preread_module',
+]);
+
+/** `--with-stream`, `--with-mail`: the whole family, built in or dynamic. */
+const FAMILY_FLAG: Record<string, string> = { stream: 'ngx_stream_module', mail: 'ngx_mail_module' };
+
+export function parseNginxV(output: string): NginxBuildFacts {
+  const facts: NginxBuildFacts = { builtIn: [], dynamic: [], without: [], added: [], enabled: [] };
+  facts.version = /nginx version:\s*[\w.-]*\/(\d+\.\d+(?:\.\d+)?)/i.exec(output)?.[1];
+  const args = /configure arguments:(.*)$/m.exec(output)?.[1] ?? '';
+  for (const m of args.matchAll(/--(without|with|add-module|add-dynamic-module|modules-path)(?:-([\w-]+))?(?:=('[^']*'|\S+))?/g)) {
+    const [, what, name, rawValue] = m;
+    const value = rawValue?.replace(/^'|'$/g, '');
+    if (what === 'modules-path') facts.modulesPath = value;
+    else if (what === 'add-module' || what === 'add-dynamic-module') {
+      if (value) facts.added.push(value);
+    } else if (name) {
+      const mod = FAMILY_FLAG[name] ?? (name.endsWith('_module') ? `ngx_${name}` : undefined);
+      if (!mod) continue;
+      if (what === 'without') facts.without.push(mod);
+      else if (value === 'dynamic') facts.dynamic.push(mod);
+      else if (value === undefined) facts.builtIn.push(mod);
+    }
+  }
+  return facts;
+}
+
+/** `load_module` targets in a text (a config, or Debian's modules-enabled snippets): `.so` base names. */
+export function loadedModules(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/^\s*load_module\s+["']?([^"';\s]+)["']?\s*;/gm)) {
+    const base = m[1].split('/').pop() ?? '';
+    out.push(base.replace(/\.so$/, ''));
+  }
+  return out;
+}
+
+let cached: NginxBuildFacts | undefined | null = null;
+let cachedKey = '';
+
+/**
+ * The local nginx's build facts (`nginx -V`, its modules folder, Debian's enabled modules), or
+ * undefined without a binary. Never throws; asked once per binary. `PROXY_TUNER_NO_LOCAL_VERSION=1`
+ * turns the probe off, as for the version.
+ */
+export function localNginxBuild(explicitPath?: string, timeoutMs = 2000): NginxBuildFacts | undefined {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1') return undefined;
+  const key = explicitPath ?? '';
+  if (cached !== null && cachedKey === key) return cached;
+  cachedKey = key;
+  cached = undefined;
+  try {
+    const bin = findBinary('nginx', explicitPath);
+    if (!bin) return undefined;
+    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
+    const facts = parseNginxV(`${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+    if (!facts.version) return undefined;
+    if (facts.modulesPath) {
+      facts.installed = [];
+      if (existsSync(facts.modulesPath)) {
+        for (const f of readdirSync(facts.modulesPath)) {
+          const m = /^(ngx_\w+)\.so$/.exec(f);
+          if (m) facts.installed.push(m[1]);
+        }
+      }
+    }
+    const enabledDir = '/etc/nginx/modules-enabled';
+    if (existsSync(enabledDir)) {
+      for (const f of readdirSync(enabledDir)) {
+        try {
+          facts.enabled.push(...loadedModules(readFileSync(join(enabledDir, f), 'utf8')));
+        } catch {
+          // a dangling link: that module is not enabled
+        }
+      }
+    }
+    cached = facts;
+  } catch {
+    cached = undefined;
+  }
+  return cached;
+}
+
+export type ModuleStatus = 'present' | 'not-loaded' | 'not-installed' | 'not-built';
+
+/**
+ * Whether the local nginx has `module`, given the `.so` base names the config loads, and the
+ * `.so` it would come in. Standard modules only: anything else (third-party, commercial) is
+ * `present` here (other rules speak about those).
+ */
+export function moduleStatus(module: string, facts: NginxBuildFacts, loaded: readonly string[]): { status: ModuleStatus; so: string } {
+  const installed = facts.installed ?? facts.dynamic;
+  const soStatus = (so: string): ModuleStatus => {
+    if (facts.builtIn.includes(so)) return 'present';
+    if (installed.includes(so)) return loaded.includes(so) || facts.enabled.includes(so) ? 'present' : 'not-loaded';
+    if (facts.dynamic.includes(so)) return 'not-installed';
+    return 'not-built';
+  };
+  const family = module.startsWith('ngx_stream_') ? 'ngx_stream_module' : module.startsWith('ngx_mail_') ? 'ngx_mail_module' : undefined;
+  if (family) {
+    const fs = soStatus(family);
+    if (fs !== 'present') return { status: fs, so: family };
+  }
+  if (OPTIONAL_MODULES.has(module)) return { status: soStatus(module), so: module };
+  if (facts.without.includes(module)) return { status: 'not-built', so: module };
+  return { status: 'present', so: module };
+}
+
+function prefixFor(context: string): string | undefined {
+  if (context === 'main') return undefined;
+  if (context.startsWith('stream')) return 'ngx_stream_';
+  if (context.startsWith('mail')) return 'ngx_mail_';
+  if (context.startsWith('block:') || context === 'events') return undefined;
+  return 'ngx_http_';
+}
+
+export const MODULE_RULE = 'nginx/module-not-in-binary';
+
+/**
+ * Information diagnostics for directives whose module the local nginx does not have
+ * (`"geoip_country" is in ngx_http_geoip_module, which your nginx 1.22.1 has as a dynamic module
+ * that this config does not load`). Pure: the facts come from `localNginxBuild`.
+ */
+export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: NginxBuildFacts, context = 'main'): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  try {
+    const loaded = loadedModules(file.text);
+    const reported = new Set<string>();
+    // the verdict depends only on the name and the context's module family: once per pair
+    // (a 5,000-line file has a few dozen), not once per directive
+    type Verdict = { module: string; status: ModuleStatus; so: string } | null;
+    const verdicts = new Map<string | undefined, Map<string, Verdict>>();
+    const check = (d: Directive, prefix: string | undefined, byName: Map<string, Verdict>): void => {
+      const variants = DIRECTIVES.get(d.name);
+      if (!variants?.length) return;
+      let first = byName.get(d.name);
+      if (first === undefined) {
+        const own = prefix ? variants.filter((v) => v.module.startsWith(prefix)) : variants;
+        const list = own.length ? own : variants;
+        const statuses = list.map((v) => ({ module: v.module, ...moduleStatus(v.module, facts, loaded) }));
+        first = statuses.some((s) => s.status === 'present') ? null : statuses[0];
+        byName.set(d.name, first);
+      }
+      if (first === null) return;
+      if (reported.has(first.so)) return; // once per missing module and file
+      reported.add(first.so);
+      const nginx = `your nginx${facts.version ? ` ${facts.version}` : ''}`;
+      const message =
+        first.status === 'not-loaded'
+          ? `"${d.name}" is in ${first.module}, which ${nginx} has as a dynamic module that this config does not load (add \`load_module modules/${first.so}.so;\` at the top of the main config)`
+          : first.status === 'not-installed'
+            ? `"${d.name}" is in ${first.module}: ${nginx} was built to load it as a dynamic module, but ${first.so}.so is not installed in ${facts.modulesPath ?? 'its modules folder'}`
+            : `"${d.name}" is in ${first.module}, which is not built into ${nginx} (see \`nginx -V\`)`;
+      out.push({
+        range: { start: doc.positionAt(d.nameStart), end: doc.positionAt(d.nameEnd) },
+        severity: 3,
+        code: MODULE_RULE,
+        source: 'nginx -V',
+        message,
+      });
+    };
+    // one walk; the context (and so the module family) is worked out once per block
+    const visit = (list: Directive[], ctx: string): void => {
+      const prefix = prefixFor(ctx);
+      let byName = verdicts.get(prefix);
+      if (!byName) verdicts.set(prefix, (byName = new Map()));
+      for (let i = 0; i < list.length; i++) {
+        const d = list[i];
+        if (d.entry) continue;
+        check(d, prefix, byName);
+        if (d.block && d.block.children.length) visit(d.block.children, childContext(ctx, d.name));
+      }
+    };
+    visit(file.directives, context);
+  } catch {
+    return out;
+  }
+  return out;
+}

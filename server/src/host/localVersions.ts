@@ -1,0 +1,193 @@
+// The default target version: the nginx / HAProxy installed on this machine, when there is one.
+// Plain Node (no LSP), shared by the language server and the command line so that both judge
+// a config against the same version. Each binary is asked once per process, with a short
+// timeout; a missing or hanging binary only means "no local version" (judge as the newest).
+// What a binary answered is also kept on disk, keyed by the binary's path, size, times and inode:
+// starting `nginx -v` costs a short-lived command like `check` more than reading that record.
+import type * as ChildProcess from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import type { LanguageId } from '../core/types';
+
+/** Where package managers put the binaries when /usr/sbin is not on a user's PATH. */
+const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin', '/opt/homebrew/bin', '/usr/local/nginx/sbin'];
+
+const BINARY: Record<LanguageId, string> = { nginx: 'nginx', haproxy: 'haproxy' };
+
+/** `nginx version: nginx/1.22.1`, `nginx version: openresty/1.21.4.1`, `HAProxy version 2.6.12-1+deb12u4 ...`. */
+export function parseVersionOutput(lang: LanguageId, output: string): string | undefined {
+  const re = lang === 'nginx' ? /nginx version:\s*[\w.-]*\/(\d+\.\d+(?:\.\d+)?)/i : /HA-?Proxy version\s+(\d+\.\d+(?:\.\d+)?)/i;
+  return re.exec(output)?.[1];
+}
+
+/** The binary to ask: an explicit path, else the first one on PATH or in the usual sbin folders. */
+export function findBinary(lang: LanguageId, explicitPath?: string, envPath = process.env.PATH ?? ''): string | undefined {
+  if (explicitPath) return existsSync(explicitPath) ? explicitPath : undefined;
+  const exe = process.platform === 'win32' ? `${BINARY[lang]}.exe` : BINARY[lang];
+  for (const dir of [...envPath.split(delimiter).filter(Boolean), ...EXTRA_DIRS]) {
+    const candidate = join(dir, exe);
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+const cache = new Map<string, string | undefined>();
+
+/** child_process, loaded when a binary is really asked (not when its version was recorded). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const childProcess = (): typeof ChildProcess => require('node:child_process') as typeof ChildProcess;
+
+/**
+ * Where the versions found are kept between runs: `PROXY_TUNER_CACHE_DIR`, else the platform's
+ * cache folder (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS,
+ * `%LOCALAPPDATA%` on Windows), in `proxy-tuner/`. Undefined when there is none.
+ */
+export function versionCacheFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    let dir = env.PROXY_TUNER_CACHE_DIR;
+    if (!dir) {
+      if (process.platform === 'win32') dir = env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'proxy-tuner', 'cache') : undefined;
+      else if (process.platform === 'darwin') dir = join(homedir(), 'Library', 'Caches', 'proxy-tuner');
+      else dir = join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'proxy-tuner');
+    }
+    return dir ? join(dir, 'local-versions.json') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface VersionRecord {
+  /** The binary's size, modification and change times and inode: a new build changes them. */
+  stamp: string;
+  version: string;
+}
+
+/** At most this many binaries are remembered (the file never grows without bound). */
+const MAX_RECORDS = 32;
+
+function stampOf(bin: string): string | undefined {
+  try {
+    const st = statSync(bin);
+    return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function readRecords(file: string): Record<string, VersionRecord> {
+  try {
+    const data = JSON.parse(readFileSync(file, 'utf8')) as { binaries?: Record<string, VersionRecord> };
+    return data && typeof data.binaries === 'object' && data.binaries ? data.binaries : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The version recorded for `bin` while it was the same file as now, if any. */
+export function recordedVersion(bin: string, file = versionCacheFile()): string | undefined {
+  if (!file) return undefined;
+  const stamp = stampOf(bin);
+  const rec = stamp ? readRecords(file)[bin] : undefined;
+  return rec && rec.stamp === stamp && typeof rec.version === 'string' ? rec.version : undefined;
+}
+
+/** Records what `bin` answered (a binary that gave no version is asked again next time). Never throws. */
+export function recordVersion(bin: string, version: string, file = versionCacheFile()): void {
+  if (!file) return;
+  const stamp = stampOf(bin);
+  if (!stamp) return;
+  try {
+    const records = readRecords(file);
+    delete records[bin];
+    const kept = Object.entries(records).slice(-(MAX_RECORDS - 1));
+    kept.push([bin, { stamp, version }]);
+    mkdirSync(dirname(file), { recursive: true });
+    // written aside and renamed: a reader never sees half a file, two writers never mix
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ binaries: Object.fromEntries(kept) }, null, 1)}\n`);
+    renameSync(tmp, file);
+  } catch {
+    // a read-only or missing home: the binary is simply asked again next time
+  }
+}
+
+/**
+ * The version of the local binary (`nginx -v` / `haproxy -v`), or undefined when there is none
+ * or it does not answer within `timeoutMs`. Never throws; the answer is cached per binary.
+ * `PROXY_TUNER_NO_LOCAL_VERSION=1` turns the probe off (reproducible runs, tests).
+ */
+export function localVersion(lang: LanguageId, explicitPath?: string, timeoutMs = 2000): string | undefined {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1') return undefined;
+  const key = `${lang}\0${explicitPath ?? ''}`;
+  if (cache.has(key)) return cache.get(key);
+  let version: string | undefined;
+  try {
+    const bin = findBinary(lang, explicitPath);
+    if (bin) {
+      version = recordedVersion(bin);
+      if (version === undefined) {
+        const r = childProcess().spawnSync(bin, ['-v'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+        version = parseVersionOutput(lang, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+        if (version !== undefined) recordVersion(bin, version);
+      }
+    }
+  } catch {
+    version = undefined;
+  }
+  cache.set(key, version);
+  return version;
+}
+
+/**
+ * Asks the binary in the background (`check` starts it before parsing, so the binary runs while
+ * the config is parsed); resolves once `localVersion` has the answer in its cache. The same
+ * binary, arguments, timeout and parsing as `localVersion`; never rejects.
+ */
+export function prefetchLocalVersion(lang: LanguageId, explicitPath?: string, timeoutMs = 2000): Promise<void> {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1') return Promise.resolve();
+  const key = `${lang}\0${explicitPath ?? ''}`;
+  if (cache.has(key)) return Promise.resolve();
+  let running = inFlight.get(key);
+  if (!running) {
+    running = probeInBackground(lang, key, explicitPath, timeoutMs).finally(() => inFlight.delete(key));
+    inFlight.set(key, running);
+  }
+  return running;
+}
+
+/** Background probes under way, per binary: a second caller waits for the same one. */
+const inFlight = new Map<string, Promise<void>>();
+
+function probeInBackground(lang: LanguageId, key: string, explicitPath: string | undefined, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = (version: string | undefined) => {
+      if (!cache.has(key)) cache.set(key, version);
+      resolve();
+    };
+    try {
+      const bin = findBinary(lang, explicitPath);
+      if (!bin) return done(undefined);
+      const recorded = recordedVersion(bin);
+      if (recorded !== undefined) return done(recorded);
+      const child = childProcess().spawn(bin, ['-v'], { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (t: string) => (out += t));
+      child.stderr.setEncoding('utf8').on('data', (t: string) => (err += t));
+      const timer = setTimeout(() => child.kill('SIGTERM'), timeoutMs);
+      child.on('error', () => {
+        clearTimeout(timer);
+        done(undefined);
+      });
+      child.on('close', () => {
+        clearTimeout(timer);
+        const version = parseVersionOutput(lang, `${out}\n${err}`);
+        if (version !== undefined) recordVersion(bin, version);
+        done(version);
+      });
+    } catch {
+      done(undefined);
+    }
+  });
+}

@@ -1,0 +1,381 @@
+// The HAProxy tuning and safety checks: each reads the AST and pushes Findings against the
+// rows of rules.ts. A proxy section inherits from the `defaults` section before it (or the one
+// named with `from`); HAProxy's own default mode is tcp.
+import type { Fix, FixEdit, Finding } from '../../../core/rules';
+import type { ServiceSettings } from '../../../core/types';
+import { compareVersions } from '../../../core/version';
+import type { HaproxyFile, Section, Statement, Word } from '../ast';
+import { keywordName } from '../ast';
+import { indentAt, indentUnit, insertLinesAfter, removeSpan, replace } from '../../../core/findingText';
+import { runHaproxySecurityChecks } from './security';
+import { HAPROXY_NBPROC_REMOVED, HAPROXY_TLS12_DEFAULT } from './rules';
+
+export interface HaproxyCheckContext {
+  file: HaproxyFile;
+  text: string;
+  settings: ServiceSettings;
+  version?: string;
+  /** The file's indentation step, computed when a fix first needs it. */
+  unit: string | undefined;
+  out: Finding[];
+  /** Per run (validation marks `.if`-disabled lines per version, so nothing is kept across runs): */
+  /** each section's live statements by lookup name, built when first asked; */
+  byName: Map<Section, Map<string, Statement[]>>;
+  /** the `defaults` section each section inherits from, built in one pass when first asked; */
+  defaults?: Map<Section, Section | undefined>;
+  /** frontends by the backend names they route to, built when first asked. */
+  routes?: Map<string, Section[]>;
+}
+
+export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings): HaproxyCheckContext {
+  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: undefined, out: [], byName: new Map() };
+}
+
+function unitOf(ctx: HaproxyCheckContext): string {
+  if (ctx.unit === undefined) ctx.unit = indentUnit(ctx.text);
+  return ctx.unit;
+}
+
+const PROXIES = new Set(['frontend', 'backend', 'listen']);
+
+function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
+  return !ctx.version || compareVersions(ctx.version, v) >= 0;
+}
+
+function add(ctx: HaproxyCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+  ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
+}
+
+export const live = (sec: Section) => sec.statements.filter((s) => !s.disabled && s.keyword);
+
+const NONE: readonly Statement[] = [];
+
+// The lookup names the checks ask for. Only these are indexed (the security checks read acl,
+// use_backend and http-request lines, so those are in too); any other name is found by a scan.
+const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log', 'stats', 'http-request', 'tcp-request', 'use_backend', 'use-server', 'acl']);
+const INDEXED_OPTIONS: ReadonlySet<string> = new Set(['httpclose', 'http-server-close', 'forceclose', 'splice-auto', 'splice-request', 'splice-response', 'dontlognull', 'forwardfor']);
+const INDEXED_TIMEOUTS: ReadonlySet<string> = new Set(['tunnel']);
+const INDEXED_NAMES: ReadonlySet<string> = new Set([...INDEXED_KEYWORDS, ...[...INDEXED_OPTIONS].map((o) => `option ${o}`), ...[...INDEXED_TIMEOUTS].map((t) => `timeout ${t}`)]);
+
+/** Whether a live statement's lookup name is one of INDEXED_NAMES (without building the name). */
+function indexed(st: Statement): boolean {
+  const k = st.keyword!.value;
+  if (st.sub && (k === 'option' || k === 'timeout')) return (k === 'option' ? INDEXED_OPTIONS : INDEXED_TIMEOUTS).has(st.sub.value);
+  return INDEXED_NAMES.has(k);
+}
+
+/** Statements with this lookup name (`option httplog`, `timeout client`, `bind`), `no` lines included. Do not modify the list. */
+export function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): readonly Statement[] {
+  if (!sec) return NONE;
+  if (!INDEXED_NAMES.has(name)) return sec.statements.filter((st) => !st.disabled && st.keyword && keywordName(st) === name);
+  let index = ctx.byName.get(sec);
+  if (!index) {
+    index = new Map();
+    for (const st of sec.statements) {
+      if (st.disabled || !st.keyword || !indexed(st)) continue;
+      const key = keywordName(st);
+      const list = index.get(key);
+      if (list) list.push(st);
+      else index.set(key, [st]);
+    }
+    ctx.byName.set(sec, index);
+  }
+  return index.get(name) ?? NONE;
+}
+
+/** The last statement with this lookup name in the section. */
+function lastOf(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): Statement | undefined {
+  const list = find(ctx, sec, name);
+  return list[list.length - 1];
+}
+
+/** The `defaults` section a proxy inherits from: the last one before it, or the last one before it with the name given by `from`. */
+export function defaultsOf(ctx: HaproxyCheckContext, sec: Section): Section | undefined {
+  if (!ctx.defaults) {
+    const map = new Map<Section, Section | undefined>();
+    let last: Section | undefined;
+    const named = new Map<string, Section>();
+    for (const s of ctx.file.sections) {
+      const args = s.header.args;
+      let fromName: string | undefined;
+      for (let i = 0; i < args.length; i++) {
+        if (args[i].value === 'from') {
+          fromName = args[i + 1]?.value;
+          break;
+        }
+      }
+      map.set(s, fromName === undefined ? last : named.get(fromName));
+      if (s.keyword !== 'defaults') continue;
+      last = s;
+      if (s.name?.value !== undefined) named.set(s.name.value, s);
+    }
+    ctx.defaults = map;
+  }
+  return ctx.defaults.get(sec);
+}
+
+/** The last statement named `name` in the section, else in its defaults. */
+export function lookup(ctx: HaproxyCheckContext, sec: Section, name: string): { st: Statement; from: Section } | undefined {
+  const own = lastOf(ctx, sec, name);
+  if (own) return { st: own, from: sec };
+  if (sec.keyword === 'defaults') return undefined;
+  const def = defaultsOf(ctx, sec);
+  const inherited = lastOf(ctx, def, name);
+  return inherited && def ? { st: inherited, from: def } : undefined;
+}
+
+/** Whether `option NAME` is on for the section (a `no option NAME` turns it off). */
+function optionOn(ctx: HaproxyCheckContext, sec: Section, name: string): boolean {
+  const hit = lookup(ctx, sec, `option ${name}`);
+  return !!hit && hit.st.prefix?.value !== 'no';
+}
+
+export function modeOf(ctx: HaproxyCheckContext, sec: Section): string {
+  return lookup(ctx, sec, 'mode')?.st.args[0]?.value ?? 'tcp';
+}
+
+function lastWord(st: Statement): Word {
+  return st.words[st.words.length - 1];
+}
+
+/** Indentation of a section's statements. */
+function bodyIndent(ctx: HaproxyCheckContext, sec: Section | undefined): string {
+  const first = sec?.statements.find((s) => s.keyword);
+  if (first) return indentAt(ctx.text, first.start);
+  const any = ctx.file.sections.flatMap((s) => s.statements).find((s) => s.keyword);
+  return any ? indentAt(ctx.text, any.start) : unitOf(ctx);
+}
+
+/** Inserts lines at the end of a section's statements (after its header when it has none). */
+function appendToSection(ctx: HaproxyCheckContext, sec: Section, lines: string[]): FixEdit {
+  const last = live(sec).pop();
+  return insertLinesAfter(ctx.text, last ? last.end : sec.header.end, lines, bodyIndent(ctx, sec));
+}
+
+/** Inserts lines right after the section header. */
+function prependToSection(ctx: HaproxyCheckContext, sec: Section, lines: string[]): FixEdit {
+  return insertLinesAfter(ctx.text, sec.header.end, lines, bodyIndent(ctx, sec));
+}
+
+export function insertAfterStatement(ctx: HaproxyCheckContext, st: Statement, lines: string[]): FixEdit {
+  return insertLinesAfter(ctx.text, st.end, lines, indentAt(ctx.text, st.start));
+}
+
+const sectionName = (sec: Section) => `${sec.keyword}${sec.name ? ` ${sec.name.value}` : ''}`;
+const headerWord = (sec: Section): Word => sec.name ?? sec.header.keyword!;
+
+// ---------------------------------------------------------------------------------------------
+
+function checkGlobal(ctx: HaproxyCheckContext): void {
+  const global = ctx.file.sections.find((s) => s.keyword === 'global');
+  if (!global) return;
+  if (!find(ctx, global, 'maxconn').length) {
+    const nofile = ctx.settings.host?.nofileLimit;
+    const value = nofile ? Math.max(256, Math.floor(nofile / 2)) : 4096;
+    add(ctx, 'haproxy/global-maxconn', global.header.keyword!, 'No `maxconn` in `global`: the connection limit is derived from whatever file-descriptor limit HAProxy starts with. Set it explicitly.', {
+      fixes: [{ title: `Add maxconn ${value}`, safe: false, edits: [prependToSection(ctx, global, [`maxconn ${value}`])] }],
+    });
+  }
+  for (const st of find(ctx, global, 'nbproc')) {
+    const n = Number(st.args[0]?.value);
+    if (Number.isFinite(n) && n <= 1) continue;
+    const hasThreads = find(ctx, global, 'nbthread').length > 0;
+    const edits: FixEdit[] = [hasThreads ? removeSpan(ctx.text, st.start, st.end) : replace(st.keyword!.start, st.keyword!.end, 'nbthread')];
+    add(ctx, 'haproxy/nbproc', st.keyword!, `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables, limits or health checks (deprecated since 2.3, removed in ${HAPROXY_NBPROC_REMOVED}): use \`nbthread\`.`, {
+      fixes: [{ title: hasThreads ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
+    });
+  }
+  const cpus = ctx.settings.host?.cpuCount;
+  for (const st of find(ctx, global, 'nbthread')) {
+    const w = st.args[0];
+    const n = Number(w?.value);
+    if (w && cpus && Number.isInteger(n) && n > cpus) {
+      add(ctx, 'haproxy/nbthread-above-cores', w, `nbthread ${n} on a host with ${cpus} core${cpus > 1 ? 's' : ''}: extra threads only add contention.`, {
+        fixes: [{ title: `Set nbthread ${cpus}`, safe: false, edits: [replace(w.start, w.end, String(cpus))] }],
+      });
+    }
+  }
+  const bufsize = lastOf(ctx, global, 'tune.bufsize');
+  const size = Number(bufsize?.args[0]?.value);
+  if (bufsize && !find(ctx, global, 'tune.maxrewrite').length && Number.isFinite(size) && size < 16384) {
+    const reserve = Math.min(1024, Math.floor(size / 2));
+    add(ctx, 'haproxy/bufsize-without-maxrewrite', bufsize.args[0], `tune.bufsize ${size} without tune.maxrewrite: ${reserve} bytes stay reserved for rewrites, so requests must fit in ${size - reserve} bytes. Set tune.maxrewrite to the reserve you want.`);
+  }
+  // TLS protocol floor
+  const opts = lastOf(ctx, global, 'ssl-default-bind-options');
+  const globalFloor = tlsFloor(opts?.args ?? []);
+  const binds = ctx.file.sections.filter((s) => PROXIES.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
+  for (const b of binds) {
+    const own = tlsFloor(b.args);
+    const floor = own ?? globalFloor;
+    const weak = floor !== undefined ? floor === 'old' : !atLeast(ctx, HAPROXY_TLS12_DEFAULT);
+    if (!weak) continue;
+    const fix = globalTlsFix(ctx, global, opts, own === 'old' ? b : undefined);
+    add(ctx, 'haproxy/ssl-old-protocols', b.keyword!, floor === 'old' ? 'This TLS listener accepts TLSv1.0/TLSv1.1 (explicit minimum below TLSv1.2).' : `Before HAProxy ${HAPROXY_TLS12_DEFAULT} a TLS bind accepts TLSv1.0 and TLSv1.1 unless \`ssl-default-bind-options ssl-min-ver TLSv1.2\` is set.`, {
+      fixes: fix ? [fix] : [],
+    });
+  }
+}
+
+/** 'ok' when the words set a TLSv1.2+ floor, 'old' when they allow older, undefined when silent. */
+function tlsFloor(words: Word[]): 'ok' | 'old' | undefined {
+  const values = words.map((w) => w.value);
+  const i = values.indexOf('ssl-min-ver');
+  if (i >= 0 && values[i + 1]) return /^TLSv1\.[23]$/.test(values[i + 1]) ? 'ok' : 'old';
+  if (values.some((v) => /^force-(sslv3|tlsv10|tlsv11)$/.test(v))) return 'old';
+  if (values.some((v) => /^force-tlsv1[23]$/.test(v))) return 'ok';
+  if (values.includes('no-tlsv10') && values.includes('no-tlsv11')) return 'ok';
+  return undefined;
+}
+
+function globalTlsFix(ctx: HaproxyCheckContext, global: Section, opts: Statement | undefined, bind: Statement | undefined): Fix | undefined {
+  const target = bind ?? opts;
+  if (target) {
+    const i = target.words.findIndex((w) => w.value === 'ssl-min-ver');
+    const v = i >= 0 ? target.words[i + 1] : undefined;
+    if (v) return { title: 'Raise ssl-min-ver to TLSv1.2', safe: true, edits: [replace(v.start, v.end, 'TLSv1.2')] };
+    const forced = target.words.find((w) => /^force-(sslv3|tlsv10|tlsv11)$/.test(w.value));
+    if (forced) return { title: 'Force TLSv1.2 instead', safe: false, edits: [replace(forced.start, forced.end, 'force-tlsv12')] };
+    if (target === opts) {
+      const last = lastWord(opts);
+      return { title: 'Add ssl-min-ver TLSv1.2 to ssl-default-bind-options', safe: true, edits: [{ start: last.end, end: last.end, newText: ' ssl-min-ver TLSv1.2' }] };
+    }
+  }
+  return { title: 'Add ssl-default-bind-options ssl-min-ver TLSv1.2', safe: true, edits: [appendToSection(ctx, global, ['ssl-default-bind-options ssl-min-ver TLSv1.2'])] };
+}
+
+function checkProxies(ctx: HaproxyCheckContext): void {
+  const reportedDefaults = new Set<Statement>();
+  const reportedReuse = new Set<Statement>();
+  for (const sec of ctx.file.sections) {
+    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    const mode = modeOf(ctx, sec);
+    // keep-alive killers, reported where they are written (in line order)
+    for (const st of closers(ctx, sec)) {
+      const name = st.sub!.value;
+      if (st.prefix?.value === 'no') continue;
+      {
+        const what = name === 'http-server-close' ? 'opens a new server connection for every request' : 'closes the connection after every response';
+        add(ctx, 'haproxy/option-httpclose', st.sub ?? st.keyword!, `\`option ${name}\` ${what}; HAProxy keeps both sides alive and reuses server connections by default.`, {
+          fixes: [{ title: `Remove option ${name}`, safe: false, edits: [removeSpan(ctx.text, st.start, st.end)] }],
+        });
+      }
+    }
+    if (sec.keyword === 'defaults') continue;
+    const servers = find(ctx, sec, 'server');
+    const isBackend = sec.keyword === 'backend' || sec.keyword === 'listen';
+    // http-reuse on HTTP backends
+    if (isBackend && mode === 'http' && servers.length && !lookup(ctx, sec, 'http-reuse')) {
+      // when the HTTP mode comes from defaults, say it once there (http-reuse is inherited too)
+      const modeSt = lookup(ctx, sec, 'mode');
+      const viaDefaults = modeSt?.from.keyword === 'defaults' ? modeSt : undefined;
+      if (!viaDefaults || !reportedReuse.has(viaDefaults.st)) {
+        if (viaDefaults) reportedReuse.add(viaDefaults.st);
+        const target = viaDefaults ? viaDefaults.from : sec;
+        const at = viaDefaults ? viaDefaults.st.args[0] ?? viaDefaults.st.keyword! : headerWord(sec);
+        add(ctx, 'haproxy/http-reuse', at, `${viaDefaults ? `The HTTP backends using ${sectionName(target)} have` : `${sectionName(sec)} has`} no \`http-reuse\`: the default (safe) is fine for keep-alive clients; \`http-reuse always\` helps when clients close after each request (measured x1.59).`, {
+          fixes: [{ title: 'Add http-reuse always', safe: false, edits: [viaDefaults ? insertAfterStatement(ctx, viaDefaults.st, ['http-reuse always']) : appendToSection(ctx, sec, ['http-reuse always'])] }],
+        });
+      }
+    }
+    // health checks
+    if (isBackend && servers.length > 1) {
+      const defaultCheck = [...find(ctx, sec, 'default-server'), ...find(ctx, defaultsOf(ctx, sec), 'default-server')].some((d) => d.args.some((a) => a.value === 'check'));
+      if (!defaultCheck) {
+        for (const st of servers) {
+          if (st.args.some((a) => a.value === 'check' || a.value === 'track' || a.value === 'disabled')) continue;
+          const last = lastWord(st);
+          add(ctx, 'haproxy/server-no-check', st.args[0] ?? st.keyword!, `Server ${st.args[0]?.value ?? ''} has no \`check\`: if it goes down, HAProxy keeps sending it traffic.`, {
+            fixes: [{ title: 'Add check', safe: true, edits: [{ start: last.end, end: last.end, newText: ' check' }] }],
+          });
+        }
+      }
+    }
+    // balance for long-lived connections
+    if (isBackend) {
+      const tunnel = lookup(ctx, sec, 'timeout tunnel');
+      const longLived = mode === 'tcp' || !!tunnel;
+      const bal = lookup(ctx, sec, 'balance');
+      const alg = bal?.st.args[0];
+      if (longLived && bal && alg && (alg.value === 'roundrobin' || alg.value === 'static-rr') && !reportedDefaults.has(bal.st)) {
+        if (bal.from.keyword === 'defaults') reportedDefaults.add(bal.st);
+        const why = mode === 'tcp' ? 'TCP-mode connections' : 'tunnelled (WebSocket) connections';
+        add(ctx, 'haproxy/balance-long-lived', alg, `balance ${alg.value} for ${why}, which may stay open for long: \`leastconn\` keeps the load even.`, {
+          fixes: [{ title: 'Use balance leastconn', safe: false, edits: [replace(alg.start, alg.end, 'leastconn')] }],
+        });
+      }
+    }
+    // splice for TCP proxies (HAProxy splices when the frontend or the backend asks for it)
+    if (mode === 'tcp' && isBackend && servers.length && !splices(ctx, sec) && !frontendsOf(ctx, sec).some((f) => splices(ctx, f))) {
+      const modeSt = lookup(ctx, sec, 'mode');
+      const inDefaults = modeSt?.from.keyword === 'defaults' ? modeSt.st : undefined;
+      if (inDefaults && reportedDefaults.has(inDefaults)) continue;
+      if (inDefaults) reportedDefaults.add(inDefaults);
+      const target = inDefaults ? modeSt!.from : sec;
+      add(ctx, 'haproxy/splice-auto', inDefaults ? inDefaults.args[0] ?? inDefaults.keyword! : headerWord(sec), `TCP proxying without \`option splice-auto\`${inDefaults ? ' (for the proxies using these defaults)' : ''}: on Linux the kernel can move the data between sockets without copying it through HAProxy.`, {
+        fixes: [{ title: 'Add option splice-auto', safe: false, edits: [insertAfterStatement(ctx, inDefaults ?? live(target).pop() ?? target.header, ['option splice-auto'])] }],
+      });
+    }
+  }
+}
+
+/** The section's `option httpclose` / `http-server-close` / `forceclose` lines, in line order. */
+function closers(ctx: HaproxyCheckContext, sec: Section): readonly Statement[] {
+  const a = find(ctx, sec, 'option httpclose');
+  const b = find(ctx, sec, 'option http-server-close');
+  const c = find(ctx, sec, 'option forceclose');
+  if (!b.length && !c.length) return a;
+  if (!a.length && !c.length) return b;
+  if (!a.length && !b.length) return c;
+  return [...a, ...b, ...c].sort((x, y) => x.start - y.start);
+}
+
+function splices(ctx: HaproxyCheckContext, sec: Section): boolean {
+  return ['splice-auto', 'splice-request', 'splice-response'].some((o) => optionOn(ctx, sec, o));
+}
+
+/** Frontends that send traffic to a backend (`default_backend` / `use_backend` naming it). */
+export function frontendsOf(ctx: HaproxyCheckContext, backend: Section): Section[] {
+  const name = backend.name?.value;
+  if (!name) return [];
+  if (!ctx.routes) {
+    const routes = new Map<string, Section[]>();
+    for (const s of ctx.file.sections) {
+      if (s.keyword !== 'frontend') continue;
+      for (const st of live(s)) {
+        const kw = st.keyword?.value;
+        const target = st.args[0]?.value;
+        if ((kw !== 'default_backend' && kw !== 'use_backend') || target === undefined) continue;
+        const list = routes.get(target);
+        if (!list) routes.set(target, [s]);
+        else if (list[list.length - 1] !== s) list.push(s);
+      }
+    }
+    ctx.routes = routes;
+  }
+  return ctx.routes.get(name) ?? [];
+}
+
+function checkLogging(ctx: HaproxyCheckContext): void {
+  const reported = new Set<Section>();
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'frontend' && sec.keyword !== 'listen') continue;
+    const log = lookup(ctx, sec, 'log');
+    if (!log || log.st.prefix?.value === 'no') continue;
+    if (lookup(ctx, sec, 'option dontlognull')) continue;
+    const target = log.from;
+    if (reported.has(target)) continue;
+    reported.add(target);
+    add(ctx, 'haproxy/log-without-dontlognull', log.st.keyword!, `${sectionName(target)} logs connections that send nothing (health checks, scanners): add \`option dontlognull\`.`, {
+      fixes: [{ title: 'Add option dontlognull', safe: true, edits: [insertAfterStatement(ctx, log.st, ['option dontlognull'])] }],
+    });
+  }
+}
+
+export function runHaproxyChecks(ctx: HaproxyCheckContext): Finding[] {
+  checkGlobal(ctx);
+  checkProxies(ctx);
+  checkLogging(ctx);
+  runHaproxySecurityChecks(ctx); // stats exposure, client-chosen backends, X-Forwarded-For, TLS (security.ts)
+  return ctx.out;
+}

@@ -1,0 +1,53 @@
+// The nginx language module: parser, validation, completion, hover (see types.ts).
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { LanguageModule, ServiceSettings, UnitFacts } from '../../core/types';
+import type { NginxFile } from './ast';
+import { parseNginx, reparseNginx } from './parser';
+import { inferContext, nginxRules, validateFile } from './validation';
+import { doComplete } from './completion';
+import { doHover } from './hover';
+import { definitionsInFile, nginxNavEntities } from './navigation';
+import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
+import { formatNginx } from './format';
+import { nginxSignatureHelp } from './signature';
+import { nginxInlayHints } from './inlayHints';
+
+export type { NginxFile } from './ast';
+export { parseNginx, reparseNginx } from './parser';
+export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validation';
+
+/**
+ * Validates a file as if included in `context` (`main`, `http`, `server`, `location`,
+ * `stream`, `stream/server`...); without one, the context is inferred from the top-level
+ * directives (a `sites-enabled` file holding `server {}` blocks is judged as `http`).
+ */
+export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string, unit?: UnitFacts): Diagnostic[] {
+  try {
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules });
+    return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
+  } catch {
+    return [];
+  }
+}
+
+export const nginxModule: LanguageModule<NginxFile> = {
+  id: 'nginx',
+  parse: (text) => parseNginx(text),
+  reparse: (prev, text) => reparseNginx(prev, text),
+  validate: (doc, ast, settings) => validateInContext(doc, ast, settings),
+  complete: (doc, ast, pos, settings) => doComplete(doc, ast, pos, settings),
+  hover: (doc, ast, pos, settings) => doHover(doc, ast, pos, settings),
+  signatureHelp: (doc, ast, pos, settings) => nginxSignatureHelp(doc, ast, pos, settings),
+  inlayHints: (doc, ast, range, settings) => nginxInlayHints(doc, ast, range, settings),
+  symbols: (doc, ast) => nginxSymbols(doc, ast),
+  folding: (doc, ast) => nginxFolding(doc, ast),
+  selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),
+  format: (doc, ast, range, options) => formatNginx(doc, ast, range, options),
+  navEntities: (_doc, ast) => nginxNavEntities(ast),
+  validateInContext: (doc, ast, settings, context, unit) => validateInContext(doc, ast, settings, context, unit),
+  definition(doc, ast, pos) {
+    const defs = definitionsInFile(nginxNavEntities(ast), doc.offsetAt(pos));
+    return defs.length ? defs.map((d) => ({ uri: doc.uri, range: { start: doc.positionAt(d.start), end: doc.positionAt(d.end) } })) : null;
+  },
+};

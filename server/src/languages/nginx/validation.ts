@@ -1,0 +1,1145 @@
+// nginx validation: judges a parsed file the way `nginx -t` would (syntax, unknown
+// directives, contexts, argument counts, values, duplicates, variables), version-aware.
+// Produces Findings against the rule rows below; the rule engine makes diagnostics of them.
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Finding, RuleMeta } from '../../core/rules';
+import { RuleRegistry } from '../../core/rules';
+import { compareVersions } from '../../core/version';
+import type { ServiceSettings } from '../../core/types';
+import type { Directive, NginxFile, Word } from './ast';
+import { childContext, variablesIn } from './ast';
+import {
+  DIRECTIVES,
+  directivesAt,
+  entryKeywordMissing,
+  deprecation,
+  DIRECTIVE_NAMES,
+  lookupVariable,
+  thirdPartyModule,
+  variantInVersion,
+  type DirectiveVariant,
+  type ValueType,
+} from './data';
+import { allLoadedKnown, builtInModules, describeModule, loadOrderFinding, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
+
+const DOC = 'https://nginx.org/en/docs/';
+const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
+  id: `nginx/${id}`,
+  language: 'nginx',
+  category,
+  severity,
+  title,
+  why,
+  docUrl,
+});
+
+export const NGINX_RULES: RuleMeta[] = [
+  rule('syntax', 'syntax', 'error', 'Syntax error', 'nginx refuses to start when its reader cannot split the file into directives and blocks.', 'https://nginx.org/en/docs/beginners_guide.html#conf_structure'),
+  rule('unknown-directive', 'correctness', 'error', 'Unknown directive', 'nginx stops at a directive no loaded module defines; usually a typo.'),
+  rule('not-allowed-here', 'correctness', 'error', 'Directive not allowed in this context', 'Each directive is accepted only in some blocks (http, server, location, stream...); elsewhere nginx refuses the config.'),
+  rule('arg-count', 'correctness', 'error', 'Wrong number of arguments', 'nginx checks the number of arguments of every directive when it reads the config.'),
+  rule('invalid-value', 'correctness', 'error', 'Invalid value', 'Flags, enumerations, sizes and times have fixed forms; nginx rejects anything else.'),
+  rule('duplicate', 'correctness', 'error', 'Duplicate directive', 'Single-valued directives may appear once per block, and locations, upstreams and maps must have distinct names.'),
+  rule('unknown-variable', 'correctness', 'error', 'Unknown variable', 'nginx refuses a config that uses a variable no module or `set`/`map`/`geo` defines.', 'https://nginx.org/en/docs/varindex.html'),
+  rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
+  rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
+  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a loadable module (a third-party one packaged by distributions, or njs) that works only when a `load_module` line loads it, and not all of the configuration\'s `load_module` lines can be seen from here (a fragment whose main file is not open, an `include` in the main context this machine cannot read). Where they can be seen, a directive of a module not loaded is an unknown directive, as for nginx.'),
+  rule('module-order', 'correctness', 'error', 'Module loaded before what it needs', 'Some loadable modules use another one\'s symbols (Debian\'s lua and set-misc need ndk, the stream modules need ngx_stream_module): nginx stops at a `load_module` line whose module needs one not loaded before it (dlopen() fails with "undefined symbol").'),
+  rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
+  rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
+  rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
+  rule('missing-certificate', 'correctness', 'error', 'TLS listener without certificate', 'A `listen ... ssl` server needs an `ssl_certificate` (and a key for each certificate) in the server or inherited from http, unless it rejects handshakes.', 'https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_certificate'),
+  rule('missing-events', 'correctness', 'error', 'No events block', 'nginx requires an `events {}` block in the main configuration file.', 'https://nginx.org/en/docs/ngx_core_module.html#events'),
+];
+
+export const nginxRules = new RuleRegistry(NGINX_RULES);
+
+export interface ValidateOptions {
+  /** Target version (undefined: newest). */
+  version?: string;
+  /** Context the file is included in; `main` for a whole configuration. */
+  context?: string;
+  /**
+   * Which loadable modules (third-party, njs) the configuration loads; without it, the file's own
+   * `load_module` lines (a fragment, or a main file with an `include` in the main context: any).
+   */
+  modules?: ModuleLoadState;
+  /** This machine's nginx modules, asked only for a directive whose module is not loaded (the load_module fix). */
+  hostModules?: () => ModuleHostFacts | undefined;
+}
+
+const SIZE_RE = /^\d+[kKmMgG]?$/;
+const TIME_RE = /^(\d+(ms|s|m|h|d|w|M|y)?)+$/;
+const NUMBER_RE = /^\d+$/;
+
+function checkType(t: ValueType, v: string): boolean {
+  switch (t) {
+    case 'size':
+      return SIZE_RE.test(v);
+    case 'time':
+      return TIME_RE.test(v.replace(/ /g, ''));
+    case 'number':
+      return NUMBER_RE.test(v);
+  }
+}
+
+/** Levenshtein distance, bounded (returns limit+1 when above). */
+export function editDistance(a: string, b: string, limit = 3): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev = new Array(b.length + 1);
+  let cur = new Array(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    cur[0] = i;
+    let rowMin = cur[0];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (cur[j] < rowMin) rowMin = cur[j];
+    }
+    if (rowMin > limit) return limit + 1;
+    [prev, cur] = [cur, prev];
+  }
+  return prev[b.length];
+}
+
+const suggestions = new Map<string, string | undefined>();
+
+export function suggestDirective(name: string, context?: string): string | undefined {
+  const key = `${context ?? ''}\0${name}`;
+  if (suggestions.has(key)) return suggestions.get(key);
+  const s = computeSuggestion(name, context);
+  if (suggestions.size > 5000) suggestions.clear();
+  suggestions.set(key, s);
+  return s;
+}
+
+function computeSuggestion(name: string, context?: string): string | undefined {
+  const limit = name.length <= 4 ? 1 : name.length <= 8 ? 2 : 3;
+  let best: string | undefined;
+  let bestD = limit + 1;
+  for (const n of DIRECTIVE_NAMES) {
+    const d = editDistance(name, n, limit);
+    if (d < bestD || (d === bestD && best && context && allowedIn(n, context) && !allowedIn(best, context))) {
+      best = n;
+      bestD = d;
+    }
+  }
+  return bestD <= limit ? best : undefined;
+}
+
+function allowedIn(name: string, ctx: string): boolean {
+  return (DIRECTIVES.get(name) ?? []).some((v) => v.contexts.includes(ctx) || v.contexts.includes('*'));
+}
+
+/** Variables the file defines: set, map, geo, split_clients, js_set, perl_set, regex captures... */
+/** Per parse: completion and hover ask again at every keystroke (a walk of the whole file each time). */
+const definedVariables = new WeakMap<NginxFile, ReadonlySet<string>>();
+
+export function collectDefinedVariables(file: NginxFile): ReadonlySet<string> {
+  let known = definedVariables.get(file);
+  if (!known) definedVariables.set(file, (known = walkDefinedVariables(file)));
+  return known;
+}
+
+const DEFINED_WORD = /^\$([A-Za-z0-9_]+)$/;
+const NAMED_CAPTURE = /\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/g;
+const NAMED_CAPTURE_QUOTED = /\(\?P?'([A-Za-z_][A-Za-z0-9_]*)'/g;
+
+function addDefinedWord(out: Set<string>, w: Word | undefined): void {
+  if (!w) return;
+  const m = DEFINED_WORD.exec(w.value);
+  if (m) out.add(m[1].toLowerCase());
+}
+
+function addCaptures(out: Set<string>, w: Word | undefined): void {
+  if (!w) return;
+  for (const m of w.value.matchAll(NAMED_CAPTURE)) out.add(m[1].toLowerCase());
+  for (const m of w.value.matchAll(NAMED_CAPTURE_QUOTED)) out.add(m[1].toLowerCase());
+}
+
+function walkDefinedVariables(file: NginxFile): Set<string> {
+  const out = new Set<string>();
+  visitDefinitions(out, file.directives, undefined, mayHoldCaptures(file));
+  return out;
+}
+
+/**
+ * A value holds `(?` only when the text does (no escape makes either character), so a file
+ * without it has no named captures to look for in any word.
+ */
+function mayHoldCaptures(file: NginxFile): boolean {
+  return typeof file.text !== 'string' || file.text.indexOf('(?') >= 0;
+}
+
+/** How a directive defines a variable: 0 none, 1 its first argument, 2 its second, 3 its last. */
+function definitionKind(n: string): number {
+  if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') return 1;
+  if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') return 2;
+  if (n === 'geo') return 3;
+  if (n.endsWith('_set') || n.startsWith('geoip2')) return 1;
+  return 0;
+}
+
+/** The variables one directive (not its block) defines, in the order the walk has always added them. */
+function addDefinitions(out: Set<string>, d: Directive, parent: Directive | undefined, captures: boolean, kind: number): void {
+  if (d.entry) {
+    if (captures) addCaptures(out, d.nameWord);
+    if (parent && parent.name === 'geoip2') addDefinedWord(out, d.nameWord);
+    return;
+  }
+  const args = d.args;
+  if (captures) {
+    for (let j = 0; j < args.length; j++) if (args[j].value.includes('(?')) addCaptures(out, args[j]);
+    if (d.nameWord.value.includes('(?')) addCaptures(out, d.nameWord);
+  }
+  if (kind === 1) addDefinedWord(out, args[0]);
+  else if (kind === 2) addDefinedWord(out, args[1]);
+  else if (kind === 3) addDefinedWord(out, args[args.length - 1]);
+  if (captures && d.name === 'server_name') for (let j = 0; j < args.length; j++) addCaptures(out, args[j]);
+}
+
+function visitDefinitions(out: Set<string>, list: Directive[], parent: Directive | undefined, captures: boolean): void {
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    addDefinitions(out, d, parent, captures, d.entry ? 0 : definitionKind(d.name));
+    if (d.block && !d.rawBody) visitDefinitions(out, d.block.children, d, captures);
+  }
+}
+
+interface Ctx {
+  findings: Finding[];
+  version?: string;
+  /** The file's variables; complete only after the walk when `collecting`. */
+  defined: ReadonlySet<string>;
+  /**
+   * The walk fills `defined` itself (no separate walk first): variable checks wait in
+   * `pendingWords`, each with the number of findings before it, and are judged at the end.
+   */
+  collecting?: Set<string>;
+  captures: boolean;
+  pendingAt: number[];
+  pendingWords: Word[];
+  isFragment: boolean;
+  isMain: boolean;
+  /** What each directive name means in each context at this version (see `Resolved`). */
+  tables: Map<string, Map<string, Resolved>>;
+  /** Raw words with variables already found to need no report in this run (`$host` is everywhere). */
+  cleanWords: Set<string>;
+  file: NginxFile;
+  modules: ModuleLoadState;
+  hostModules?: () => ModuleHostFacts | undefined;
+  /** Loadable modules already noted as maybe not loaded in this run (once per module and file). */
+  notedModules?: Set<string>;
+}
+
+function fmtTarget(v: string | undefined): string {
+  return v ?? 'newest';
+}
+
+/**
+ * What checkDirective needs of a known directive name in one context at one target version,
+ * worked out once rather than for every occurrence (a generated config repeats each name
+ * thousands of times).
+ */
+interface Resolved {
+  /** The variants allowed here and present at the version; empty when the directive is refused. */
+  inVersion: DirectiveVariant[];
+  /** Why it is refused here (not allowed / needs newer / removed), when it is. */
+  refusalRule?: string;
+  refusalMessage?: string;
+  /** A refused directive's words are still checked for variables (not allowed here only). */
+  refusalChecksWords: boolean;
+  commercialMessage?: string;
+  deprecatedMessage?: string;
+  wantsBlock: boolean;
+  wantsPlain: boolean;
+  /** See definitionKind. */
+  defines: number;
+  /** The name is known only to loadable modules this configuration does not load: their `.so` names. */
+  notLoaded?: string[];
+  /** Every usable variant here is of a loadable module that may or may not be loaded (the load state is unknown). */
+  maybeLoaded?: string;
+}
+
+const NO_VARIANTS: DirectiveVariant[] = [];
+
+/** version and load state -> context -> name -> Resolved; pure functions of the data, shared by every run. */
+const resolvedByVersion = new Map<string, Map<string, Map<string, Resolved>>>();
+
+function tablesFor(version: string | undefined, modules: ModuleLoadState): Map<string, Map<string, Resolved>> {
+  // the loadable modules a configuration loads change what a name means: one table per load state
+  const key = `${version ?? ''}\0${loadStateKey(modules)}`;
+  let t = resolvedByVersion.get(key);
+  if (!t) {
+    if (resolvedByVersion.size >= 16) resolvedByVersion.clear();
+    resolvedByVersion.set(key, (t = new Map()));
+  }
+  return t;
+}
+
+function tableFor(c: Ctx, ctx: string): Map<string, Resolved> {
+  let t = c.tables.get(ctx);
+  if (!t) {
+    if (c.tables.size >= 64) c.tables.clear(); // contexts named by `# context:` comments
+    c.tables.set(ctx, (t = new Map()));
+  }
+  return t;
+}
+
+function allowedVariant(v: DirectiveVariant, ctx: string): boolean {
+  return v.contexts.includes(ctx) || v.contexts.includes('*');
+}
+
+/** resolveDirective under a load state: variants of modules not loaded do not exist for nginx. */
+function resolveLoaded(variants: DirectiveVariant[], name: string, ctx: string, version: string | undefined, modules: ModuleLoadState): Resolved {
+  let all = variants;
+  if (variants.some((v) => v.load)) {
+    all = variants.filter((v) => variantLoaded(v, modules));
+    if (all.length === 0) {
+      const so = [...new Set(variants.map((v) => v.load!))];
+      return { inVersion: NO_VARIANTS, refusalChecksWords: false, wantsBlock: false, wantsPlain: false, defines: definitionKind(name), notLoaded: so };
+    }
+  }
+  const r = resolveDirective(all, name, ctx, version);
+  if (modules.unknown && r.inVersion.length && r.inVersion.every((v) => v.load)) r.maybeLoaded = r.inVersion[0].load;
+  return r;
+}
+
+function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, version: string | undefined): Resolved {
+  const here = all.filter((v) => allowedVariant(v, ctx));
+  if (here.length === 0) {
+    // a third-party module may reuse a name in its own context
+    return {
+      inVersion: NO_VARIANTS,
+      refusalRule: 'nginx/not-allowed-here',
+      refusalMessage: `"${name}" directive is not allowed here (${ctx})`,
+      refusalChecksWords: true,
+      wantsBlock: false,
+      wantsPlain: false,
+      defines: definitionKind(name),
+    };
+  }
+  const inVersion = here.filter((v) => variantInVersion(v, version) === 'yes');
+  if (inVersion.length === 0) {
+    const newer = here.filter((v) => variantInVersion(v, version) === 'newer');
+    let refusalRule: string;
+    let refusalMessage: string;
+    // the documented version when it is later than the target, else what the probe saw
+    const seen = newer.find((v) => v.firstSeenIn && v.since === v.firstSeenIn)?.firstSeenIn;
+    if (newer.length && seen) {
+      // probed: the target's binary does not know it, a newer one of the matrix does
+      refusalRule = 'nginx/needs-newer-version';
+      refusalMessage = `"${name}" is unknown to nginx ${fmtTarget(version)}; nginx ${seen} knows it`;
+    } else if (newer.length) {
+      const since = newer.map((v) => v.since!).sort()[0];
+      refusalRule = 'nginx/needs-newer-version';
+      refusalMessage = `"${name}" needs nginx >= ${since} (target is ${fmtTarget(version)})`;
+    } else {
+      const until = here.map((v) => v.until!).sort()[0];
+      refusalRule = 'nginx/removed-in-version';
+      refusalMessage = `"${name}" was removed in nginx ${until} (target is ${fmtTarget(version)})`;
+    }
+    return { inVersion: NO_VARIANTS, refusalRule, refusalMessage, refusalChecksWords: false, wantsBlock: false, wantsPlain: false, defines: definitionKind(name) };
+  }
+  const dep = deprecation(name, version, inVersion[0]);
+  return {
+    inVersion,
+    refusalChecksWords: false,
+    commercialMessage: inVersion.every((v) => v.commercial) ? `"${name}" is available only in the commercial subscription build of nginx` : undefined,
+    deprecatedMessage: dep ? `the "${name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}` : undefined,
+    wantsBlock: inVersion.some((x) => x.block),
+    wantsPlain: inVersion.some((x) => !x.block),
+    defines: definitionKind(name),
+  };
+}
+
+/**
+ * A function of two strings, remembered by (outer, inner) key; the outer level is emptied when it
+ * passes `maxOuter` keys, so a long session with many versions or contexts stays bounded. Results
+ * for which `keep` says no are computed every time.
+ */
+function memo2(maxOuter: number, compute: (outer: string, inner: string) => boolean, keep: (outer: string, inner: string) => boolean = () => true): (outer: string, inner: string) => boolean {
+  const cache = new Map<string, Map<string, boolean>>();
+  return (outer, inner) => {
+    let m = cache.get(outer);
+    if (!m) {
+      if (cache.size >= maxOuter) cache.clear();
+      cache.set(outer, (m = new Map()));
+    }
+    let r = m.get(inner);
+    if (r === undefined) {
+      r = compute(outer, inner);
+      if (keep(outer, inner)) m.set(inner, r);
+    }
+    return r;
+  };
+}
+
+/** Whether `target` is an older version than `since` (the data names few versions). */
+const olderThan = memo2(16, (target, since) => compareVersions(target, since) < 0);
+
+const MAIN_ONLY = new Set(['http', 'events', 'stream', 'mail', 'worker_processes', 'user', 'pid', 'load_module', 'error_log', 'daemon', 'worker_rlimit_nofile']);
+const CANDIDATE_CONTEXTS = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
+
+/** Whether some variant of a known directive is allowed in `ctx`, by context; unknown names are not kept (the user's text names them). */
+const knownAndMisplaced = memo2(
+  64,
+  (ctx, name) => {
+    const v = DIRECTIVES.get(name);
+    return v !== undefined && !v.some((x) => allowedVariant(x, ctx));
+  },
+  (_ctx, name) => DIRECTIVES.has(name),
+);
+
+/** Directives of the tree that would not be allowed if the file were included in `ctx`. */
+function misplacedCount(list: Directive[], ctx: string, limit: number): number {
+  let n = 0;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    if (d.entry) continue;
+    if (knownAndMisplaced(ctx, d.name)) n++;
+    if (n > limit) return n;
+    if (d.block && !d.rawBody && d.block.children.length) {
+      const inner = childContext(ctx, d.name);
+      if (!inner.startsWith('block:')) n += misplacedCount(d.block.children, inner, limit - n);
+    }
+  }
+  return n;
+}
+
+const CONTEXT_COMMENT = /^\s*context:\s*([a-z/ ]+?)\s*$/i;
+/** `# proxy-tuner: context server`: the product's own spelling, anywhere in the file. */
+const TOOL_CONTEXT_COMMENT = /^\s*proxy-tuner:\s*context[:\s]\s*([a-z/]+(?: [a-z/]+)*)\s*$/i;
+
+
+/**
+ * The context a file is included in: a `# context: server` comment before the first
+ * directive says it; else `main` when it holds main-level directives; else the candidate
+ * context where the fewest directives would be misplaced (a `sites-enabled` file with
+ * `server {}` blocks is `http`, a `stream.d` file whose servers use `proxy_timeout` is `stream`).
+ */
+export function inferContext(file: NginxFile, configured?: string): string {
+  // a function of the parse alone (parses are never changed): validation, tuning, completion and
+  // hover all ask for it, once per parse is enough
+  let ctx = inferredContexts.get(file);
+  if (ctx === undefined) inferredContexts.set(file, (ctx = inferContextOnce(file)));
+  // a context comment in the file wins over the project config's `contexts` (`configured`),
+  // which wins over the guess from the file's shape
+  if (configured && !ctx.comment) return configured;
+  return ctx.context;
+}
+
+const inferredContexts = new WeakMap<NginxFile, { context: string; comment: boolean }>();
+
+function inferContextOnce(file: NginxFile): { context: string; comment: boolean } {
+  const first = file.directives[0]?.start ?? Infinity;
+  for (const c of file.comments) {
+    const tool = TOOL_CONTEXT_COMMENT.exec(c.text);
+    if (tool) return { context: tool[1].toLowerCase(), comment: true };
+    if (c.start > first) continue;
+    const m = CONTEXT_COMMENT.exec(c.text);
+    if (m) return { context: m[1].toLowerCase(), comment: true };
+  }
+  return { context: inferFromShape(file), comment: false };
+}
+
+function inferFromShape(file: NginxFile): string {
+  const top = file.directives.filter((d) => !d.entry);
+  if (top.length === 0 || top.some((d) => MAIN_ONLY.has(d.name))) return 'main';
+  let best = 'main';
+  let bestN = Infinity;
+  for (const ctx of CANDIDATE_CONTEXTS) {
+    const n = misplacedCount(top, ctx, bestN);
+    if (n < bestN) {
+      best = ctx;
+      bestN = n;
+      if (n === 0) break;
+    }
+  }
+  return best;
+}
+
+export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Finding[] {
+  const findings: Finding[] = [];
+  for (const e of file.errors) findings.push({ ruleId: 'nginx/syntax', start: e.start, end: Math.max(e.end, e.start), message: e.message });
+  const context = opts.context ?? 'main';
+  let modules = opts.modules ?? standaloneLoadState(file, context);
+  // a .so we know nothing of (a module built by hand, a renamed one) may define any name
+  if (!modules.unknown && !allLoadedKnown(modules, coreModuleNames)) modules = { loaded: modules.loaded, unknown: true };
+  const known = definedVariables.get(file);
+  const collecting = known ? undefined : new Set<string>();
+  const c: Ctx = {
+    findings,
+    version: opts.version,
+    defined: known ?? collecting!,
+    collecting,
+    captures: mayHoldCaptures(file),
+    pendingAt: [],
+    pendingWords: [],
+    isFragment: context !== 'main',
+    isMain: context === 'main',
+    tables: tablesFor(opts.version, modules),
+    cleanWords: new Set(),
+    file,
+    modules,
+    hostModules: opts.hostModules,
+  };
+  visitList(c, file.directives, context, undefined);
+  if (collecting) {
+    if (!definedVariables.has(file)) definedVariables.set(file, collecting);
+    c.collecting = undefined;
+    judgePending(c);
+  }
+  if (context === 'main') {
+    const top = file.directives;
+    const hasHttp = top.find((d) => d.name === 'http' || d.name === 'stream' || d.name === 'mail');
+    if (hasHttp && !top.some((d) => d.name === 'events') && !top.some((d) => d.name === 'include')) {
+      findings.push({ ruleId: 'nginx/missing-events', start: hasHttp.nameStart, end: hasHttp.nameEnd, message: 'no "events" section in configuration' });
+    }
+  }
+  return findings;
+}
+
+function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined): void {
+  // made on first use: most blocks have no duplicate-checked directive, location or upstream
+  let seen: Set<string> | undefined;
+  let locations: Set<string> | undefined;
+  let upstreams: Set<string> | undefined;
+  const listens = ctx === 'http' ? new ListenTable() : undefined;
+  const table = tableFor(c, ctx);
+  const parentName = parent?.name;
+  const collecting = c.collecting;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    if (d.entry) {
+      if (collecting) {
+        addDefinitions(collecting, d, parent, c.captures, 0);
+        if (d.block && !d.rawBody) visitDefinitions(collecting, d.block.children, d, c.captures);
+      }
+      if (parentName === 'map') {
+        const args = d.args;
+        for (let j = 0; j < args.length; j++) checkVariables(c, args[j]);
+      }
+      if ((parentName === 'geo' || parentName === 'map') && c.version) checkEntryKeyword(c, d, ctx === 'stream' ? `stream/${parentName}` : parentName);
+      continue;
+    }
+    const name = d.name;
+    let r = table.get(name);
+    if (r === undefined) {
+      const all = directivesAt(name, c.version);
+      if (all) table.set(name, (r = resolveLoaded(all, name, ctx, c.version, c.modules)));
+    }
+    if (collecting) addDefinitions(collecting, d, parent, c.captures, r ? r.defines : definitionKind(name));
+    const variant = checkDirective(c, d, ctx, r);
+    if (variant !== undefined) {
+      if (variant.duplicate) {
+        if (seen === undefined) seen = new Set();
+        if (seen.has(name)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${name}" directive is duplicate` });
+        else seen.add(name);
+      }
+      switch (name) {
+        case 'location':
+          if (d.args.length) {
+            const loc = locationInfo(d);
+            const key = loc.kind === 'exact' ? `=${loc.name}` : loc.kind === 'prefix' ? `p:${loc.name}` : undefined;
+            if (key !== undefined) {
+              if (locations === undefined) locations = new Set();
+              if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${loc.name}"` });
+              else locations.add(key);
+            }
+            if (parentName === 'location') checkNestedLocation(c, d, loc, locationInfo(parent!));
+          }
+          break;
+        case 'upstream':
+          if (d.block) {
+            if (d.args.length === 1 && (ctx === 'http' || ctx === 'stream')) {
+              const key = d.args[0].value.toLowerCase();
+              if (upstreams === undefined) upstreams = new Set();
+              if (upstreams.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[0].end, message: `duplicate upstream "${d.args[0].value}"` });
+              else upstreams.add(key);
+            }
+            if (!hasUpstreamServer(d.block.children)) {
+              c.findings.push({ ruleId: 'nginx/empty-upstream', start: d.nameStart, end: d.args[0]?.end ?? d.nameEnd, message: 'no servers are inside upstream' });
+            }
+          }
+          break;
+        case 'return':
+          if (ctx === 'server' || ctx === 'location' || ctx.startsWith('if in')) checkReturn(c, d);
+          break;
+        case 'listen':
+          if (!variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
+          break;
+        case 'load_module':
+          if (ctx === 'main' && d.args[0]) {
+            const f = loadOrderFinding(d, list, i, c.modules);
+            if (f) c.findings.push(f);
+          }
+          break;
+      }
+    }
+    if (name === 'server' && d.block) {
+      if (ctx === 'http' && c.isMain && parent) checkCertificates(c, d, parent);
+      if (listens) listens.addServer(c, d);
+    }
+    // a block of a module not loaded: nginx stops at its name, its content is not judged (its variables still count)
+    if (d.block && !d.rawBody && r?.notLoaded !== undefined) {
+      if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
+      continue;
+    }
+    if (d.block && !d.rawBody) {
+      const inner = childContext(ctx, name);
+      if (inner.startsWith('block:')) {
+        // unknown block: its content is not ours to judge (its variables still count)
+        if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
+        continue;
+      }
+      visitList(c, d.block.children, inner, d);
+    }
+  }
+}
+
+/** A `geo`/`map` keyword line (`volatile;`, `ranges;`) the target version does not know yet (probed). */
+function checkEntryKeyword(c: Ctx, d: Directive, block: string): void {
+  const kw = d.nameWord.value;
+  const missing = entryKeywordMissing(block, kw, c.version);
+  if (!missing) return;
+  const where = block.replace('stream/', '');
+  c.findings.push({ ruleId: 'nginx/needs-newer-version', start: d.nameStart, end: d.nameEnd, message: `"${kw}" in a "${where}" block is unknown to nginx ${c.version}${missing.firstSeenIn ? `; nginx ${missing.firstSeenIn} knows it` : ''}` });
+}
+
+function hasUpstreamServer(children: Directive[]): boolean {
+  for (let i = 0; i < children.length; i++) {
+    const n = children[i].name;
+    if (n === 'server' || n === 'include' || !DIRECTIVES.has(n)) return true;
+  }
+  return false;
+}
+
+/** What a server inherits from its http block, computed once per http block (not once per server). */
+interface HttpTlsFacts {
+  include: boolean;
+  certs: Directive[];
+  keys: Directive[];
+  rejects: boolean;
+}
+
+const httpTlsFacts = new WeakMap<Directive, HttpTlsFacts>();
+const NO_DIRECTIVES: Directive[] = [];
+
+function tlsFactsOf(list: Directive[]): HttpTlsFacts {
+  let include = false;
+  let certs = NO_DIRECTIVES;
+  let keys = NO_DIRECTIVES;
+  let rejects = false;
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    switch (x.name) {
+      case 'include':
+        include = true;
+        break;
+      case 'ssl_certificate':
+        if (!x.entry) certs = certs === NO_DIRECTIVES ? [x] : (certs.push(x), certs);
+        break;
+      case 'ssl_certificate_key':
+        if (!x.entry) keys = keys === NO_DIRECTIVES ? [x] : (keys.push(x), keys);
+        break;
+      case 'ssl_reject_handshake':
+        if (x.args[0]?.value === 'on') rejects = true;
+        break;
+    }
+  }
+  return { include, certs, keys, rejects };
+}
+
+function isSslListen(x: Directive): boolean {
+  if (x.name !== 'listen') return false;
+  const args = x.args;
+  for (let i = 1; i < args.length; i++) if (args[i].value === 'ssl') return true;
+  return false;
+}
+
+/** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
+function checkCertificates(c: Ctx, server: Directive, http: Directive): void {
+  let up = httpTlsFacts.get(http);
+  if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
+  const children = server.block!.children;
+  const own = tlsFactsOf(children);
+  if (own.include || up.include) return;
+  const certs = own.certs.length ? own.certs : up.certs;
+  const keys = own.keys.length ? own.keys : up.keys;
+  const rejects = own.rejects || up.rejects;
+  if (certs.length === 0 && !rejects) {
+    let sslListen: Directive | undefined;
+    for (let i = 0; i < children.length && !sslListen; i++) if (isSslListen(children[i])) sslListen = children[i];
+    if (sslListen) {
+      c.findings.push({ ruleId: 'nginx/missing-certificate', start: sslListen.nameStart, end: sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+    }
+  }
+  if (certs.length > keys.length) {
+    const cert = certs[keys.length];
+    c.findings.push({ ruleId: 'nginx/missing-certificate', start: cert.nameStart, end: cert.end, message: `no "ssl_certificate_key" is defined for certificate "${cert.args[0]?.value ?? ''}"` });
+  }
+}
+
+interface LocationInfo {
+  kind: 'exact' | 'prefix' | 'regex' | 'named';
+  /** As nginx prints it: the uri, the regex, or `@name`. */
+  name: string;
+}
+
+function locationInfo(d: Directive): LocationInfo {
+  const a = d.args;
+  if (a.length >= 2) {
+    const m = a[0].value;
+    const name = a[1].value;
+    if (m === '=') return { kind: 'exact', name };
+    if (m === '~' || m === '~*') return { kind: 'regex', name };
+    return { kind: 'prefix', name };
+  }
+  const v = a[0]?.value ?? '';
+  if (v.startsWith('=')) return { kind: 'exact', name: v.slice(1) };
+  if (v.startsWith('~*')) return { kind: 'regex', name: v.slice(2) };
+  if (v.startsWith('~')) return { kind: 'regex', name: v.slice(1) };
+  if (v.startsWith('^~')) return { kind: 'prefix', name: v.slice(2) };
+  if (v.startsWith('@')) return { kind: 'named', name: v };
+  return { kind: 'prefix', name: v };
+}
+
+/** nginx's rules for a location inside a location (ngx_http_core_location). */
+function checkNestedLocation(c: Ctx, d: Directive, loc: LocationInfo, outer: LocationInfo): void {
+  const at = (message: string): void => {
+    c.findings.push({ ruleId: 'nginx/not-allowed-here', start: d.nameStart, end: d.args[d.args.length - 1].end, message });
+  };
+  if (outer.kind === 'exact') return at(`location "${loc.name}" cannot be inside the exact location "${outer.name}"`);
+  if (outer.kind === 'named') return at(`location "${loc.name}" cannot be inside the named location "${outer.name}"`);
+  if (loc.kind === 'named') return at(`named location "${loc.name}" can be on the server level only`);
+  // a nested prefix location must start with the outer one's name (even when that one is a regex)
+  if (loc.kind !== 'regex' && !loc.name.startsWith(outer.name)) at(`location "${loc.name}" is outside location "${outer.name}"`);
+}
+
+const RETURN_CODE = /^\d+$/;
+const RETURN_URL = /^(https?:\/\/|\$scheme)/;
+
+function checkReturn(c: Ctx, d: Directive): void {
+  const a = d.args[0];
+  if (!a) return;
+  if (RETURN_CODE.test(a.value)) {
+    if (Number(a.value) > 999) c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
+    return;
+  }
+  if (d.args.length === 1 && RETURN_URL.test(a.value)) return;
+  c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
+}
+
+/** `listen` parameters known to the syntax (name or `name=`). */
+function checkListenParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
+  if (!v.params) return;
+  const args = d.args;
+  for (let i = 1; i < args.length; i++) {
+    const w = args[i];
+    if (w.raw.includes('$')) continue;
+    const eq = w.value.indexOf('=');
+    const key = eq >= 0 ? w.value.slice(0, eq + 1) : w.value;
+    const p = v.params[key];
+    const dep = p !== undefined && d.name === 'listen' ? deprecation(`listen ${key}`, c.version) : undefined;
+    if (dep) {
+      c.findings.push({ ruleId: 'nginx/deprecated', start: w.start, end: w.end, message: `"listen ... ${key}" is deprecated since nginx ${dep.since}${dep.use ? `, use the "${dep.use}" directive instead` : ''}`, deprecated: true });
+    }
+    if (p === undefined) {
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid parameter "${w.value}"` });
+    } else if (p && c.version && olderThan(c.version, p)) {
+      c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"listen ... ${key.replace(/=$/, '')}" needs nginx >= ${p} (target is ${c.version})` });
+    }
+  }
+}
+
+const PORT_ONLY = /^\d+$/;
+const LISTEN_V6 = /^\[([0-9a-fA-F:.]+)\](?::(\d+))?$/;
+const LISTEN_V4 = /^(\*|\d{1,3}(?:\.\d{1,3}){3})(?::(\d+))?$/;
+
+/** Normalized `addr:port` of a listen address, or undefined when it cannot be known statically. */
+export function listenAddress(raw: string): string | undefined {
+  if (raw.includes('$')) return undefined;
+  if (raw.startsWith('unix:')) return raw;
+  if (PORT_ONLY.test(raw)) return `0.0.0.0:${raw}`;
+  const v6 = LISTEN_V6.exec(raw);
+  if (v6) return `[${v6[1].toLowerCase()}]:${v6[2] ?? '80'}`;
+  const m = LISTEN_V4.exec(raw);
+  if (!m) return undefined; // host names may resolve to several addresses
+  return `${m[1] === '*' ? '0.0.0.0' : m[1]}:${m[2] ?? '80'}`;
+}
+
+const SOCKET_OPTIONS = ['setfib=', 'fastopen=', 'backlog=', 'rcvbuf=', 'sndbuf=', 'accept_filter=', 'deferred', 'bind', 'ipv6only=', 'reuseport', 'so_keepalive='];
+
+function isSocketOption(p: string): boolean {
+  for (let i = 0; i < SOCKET_OPTIONS.length; i++) {
+    const o = SOCKET_OPTIONS[i];
+    if (o.endsWith('=') ? p.startsWith(o) : p === o) return true;
+  }
+  return false;
+}
+
+/** The listen sockets of an http block: nginx's duplicate listen / default server / options checks. */
+class ListenTable {
+  private readonly byAddr = new Map<string, { defaultServer: boolean; options: boolean }>();
+
+  addServer(c: Ctx, server: Directive): void {
+    let own: Set<string> | undefined;
+    const children = server.block!.children;
+    for (let i = 0; i < children.length; i++) {
+      const d = children[i];
+      if (d.name !== 'listen' || d.entry || !d.args.length) continue;
+      const args = d.args;
+      const tcpAddr = listenAddress(args[0].value);
+      if (!tcpAddr) continue;
+      // `quic` listens on UDP: beside `listen ... ssl` on the same address it is another socket
+      let quic = false;
+      for (let j = 1; j < args.length && !quic; j++) if (args[j].value === 'quic') quic = true;
+      const addr = quic ? `${tcpAddr}/udp` : tcpAddr;
+      const start = d.nameStart;
+      const end = args[args.length - 1].end;
+      if (own === undefined) own = new Set();
+      if (own.has(addr)) {
+        c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate listen ${tcpAddr}` });
+        continue;
+      }
+      own.add(addr);
+      let isDefault = false;
+      let options = false;
+      for (let j = 1; j < args.length; j++) {
+        const p = args[j].value;
+        if (p === 'default_server' || p === 'default') isDefault = true;
+        if (!options && isSocketOption(p)) options = true;
+      }
+      const prev = this.byAddr.get(addr);
+      if (!prev) {
+        this.byAddr.set(addr, { defaultServer: isDefault, options });
+        continue;
+      }
+      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${tcpAddr}` });
+      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `duplicate listen options for ${tcpAddr}` });
+      prev.defaultServer ||= isDefault;
+      prev.options ||= options;
+    }
+  }
+}
+
+function* coreModuleNames(): Iterable<string> {
+  for (const list of DIRECTIVES.values()) for (const v of list) yield v.module;
+}
+
+function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
+  // with every load_module line seen and each naming a module we know, nothing else can define it
+  const tp = c.modules.unknown ? thirdPartyModule(d.name) : undefined;
+  if (tp) {
+    c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
+    return;
+  }
+  const s = suggestDirective(d.name, ctx);
+  const f: Finding = { ruleId: 'nginx/unknown-directive', start: d.nameStart, end: d.nameEnd, message: `unknown directive "${d.name}"${s ? `; did you mean "${s}"?` : ''}` };
+  if (s) f.fixes = [{ title: `Change to "${s}"`, edits: [{ start: d.nameStart, end: d.nameEnd, newText: s }], safe: false }];
+  c.findings.push(f);
+}
+
+/**
+ * A directive only modules this configuration does not load define: nginx stops with "unknown
+ * directive" there. When the module is installed on this machine, the fix adds its `load_module`
+ * line (and those of the modules it needs) to the main file, when this file is it.
+ */
+function notLoadedDirective(c: Ctx, d: Directive, sos: string[]): void {
+  const so = sos[0];
+  const f: Finding = {
+    ruleId: 'nginx/unknown-directive',
+    start: d.nameStart,
+    end: d.nameEnd,
+    message: `unknown directive "${d.name}": it is in ${describeModule(so)}, which this configuration does not load`,
+  };
+  if (c.isMain) {
+    // only the host knows what is installed; asked once a directive needs it
+    const installed = c.hostModules?.()?.installed;
+    const need = modulesToLoad(so, c.modules);
+    if (installed && need.length && need.every((x) => installed.includes(x))) {
+      const at = loadInsertOffset(c.file);
+      const lines = need.map((x) => `load_module modules/${x}.so;`);
+      const newText = at.before ? `${lines.join('\n')}\n` : `\n${lines.join('\n')}`;
+      // offered, not applied by fix-all: loading a module is a change of the server, not a repair of the text
+      f.fixes = [{ title: `Load the module: ${lines.join(' ')}`, edits: [{ start: at.offset, end: at.offset, newText }], safe: false }];
+    }
+  }
+  c.findings.push(f);
+}
+
+/** `r`: the name's resolution in this context (undefined: no such directive). */
+function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefined): DirectiveVariant | undefined {
+  const name = d.name;
+  if (r === undefined) {
+    unknownDirective(c, d, ctx);
+    return undefined;
+  }
+  if (r.notLoaded !== undefined) {
+    // a binary with the module compiled in (OpenResty's lua) needs no load_module: asked only here
+    const builtIn = builtInModules(c.hostModules?.()?.added);
+    if (builtIn.some((so) => r.notLoaded!.includes(so))) {
+      if (!builtIn.every((so) => c.modules.loaded.has(so))) {
+        c.modules = { loaded: new Set([...c.modules.loaded, ...builtIn]), unknown: c.modules.unknown };
+        c.tables = tablesFor(c.version, c.modules);
+      }
+      return checkDirective(c, d, ctx, resolveLoaded(DIRECTIVES.get(name)!, name, ctx, c.version, c.modules));
+    }
+    notLoadedDirective(c, d, r.notLoaded);
+    return undefined;
+  }
+  if (r.maybeLoaded !== undefined && !(c.notedModules ??= new Set()).has(r.maybeLoaded)) {
+    c.notedModules.add(r.maybeLoaded);
+    c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${name}" is in ${describeModule(r.maybeLoaded)}; it works only when that module is loaded (\`load_module\` in the main configuration)` });
+  }
+  const words = d.args;
+  const n = words.length;
+  if (r.refusalRule !== undefined) {
+    c.findings.push({ ruleId: r.refusalRule, start: d.nameStart, end: d.nameEnd, message: r.refusalMessage! });
+    if (r.refusalChecksWords) for (let i = 0; i < n; i++) checkVariables(c, words[i]);
+    return undefined;
+  }
+  if (r.commercialMessage !== undefined) {
+    c.findings.push({ ruleId: 'nginx/commercial-directive', start: d.nameStart, end: d.nameEnd, message: r.commercialMessage });
+  }
+  if (r.deprecatedMessage !== undefined) {
+    c.findings.push({ ruleId: 'nginx/deprecated', start: d.nameStart, end: d.nameEnd, message: r.deprecatedMessage, deprecated: true });
+  }
+  // block or not
+  if (d.block) {
+    if (!d.rawBody && !r.wantsBlock) c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${name}" is not terminated by ";"` });
+  } else if (d.terminated && !r.wantsPlain) {
+    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${name}" has no opening "{"` });
+  }
+  // arguments
+  const inVersion = r.inVersion;
+  let fit: DirectiveVariant | undefined;
+  for (let i = 0; i < inVersion.length; i++) {
+    const x = inVersion[i];
+    if (n >= x.min && (x.max < 0 || n <= x.max)) {
+      fit = x;
+      break;
+    }
+  }
+  if (fit === undefined) {
+    const end = n ? words[n - 1].end : d.nameEnd;
+    c.findings.push({ ruleId: 'nginx/arg-count', start: d.nameStart, end, message: `invalid number of arguments in "${name}" directive` });
+  } else {
+    checkValues(c, d, fit);
+  }
+  if (name === 'if') checkIf(c, d);
+  for (let i = 0; i < n; i++) {
+    const w = words[i];
+    if (w.raw.indexOf('$') >= 0 && isScriptArg(d, i)) checkVariables(c, w);
+  }
+  return fit ?? inVersion[0];
+}
+
+/** Whether argument i is compiled as an nginx script (regexes and embedded code are not). */
+function isScriptArg(d: Directive, i: number): boolean {
+  switch (d.name) {
+    case 'location':
+    case 'server_name':
+    case 'perl':
+    case 'perl_modules':
+    case 'perl_require':
+    case 'js_import':
+    case 'js_include':
+      return false;
+    case 'rewrite':
+      return i !== 0;
+    case 'perl_set':
+      return i !== 1;
+    case 'if': {
+      // the operand after a regex operator is a regex
+      const prev = d.args[i - 1]?.value;
+      return !(prev === '~' || prev === '~*' || prev === '!~' || prev === '!~*');
+    }
+  }
+  return true;
+}
+
+function hasVariable(w: Word): boolean {
+  return w.raw.includes('$');
+}
+
+function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
+  const words = d.args;
+  if (v.refusedValues && words[0] && v.refusedValues.includes(words[0].value)) {
+    const w = words[0];
+    c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive for nginx ${c.version} (newer versions accept it)` });
+    return;
+  }
+  if (v.refusedParams) checkRefusedParams(c, d, v);
+  if (v.flag) {
+    const w = words[0];
+    if (w && !hasVariable(w)) {
+      const val = w.value.toLowerCase();
+      if (val !== 'on' && val !== 'off') {
+        c.findings.push({
+          ruleId: 'nginx/invalid-value',
+          start: w.start,
+          end: w.end,
+          message: `invalid value "${w.value}" in "${d.name}" directive, it must be "on" or "off"`,
+          fixes: [
+            { title: 'Use "on"', edits: [{ start: w.start, end: w.end, newText: 'on' }], safe: false },
+            { title: 'Use "off"', edits: [{ start: w.start, end: w.end, newText: 'off' }], safe: false },
+          ],
+        });
+      }
+    }
+    return;
+  }
+  if (v.values) {
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i];
+      if (hasVariable(w)) continue;
+      if (!v.values.includes(w.value)) {
+        c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive, it must be one of ${v.values.map((x) => `"${x}"`).join(', ')}` });
+      }
+    }
+    return;
+  }
+  const argTypes = v.argTypes;
+  if (argTypes) {
+    for (let i = 0; i < argTypes.length; i++) {
+      const t = argTypes[i];
+      const w = words[i];
+      if (!t || !w || hasVariable(w)) continue;
+      if (t.values.includes(w.value)) continue;
+      if (fitsSomeType(t.types, w.value)) continue;
+      const what = t.types.join(' or ');
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `"${d.name}" directive invalid value "${w.value}": expected a ${what}${t.values.length ? ` or ${t.values.map((x) => `"${x}"`).join(', ')}` : ''}` });
+    }
+  }
+}
+
+/** Parameters (`resolve`, `weight=`) the target version's binary refuses (probed). */
+function checkRefusedParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
+  const refused = v.refusedParams!;
+  const args = d.args;
+  for (let i = 1; i < args.length; i++) {
+    const w = args[i];
+    const eq = w.value.indexOf('=');
+    const key = eq >= 0 ? w.value.slice(0, eq + 1) : w.value;
+    if (!(key in refused)) continue;
+    const since = v.params?.[key];
+    if (since && c.version && olderThan(c.version, since)) continue; // checkListenParams says it
+    const seen = refused[key];
+    c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"${d.name} ... ${key.replace(/=$/, '')}" is unknown to nginx ${c.version}${seen ? `; nginx ${seen} accepts it` : ''}` });
+  }
+}
+
+function fitsSomeType(types: ValueType[], value: string): boolean {
+  for (let i = 0; i < types.length; i++) if (checkType(types[i], value)) return true;
+  return false;
+}
+
+/** nginx's own checks of `if (...)` (ngx_http_rewrite_if_condition), as far as they are static. */
+function checkIf(c: Ctx, d: Directive): void {
+  const a = d.args.map((w) => ({ w, v: w.value }));
+  if (a.length === 0) return;
+  const bad = (w: Word, text: string): void => {
+    c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid condition "${text}"` });
+  };
+  if (!a[0].v.startsWith('(')) return bad(a[0].w, a[0].v);
+  let cur = 0;
+  if (a[0].v.length === 1) cur = 1;
+  else a[0] = { w: a[0].w, v: a[0].v.slice(1) };
+  let last = a.length - 1;
+  if (!a[last].v.endsWith(')')) return bad(a[last].w, a[last].v);
+  if (a[last].v.length === 1) last--;
+  else a[last] = { w: a[last].w, v: a[last].v.slice(0, -1) };
+  if (cur > last || !a[cur]) return bad(d.args[d.args.length - 1], ')');
+  const p = a[cur].v;
+  if (p.length > 1 && p[0] === '$') {
+    if (cur !== last && cur + 2 !== last) return bad(a[cur].w, p);
+    if (cur + 2 === last) {
+      const op = a[cur + 1].v;
+      if (!['=', '!=', '~', '~*', '!~', '!~*'].includes(op)) c.findings.push({ ruleId: 'nginx/invalid-value', start: a[cur + 1].w.start, end: a[cur + 1].w.end, message: `unexpected "${op}" in condition` });
+    }
+    return;
+  }
+  if ((p.length === 2 && p[0] === '-') || (p.length === 3 && p[0] === '!' && p[1] === '-')) {
+    if (cur + 1 !== last) return bad(a[cur].w, p);
+    if (!/^!?-[fdex]$/.test(p)) return bad(a[cur].w, p);
+    return;
+  }
+  return bad(a[cur].w, p);
+}
+
+const CAPTURE_NAME = /^\d+$/;
+
+function checkVariables(c: Ctx, w: Word): void {
+  const raw = w.raw;
+  if (raw.indexOf('$') < 0) return;
+  if (c.collecting) {
+    // the file's variables are not all known yet: judged by judgePending after the walk
+    c.pendingAt.push(c.findings.length);
+    c.pendingWords.push(w);
+    return;
+  }
+  // whether a word needs a report depends only on its text (offsets aside): judge each text once
+  if (c.cleanWords.has(raw)) return;
+  let reported = false;
+  const refs = variablesIn(w);
+  for (let i = 0; i < refs.length; i++) {
+    const r = refs[i];
+    const name = r.name.toLowerCase();
+    if (CAPTURE_NAME.test(name)) continue; // regex captures
+    if (c.defined.has(name)) continue;
+    const info = lookupVariable(name);
+    if (info) {
+      if (info.since && c.version && !info.prefix && olderThan(c.version, info.since)) {
+        reported = true;
+        c.findings.push({ ruleId: 'nginx/needs-newer-version', start: r.start, end: r.end, message: `"$${r.name}" needs nginx >= ${info.since} (target is ${c.version})` });
+      }
+      continue;
+    }
+    reported = true;
+    c.findings.push({
+      ruleId: 'nginx/unknown-variable',
+      start: r.start,
+      end: r.end,
+      message: `unknown "${r.name}" variable`,
+      severity: c.isFragment ? 'warning' : undefined,
+    });
+  }
+  if (!reported) c.cleanWords.add(raw);
+}
+
+/** The variable checks the walk put off, judged now, their findings put where they would have been. */
+function judgePending(c: Ctx): void {
+  const at = c.pendingAt;
+  const words = c.pendingWords;
+  if (words.length === 0) return;
+  const walked = c.findings;
+  const late: Finding[] = [];
+  const lateAt: number[] = [];
+  c.findings = late;
+  for (let p = 0; p < words.length; p++) {
+    const before = late.length;
+    checkVariables(c, words[p]);
+    for (let k = before; k < late.length; k++) lateAt.push(at[p]);
+  }
+  c.findings = walked;
+  if (late.length === 0) return;
+  // merge: a late finding goes before the walked findings made after its word was met
+  const merged: Finding[] = [];
+  let k = 0;
+  for (let j = 0; j < late.length; j++) {
+    while (k < lateAt[j]) merged.push(walked[k++]);
+    merged.push(late[j]);
+  }
+  while (k < walked.length) merged.push(walked[k++]);
+  walked.length = 0;
+  for (let j = 0; j < merged.length; j++) walked.push(merged[j]);
+}
+
+export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
+  const findings = validateFile(file, { version: settings.nginxVersion, context: context ?? inferContext(file), hostModules: () => settings.nginxModules });
+  return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
+}
+
