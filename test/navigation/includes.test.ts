@@ -6,6 +6,7 @@ import { expandGlob, resolveInclude, type IncludeFs } from '../../server/src/lan
 import { definitionInWorkspace, documentLinks, references, rename, validateInWorkspace } from '../../server/src/service/languageService';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import { applyWorkspaceEdit, keys, marked, tree } from './helpers';
 
 /** An in-memory folder tree for the pure resolver. */
@@ -111,7 +112,6 @@ describe('fragments in the context of their includer', () => {
     try {
       const site = t.files['conf.d/site.conf'];
       assert.equal(t.index.contextOf(site.uri), undefined);
-      const { TextDocument } = require('vscode-languageserver-textdocument') as typeof import('vscode-languageserver-textdocument');
       t.open.set(t.files['nginx.conf'].uri, TextDocument.create(t.files['nginx.conf'].uri, 'nginx', 2, `events {}\nhttp {\n  include conf.d/*.conf;\n}\n`));
       assert.equal(t.index.contextOf(site.uri), 'http');
       assert.deepEqual(keys(definitionInWorkspace(site.doc, site.cursor!, t.index)), marked(t, 'conf.d/site.conf'));
