@@ -9,6 +9,7 @@ import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type P
 import { indentAt, insertLinesAfter, replace } from '../../../core/findingText';
 import type { NginxCheckContext } from './checks';
 import { weakCipherTokens } from '../../../core/tls';
+import { REQUEST_PASS_DIRECTIVES } from '../data';
 
 type Ctx = NginxCheckContext;
 
@@ -46,7 +47,7 @@ const isHttp = (s: FlowScope): boolean => {
 // ---------------------------------------------------------------------------------------------
 // SSRF
 
-const PASSES = ['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass'];
+const PASSES = REQUEST_PASS_DIRECTIVES;
 
 function checkSsrf(ctx: Ctx, flow: NginxFlow): void {
   const all: Sink[] = [];
