@@ -1,13 +1,10 @@
 // nginx validation: judges a parsed file the way `nginx -t` would (syntax, unknown
 // directives, contexts, argument counts, values, duplicates, variables), version-aware.
 // Produces Findings against the rule rows below; the rule engine makes diagnostics of them.
-import type { Diagnostic } from 'vscode-languageserver-types';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Finding, RuleMeta } from '../../core/rules';
 import { RuleRegistry } from '../../core/rules';
 import { compareVersions } from '../../core/version';
 import { editDistance } from '../../core/editDistance';
-import type { ServiceSettings } from '../../core/types';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
 import {
@@ -1104,10 +1101,5 @@ function judgePending(c: Ctx): void {
   while (k < walked.length) merged.push(walked[k++]);
   walked.length = 0;
   for (let j = 0; j < merged.length; j++) walked.push(merged[j]);
-}
-
-export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
-  const findings = validateFile(file, { version: settings.nginxVersion, context: context ?? inferContext(file), hostModules: () => settings.nginxModules });
-  return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
 }
 

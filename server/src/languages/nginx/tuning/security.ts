@@ -3,7 +3,7 @@
 // header hygiene rules. Each pushes Findings against the rows of rules.ts.
 import type { Fix, Finding, FixEdit } from '../../../core/rules';
 import type { Directive, Word } from '../ast';
-import { childContext, variablesIn } from '../ast';
+import { variablesIn } from '../ast';
 import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../flow';
 import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type ParsedRegex } from '../regex';
 import { indentAt, insertLinesAfter, replace } from '../../../core/findingText';
