@@ -257,11 +257,3 @@ export interface BenchResult {
   sandbox?: SandboxInfo;
   warnings: string[];
 }
-
-/** Messages between the panel host and the webview about benchmarks. */
-export type BenchPanelMessage =
-  | { type: 'bench/start'; options: BenchOptions }
-  | { type: 'bench/cancel' }
-  | { type: 'bench/progress'; sample: SecondSample }
-  | { type: 'bench/done'; result: BenchResult }
-  | { type: 'bench/error'; message: string };

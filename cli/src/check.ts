@@ -16,8 +16,6 @@ import { formatGithub, formatText, severityName, toJson, toSarif } from './repor
 
 export { formatText, toJson } from './report';
 export type { JsonProblem } from './report';
-export type CheckedFile = FileResult;
-
 export const CHECK_USAGE = `Usage: proxy-tuner check [options] FILE|FOLDER...
 
 Reports the problems Proxy Tuner finds in nginx and HAProxy configuration files. A FOLDER is

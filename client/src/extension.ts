@@ -13,6 +13,7 @@ import {
 import { registerBenchmarkPanel } from './benchmark/index';
 import { SERVER_EXEC_ARGV, serverEnv } from './serverLaunch';
 import { registerValidateCommand } from './validateCommand';
+import { registerLanguageCorrection } from './languageCorrection';
 import { registerVersionFeatures } from './versions/index';
 
 /** A client-side feature: gets the context and the running client, returns what to dispose. */
@@ -50,6 +51,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     initializationOptions: { extensionVersion: String(context.extension.packageJSON.version ?? ''), contributesSnippets: true },
   };
 
+  // before the server starts: a document switched to the detector's language is opened once, in it
+  context.subscriptions.push(registerLanguageCorrection());
   client = new LanguageClient('proxyTuner', 'Proxy Tuner', serverOptions, clientOptions);
   const status = createStatus(client);
   context.subscriptions.push(status.item, status.listener);

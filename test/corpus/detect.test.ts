@@ -1,7 +1,10 @@
 // Language detection on the whole corpus under names that tell nothing: every nginx and HAProxy
 // file copied to `<n>/x.conf` and `<n>/x.cfg` in a temp folder must come out in its own language,
 // through each caller of the one detector (the facade's detectLanguage and languageOf, the
-// benchmark engine's detectKind, which reads the file itself) and through the built CLI.
+// benchmark engine's detectKind, which reads the file itself) and through the built CLI. Then
+// the editor: every file under the folders package.json's language patterns give to the other
+// language, where VS Code's pattern and the detector disagree and the client switches the
+// document to the detector's language (languageCorrection).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -11,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { detectLanguage, languageOf } from '../../server/src/service/languageService';
 import { detectKind } from '../../bench/src/sandbox/index';
+import { languageCorrection } from '../../server/src/service/detectLanguage';
 import { corpusDir } from './verdicts';
 import { REPO, ensureBuilt } from '../cli/build';
 
@@ -63,6 +67,45 @@ describe('language detection on the corpus under neutral names', { skip: !availa
     // 312 nginx and 299 HAProxy files in the corpus, each under two names
     assert.ok(counts.nginx >= 600 && counts.haproxy >= 580, JSON.stringify(counts));
     console.log(`# detection: ${counts.nginx} nginx and ${counts.haproxy} HAProxy copies right, ${wrong.length} wrong`);
+  });
+
+  it("the editor: a file the extension's folder patterns put in the other language is switched to its own", () => {
+    const langs = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { contributes: { languages: { id: string; filenames?: string[]; extensions?: string[]; filenamePatterns?: string[] }[] } }).contributes.languages;
+    const glob = (g: string) => new RegExp('^' + g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '\0').replace(/\*/g, '[^/]*').replace(/\0/g, '(?:.*/)?') + '$');
+    // VS Code's choice: a file name first, then a pattern (on the path when it has a slash), then an extension
+    const editorLanguage = (p: string): string | undefined => {
+      const base = p.slice(p.lastIndexOf('/') + 1);
+      return (
+        langs.find((l) => l.filenames?.includes(base))?.id ??
+        langs.find((l) => l.filenamePatterns?.some((g) => glob(g).test(g.includes('/') ? p : base)))?.id ??
+        langs.find((l) => l.extensions?.some((e) => base.endsWith(e)))?.id
+      );
+    };
+    const places: Record<Lang, string[]> = { nginx: ['haproxy/x.cfg', 'etc/haproxy/conf.d/x.cfg'], haproxy: ['nginx/x.conf', 'conf.d/x.conf', 'sites-enabled/x'] };
+    const wrong: string[] = [];
+    let switched = 0;
+    let total = 0;
+    for (const lang of LANGS) {
+      const { dir } = corpusDir(lang);
+      for (const f of readdirSync(dir).filter((x) => /\.(conf|cfg)$/.test(x)).sort()) {
+        const text = readFileSync(join(dir, f), 'utf8');
+        for (const rel of [...places[lang], ...places[lang === 'nginx' ? 'haproxy' : 'nginx']]) {
+          const p = `/srv/cfg/${rel}`;
+          const given = editorLanguage(p);
+          assert.ok(given === 'nginx' || given === 'haproxy', `${p}: no language from package.json`);
+          const fix = languageCorrection(given, p, text);
+          const final = fix ?? given;
+          total++;
+          if (fix) switched++;
+          if (final !== lang) wrong.push(`${f} at ${rel}: ${given} -> ${final}`);
+        }
+      }
+    }
+    assert.deepEqual(wrong, []);
+    // every file placed in the other language's folders is switched; none in its own
+    const expected = LANGS.reduce((n, l) => n + readdirSync(corpusDir(l).dir).filter((x) => /\.(conf|cfg)$/.test(x)).length * places[l].length, 0);
+    assert.equal(switched, expected);
+    console.log(`# editor: ${switched} of ${total} placements switched to the detector's language, ${wrong.length} wrong`);
   });
 
   it('the CLI judges every copy in its language (the rule ids of its findings)', () => {

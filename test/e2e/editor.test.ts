@@ -109,4 +109,11 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 },
       await wb.clearLine(19);
     });
   });
+
+  it("a HAProxy config under conf.d/ (an nginx folder pattern) is switched to HAProxy, the detector's language", async () => {
+    await snap('language-correction', async () => {
+      await wb.openFile('lb.conf');
+      await poll('the language mode "HAProxy"', async () => (await wb.languageMode()) === 'HAProxy');
+    });
+  });
 });

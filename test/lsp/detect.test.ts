@@ -3,6 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectLanguage, languageOf } from '../../server/src/service/languageService';
+import { languageCorrection } from '../../server/src/service/detectLanguage';
 
 const HAPROXY_TEXT = 'global\n    maxconn 100\n\nbackend app\n    server a 127.0.0.1:80\n';
 const NGINX_TEXT = 'events {}\nhttp {\n    server { listen 80; }\n}\n';
@@ -60,5 +61,20 @@ describe('languageOf (the server, per document)', () => {
     assert.equal(languageOf('', 'file:///srv/site.conf', NGINX_TEXT), 'nginx');
     assert.equal(languageOf('plaintext', 'untitled:Untitled-2', HAPROXY_TEXT), 'haproxy');
     assert.equal(languageOf(undefined, 'file:///srv/bad%E0%A4%A.cfg', ''), 'haproxy');
+  });
+});
+
+describe('languageCorrection (the editor: a language VS Code gave by a package.json pattern)', () => {
+  it("switches a document the folder put in the wrong language, and only then", () => {
+    assert.equal(languageCorrection('nginx', '/etc/nginx/conf.d/lb.conf', HAPROXY_TEXT), 'haproxy');
+    assert.equal(languageCorrection('haproxy', '/etc/haproxy/conf.d/site.cfg', NGINX_TEXT), 'nginx');
+    assert.equal(languageCorrection('nginx', '/etc/nginx/sites-enabled/haproxy-edge', ''), 'haproxy'); // the name tells first
+    assert.equal(languageCorrection('nginx', '/etc/nginx/conf.d/site.conf', NGINX_TEXT), undefined);
+    assert.equal(languageCorrection('haproxy', '/etc/haproxy/haproxy.cfg', HAPROXY_TEXT), undefined);
+    // an empty file under a pattern's folder: the detector reads the same folder
+    assert.equal(languageCorrection('nginx', '/etc/nginx/conf.d/new.conf', ''), undefined);
+    assert.equal(languageCorrection('haproxy', '/etc/haproxy/new.cfg', ''), undefined);
+    // not one of ours: never touched
+    assert.equal(languageCorrection('plaintext', '/etc/nginx/conf.d/x.conf', HAPROXY_TEXT), undefined);
   });
 });

@@ -118,6 +118,18 @@ http {
     }
   });
 
+  it('definition of variables from js_var (its first argument), split_clients and geo with a source', () => {
+    const t = tree({
+      'nginx.conf': `events {}\nhttp {\n  js_var $<|flag|> $uri;\n  split_clients $remote_addr $<|flag|> { 50% a; * b; }\n  geo $remote_addr $<|flag|> { default c; }\n  server { location / { return 200 $f<|>lag; } }\n}\n`,
+    });
+    try {
+      const f = t.files['nginx.conf'];
+      assert.deepEqual(keys(definitionInWorkspace(f.doc, f.cursor!, t.index)), marked(t, 'nginx.conf'));
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('stream upstreams are their own namespace', () => {
     const t = tree({
       'nginx.conf': `events {}\nstream {\n  upstream <|db|> { server 127.0.0.1:5432; }\n  server { listen 5433; proxy_pass <|d<|>b|>; }\n}\nhttp {\n  upstream db { server 127.0.0.1:1; }\n  server { location / { proxy_pass http://db; } }\n}\n`,

@@ -83,3 +83,36 @@ test('documentation links', () => {
   assert.equal(docUrl(variant('worker_processes', 'Core functionality')), 'https://nginx.org/en/docs/ngx_core_module.html#worker_processes');
   assert.equal(docUrl(variant('proxy_timeout', 'ngx_stream_proxy_module')), 'https://nginx.org/en/docs/stream/ngx_stream_proxy_module.html#proxy_timeout');
 });
+
+test('the hand-kept directive groups (data/groups.json) name only known directives, with valid positions', async () => {
+  const g = (await import('../../server/src/languages/nginx/data/groups.json')).default as unknown as {
+    mainMarkers: string[];
+    pass: Record<string, { forwardsRequest: boolean }>;
+    listenSocketOptions: string[];
+    variableSetters: Record<string, number>;
+    cachePaths: Record<string, string>;
+    tempPaths: string[];
+    storePaths: string[];
+    keyLogs: string[];
+    literalArgs: Record<string, true | number[]>;
+  };
+  const names = [
+    ...g.mainMarkers,
+    ...Object.keys(g.pass),
+    ...Object.keys(g.variableSetters),
+    ...Object.keys(g.cachePaths),
+    ...Object.values(g.cachePaths),
+    ...g.tempPaths,
+    ...g.storePaths,
+    ...g.keyLogs,
+    ...Object.keys(g.literalArgs),
+  ];
+  assert.deepEqual(names.filter((n) => !DIRECTIVES.has(n)), []);
+  // a setter's position is an argument the directive can have (-1: the last)
+  for (const [name, at] of Object.entries(g.variableSetters)) {
+    assert.ok(at === -1 || DIRECTIVES.get(name)!.some((v) => v.max === -1 || v.max > at), `${name} ${at}`);
+  }
+  // listen's socket options are listen parameters our tables know
+  const params = new Set(DIRECTIVES.get('listen')!.flatMap((v) => Object.keys(v.params ?? {})));
+  assert.deepEqual(g.listenSocketOptions.filter((o) => !params.has(o)), []);
+});

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diagnose, found } from './helpers';
-import { editDistance, inferContext } from '../../server/src/languages/nginx/validation';
+import { inferContext } from '../../server/src/languages/nginx/validation';
+import { editDistance } from '../../server/src/core/editDistance';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 
 const wrap = (body: string) => `events {}\nhttp {\n${body}\n}\n`;
@@ -192,6 +193,24 @@ test('editDistance is bounded and correct', () => {
   assert.equal(editDistance('gzpi', 'gzip'), 2);
   assert.equal(editDistance('proxy_bufering', 'proxy_buffering'), 1);
   assert.equal(editDistance('a', 'abcdefgh', 3), 4);
+  assert.equal(editDistance('', 'abc'), 3);
+  assert.equal(editDistance('x'.repeat(100), 'x'.repeat(99) + 'y', 2), 1); // rows longer than the kept ones
+  // bounded answers agree with the full distance (capped at limit + 1) on random words
+  const full = (a: string, b: string): number => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array(b.length).fill(0)]);
+    for (let j = 1; j <= b.length; j++) d[0][j] = j;
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    return d[a.length][b.length];
+  };
+  let seed = 7;
+  const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const word = () => Array.from({ length: rnd(9) }, () => 'abc_'[rnd(4)]).join('');
+  for (let k = 0; k < 2000; k++) {
+    const a = word();
+    const b = word();
+    const limit = rnd(4);
+    assert.equal(editDistance(a, b, limit), Math.min(full(a, b), limit + 1), `${a} ${b} ${limit}`);
+  }
 });
 
 test('nested locations: nginx\'s placement rules', () => {

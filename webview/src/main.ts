@@ -257,7 +257,7 @@ for (const id of ['scenario', 'model', 'connections', 'rate', 'duration', 'warmu
 
 $('run').addEventListener('click', () => {
   if (!enabled || running) return;
-  const { options, problem } = readForm();
+  const { options } = readForm();
   if (!options) {
     onFormChange();
     return;

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
 import type { Section, Statement, Word } from '../../../server/src/languages/haproxy/ast';
+import { PROXY_KINDS } from '../../../server/src/languages/haproxy/data';
 import { applyEdits, backendPortText, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';
@@ -70,7 +71,6 @@ export interface HaproxySandboxPlan {
   adjustments: SandboxAdjustment[];
 }
 
-const PROXY_SECTIONS = new Set(['frontend', 'backend', 'listen', 'defaults']);
 /** Server/bind parameters followed by one value that must go (files, interfaces, source addresses). */
 const DROP_WITH_VALUE = new Set([
   'ca-file',
@@ -158,7 +158,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   const modeOf = new Map<Section, string>();
   let defaultsMode = 'tcp'; // HAProxy's own default
   for (const sec of ast.sections) {
-    if (!PROXY_SECTIONS.has(sec.keyword)) continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     let mode = sec.keyword === 'defaults' ? 'tcp' : defaultsMode;
     for (const st of sec.statements) if (st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
     if (sec.keyword === 'defaults') defaultsMode = mode;
@@ -284,7 +284,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
         if (k === 'log') dropLine(st);
         continue;
       }
-      if (!PROXY_SECTIONS.has(kw)) continue;
+      if (!PROXY_KINDS.has(kw)) continue;
       const mode = modeOf.get(sec) ?? 'tcp';
       switch (k) {
         case 'log':

@@ -267,10 +267,6 @@ export class ProxySandbox {
     return configTestArgs(this.kind, this.dir, this.mainCopy, { quiet: true });
   }
 
-  private pidFile(): string {
-    return path.join(this.dir, this.kind === 'nginx' ? 'nginx.pid' : 'haproxy.pid');
-  }
-
   private runArgs(): string[] {
     return this.kind === 'nginx'
       ? ['-p', this.dir + '/', '-c', this.mainCopy, '-e', path.join(this.dir, 'logs', 'error.log')]

@@ -13,7 +13,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseNginx } from '../../../server/src/languages/nginx/parser';
-import { DIRECTIVES } from '../../../server/src/languages/nginx/data';
+import { CACHE_PATHS, DIRECTIVES, KEYLOG_DIRECTIVES, PASS_DIRECTIVES, STORE_DIRECTIVES, TEMP_PATH_DIRECTIVES } from '../../../server/src/languages/nginx/data';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { RESERVED_FILES, type MachineLimits } from './limits';
 import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/languages/nginx/ast';
@@ -67,9 +67,7 @@ export interface NginxSandboxPlan {
   adjustments: SandboxAdjustment[];
 }
 
-const PASS_DIRECTIVES = new Set(['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass', 'memcached_pass']);
-const TEMP_PATHS = new Set(['client_body_temp_path', 'proxy_temp_path', 'fastcgi_temp_path', 'uwsgi_temp_path', 'scgi_temp_path']);
-const CACHE_PATHS = new Set(['proxy_cache_path', 'fastcgi_cache_path', 'uwsgi_cache_path', 'scgi_cache_path']);
+const TEMP_PATHS: ReadonlySet<string> = new Set(TEMP_PATH_DIRECTIVES);
 /** Files read for client verification, stapling, tickets...: dropped (the throw-away pair replaces the certs). */
 const DROP_DIRECTIVES = new Set([
   'user',
@@ -156,10 +154,6 @@ export function isForbiddenPath(p: string): boolean {
   return FORBIDDEN_INCLUDE_ROOTS.some((r) => abs === r || abs.startsWith(r + '/'));
 }
 
-/** Directives that write to a path taken from their value or from `root`: rewritten into the sandbox. */
-const STORE_DIRECTIVES = new Set(['proxy_store', 'fastcgi_store', 'uwsgi_store', 'scgi_store']);
-/** Key log files (newer nginx): written, so they go into the sandbox. */
-const KEYLOG_DIRECTIVES = new Set(['ssl_key_log', 'proxy_ssl_key_log', 'grpc_ssl_key_log', 'uwsgi_ssl_key_log']);
 /** Directives that load code or write files the sandbox cannot place: refused with the line. */
 const REFUSED: Record<string, string> = {
   ssl_engine: 'loads an OpenSSL engine (native code) into nginx',
@@ -629,18 +623,11 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           for (const a of d.args.slice(1)) if (/^(if=|flush=)/.test(a.value) === false && a.value.startsWith('syslog')) replaceWord(a, '');
           break;
         }
-        case 'auth_http':
-        case 'proxy_pass':
-        case 'fastcgi_pass':
-        case 'uwsgi_pass':
-        case 'scgi_pass':
-        case 'grpc_pass':
-        case 'memcached_pass':
-          if (n === 'auth_http') {
-            const w = d.args[0];
-            if (w) replaceWord(w, `http://${loopback}:${be.http}/`);
-          } else if (PASS_DIRECTIVES.has(n)) rewritePass(d, c);
+        case 'auth_http': {
+          const w = d.args[0];
+          if (w) replaceWord(w, `http://${loopback}:${be.http}/`);
           break;
+        }
         case 'ssl_certificate':
         case 'ssl_certificate_key': {
           // the first of each in a block gets the throw-away pair; further ones (a second key type) go
@@ -654,7 +641,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           break;
         }
         default:
-          if (STORE_DIRECTIVES.has(n) && d.args[0] && d.args[0].value !== 'off') {
+          if (PASS_DIRECTIVES.has(n)) rewritePass(d, c);
+          else if (STORE_DIRECTIVES.has(n) && d.args[0] && d.args[0].value !== 'off') {
             // `on` stores under root/alias, a path where it says: both go into the sandbox
             mkdirSync(path.join(dir, 'store'), { recursive: true });
             replaceWord(d.args[0], q(path.join(dir, 'store')) + '$uri');

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { HAPROXY_TUNING_RULES } from '../../../server/src/languages/haproxy/tuning/rules';
 import { NGINX_TUNING_RULES } from '../../../server/src/languages/nginx/tuning/rules';
-import type { FixData } from './controller';
+import type { FixData } from '../../../protocol/fix';
 
 /** Rules whose fix can change a benchmark's numbers: the tuning rows of category performance. */
 export const BENCHMARKABLE_RULES: ReadonlySet<string> = new Set(
@@ -25,12 +25,12 @@ export function fixesOf(d: vscode.Diagnostic): FixData[] {
   const data = (d as DiagnosticWithData).data as { fixes?: unknown } | undefined;
   if (!data || !Array.isArray(data.fixes)) return [];
   const out: FixData[] = [];
-  for (const f of data.fixes as { title?: unknown; edits?: unknown }[]) {
+  for (const f of data.fixes as { title?: unknown; edits?: unknown; safe?: unknown }[]) {
     if (typeof f?.title !== 'string' || !Array.isArray(f.edits) || f.edits.length === 0) continue;
     const edits = (f.edits as { range?: { start?: unknown; end?: unknown }; newText?: unknown }[]).filter(
       (e) => e && typeof e.newText === 'string' && isPosition(e.range?.start) && isPosition(e.range?.end),
     ) as FixData['edits'];
-    if (edits.length === f.edits.length) out.push({ title: f.title, edits });
+    if (edits.length === f.edits.length) out.push({ title: f.title, edits, safe: f.safe === true });
   }
   return out;
 }

@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BenchResult, ProxyKind } from '../../../protocol/bench';
+import type { FixData } from '../../../protocol/fix';
 import {
   DEFAULT_RUN_OPTIONS,
   isRunOptions,
@@ -32,11 +33,6 @@ export const UNTRUSTED_REASON =
   'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
   'Trust the workspace (Workspaces: Manage Workspace Trust) to run them.';
 
-/** A fix as carried in Diagnostic.data (server/src/core/rules.ts DiagnosticData), LSP-shaped. */
-export interface FixData {
-  title: string;
-  edits: { range: { start: { line: number; character: number }; end: { line: number; character: number } }; newText: string }[];
-}
 
 interface RunMeta {
   route?: Route;

@@ -4,7 +4,8 @@
 import * as vscode from 'vscode';
 import { BenchmarkFixProvider } from './codeActions';
 import { BenchmarkCodeLensProvider } from './codeLens';
-import { BenchmarkController, type FixData } from './controller';
+import { BenchmarkController } from './controller';
+import type { FixData } from '../../../protocol/fix';
 import { PANEL_VIEW_TYPE } from './panel';
 
 const selector: vscode.DocumentSelector = ['file', 'untitled'].flatMap((scheme) => [

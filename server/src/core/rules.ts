@@ -7,6 +7,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
 import { versionInRange } from './version';
 import { lineOffsetsOf, positionIn } from './positions';
+import type { DiagnosticData } from '../../../protocol/fix';
 
 export type RuleCategory = 'syntax' | 'correctness' | 'compatibility' | 'performance' | 'security' | 'style';
 
@@ -54,9 +55,7 @@ export interface Finding {
   deprecated?: boolean;
 }
 
-export interface DiagnosticData {
-  fixes?: { title: string; edits: TextEdit[]; safe: boolean }[];
-}
+export type { DiagnosticData, FixData } from '../../../protocol/fix';
 
 const SEVERITY: Record<Exclude<RuleSeverity, 'off'>, DiagnosticSeverity> = {
   error: 1,

@@ -1,15 +1,14 @@
 // The one place that tells an nginx config from a HAProxy one. The language server (documents
 // whose languageId is not ours), the command line (`check`, `format`), the workspace index, the
-// benchmark engine (bench/src/sandbox) and the extension's benchmark controller all call this,
-// so a file is never nginx to one part of the product and HAProxy to another.
+// benchmark engine (bench/src/sandbox) and the extension (its benchmark controller, and the
+// language of a document VS Code put in one of ours by a folder pattern: languageCorrection) all
+// call this, so a file is never nginx to one part of the product and HAProxy to another.
 // Pure: a name and a text in, a language out (callers that only have a path read the file).
 import type { LanguageId } from '../core/types';
+import { SECTION_KEYWORDS } from '../languages/haproxy/ast';
 
-/** HAProxy's section keywords, as a header line starts with them. */
-const HAPROXY_SECTIONS = new Set([
-  'global', 'defaults', 'frontend', 'backend', 'listen', 'peers', 'resolvers', 'userlist', 'mailers',
-  'http-errors', 'ring', 'program', 'cache', 'fcgi-app', 'log-forward', 'crt-store', 'traces', 'acme', 'log-profile',
-]);
+/** HAProxy's section keywords, as a header line starts with them (the parser's table). */
+const HAPROXY_SECTIONS: ReadonlySet<string> = new Set(Object.keys(SECTION_KEYWORDS));
 
 /** What the text of a config says about its language, or undefined when it says nothing clear. */
 export function languageFromContent(text: string): LanguageId | undefined {
@@ -78,4 +77,19 @@ export function detectLanguage(fileName: string, text = ''): LanguageId {
   if (/(^|\/)haproxy[^/]*\//i.test(dir)) return 'haproxy';
   if (/(^|\/)(nginx|openresty)[^/]*\/|(^|\/)(conf\.d|sites-(available|enabled)|snippets)\//i.test(dir)) return 'nginx';
   return /\.cfg$/i.test(base) ? 'haproxy' : 'nginx';
+}
+
+/**
+ * The language a document should be in when the editor put it in one of ours (`languageId`) and
+ * the detector tells otherwise; undefined: leave it. VS Code picks the language by the patterns
+ * of package.json `contributes.languages` (names, and `.conf` files under an `nginx` or `conf.d`
+ * folder, `sites-enabled` files, `.cfg` files under a `haproxy` folder): a folder says less than
+ * a file's name or content, so a
+ * HAProxy config kept in `/etc/nginx/conf.d/` would otherwise be linted as nginx in the editor
+ * and as HAProxy by `check` and the benchmark.
+ */
+export function languageCorrection(languageId: string, fileName: string, text: string): LanguageId | undefined {
+  if (languageId !== 'nginx' && languageId !== 'haproxy') return undefined;
+  const detected = detectLanguage(fileName, text);
+  return detected === languageId ? undefined : detected;
 }

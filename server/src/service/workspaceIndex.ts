@@ -825,7 +825,6 @@ const resolveAbs = (p: string) => (p.startsWith('/') ? p.replace(/\/+/g, '/') : 
 
 function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): IncludeTarget[] {
   if (file.lang !== 'nginx' || !file.path.startsWith('/')) return [];
-  const ifs = index.includeFs();
   const mainDir = unit.mainDir ?? dirname(file.path);
   return sitesOf(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
     start: s.word.start,

@@ -4,6 +4,7 @@ import optionsJson from './data/options.json';
 import samplesJson from './data/samples.json';
 import probedJson from './data/versions.json';
 import { compareVersions } from '../../core/version';
+import { editDistance } from '../../core/editDistance';
 import { DESCRIPTIONS, EXTRA_ADDRESS_PREFIXES, REMOVED } from './overrides';
 
 export interface Versioned {
@@ -284,35 +285,6 @@ export function removedInfo(name: string): (typeof REMOVED)[string] | undefined 
   return Object.prototype.hasOwnProperty.call(REMOVED, name) ? REMOVED[name] : undefined;
 }
 
-/** Levenshtein distance, bounded (stops early past `max`). Two rows reused: no allocation per row. */
-let rowA = new Int32Array(64);
-let rowB = new Int32Array(64);
-export function distance(a: string, b: string, max = 3): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  if (rowA.length <= b.length) {
-    rowA = new Int32Array(b.length + 1);
-    rowB = new Int32Array(b.length + 1);
-  }
-  let prev = rowA;
-  let cur = rowB;
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    let rowMin = i;
-    const ca = a.charCodeAt(i - 1);
-    for (let j = 1; j <= b.length; j++) {
-      const v = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca === b.charCodeAt(j - 1) ? 0 : 1));
-      cur[j] = v;
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin > max) return max + 1;
-    const t = prev;
-    prev = cur;
-    cur = t;
-  }
-  return prev[b.length];
-}
-
 /** Answers per candidate list (lists that stay the same object: the tables, hoisted lists). */
 const guesses = new WeakMap<object, Map<string, string | undefined>>();
 
@@ -324,7 +296,7 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
   let best: string | undefined;
   let bestD = Math.max(2, Math.floor(word.length / 3)) + 1;
   for (const c of candidates) {
-    const d = distance(word, c, bestD);
+    const d = editDistance(word, c, bestD);
     if (d < bestD) {
       bestD = d;
       best = c;

@@ -10,7 +10,7 @@
 import type { Range, TextEdit } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Comment, HaproxyFile, Statement } from './ast';
-import { minimalEdit, type FormatOptions } from '../nginx/format';
+import { minimalEdit, type FormatOptions } from '../../core/format';
 
 type LineKind = 'blank' | 'header' | 'statement' | 'orphan' | 'comment' | 'other';
 

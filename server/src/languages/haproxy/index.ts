@@ -3,7 +3,7 @@ import type { LanguageModule } from '../../core/types';
 import type { HaproxyFile } from './ast';
 import { parseHaproxy, reparseHaproxy } from './parser';
 import { haproxyNavEntities } from './navigation';
-import { definitionsInFile } from '../nginx/navigation';
+import { definitionsInFile } from '../../core/navigation';
 import { haproxyFolding, haproxySelectionRanges, haproxySymbols } from './symbols';
 import { formatHaproxy } from './format';
 

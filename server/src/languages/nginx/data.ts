@@ -4,6 +4,7 @@ import directivesJson from './data/directives.json';
 import variablesJson from './data/variables.json';
 import overridesJson from './data/overrides.json';
 import versionsJson from './data/versions.json';
+import groupsJson from './data/groups.json';
 import { compareVersions } from '../../core/version';
 import { addLoadableModules, loadableDocUrl, loadableVariable } from './modules';
 
@@ -406,4 +407,45 @@ export function entryKeywordMissing(block: string, keyword: string, target: stri
   const probed = probedFor(target);
   if (!probed.length || probed.some((v) => known.includes(v))) return undefined;
   return { firstSeenIn: known.find((v) => compareVersions(v, target) > 0) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hand-kept groups of directive names (data/groups.json: what each group means is written there)
+
+const groups = groupsJson as unknown as {
+  mainMarkers: string[];
+  pass: Record<string, { forwardsRequest: boolean }>;
+  listenSocketOptions: string[];
+  variableSetters: Record<string, number>;
+  cachePaths: Record<string, string>;
+  tempPaths: string[];
+  storePaths: string[];
+  keyLogs: string[];
+  literalArgs: Record<string, true | number[]>;
+};
+
+/** Directives that mark a file as a main configuration file when found at its top level. */
+export const MAIN_MARKERS: ReadonlySet<string> = new Set(groups.mainMarkers);
+/** Directives that hand a request to an upstream group or an address (`proxy_pass`, `memcached_pass`...). */
+export const PASS_DIRECTIVES: ReadonlySet<string> = new Set(Object.keys(groups.pass));
+/** The pass directives that forward the client's request itself (all but `memcached_pass`), in table order. */
+export const REQUEST_PASS_DIRECTIVES: readonly string[] = Object.keys(groups.pass).filter((n) => groups.pass[n].forwardsRequest);
+/** `listen` parameters that are socket options; a trailing `=` takes a value. */
+export const LISTEN_SOCKET_OPTIONS: readonly string[] = groups.listenSocketOptions;
+/** Directive -> the argument that names the variable it defines (-1: the last). */
+export const VARIABLE_SETTERS: ReadonlyMap<string, number> = new Map(Object.entries(groups.variableSetters));
+/** `*_cache_path` -> the directive naming its keys zone. */
+export const CACHE_PATHS: ReadonlyMap<string, string> = new Map(Object.entries(groups.cachePaths));
+/** Directives naming a folder for buffered bodies (`proxy_temp_path`...), in table order. */
+export const TEMP_PATH_DIRECTIVES: readonly string[] = groups.tempPaths;
+/** Directives that save responses as files (`proxy_store`...). */
+export const STORE_DIRECTIVES: ReadonlySet<string> = new Set(groups.storePaths);
+/** Directives naming a TLS key log file. */
+export const KEYLOG_DIRECTIVES: ReadonlySet<string> = new Set(groups.keyLogs);
+const literalArgs: ReadonlyMap<string, true | number[]> = new Map(Object.entries(groups.literalArgs));
+
+/** Whether argument `i` of a `name` directive is written literally (not an nginx script): regexes, code, names. */
+export function isLiteralArg(name: string, i: number): boolean {
+  const l = literalArgs.get(name);
+  return l === true || (l !== undefined && l.includes(i));
 }

@@ -20,6 +20,7 @@
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
 import { canHoldLf, canHoldSlash, parseRegex, type ParsedRegex } from './regex';
+import { REQUEST_PASS_DIRECTIVES } from './data';
 
 export interface Taint {
   /** The client can choose the value, or part of it. */
@@ -112,11 +113,7 @@ export interface Sink {
 
 /** Directive names whose uses the rules inspect, collected by the walk (the relevant ones: see `relevant`). */
 export const SINK_NAMES: ReadonlySet<string> = new Set([
-  'proxy_pass',
-  'fastcgi_pass',
-  'uwsgi_pass',
-  'scgi_pass',
-  'grpc_pass',
+  ...REQUEST_PASS_DIRECTIVES,
   'add_header',
   'more_set_headers',
   'proxy_set_header',
@@ -208,12 +205,6 @@ function relevant(d: Directive): boolean {
   switch (d.name) {
     case 'location':
       return d.args.length > 1 && d.args[0].value.startsWith('~');
-    case 'proxy_pass':
-    case 'fastcgi_pass':
-    case 'uwsgi_pass':
-    case 'scgi_pass':
-    case 'grpc_pass':
-      return (d.args[0]?.raw.indexOf('$') ?? -1) >= 0;
     case 'proxy_set_header':
       return (d.args[1]?.raw.indexOf('$') ?? -1) >= 0;
     case 'add_header': {
@@ -223,9 +214,11 @@ function relevant(d: Directive): boolean {
       return v.raw.indexOf('$') >= 0 || v.value.indexOf('\n') >= 0 || (n.length === 12 && n.toLowerCase() === 'content-type');
     }
     default:
-      return true;
+      return !REQUEST_PASS.has(d.name) || (d.args[0]?.raw.indexOf('$') ?? -1) >= 0;
   }
 }
+
+const REQUEST_PASS: ReadonlySet<string> = new Set(REQUEST_PASS_DIRECTIVES);
 
 // ---------------------------------------------------------------------------------------------
 

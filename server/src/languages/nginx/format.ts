@@ -15,11 +15,8 @@
 import type { Range, TextEdit } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Directive, NginxFile } from './ast';
+import { minimalEdit, type FormatOptions } from '../../core/format';
 
-export interface FormatOptions {
-  tabSize: number;
-  insertSpaces: boolean;
-}
 
 type TokKind = 'name' | 'arg' | 'semi' | 'open' | 'close' | 'raw' | 'comment';
 
@@ -155,29 +152,6 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
   out = out.replace(/[ \t]+$/, '');
   if (toks.length) out += nl;
   return { text: out, outStart, outEnd, toks, startsLine };
-}
-
-/** The whole document formatted, or undefined when it is left alone (syntax errors). */
-export function formatNginxText(file: NginxFile, options: FormatOptions): string | undefined {
-  if (file.errors.length) return undefined;
-  const nl = file.text.includes('\r\n') ? '\r\n' : '\n';
-  return layout(file, options, nl).text;
-}
-
-/** One edit turning `from` into `to`, trimmed to the part that differs. */
-export function minimalEdit(doc: TextDocument, from: string, to: string, base = 0): TextEdit[] {
-  if (from === to) return [];
-  let p = 0;
-  const max = Math.min(from.length, to.length);
-  while (p < max && from.charCodeAt(p) === to.charCodeAt(p)) p++;
-  let s = 0;
-  while (s < max - p && from.charCodeAt(from.length - 1 - s) === to.charCodeAt(to.length - 1 - s)) s++;
-  return [
-    {
-      range: { start: doc.positionAt(base + p), end: doc.positionAt(base + from.length - s) },
-      newText: to.slice(p, to.length - s),
-    },
-  ];
 }
 
 function lineStartAt(text: string, offset: number): number {

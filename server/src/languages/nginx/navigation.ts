@@ -4,23 +4,9 @@
 import type { NavEntity } from '../../core/types';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
+import { CACHE_PATHS, PASS_DIRECTIVES, VARIABLE_SETTERS } from './data';
 
-/** Directives that hand a request to an upstream group (or to an address). */
-const PASS_DIRECTIVES: ReadonlySet<string> = new Set(['proxy_pass', 'fastcgi_pass', 'grpc_pass', 'uwsgi_pass', 'scgi_pass', 'memcached_pass']);
-
-/** `*_cache_path` directive → the `*_cache` directive that uses its zone. */
-const CACHE_PATHS: Readonly<Record<string, string>> = {
-  proxy_cache_path: 'proxy_cache',
-  fastcgi_cache_path: 'fastcgi_cache',
-  uwsgi_cache_path: 'uwsgi_cache',
-  scgi_cache_path: 'scgi_cache',
-};
-const CACHE_USERS: ReadonlySet<string> = new Set(Object.values(CACHE_PATHS));
-
-/** Directives whose first argument defines a variable. */
-const SETS_FIRST = new Set(['set', 'js_set', 'perl_set', 'auth_request_set', 'auth_jwt_claim_set', 'auth_jwt_header_set']);
-/** Directives whose second argument defines a variable (the first is the source). */
-const SETS_SECOND = new Set(['map', 'split_clients', 'js_var']);
+const CACHE_USERS: ReadonlySet<string> = new Set(CACHE_PATHS.values());
 
 /** Directives the walk's switch handles (named locations, zones). */
 const SWITCH_NAMES: ReadonlySet<string> = new Set(['upstream', 'location', 'try_files', 'error_page', 'post_action', 'limit_req_zone', 'limit_conn_zone', 'limit_req', 'limit_conn']);
@@ -38,10 +24,10 @@ const F_DYNAMIC = 32;
 function flagsOf(name: string): number {
   let f = 0;
   if (SWITCH_NAMES.has(name)) f |= F_SWITCH;
-  if (Object.hasOwn(CACHE_PATHS, name)) f |= F_CACHE_PATH;
+  if (CACHE_PATHS.has(name)) f |= F_CACHE_PATH;
   else if (CACHE_USERS.has(name)) f |= F_CACHE_USER;
   if (PASS_DIRECTIVES.has(name)) f |= F_PASS;
-  if (SETS_FIRST.has(name) || SETS_SECOND.has(name) || name === 'geo') f |= F_SETS;
+  if (VARIABLE_SETTERS.has(name)) f |= F_SETS;
   if (name.includes('lua') || name.startsWith('js_') || name.startsWith('perl')) f |= F_DYNAMIC;
   return f;
 }
@@ -215,7 +201,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
     }
     if (flags & F_CACHE_PATH) {
       const z = zoneArg(d.args, 'keys_zone=');
-      if (z) out.push({ role: 'def', kind: CACHE_PATHS[d.name], name: z.name, start: z.start, end: z.end, reportUnused: true });
+      if (z) out.push({ role: 'def', kind: CACHE_PATHS.get(d.name)!, name: z.name, start: z.start, end: z.end, reportUnused: true });
     } else if (flags & F_CACHE_USER) {
       const w = d.args[0];
       if (w && w.value !== 'off') {
@@ -252,7 +238,8 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       }
     }
     // Variables: definitions first, then every `$name` of the other words.
-    const defIndex = !(flags & F_SETS) ? -1 : SETS_FIRST.has(d.name) ? 0 : SETS_SECOND.has(d.name) ? 1 : d.name === 'geo' ? d.args.length - 1 : -1;
+    const setter = flags & F_SETS ? VARIABLE_SETTERS.get(d.name)! : -2;
+    const defIndex = setter === -1 ? d.args.length - 1 : setter;
     if (defIndex >= 0) {
       const w = d.args[defIndex];
       const m = w && /^\$([A-Za-z0-9_]+)$/.exec(w.value);
@@ -267,12 +254,4 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
   for (let i = 0; i < refs.length; i++) out.push(refs[i]);
   if (dynamicVars) out.push({ role: 'ref', kind: 'variable', name: '', start: 0, end: 0, dynamic: true });
   return out;
-}
-
-/** Definitions within one file of the name under the cursor (the workspace layer does the same across files). */
-export function definitionsInFile(entities: NavEntity[], offset: number): NavEntity[] {
-  const at = entities.filter((e) => !e.dynamic && e.name && e.start <= offset && offset <= e.end);
-  return entities.filter(
-    (d) => d.role === 'def' && at.some((e) => e.kind === d.kind && e.name === d.name && (e.scope === undefined || d.scope === undefined || e.scope === d.scope)),
-  );
 }

@@ -343,12 +343,6 @@ function tokenize(text: string, from = 0): Lexed {
   return { tokens, comments, errors };
 }
 
-/** nginx's unescaping of a word (ngx_conf_read_token): quotes stripped, few escapes known. */
-export function unescape(raw: string, quote: QuoteKind, closed = true): string {
-  const s = quote === 'none' ? raw : raw.slice(1, closed ? raw.length - 1 : raw.length);
-  return s.indexOf('\\') < 0 ? s : unescapeBody(s);
-}
-
 /** `\"` `\'` `\\` `\t` `\r` `\n` unescaped; any other backslash stays as written. */
 function unescapeBody(s: string): string {
   let out = '';

@@ -544,7 +544,6 @@ export function parseRegex(source: string, caseless = false): ParsedRegex | unde
 }
 
 export const canHoldLf = (s: CharSet): boolean => s.has(LF);
-export const canHoldCr = (s: CharSet): boolean => s.has(CR);
 export const canHoldSlash = (s: CharSet): boolean => s.has(SLASH);
 
 /**

@@ -1,12 +1,10 @@
 // nginx validation: judges a parsed file the way `nginx -t` would (syntax, unknown
 // directives, contexts, argument counts, values, duplicates, variables), version-aware.
 // Produces Findings against the rule rows below; the rule engine makes diagnostics of them.
-import type { Diagnostic } from 'vscode-languageserver-types';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Finding, RuleMeta } from '../../core/rules';
 import { RuleRegistry } from '../../core/rules';
 import { compareVersions } from '../../core/version';
-import type { ServiceSettings } from '../../core/types';
+import { editDistance } from '../../core/editDistance';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
 import {
@@ -18,6 +16,9 @@ import {
   lookupVariable,
   thirdPartyModule,
   variantInVersion,
+  isLiteralArg,
+  LISTEN_SOCKET_OPTIONS,
+  MAIN_MARKERS,
   type DirectiveVariant,
   type ValueType,
 } from './data';
@@ -82,25 +83,6 @@ function checkType(t: ValueType, v: string): boolean {
     case 'number':
       return NUMBER_RE.test(v);
   }
-}
-
-/** Levenshtein distance, bounded (returns limit+1 when above). */
-export function editDistance(a: string, b: string, limit = 3): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let prev = new Array(b.length + 1);
-  let cur = new Array(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    cur[0] = i;
-    let rowMin = cur[0];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (cur[j] < rowMin) rowMin = cur[j];
-    }
-    if (rowMin > limit) return limit + 1;
-    [prev, cur] = [cur, prev];
-  }
-  return prev[b.length];
 }
 
 const suggestions = new Map<string, string | undefined>();
@@ -379,7 +361,6 @@ function memo2(maxOuter: number, compute: (outer: string, inner: string) => bool
 /** Whether `target` is an older version than `since` (the data names few versions). */
 const olderThan = memo2(16, (target, since) => compareVersions(target, since) < 0);
 
-const MAIN_ONLY = new Set(['http', 'events', 'stream', 'mail', 'worker_processes', 'user', 'pid', 'load_module', 'error_log', 'daemon', 'worker_rlimit_nofile']);
 const CANDIDATE_CONTEXTS = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
 
 /** Whether some variant of a known directive is allowed in `ctx`, by context; unknown names are not kept (the user's text names them). */
@@ -446,7 +427,7 @@ function inferContextOnce(file: NginxFile): { context: string; comment: boolean 
 
 function inferFromShape(file: NginxFile): string {
   const top = file.directives.filter((d) => !d.entry);
-  if (top.length === 0 || top.some((d) => MAIN_ONLY.has(d.name))) return 'main';
+  if (top.length === 0 || top.some((d) => MAIN_MARKERS.has(d.name))) return 'main';
   let best = 'main';
   let bestN = Infinity;
   for (const ctx of CANDIDATE_CONTEXTS) {
@@ -770,11 +751,9 @@ export function listenAddress(raw: string): string | undefined {
   return `${m[1] === '*' ? '0.0.0.0' : m[1]}:${m[2] ?? '80'}`;
 }
 
-const SOCKET_OPTIONS = ['setfib=', 'fastopen=', 'backlog=', 'rcvbuf=', 'sndbuf=', 'accept_filter=', 'deferred', 'bind', 'ipv6only=', 'reuseport', 'so_keepalive='];
-
 function isSocketOption(p: string): boolean {
-  for (let i = 0; i < SOCKET_OPTIONS.length; i++) {
-    const o = SOCKET_OPTIONS[i];
+  for (let i = 0; i < LISTEN_SOCKET_OPTIONS.length; i++) {
+    const o = LISTEN_SOCKET_OPTIONS[i];
     if (o.endsWith('=') ? p.startsWith(o) : p === o) return true;
   }
   return false;
@@ -939,26 +918,12 @@ function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefin
 
 /** Whether argument i is compiled as an nginx script (regexes and embedded code are not). */
 function isScriptArg(d: Directive, i: number): boolean {
-  switch (d.name) {
-    case 'location':
-    case 'server_name':
-    case 'perl':
-    case 'perl_modules':
-    case 'perl_require':
-    case 'js_import':
-    case 'js_include':
-      return false;
-    case 'rewrite':
-      return i !== 0;
-    case 'perl_set':
-      return i !== 1;
-    case 'if': {
-      // the operand after a regex operator is a regex
-      const prev = d.args[i - 1]?.value;
-      return !(prev === '~' || prev === '~*' || prev === '!~' || prev === '!~*');
-    }
+  if (d.name === 'if') {
+    // the operand after a regex operator is a regex
+    const prev = d.args[i - 1]?.value;
+    return !(prev === '~' || prev === '~*' || prev === '!~' || prev === '!~*');
   }
-  return true;
+  return !isLiteralArg(d.name, i);
 }
 
 function hasVariable(w: Word): boolean {
@@ -1136,10 +1101,5 @@ function judgePending(c: Ctx): void {
   while (k < walked.length) merged.push(walked[k++]);
   walked.length = 0;
   for (let j = 0; j < merged.length; j++) walked.push(merged[j]);
-}
-
-export function validateToDiagnostics(doc: TextDocument, file: NginxFile, settings: ServiceSettings, context?: string): Diagnostic[] {
-  const findings = validateFile(file, { version: settings.nginxVersion, context: context ?? inferContext(file), hostModules: () => settings.nginxModules });
-  return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
 }
 

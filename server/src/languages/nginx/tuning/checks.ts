@@ -7,6 +7,7 @@ import { compareVersions } from '../../../core/version';
 import type { Block, Directive, NginxFile, Word } from '../ast';
 import { childContext, variablesIn } from '../ast';
 import { inferContext } from '../validation';
+import { PASS_DIRECTIVES } from '../data';
 import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../../../core/findingText';
 import { runSecurityChecks } from './security';
 import { NGINX_DEFAULT_UPSTREAM_POOL, NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT } from './rules';
@@ -66,12 +67,7 @@ const GROUP_COUNT = 16;
 const G_SSL = GROUP_COUNT;
 
 const GROUP: ReadonlyMap<string, number> = new Map([
-  ['proxy_pass', G_PROXY_PASS],
-  ['fastcgi_pass', G_OTHER_PASS],
-  ['uwsgi_pass', G_OTHER_PASS],
-  ['scgi_pass', G_OTHER_PASS],
-  ['grpc_pass', G_OTHER_PASS],
-  ['memcached_pass', G_OTHER_PASS],
+  ...[...PASS_DIRECTIVES].map((n): [string, number] => [n, n === 'proxy_pass' ? G_PROXY_PASS : G_OTHER_PASS]),
   ['upstream', G_UPSTREAM],
   ['keepalive_requests', G_KEEPALIVE_REQUESTS],
   ['access_log', G_ACCESS_LOG],

@@ -3,12 +3,13 @@
 // header hygiene rules. Each pushes Findings against the rows of rules.ts.
 import type { Fix, Finding, FixEdit } from '../../../core/rules';
 import type { Directive, Word } from '../ast';
-import { childContext, variablesIn } from '../ast';
+import { variablesIn } from '../ast';
 import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../flow';
 import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type ParsedRegex } from '../regex';
 import { indentAt, insertLinesAfter, replace } from '../../../core/findingText';
 import type { NginxCheckContext } from './checks';
 import { weakCipherTokens } from '../../../core/tls';
+import { REQUEST_PASS_DIRECTIVES } from '../data';
 
 type Ctx = NginxCheckContext;
 
@@ -46,7 +47,7 @@ const isHttp = (s: FlowScope): boolean => {
 // ---------------------------------------------------------------------------------------------
 // SSRF
 
-const PASSES = ['proxy_pass', 'fastcgi_pass', 'uwsgi_pass', 'scgi_pass', 'grpc_pass'];
+const PASSES = REQUEST_PASS_DIRECTIVES;
 
 function checkSsrf(ctx: Ctx, flow: NginxFlow): void {
   const all: Sink[] = [];
