@@ -100,13 +100,19 @@ function ours(file) {
   };
 }
 
-/** The same sandboxed proxy and native backend as the product, for the external generators. */
+/**
+ * The same sandboxed proxy and native backend as the product, for the external generators: made
+ * the way runBenchmark makes them, contained in the run's network namespace when the machine
+ * allows it (the product's runs are; a stack on the host's loopback measured a different setup).
+ */
 async function stack(file) {
   const sb = ProxySandbox.create({ configPath: file });
   let be = null;
   try {
+    const jail = await sb.contain();
     sb.plan();
-    be = await NativeBackend.start({}, chooseNativeBinary({ kind: sb.kind, binary: sb.binary }), sb.tls);
+    const run = jail.contained ? { containment: jail, dir: sb.dir } : undefined;
+    be = await NativeBackend.start({}, chooseNativeBinary({ kind: sb.kind, binary: sb.binary }), sb.tls, run);
     sb.setBackend(be.ports);
     await sb.start();
     const port = sb.listeners.find((l) => !l.ssl && !l.stream).port;
@@ -114,6 +120,7 @@ async function stack(file) {
       port,
       sb,
       be,
+      mode: jail.mode,
       async stop() {
         await Promise.all([sb.dispose(), be.stop()]);
       },
@@ -194,6 +201,8 @@ function h2load(st) {
 
 const runs = { before: { ours: [], target: [], wrk: [], h2load: [] }, after: { ours: [], target: [], wrk: [], h2load: [] } };
 const cmds = {};
+/** Containment of the reference stacks (the product's own runs report theirs). */
+const refModes = new Set();
 const loadBefore = loadavg();
 const loads = [];
 try {
@@ -211,6 +220,7 @@ try {
           for (const w of x.warnings) if (!/machine was busy/.test(w)) console.log(`    warning: ${w}`);
         } else {
           const st = await stack(files[which]);
+          refModes.add(st.mode);
           try {
             const all = ['target', 'wrk', 'h2load'];
             const tools = all.slice(rep % 3).concat(all.slice(0, rep % 3));
@@ -282,7 +292,8 @@ configs alternated each repeat, and within each config the product's run and the
 - ours: \`${cmds.ours}\` — the product: sandboxed copy, the real nginx, the backend \`auto\` picks
   (${runs.after.ours[0].backend}: the native backend, a second nginx answering a fixed response), the built-in generator;
 - the built-in generator alone: \`${cmds.target}\`, and wrk: \`${cmds.wrk}\` (after a discarded ${warmupS} s run), and h2load: \`${cmds.h2load}\` (P50/P99 from its per-request log),
-  through a sandboxed proxy and native backend made by the same engine classes (ProxySandbox, NativeBackend).
+  through a sandboxed proxy and native backend made by the same engine classes (ProxySandbox, NativeBackend),
+  contained as the product's run is (${[...refModes].join(', ')}; before this, the reference stack ran uncontained on the host's loopback).
 
 Machine: ${machine()}.
 Load average before ${loadBefore}, after ${loadAfter}; 1-minute load during the run ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.
