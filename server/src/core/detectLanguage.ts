@@ -3,7 +3,7 @@
 // benchmark engine (bench/src/sandbox) and the extension's benchmark controller all call this,
 // so a file is never nginx to one part of the product and HAProxy to another.
 // Pure: a name and a text in, a language out (callers that only have a path read the file).
-import type { LanguageId } from './types';
+import type { LanguageId } from '../service/types';
 
 /** HAProxy's section keywords, as a header line starts with them. */
 const HAPROXY_SECTIONS = new Set([

@@ -22,7 +22,7 @@ import type { LanguageId, LanguageModule, ServiceSettings } from './types';
 import { nginxModule } from '../nginx';
 import { haproxyModule } from '../haproxy';
 import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection } from './rules';
-import { detectLanguage } from './detectLanguage';
+import { detectLanguage } from '../core/detectLanguage';
 import { haproxyTuning, nginxTuning } from '../tuning';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
 import {
@@ -76,7 +76,7 @@ export function languageOf(languageId: string | undefined, uri: string, text = '
   return detectLanguage(path, text);
 }
 
-export { detectLanguage, languageFromContent } from './detectLanguage';
+export { detectLanguage, languageFromContent } from '../core/detectLanguage';
 
 /** A parse cache keyed by uri and version, so each feature request reuses one parse. */
 export class ParseCache {
