@@ -2,33 +2,10 @@
 // (bench/src), the command line (cli/src/bench.ts), the panel host (client/src) and the webview.
 // Plain data only: everything here survives JSON.stringify / postMessage.
 
-export const SCENARIOS = [
-  'http1-keepalive',
-  'http1-close',
-  'https-keepalive',
-  'https-handshake',
-  'https-resume',
-  'http2',
-  'tcp',
-  'large',
-  'get-post-mix',
-  'mixed',
-] as const;
-
-/**
- * - `http1-keepalive`: HTTP/1.1 GET, connections kept open.
- * - `http1-close`: a new TCP connection per request.
- * - `https-keepalive`: HTTP/1.1 over TLS, connections kept open.
- * - `https-handshake`: a new TLS connection with a full handshake per request.
- * - `https-resume`: a new TLS connection per request resuming the previous session.
- * - `http2`: HTTP/2 (h2c, or h2 over TLS when the listener has `ssl`), several streams per connection.
- * - `tcp`: L4 stream proxy; a 64-byte message echoed back by the backend, connection kept open.
- * - `large`: like http1-keepalive with 1 MiB responses.
- * - `get-post-mix`: 70% GET, 30% POST with a 1 KiB body, keep-alive.
- * - `mixed`: 50% of connections long-lived (keep-alive), 20% short (new connection per request),
- *   30% short with a full TLS handshake per request.
- */
-export type ScenarioName = (typeof SCENARIOS)[number];
+// The scenarios' names; what each one is (transport, listener, connections, TLS, its own
+// requests, response size, backend) is the facts table in protocol/scenarios.ts.
+export { SCENARIOS, type ScenarioName } from './scenarios';
+import type { ScenarioName } from './scenarios';
 
 /** Methods the generator can send (BenchOptions.method). */
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;

@@ -100,13 +100,19 @@ function ours(file) {
   };
 }
 
-/** The same sandboxed proxy and native backend as the product, for the external generators. */
+/**
+ * The same sandboxed proxy and native backend as the product, for the external generators: made
+ * the way runBenchmark makes them, contained in the run's network namespace when the machine
+ * allows it (the product's runs are; a stack on the host's loopback measured a different setup).
+ */
 async function stack(file) {
   const sb = ProxySandbox.create({ configPath: file });
   let be = null;
   try {
+    const jail = await sb.contain();
     sb.plan();
-    be = await NativeBackend.start({}, chooseNativeBinary({ kind: sb.kind, binary: sb.binary }), sb.tls);
+    const run = jail.contained ? { containment: jail, dir: sb.dir } : undefined;
+    be = await NativeBackend.start({}, chooseNativeBinary({ kind: sb.kind, binary: sb.binary }), sb.tls, run);
     sb.setBackend(be.ports);
     await sb.start();
     const port = sb.listeners.find((l) => !l.ssl && !l.stream).port;
@@ -114,6 +120,7 @@ async function stack(file) {
       port,
       sb,
       be,
+      mode: jail.mode,
       async stop() {
         await Promise.all([sb.dispose(), be.stop()]);
       },
@@ -128,8 +135,10 @@ async function stack(file) {
 async function target(st) {
   const cmd = ['node', cli, 'bench', '--target', `127.0.0.1:${st.port}`, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--json'];
   const b0 = st.be.cpuSeconds();
+  const p0 = st.sb.cpuSeconds();
   const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + 60) * 1000 });
   const bCpu = st.be.cpuSeconds() - b0;
+  const pCpu = st.sb.cpuSeconds() - p0;
   if (r.code !== 0) throw new Error(`proxy-tuner bench --target failed: ${r.err}`);
   const j = JSON.parse(r.out);
   return {
@@ -140,6 +149,7 @@ async function target(st) {
     genUs: j.cost?.generatorCpuUsPerRequest,
     // the backend ran through the warm-up too: its CPU over all the requests of the run
     backendUs: Math.round((bCpu / (j.rps * (durationS + warmupS))) * 1e6 * 100) / 100,
+    proxyUs: Math.round((pCpu / (j.rps * (durationS + warmupS))) * 1e6 * 100) / 100,
     cmd: cmd.join(' ').replace(REPO + '/', '').replace(String(st.port), 'PORT'),
   };
 }
@@ -150,8 +160,10 @@ async function wrk(st) {
   const cmd = ['wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', `http://127.0.0.1:${st.port}/`];
   const t0 = Date.now();
   const b0 = st.be.cpuSeconds();
+  const p0 = st.sb.cpuSeconds();
   const r = timed(cmd, durationS + 30);
   const bCpu = st.be.cpuSeconds() - b0;
+  const pCpu = st.sb.cpuSeconds() - p0;
   const t1 = Date.now();
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.out)?.[1]);
   if (!Number.isFinite(rps)) throw new Error(`wrk output not understood:\n${r.out}${r.err}`);
@@ -164,6 +176,7 @@ async function wrk(st) {
     cpr: s.requests ? Math.round((s.connections / s.requests) * 10000) / 10000 : NaN,
     genUs: Math.round(((r.cpu / (rps * durationS)) * 1e6) * 100) / 100,
     backendUs: Math.round(((bCpu / (rps * durationS)) * 1e6) * 100) / 100,
+    proxyUs: Math.round(((pCpu / (rps * durationS)) * 1e6) * 100) / 100,
     cmd: cmd.join(' ').replace(String(st.port), 'PORT'),
   };
 }
@@ -194,6 +207,8 @@ function h2load(st) {
 
 const runs = { before: { ours: [], target: [], wrk: [], h2load: [] }, after: { ours: [], target: [], wrk: [], h2load: [] } };
 const cmds = {};
+/** Containment of the reference stacks (the product's own runs report theirs). */
+const refModes = new Set();
 const loadBefore = loadavg();
 const loads = [];
 try {
@@ -211,6 +226,7 @@ try {
           for (const w of x.warnings) if (!/machine was busy/.test(w)) console.log(`    warning: ${w}`);
         } else {
           const st = await stack(files[which]);
+          refModes.add(st.mode);
           try {
             const all = ['target', 'wrk', 'h2load'];
             const tools = all.slice(rep % 3).concat(all.slice(0, rep % 3));
@@ -255,6 +271,11 @@ const spreadNote =
       'of the generator; the two reference tools disagree as much with each other (wrk P99 / h2load P99 below).'
     : `The per-repeat ratios lie on one side of 1 (after/before ours/wrk ${fmt(gainRatio)}; P99 ours/h2load ${fmt(p99VsH2.before.concat(p99VsH2.after))}): a bias, not only noise.`;
 const verdict = (ok) => (ok ? 'met' : '**not met**');
+const cpuAll = ['before', 'after'].map((w) => [
+  w,
+  med(w, 'ours', 'benchUs') + med(w, 'ours', 'proxyUs'),
+  med(w, 'wrk', 'genUs') + med(w, 'wrk', 'backendUs') + med(w, 'wrk', 'proxyUs'),
+]);
 
 const row = (which, tool) => {
   const xs = runs[which][tool];
@@ -264,7 +285,7 @@ const row = (which, tool) => {
     tool === 'ours'
       ? `${f1(med(which, 'ours', 'benchUs'))} (generator ${f1(med(which, 'ours', 'genUs'))}, backend ${f1(med(which, 'ours', 'backendUs'))}; proxy ${f1(med(which, 'ours', 'proxyUs'))})`
       : tool === 'wrk' || tool === 'target'
-        ? `${f1(med(which, tool, 'genUs') + med(which, tool, 'backendUs'))} (${tool === 'wrk' ? 'wrk' : 'generator'} ${f1(med(which, tool, 'genUs'))}, backend ${f1(med(which, tool, 'backendUs'))})`
+        ? `${f1(med(which, tool, 'genUs') + med(which, tool, 'backendUs'))} (${tool === 'wrk' ? 'wrk' : 'generator'} ${f1(med(which, tool, 'genUs'))}, backend ${f1(med(which, tool, 'backendUs'))}; proxy ${f1(med(which, tool, 'proxyUs'))})`
         : '';
   return `| ${which} | ${tool === 'ours' ? '`proxy-tuner bench FILE`' : tool === 'target' ? 'built-in generator alone (`--target`)' : tool} | ${Math.round(med(which, tool, 'rps'))} | ${med(which, tool, 'p50').toFixed(3)} | ${med(which, tool, 'p99').toFixed(3)} | ${cpr} | ${us} | ${xs.reduce((a, x) => a + x.errors, 0)} |`;
 };
@@ -282,7 +303,8 @@ configs alternated each repeat, and within each config the product's run and the
 - ours: \`${cmds.ours}\` — the product: sandboxed copy, the real nginx, the backend \`auto\` picks
   (${runs.after.ours[0].backend}: the native backend, a second nginx answering a fixed response), the built-in generator;
 - the built-in generator alone: \`${cmds.target}\`, and wrk: \`${cmds.wrk}\` (after a discarded ${warmupS} s run), and h2load: \`${cmds.h2load}\` (P50/P99 from its per-request log),
-  through a sandboxed proxy and native backend made by the same engine classes (ProxySandbox, NativeBackend).
+  through a sandboxed proxy and native backend made by the same engine classes (ProxySandbox, NativeBackend),
+  contained as the product's run is (${[...refModes].join(', ')}; before this, the reference stack ran uncontained on the host's loopback).
 
 Machine: ${machine()}.
 Load average before ${loadBefore}, after ${loadAfter}; 1-minute load during the run ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.
@@ -295,7 +317,7 @@ ${['before', 'after'].flatMap((w) => ['ours', 'target', 'wrk', 'h2load'].map((t)
 
 The bench's own CPU per request is the built-in generator's whole process plus the backend's process group,
 over the measured requests (the product's \`cost\` field); for wrk, wrk's user+system time plus the same
-native backend's CPU over its run.
+native backend's CPU over its run; the proxy's CPU per request beside it, from its process group.
 
 | target | measured (median of per-repeat ratios, range) | |
 |---|---|---|
@@ -310,11 +332,15 @@ ${spreadNote}
 What our generator costs: in these runs its process spent ${fmt(['before', 'after'].map((w) => med(w, 'ours', 'genUs') / med(w, 'wrk', 'genUs')))}× wrk's
 CPU per request (before, after). On a machine whose CPUs are saturated, every CPU-microsecond the generator spends per
 request is taken from the proxy, the more so the more requests per second a config allows, which would compress the
-after/before ratio. Syscalls per request are not the cause (strace -c on this setup: ours 1 epoll_pwait,
-1 read, 1 write; wrk 0.5 epoll_wait, 2 epoll_ctl, 1 read, 1 write): it is the event loop's and V8's own work per wake-up,
-and a nearly fixed cost outside the generator's thread (per-thread /proc figures of one run at 2.8k req/s on the loaded machine:
-generator thread 0.14 s, V8's four platform threads 0.09 s, the main thread 0.05 s in 3 s), which weighs more per request
-the fewer requests a loaded machine lets through.
+after/before ratio. CPU per request of everything on the machine (generator + backend + proxy), median: ${cpuAll.map(([w, o, k]) => `${w} ours ${o.toFixed(1)} us, wrk ${k.toFixed(1)} us`).join('; ')};
+with both saturating the 2 CPUs, req/s would stand in the inverse ratio, ${cpuAll.map(([w, o, k]) => `${w} ${(k / o).toFixed(2)}`).join(', ')} of wrk's.
+Syscalls and wake-ups per request are not the cause (2026-12-01 22:15 UTC, against nginx \`return 200\`, 50 connections: \`strace -c -f\`
+ours 1.0 read, 1.0 write, 0.05 epoll_pwait; wrk 1.0 read, 1.0 write, 2.0 epoll_ctl, 0.09 epoll_wait; \`perf stat\` context switches
+0.094 per request ours, 0.098 wrk). \`perf record\` of our generator: 67% of its samples in the kernel, 52% in the write path alone
+(on loopback the sender's write runs the receiver's TCP input too, as wrk's does); the 33% in user space is Node's stream and
+callback machinery around each read and write, spread over some 40 functions none above 1%, with our HTTP parser at 3%.
+Outside the generator's thread the process spent 7% (per-thread /proc over 4 s at 15.6k req/s: generator thread 0.74 s, the other
+threads 0.05 s together).
 \`--single-threaded-gc\` and a larger young generation were tried (alternated, same stack): no gain.
 The native backend removed the larger error: with the Node backend the same config showed half the proxy's
 req/s and 3.5× h2load's P99 (issue 19's measurement); now the backend costs ${med('after', 'ours', 'backendUs').toFixed(1)} us per

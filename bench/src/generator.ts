@@ -9,6 +9,7 @@ import * as tls from 'node:tls';
 import * as http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import type { ErrorCounts, ScenarioName, StepLoad } from '../../protocol/bench';
+import { GET_POST_MIX, scenarioFacts, TCP_ECHO_BYTES } from '../../protocol/scenarios';
 import { Feed, H1ResponseParser } from './h1parser';
 import { threadCpuSeconds } from './proc';
 
@@ -80,8 +81,8 @@ export type WorkerMessage =
   | { type: 'fatal'; worker: number; message: string };
 
 const READ_BUF_SIZE = 64 * 1024;
-const TCP_MESSAGE = Buffer.alloc(64, 0x61);
-const POST_BODY = Buffer.from(JSON.stringify({ data: 'x'.repeat(1000) }).slice(0, 1024));
+const TCP_MESSAGE = Buffer.alloc(TCP_ECHO_BYTES, 0x61);
+const POST_BODY = Buffer.from(GET_POST_MIX.postBody);
 
 interface Slot {
   busy: boolean;
@@ -164,7 +165,7 @@ export class Generator {
     this.reqPost = Buffer.concat([
       Buffer.from(
         `POST ${cfg.path} HTTP/1.1\r\nHost: ${cfg.hostHeader}\r\nUser-Agent: proxy-tuner-bench\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${POST_BODY.length}\r\n\r\n`,
+          `Content-Type: ${GET_POST_MIX.postContentType}\r\nContent-Length: ${POST_BODY.length}\r\n\r\n`,
         'latin1',
       ),
       POST_BODY,
@@ -202,45 +203,36 @@ export class Generator {
     const sink: Sink = (slot, t0, status) => this.complete(slot, t0, status);
     const err = (slot: Slot, kind: ErrorKind, backoff: boolean) => this.fail(slot, kind, backoff);
     const tlsCount = (resumed: boolean) => this.countTls(resumed);
-    switch (c.scenario) {
-      case 'http2': {
-        const sess = new H2Session(c.target, c.hostHeader, c.path, sink, err, c.method || 'GET', this.h2Body, c.contentType);
-        for (let k = 0; k < Math.max(1, c.streams); k++) this.slots.push(new H2Slot(sess));
-        return;
-      }
-      case 'tcp':
-        this.slots.push(new TcpSlot(c.target, sink, err, this.readBuf));
-        return;
-      case 'http1-close':
-        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
-        return;
-      case 'https-handshake':
-        this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
-        return;
-      case 'https-resume':
-        this.slots.push(new H1Slot(c.target, false, 'resume', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
-        return;
-      case 'get-post-mix':
-        this.slots.push(new H1Slot(c.target, true, 'none', () => this.nextMixRequest(), sink, err, tlsCount, this.readBuf, this.headRequest));
-        return;
-      case 'mixed': {
-        const k = i % 10;
-        if (k < 5) this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf, this.headRequest));
-        else if (k < 7 || !c.tlsTarget)
-          this.slots.push(new H1Slot(c.target, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
-        else
-          this.slots.push(new H1Slot(c.tlsTarget, false, 'none', () => this.reqGetClose, sink, err, tlsCount, this.readBuf, this.headRequest));
-        return;
-      }
-      default:
-        this.slots.push(new H1Slot(c.target, true, 'none', () => this.reqGet, sink, err, tlsCount, this.readBuf, this.headRequest));
+    const f = scenarioFacts(c.scenario);
+    const h1 = (target: LoadTarget, keepAlive: boolean, tlsMode: TlsMode, next: () => Buffer) =>
+      this.slots.push(new H1Slot(target, keepAlive, tlsMode, next, sink, err, tlsCount, this.readBuf, this.headRequest));
+    if (f.transport === 'http2') {
+      const sess = new H2Session(c.target, c.hostHeader, c.path, sink, err, c.method || 'GET', this.h2Body, c.contentType);
+      for (let k = 0; k < Math.max(1, c.streams); k++) this.slots.push(new H2Slot(sess));
+      return;
     }
+    if (f.transport === 'tcp') {
+      this.slots.push(new TcpSlot(c.target, sink, err, this.readBuf));
+      return;
+    }
+    if (f.connections === 'mix' && f.mix) {
+      // connection i's kind, by the mix's shares of every (keepAlive + close + tlsClose) connections
+      const m = f.mix;
+      const k = i % (m.keepAlive + m.close + m.tlsClose);
+      if (k < m.keepAlive) h1(c.target, true, 'none', () => this.reqGet);
+      else if (k < m.keepAlive + m.close || !c.tlsTarget) h1(c.target, false, 'none', () => this.reqGetClose);
+      else h1(c.tlsTarget, false, 'none', () => this.reqGetClose);
+      return;
+    }
+    const keepAlive = f.connections === 'keep-alive';
+    const next = f.requests === 'get-post-mix' ? () => this.nextMixRequest() : keepAlive ? () => this.reqGet : () => this.reqGetClose;
+    h1(c.target, keepAlive, f.tls === 'resume' ? 'resume' : 'none', next);
   }
 
-  /** 70% GET / 30% POST, in a fixed interleaving (3 POSTs in every 10 requests). */
+  /** get-post-mix: GETs and POSTs in the fixed interleaving of GET_POST_MIX. */
   private nextMixRequest(): Buffer {
-    const k = this.reqCounter++ % 10;
-    return k === 2 || k === 5 || k === 8 ? this.reqPost : this.reqMixGet;
+    const k = this.reqCounter++ % GET_POST_MIX.of;
+    return GET_POST_MIX.postAt.includes(k) ? this.reqPost : this.reqMixGet;
   }
 
   private stepUp(): void {

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BenchResult, ErrorCounts, LatencySummaryMs, ScenarioName, SecondSample } from '../../protocol/bench';
 import { SCENARIOS } from '../../protocol/bench';
+import { scenarioFacts } from '../../protocol/scenarios';
 import { readScenarioLine, type ExportScenario } from './export';
 
 /** The results file cannot be read as k6 or Locust output. */
@@ -80,7 +81,7 @@ function baseResult(engine: 'k6' | 'locust', file: string, sc: ExportScenario | 
   if (sc) {
     try {
       const u = new URL(sc.baseUrl);
-      listener = { host: u.hostname, port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80), tls: u.protocol === 'https:', http2: scenario === 'http2', stream: false };
+      listener = { host: u.hostname, port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80), tls: u.protocol === 'https:', http2: scenarioFacts(scenario).transport === 'http2', stream: false };
     } catch {
       // no URL: left empty
     }

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSample } from '../../protocol/bench';
 import * as path from 'node:path';
 import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
+import { GET_POST_MIX, needsTls, scenarioFacts, sendsOwnRequests } from '../../protocol/scenarios';
 import { Backend, MAX_RESPONSE_BYTES } from './backend';
 import type { ExportRequest, ExportScenario } from './export';
 import { chooseNativeBinary, NativeBackend, NativeBackendUnsupported, checkNativeOptions } from './nativeBackend';
@@ -83,12 +84,13 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   if (o.step && (!(o.step.percent > 0) || !(o.step.intervalMs >= 100))) throw new BenchUsageError('step load needs a percent > 0 and an interval >= 100 ms');
   const method = o.method ?? 'GET';
   if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new BenchUsageError(`method must be one of ${HTTP_METHODS.join(', ')} (got "${method}")`);
-  if (o.method !== undefined && (scenario === 'get-post-mix' || scenario === 'tcp'))
+  const own = sendsOwnRequests(scenario);
+  if (o.method !== undefined && own)
     throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a method cannot be given with it`);
   let body: Buffer | null = null;
   if (o.body !== undefined) {
     if (typeof o.body !== 'string') throw new BenchUsageError('body must be a string');
-    if (scenario === 'get-post-mix' || scenario === 'tcp') throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a body cannot be given with it`);
+    if (own) throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a body cannot be given with it`);
     if (BODYLESS_METHODS.includes(method)) throw new BenchUsageError(`a request body needs a method that carries one (POST, PUT, PATCH, DELETE, OPTIONS), not ${method}`);
     body = Buffer.from(o.body, 'utf8');
     if (body.length > MAX_REQUEST_BODY_BYTES) throw new BenchUsageError(`body must be at most ${MAX_REQUEST_BODY_BYTES} bytes (got ${body.length})`);
@@ -105,9 +107,6 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs, method, body, contentType };
 }
 
-/** Scenarios whose backend only has to send a fixed response (the native backend can serve them). */
-const FIXED_RESPONSE: readonly ScenarioName[] = ['http1-keepalive', 'http1-close', 'https-keepalive', 'https-handshake', 'https-resume', 'http2', 'large', 'mixed'];
-
 /**
  * Which backend a run gets: the native one (a real server binary) for fixed responses, the Node
  * one for what only it does. Throws BenchUsageError when 'native' was asked for and cannot be had.
@@ -123,7 +122,8 @@ export function pickBackend(
     if (asked === 'native') throw new BenchUsageError(`the native backend cannot serve this run: ${why}`);
     return { kind: 'node' as const, why };
   };
-  if (!FIXED_RESPONSE.includes(r.scenario)) return refuse(`scenario "${r.scenario}" needs the built-in backend (${r.scenario === 'tcp' ? 'TCP echo' : 'per-method accounting'})`);
+  const nodeOnly = scenarioFacts(r.scenario).nodeBackendOnly;
+  if (nodeOnly !== null) return refuse(`scenario "${r.scenario}" needs the built-in backend (${nodeOnly})`);
   if (asked === 'auto' && (r.body !== null || !BODYLESS_METHODS.includes(r.method)))
     return refuse(`${r.method} requests with bodies are checked by the built-in backend's per-method accounting`);
   try {
@@ -136,8 +136,6 @@ export function pickBackend(
   if (!choice) return refuse('neither nginx nor haproxy is installed for it');
   return { kind: 'native', choice };
 }
-
-const needsTls = (s: ScenarioName) => s === 'https-keepalive' || s === 'https-handshake' || s === 'https-resume';
 
 /**
  * The listener a scenario sends its load to; throws BenchUsageError when the config has none.
@@ -166,25 +164,31 @@ export function pickListener(
   const http = listeners.filter((l) => !l.stream && !l.udp);
   const plain = http.filter((l) => !l.ssl && !l.h2cOnly);
   const secure = http.filter((l) => l.ssl);
+  const facts = scenarioFacts(scenario);
   let main: SandboxListener | undefined;
-  if (scenario === 'tcp') {
-    main = listeners.find((l) => l.stream && !l.udp && !l.ssl);
-    if (!main) throw new BenchUsageError('scenario "tcp" needs a plain TCP (L4) listener: nginx `stream { server { listen ...; } }` or a HAProxy frontend in `mode tcp`');
-    return { main };
+  switch (facts.listener) {
+    case 'stream':
+      main = listeners.find((l) => l.stream && !l.udp && !l.ssl);
+      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a plain TCP (L4) listener: nginx \`stream { server { listen ...; } }\` or a HAProxy frontend in \`mode tcp\``);
+      return { main };
+    case 'tls':
+      main = secure[0];
+      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a TLS listener (nginx \`listen ... ssl\`, HAProxy \`bind ... ssl crt ...\`)`);
+      return { main };
+    case 'http2':
+      main = http.find((l) => l.http2 && l.ssl) ?? http.find((l) => l.http2);
+      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs an HTTP/2 listener (nginx \`listen ... http2\`, HAProxy \`bind ... alpn h2\` or \`proto h2\`)`);
+      return { main };
+    case 'plain-http':
+      main = plain[0];
+      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a plain HTTP listener`);
+      // a TLS listener, if any, takes the mix's TLS share
+      return { main, tls: facts.mix ? secure[0] : undefined };
+    case 'http':
+      main = plain[0] ?? secure[0];
+      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a plain HTTP listener`);
+      return { main };
   }
-  if (needsTls(scenario)) {
-    main = secure[0];
-    if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a TLS listener (nginx \`listen ... ssl\`, HAProxy \`bind ... ssl crt ...\`)`);
-    return { main };
-  }
-  if (scenario === 'http2') {
-    main = http.find((l) => l.http2 && l.ssl) ?? http.find((l) => l.http2);
-    if (!main) throw new BenchUsageError('scenario "http2" needs an HTTP/2 listener (nginx `listen ... http2`, HAProxy `bind ... alpn h2` or `proto h2`)');
-    return { main };
-  }
-  main = plain[0] ?? (scenario === 'mixed' ? undefined : secure[0]);
-  if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a plain HTTP listener`);
-  return { main, tls: scenario === 'mixed' ? secure[0] : undefined };
 }
 
 function toTarget(l: SandboxListener): LoadTarget {
@@ -229,7 +233,8 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
   const backendOptions = { ...options.backend };
   delete backendOptions.kind;
   let backendInfo: Pick<BenchResult['backend'], 'kind' | 'binary' | 'version' | 'why'> = { kind: 'node' };
-  if (r.scenario === 'large' && backendOptions.responseBytes === undefined) backendOptions.responseBytes = MAX_RESPONSE_BYTES;
+  const facts = scenarioFacts(r.scenario);
+  if (facts.response === 'max' && backendOptions.responseBytes === undefined) backendOptions.responseBytes = MAX_RESPONSE_BYTES;
   try {
     let main: LoadTarget;
     let tlsTarget: LoadTarget | undefined;
@@ -238,7 +243,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     let proxyInfo: BenchResult['proxy'];
     if (options.target) {
       main = { host: options.target.host, port: options.target.port, tls: !!options.target.tls || needsTls(r.scenario) };
-      listenerInfo = { host: main.host, port: main.port, tls: main.tls, http2: r.scenario === 'http2', stream: r.scenario === 'tcp' };
+      listenerInfo = { host: main.host, port: main.port, tls: main.tls, http2: facts.transport === 'http2', stream: facts.transport === 'tcp' };
       proxyInfo = { kind: 'external', binary: '', version: '' };
     } else {
       sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
@@ -268,7 +273,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         backendInfo = { kind: 'node', why: plan.kind === 'node' ? plan.why : 'the native backend did not start' };
       }
       sandbox.setBackend(backend.ports);
-      if (r.scenario === 'mixed' && !picked.tls) warnings.push('mixed: the config has no TLS listener; the TLS share runs as plain short connections');
+      if (facts.mix && facts.mix.tlsClose > 0 && !picked.tls) warnings.push(`${r.scenario}: the config has no TLS listener; the TLS share runs as plain short connections`);
       await sandbox.start(signal);
       hooks.onProxyReady?.({ pgid: sandbox.pgid, dir: sandbox.dir, listeners: sandbox.listeners, backend, mode: sandbox.containment?.mode ?? 'rewrite-only' });
       warnings.push(...sandbox.warnings);
@@ -296,14 +301,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
     const bstats = be ? await be.statsBetween(load.measuredFrom, load.measuredTo) : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
     // what reached the backend through the proxy (before a direct baseline adds its own requests)
-    const life = be && r.scenario !== 'tcp' ? await be.stats() : null;
+    const tcp = facts.transport === 'tcp';
+    const life = be && !tcp ? await be.stats() : null;
     const received = life && life.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
     const receivedRequests = life ? (life.methods ? Object.values(life.methods).reduce((a, b) => a + b, 0) : life.requests) : undefined;
-    const bConn = r.scenario === 'tcp' ? bstats.tcpConnections : bstats.connections;
-    const bReq = r.scenario === 'tcp' ? load.requests : bstats.requests;
+    const bConn = tcp ? bstats.tcpConnections : bstats.connections;
+    const bReq = tcp ? load.requests : bstats.requests;
 
-    if (load.tlsFull + load.tlsResumed > 0 && r.scenario === 'https-resume' && load.tlsResumed === 0)
-      warnings.push('https-resume: no TLS session was resumed (the server offers neither session tickets nor a session cache)');
+    if (load.tlsFull + load.tlsResumed > 0 && facts.tls === 'resume' && load.tlsResumed === 0)
+      warnings.push(`${r.scenario}: no TLS session was resumed (the server offers neither session tickets nor a session cache)`);
     if (sb?.proxyExited) warnings.push(`${sb.kind} exited during the run (crashed or killed): the requests after that failed, so these numbers do not measure the config`);
     if (be instanceof NativeBackend && be.exited) warnings.push(`the native ${be.kind} backend exited during the run: the requests after that failed`);
     if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
@@ -311,8 +317,8 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     let direct: DirectResult | undefined;
     if (options.direct && be) {
       const hp = be.hostPorts;
-      const port = r.scenario === 'tcp' ? hp.tcp : r.scenario === 'http2' ? hp.h2c : needsTls(r.scenario) ? hp.https : hp.http;
-      if (r.scenario === 'http2' && listenerInfo.tls) warnings.push('direct baseline for http2: HTTP/2 without TLS (h2c) straight to the backend');
+      const port = tcp ? hp.tcp : facts.transport === 'http2' ? hp.h2c : needsTls(r.scenario) ? hp.https : hp.http;
+      if (facts.transport === 'http2' && listenerInfo.tls) warnings.push(`direct baseline for ${r.scenario}: HTTP/2 without TLS (h2c) straight to the backend`);
       const dl = await runLoad(
         loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: hp.https, tls: true } : undefined),
         { signal },
@@ -323,7 +329,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         rps: Math.round(dl.requests / dl.durationS),
         latencyMs: summarize(dl.whole),
         errors: dl.errors,
-        backend: { connections: r.scenario === 'tcp' ? ds.tcpConnections : ds.connections, requests: r.scenario === 'tcp' ? dl.requests : ds.requests },
+        backend: { connections: tcp ? ds.tcpConnections : ds.connections, requests: tcp ? dl.requests : ds.requests },
       };
     }
 
@@ -440,7 +446,8 @@ export function listenerOrigin(original: string, tls: boolean): string {
  */
 export async function exportScenario(options: BenchOptions, p99ThresholdMs: number): Promise<ExportScenario> {
   const r = resolveOptions(options);
-  if (r.scenario === 'tcp') throw new BenchUsageError('scenario "tcp" (an L4 echo) has no HTTP equivalent in k6 or Locust');
+  const facts = scenarioFacts(r.scenario);
+  if (facts.transport === 'tcp') throw new BenchUsageError(`scenario "${r.scenario}" (an L4 echo) has no HTTP equivalent in k6 or Locust`);
   if (!(p99ThresholdMs > 0)) throw new BenchUsageError('the P99 threshold must be a positive duration');
   let baseUrl: string;
   let tlsBaseUrl: string | null = null;
@@ -465,35 +472,30 @@ export async function exportScenario(options: BenchOptions, p99ThresholdMs: numb
   const notes: string[] = ['only the requests are exported: the answers come from the proxy you point it at and its real upstreams (no built-in backend)'];
   let requests: ExportRequest[];
   let kindBy: ExportScenario['kindBy'] = 'per-request';
-  switch (r.scenario) {
-    case 'http1-close':
-    case 'https-handshake':
-    case 'https-resume':
-      requests = [one(true)];
-      notes.push('a new connection per request (`Connection: close`); whether a TLS session is resumed is up to the engine');
-      break;
-    case 'get-post-mix':
-      requests = [
-        { weight: 7, method: 'GET', path: r.path, body: null, contentType: null, close: false, tls: false },
-        { weight: 3, method: 'POST', path: r.path, body: JSON.stringify({ data: 'x'.repeat(1000) }).slice(0, 1024), contentType: 'application/json', close: false, tls: false },
-      ];
-      notes.push('70% GET / 30% POST drawn at random per request (the built-in generator interleaves them in a fixed order)');
-      break;
-    case 'mixed':
-      kindBy = 'per-connection';
-      requests = [
-        { ...one(false), weight: 5 },
-        { ...one(true), weight: tlsBaseUrl ? 2 : 5 },
-        ...(tlsBaseUrl ? [{ ...one(true, true), weight: 3 }] : []),
-      ];
-      break;
-    case 'http2':
-      requests = [one(false)];
-      notes.push('HTTP/2: k6 negotiates it over TLS only (no h2c); Locust speaks HTTP/1.1 only');
-      break;
-    default:
-      requests = [one(false)];
+  if (facts.requests === 'get-post-mix') {
+    const posts = GET_POST_MIX.postAt.length;
+    requests = [
+      { weight: GET_POST_MIX.of - posts, method: 'GET', path: r.path, body: null, contentType: null, close: false, tls: false },
+      { weight: posts, method: 'POST', path: r.path, body: GET_POST_MIX.postBody, contentType: GET_POST_MIX.postContentType, close: false, tls: false },
+    ];
+    notes.push(
+      `${Math.round(((GET_POST_MIX.of - posts) / GET_POST_MIX.of) * 100)}% GET / ${Math.round((posts / GET_POST_MIX.of) * 100)}% POST drawn at random per request (the built-in generator interleaves them in a fixed order)`,
+    );
+  } else if (facts.connections === 'mix' && facts.mix) {
+    const m = facts.mix;
+    kindBy = 'per-connection';
+    requests = [
+      { ...one(false), weight: m.keepAlive },
+      { ...one(true), weight: tlsBaseUrl ? m.close : m.close + m.tlsClose },
+      ...(tlsBaseUrl ? [{ ...one(true, true), weight: m.tlsClose }] : []),
+    ];
+  } else if (facts.connections === 'per-request') {
+    requests = [one(true)];
+    notes.push('a new connection per request (`Connection: close`); whether a TLS session is resumed is up to the engine');
+  } else {
+    requests = [one(false)];
   }
+  if (facts.transport === 'http2') notes.push('HTTP/2: k6 negotiates it over TLS only (no h2c); Locust speaks HTTP/1.1 only');
   return {
     scenario: r.scenario,
     model: r.rate > 0 ? 'open' : 'closed',

@@ -5,6 +5,7 @@
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
 import { readFileSync, statSync } from 'node:fs';
 import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
+import { scenarioFacts } from '../../protocol/scenarios';
 import { BenchUsageError, ConfigCheckError, EXPORT_ENGINES, exportScenario, k6Script, locustfile, runBenchmark, SandboxRefusal, type ExportEngine } from '../../bench/src/index';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -294,7 +295,7 @@ export function formatAbTable(sides: AbSide[], rounds: number): string {
   lines.push('');
   for (const s of sides) lines.push(`${r0.proxy.kind} ${s.version}: ${s.runs[0]?.proxy.binary || s.binary}; per round req/s ${s.runs.map((r) => r.rps).join(', ')}, p99 ${s.runs.map((r) => r.latencyMs.p99).join(', ')} ms`);
   for (const s of sides) {
-    const reuse = s.connectionsPerRequest > 0.5 && r0.scenario !== 'tcp';
+    const reuse = s.connectionsPerRequest > 0.5 && scenarioFacts(r0.scenario).transport !== 'tcp';
     if (reuse) lines.push(`${r0.proxy.kind} ${s.version}: a new upstream connection per request (${s.connectionsPerRequest} per request)`);
   }
   // one line per kind of warning (the busy-machine one differs only in its numbers)
@@ -369,7 +370,7 @@ export function formatTable(r: BenchResult): string {
   if (r.backend.kind) lines.push(`backend kind ${backendLabel(r.backend)}`);
   if (!r.imported) lines.push(
     `backend      ${r.backend.connections} connections for ${r.backend.requests} requests (${r.backend.connectionsPerRequest} per request)` +
-      (r.backend.connectionsPerRequest > 0.5 && r.scenario !== 'tcp' && r.listener.stream === false
+      (r.backend.connectionsPerRequest > 0.5 && scenarioFacts(r.scenario).transport !== 'tcp' && r.listener.stream === false
         ? ' — a new upstream connection per request: upstream keep-alive is off'
         : ''),
   );

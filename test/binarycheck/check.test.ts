@@ -1,4 +1,4 @@
-// "Validate with nginx -t / haproxy -c": the real binaries on a sandboxed copy (bench/src/check.ts),
+// "Validate with nginx -t / haproxy -c": the real binaries on a sandboxed copy (server/src/host/binaryCheck.ts),
 // their messages mapped to the user's files and lines (included files too), turned into LSP
 // diagnostics (server/src/service/binaryCheck.ts), and the same through the language server's
 // request. nginx and haproxy are installed where these tests run: a missing binary fails.
@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkWithBinary, parseHaproxyOutput, parseNginxOutput } from '../../bench/src/check';
+import { checkWithBinary, parseHaproxyOutput, parseNginxOutput } from '../../server/src/host/binaryCheck';
 import { binaryDiagnostics, summarize } from '../../server/src/service/binaryCheck';
 import { LspClient } from '../lsp/rpcClient';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { detectLanguage, languageOf } from '../../server/src/service/languageService';
 import { detectKind } from '../../bench/src/sandbox/index';
-import { languageCorrection } from '../../server/src/service/detectLanguage';
+import { languageCorrection } from '../../server/src/languages/detect';
 import { corpusDir } from './verdicts';
 import { REPO, ensureBuilt } from '../cli/build';
 

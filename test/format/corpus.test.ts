@@ -1,14 +1,14 @@
 // Formatting over the whole corpus: every file formatted, re-parsed to the same tree (names,
 // argument values, nesting, raw bodies, comments), formatting twice gives the same text; and for
 // a sample of the files formatting changed, the real binary's verdict (`nginx -t` / `haproxy -c`
-// on a sandboxed copy, see bench/src/check.ts) is the same before and after. The binaries are
+// on a sandboxed copy, see server/src/host/binaryCheck.ts) is the same before and after. The binaries are
 // installed where these tests run; a missing one fails the test.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkWithBinary, type BinaryCheckResult } from '../../bench/src/check';
+import { checkWithBinary, type BinaryCheckResult } from '../../server/src/host/binaryCheck';
 import { corpusRoot, format, shape, type Lang } from './helpers';
 
 /** Every SAMPLE_STEP-th changed file is run through the binary, twice (original, formatted). */

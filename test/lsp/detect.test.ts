@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { detectLanguage, languageOf } from '../../server/src/service/languageService';
-import { languageCorrection } from '../../server/src/service/detectLanguage';
+import { languageCorrection } from '../../server/src/languages/detect';
 
 const HAPROXY_TEXT = 'global\n    maxconn 100\n\nbackend app\n    server a 127.0.0.1:80\n';
 const NGINX_TEXT = 'events {}\nhttp {\n    server { listen 80; }\n}\n';

@@ -7,7 +7,9 @@ import { findRoutes, locationPath, pickServerName } from '../../client/src/bench
 import { RunStore } from '../../client/src/benchmark/runStore';
 import { bodyContentType, toBenchOptions } from '../../client/src/benchmark/options';
 import { DEFAULT_RUN_OPTIONS } from '../../protocol/panel';
-import { BenchUsageError, pickListener } from '../../bench/src/index';
+import { BenchUsageError, pickBackend, pickListener, resolveOptions } from '../../bench/src/index';
+import type { SandboxListener } from '../../bench/src/sandbox/common';
+import { SCENARIOS, needsTls, scenarioFacts, sendsOwnRequests, type ScenarioName } from '../../protocol/scenarios';
 import { run } from './fixtures';
 
 describe('routes for the CodeLens', () => {
@@ -236,5 +238,76 @@ describe("a route's block without a suitable listener", () => {
     assert.equal(m.kind, 'usage');
     assert.equal(m.line, 3);
     assert.ok(m.message.startsWith(`${user}:4: `), m.message);
+  });
+});
+
+describe('the scenario facts table (protocol/scenarios.ts) drives every scenario branch', () => {
+  const L = (port: number, f: { ssl?: boolean; http2?: boolean; stream?: boolean; h2cOnly?: boolean }): SandboxListener => ({
+    slot: port,
+    port,
+    ssl: !!f.ssl,
+    http2: !!f.http2,
+    stream: !!f.stream,
+    udp: false,
+    h2cOnly: !!f.h2cOnly,
+    file: '/x/nginx.conf',
+    line: port,
+    original: `listen ${port};`,
+  });
+  // one listener of each kind: plain 1, TLS 2, h2c-only 3, h2 over TLS 4, L4 5
+  const all = [L(1, {}), L(2, { ssl: true }), L(3, { http2: true, h2cOnly: true }), L(4, { http2: true, ssl: true }), L(5, { stream: true })];
+  // written out by hand (not derived from the table), so a wrong row fails here
+  const expected: Record<ScenarioName, { main: number; tls?: number; own: boolean; nodeOnly: boolean }> = {
+    'http1-keepalive': { main: 1, own: false, nodeOnly: false },
+    'http1-close': { main: 1, own: false, nodeOnly: false },
+    'https-keepalive': { main: 2, own: false, nodeOnly: false },
+    'https-handshake': { main: 2, own: false, nodeOnly: false },
+    'https-resume': { main: 2, own: false, nodeOnly: false },
+    http2: { main: 4, own: false, nodeOnly: false },
+    tcp: { main: 5, own: true, nodeOnly: true },
+    large: { main: 1, own: false, nodeOnly: false },
+    'get-post-mix': { main: 1, own: true, nodeOnly: true },
+    mixed: { main: 1, tls: 2, own: false, nodeOnly: false },
+  };
+
+  it('has one row per scenario, and the rows are consistent', () => {
+    assert.deepEqual([...SCENARIOS].sort(), Object.keys(expected).sort());
+    for (const s of SCENARIOS) {
+      const f = scenarioFacts(s);
+      assert.ok(f.summary.length > 10, s);
+      assert.equal(f.connections === 'mix', f.mix !== undefined, `${s}: a mix needs its shares`);
+      if (f.mix) assert.equal(f.mix.keepAlive + f.mix.close + f.mix.tlsClose, 10, `${s}: shares of every 10 connections`);
+      assert.equal(f.listener === 'stream', f.transport === 'tcp', s);
+      assert.equal(f.listener === 'tls', needsTls(s), s);
+    }
+  });
+
+  it('the listener picker takes the listener each row names (a mix also takes a TLS listener for its TLS share)', () => {
+    for (const s of SCENARIOS) {
+      const p = pickListener(all, s);
+      assert.equal(p.main.port, expected[s].main, s);
+      assert.equal(p.tls?.port, expected[s].tls, s);
+    }
+    // without a plain listener, keep-alive HTTP falls back to TLS; the mix does not
+    assert.equal(pickListener([L(2, { ssl: true })], 'http1-keepalive').main.port, 2);
+    assert.throws(() => pickListener([L(2, { ssl: true })], 'mixed'), /scenario "mixed" needs a plain HTTP listener/);
+    assert.throws(() => pickListener([L(1, {})], 'tcp'), /scenario "tcp" needs a plain TCP \(L4\) listener/);
+    assert.throws(() => pickListener([L(1, {})], 'http2'), /scenario "http2" needs an HTTP\/2 listener/);
+  });
+
+  it('own requests refuse a method and a body; the built-in backend is required exactly where a row says so', () => {
+    for (const s of SCENARIOS) {
+      assert.equal(sendsOwnRequests(s), expected[s].own, s);
+      const withMethod = () => resolveOptions({ target: { host: '127.0.0.1', port: 1 }, scenario: s, method: 'POST', body: 'x' });
+      if (expected[s].own) assert.throws(withMethod, /sets its own requests/, s);
+      else assert.doesNotThrow(withMethod, s);
+      const r = resolveOptions({ target: { host: '127.0.0.1', port: 1 }, scenario: s });
+      if (expected[s].nodeOnly) {
+        const plan = pickBackend(r, {});
+        assert.equal(plan.kind, 'node', s);
+        assert.match((plan as { why?: string }).why ?? '', new RegExp(`needs the built-in backend \\(${scenarioFacts(s).nodeBackendOnly}\\)`), s);
+        assert.throws(() => pickBackend(r, { backend: { kind: 'native' } }), /native backend cannot serve this run/, s);
+      }
+    }
   });
 });

@@ -11,7 +11,8 @@ import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-divider/index.js';
 import './panel.css';
-import { BODYLESS_METHODS, HTTP_METHODS, SCENARIOS, type SecondSample } from '../../protocol/bench';
+import { BODYLESS_METHODS, HTTP_METHODS, SCENARIOS, type ScenarioName, type SecondSample } from '../../protocol/bench';
+import { sendsOwnRequests } from '../../protocol/scenarios';
 import {
   DEFAULT_RUN_OPTIONS,
   runOptionsProblem,
@@ -178,9 +179,9 @@ function setBinaries(list: PanelBinary[]): void {
   $('binary-b-field').classList.toggle('hidden', list.length < 2);
 }
 
-/** The body field is off for methods without a body; get-post-mix and tcp send their own requests. */
+/** The body field is off for methods without a body and for scenarios that send their own requests. */
 function showRequestFields(scenario: string, method: string): void {
-  const own = scenario === 'get-post-mix' || scenario === 'tcp';
+  const own = (SCENARIOS as readonly string[]).includes(scenario) && sendsOwnRequests(scenario as ScenarioName);
   const bodyless = BODYLESS_METHODS.includes(method);
   $('body-field').classList.toggle('dim', own || bodyless);
   const note = $('body-note');

@@ -27,7 +27,7 @@ import {
 } from './common';
 import { planNginxSandbox } from './nginx';
 import { planHaproxySandbox } from './haproxy';
-import { detectLanguage } from '../../../server/src/service/detectLanguage';
+import { detectLanguage } from '../../../server/src/languages/detect';
 
 export { ConfigCheckError, SandboxRefusal } from './common';
 export type { SandboxListener } from './common';

@@ -17,7 +17,8 @@ import {
   type RunRecord,
 } from '../../../protocol/panel';
 import { runBenchmark } from '../../../bench/src/index';
-import { detectLanguage } from '../../../server/src/service/detectLanguage';
+import { scenarioFacts } from '../../../protocol/scenarios';
+import { detectLanguage } from '../../../server/src/languages/detect';
 import { importResults } from '../../../bench/src/importResults';
 import { readScenarioLine } from '../../../bench/src/export';
 import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../webview/src/shape';
@@ -126,7 +127,7 @@ export class BenchmarkController implements PanelHost {
       o.path = route.path;
       o.host = route.host;
       if (route.scenario) o.scenario = route.scenario;
-      else if (o.scenario === 'tcp') o.scenario = 'http1-keepalive';
+      else if (scenarioFacts(o.scenario)?.listener === 'stream') o.scenario = 'http1-keepalive'; // an HTTP route: not an L4 scenario
     }
     return isRunOptions(o) ? o : { ...DEFAULT_RUN_OPTIONS };
   }

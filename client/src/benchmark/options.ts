@@ -1,15 +1,16 @@
 // Panel form options to engine options (no vscode import: unit-tested with the engine itself).
 import type { BenchOptions, ProxyKind } from '../../../protocol/bench';
 import type { PanelRunOptions } from '../../../protocol/panel';
+import { sendsOwnRequests } from '../../../protocol/scenarios';
 
 /**
  * Panel options to engine options. `listenerLine`: the 1-based header line of the block (nginx
  * `server`, HAProxy `frontend`/`listen`) of a route started from its CodeLens, whose own listener
- * takes the load. The method and body go with the scenarios that send plain requests (get-post-mix
- * and tcp set their own).
+ * takes the load. The method and body go with the scenarios that send the run's requests (not with
+ * those that send their own: protocol/scenarios.ts).
  */
 export function toBenchOptions(o: PanelRunOptions, configPath: string, kind: ProxyKind, binary: string | undefined, listenerLine?: number): BenchOptions {
-  const own = o.scenario === 'get-post-mix' || o.scenario === 'tcp';
+  const own = sendsOwnRequests(o.scenario);
   const body = !own && o.body ? o.body : undefined;
   return {
     configPath,

@@ -29,7 +29,7 @@ import { contextFor, findProjectConfig, isIgnored, projectSettings, PROJECT_CONF
 import type { LanguageId, ServiceSettings } from '../core/types';
 import { readFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { checkWithBinary } from '../../../bench/src/check';
+import { checkWithBinary } from '../host/binaryCheck';
 import { binaryDiagnostics, pathToUri, summarize, toolName } from '../service/binaryCheck';
 import { localNginxBuild, moduleDiagnostics } from '../host/binaryFacts';
 import type { NginxFile } from '../languages/nginx/ast';
@@ -729,7 +729,7 @@ connection.onDidChangeWatchedFiles(
 // ---------------------------------------------------------------------------------------------
 // The local binaries: modules the local nginx lacks (`nginx -V`, information diagnostics, only
 // when a binary is there), and "Validate with nginx -t / haproxy -c" on a sandboxed copy
-// (bench/src/check.ts), whose messages are kept per file until the next run or an edit.
+// (host/binaryCheck.ts), whose messages are kept per file until the next run or an edit.
 
 /** Diagnostics of the last binary check, per uri (included files too, open or not). */
 const binaryByUri = new Map<string, Diagnostic[]>();

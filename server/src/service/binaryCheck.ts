@@ -1,7 +1,7 @@
-// The binary's messages (bench/src/check.ts) as LSP diagnostics, per file. Pure: the caller
+// The binary's messages (host/binaryCheck.ts) as LSP diagnostics, per file. Pure: the caller
 // gives a way to read a line's text (open documents first, else the disk) for the range.
 import type { Diagnostic } from 'vscode-languageserver-types';
-import type { BinaryCheckResult } from '../../../bench/src/check';
+import type { BinaryCheckResult } from '../../../protocol/binaryCheck';
 import type { ValidateWithBinaryResult } from '../../../protocol/binaryCheck';
 
 export const BINARY_RULE = { nginx: 'nginx/binary-check', haproxy: 'haproxy/binary-check' } as const;

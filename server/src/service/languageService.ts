@@ -22,7 +22,7 @@ import type { LanguageId, LanguageModule, ServiceSettings } from '../core/types'
 import { nginxModule } from '../languages/nginx';
 import { haproxyModule } from '../languages/haproxy';
 import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection } from '../core/rules';
-import { detectLanguage } from './detectLanguage';
+import { detectLanguage } from '../languages/detect';
 import { haproxyTuning, nginxTuning } from './tuning';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
 import {
@@ -76,7 +76,7 @@ export function languageOf(languageId: string | undefined, uri: string, text = '
   return detectLanguage(path, text);
 }
 
-export { detectLanguage, languageFromContent } from './detectLanguage';
+export { detectLanguage, languageFromContent } from '../languages/detect';
 
 /** A parse cache keyed by uri and version, so each feature request reuses one parse. */
 export class ParseCache {

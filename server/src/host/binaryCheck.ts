@@ -1,6 +1,8 @@
 // The binary's own config test (`nginx -t` / `haproxy -c`) on a sandboxed copy, for the editor's
-// "Validate with nginx -t / haproxy -c" and the formatting tests. The copy is made by the
-// benchmark sandbox (sandbox/nginx.ts, sandbox/haproxy.ts): listen/bind addresses become free
+// "Validate with nginx -t / haproxy -c" and the formatting tests. A node adapter of the server
+// (it starts a process); it lives here, not in bench/, so the server does not import the
+// benchmark engine's folder for it while bench imports the languages' parsers. The copy is made
+// by the benchmark sandbox (bench/src/sandbox/nginx.ts, haproxy.ts): listen/bind addresses become free
 // loopback ports (`nginx -t` binds them for a moment), upstream and server addresses point at
 // loopback (so no name is looked up), pid, logs, temp and cache paths go into the temp folder.
 // Lines keep their numbers in the copy, and the copies' paths in the binary's messages are
@@ -8,8 +10,9 @@
 // group of its own, is killed on timeout, and the temp folder is always removed.
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import type { ProxyKind } from '../../protocol/bench';
-import { findBinary, freePorts, binaryVersion } from './proxy';
+import type { ProxyKind } from '../../../protocol/bench';
+import type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
+import { findBinary, freePorts, binaryVersion } from '../../../bench/src/proxy';
 import {
   BACKEND_SLOTS,
   fillPorts,
@@ -21,37 +24,11 @@ import {
   removeSandboxDir,
   SandboxRefusal,
   writeText,
-} from './sandbox/common';
-import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from './sandbox/index';
-import { Containment } from './contain';
+} from '../../../bench/src/sandbox/common';
+import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../../../bench/src/sandbox/index';
+import { Containment } from '../../../bench/src/contain';
 
-export type CheckSeverity = 'error' | 'warning' | 'information';
-
-/** One message of the binary, with the user's file and 1-based line when it named one. */
-export interface BinaryMessage {
-  severity: CheckSeverity;
-  message: string;
-  file?: string;
-  line?: number;
-}
-
-export interface BinaryCheckResult {
-  kind: ProxyKind;
-  binary: string;
-  version: string;
-  /** ok / error: the binary's verdict; refused: the copy could not be made safe (see messages); missing: no binary. */
-  status: 'ok' | 'error' | 'refused' | 'missing';
-  messages: BinaryMessage[];
-  /** The binary's output with the copies' paths replaced by the user's. */
-  output: string;
-  /** The temp folder the copy was made in (removed before the result is returned). */
-  sandboxDir?: string;
-  /**
-   * How the check ran: namespace (no network but loopback, file system read-only except the
-   * temp folder: a `load_module` constructor cannot reach out or write) or rewrite-only.
-   */
-  containment?: 'namespace' | 'rewrite-only';
-}
+export type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
 
 export interface BinaryCheckOptions {
   configPath: string;

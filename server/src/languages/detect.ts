@@ -5,7 +5,7 @@
 // call this, so a file is never nginx to one part of the product and HAProxy to another.
 // Pure: a name and a text in, a language out (callers that only have a path read the file).
 import type { LanguageId } from '../core/types';
-import { SECTION_KEYWORDS } from '../languages/haproxy/ast';
+import { SECTION_KEYWORDS } from './haproxy/ast';
 
 /** HAProxy's section keywords, as a header line starts with them (the parser's table). */
 const HAPROXY_SECTIONS: ReadonlySet<string> = new Set(Object.keys(SECTION_KEYWORDS));
