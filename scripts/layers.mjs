@@ -7,27 +7,36 @@
 // modules (I/O); `packages` lists the npm packages it may import (a prefix match), or '*'.
 export const LAYERS = [
   { name: 'protocol', prefix: 'protocol/', may: [], node: false, packages: ['vscode-languageserver-types'] },
-  { name: 'core', prefix: 'server/src/core/', may: [], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
-  { name: 'nginx', prefix: 'server/src/languages/nginx/', may: ['core'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain', '@nginx/reference-lib'] },
-  { name: 'haproxy', prefix: 'server/src/languages/haproxy/', may: ['core'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain'] },
-  { name: 'service', prefix: 'server/src/service/', may: ['core', 'nginx', 'haproxy', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
-  { name: 'host', prefix: 'server/src/host/', may: ['core', 'nginx', 'haproxy', 'protocol'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
-  { name: 'lsp', prefix: 'server/src/lsp/', may: ['core', 'nginx', 'haproxy', 'service', 'host', 'protocol'], node: true, packages: ['vscode-languageserver', 'vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  { name: 'core', prefix: 'server/src/core/', may: ['protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  // the one language detector: a name and a text in, nginx or HAProxy out (a leaf the bench can use)
+  { name: 'detect', prefix: 'server/src/languages/detect.ts', may: ['core', 'nginx-syntax', 'haproxy-syntax'], node: false, packages: [] },
+  { name: 'nginx', prefix: 'server/src/languages/nginx/', may: ['core', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain', '@nginx/reference-lib'] },
+  { name: 'haproxy', prefix: 'server/src/languages/haproxy/', may: ['core', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain'] },
+  { name: 'service', prefix: 'server/src/service/', may: ['core', 'detect', 'nginx', 'haproxy', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  { name: 'host', prefix: 'server/src/host/', may: ['core', 'detect', 'nginx', 'haproxy', 'protocol', 'bench'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  { name: 'lsp', prefix: 'server/src/lsp/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'protocol'], node: true, packages: ['vscode-languageserver', 'vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
   { name: 'server-types', prefix: 'server/src/types/', may: [], node: false, packages: '*' },
   // bench: 'k6/...' appears only inside the k6 script bench/src/export.ts writes (a template string)
-  { name: 'bench', prefix: 'bench/src/', may: ['core', 'nginx-syntax', 'haproxy-syntax', 'protocol', 'host'], node: true, packages: ['k6'] },
-  { name: 'cli', prefix: 'cli/src/', may: ['core', 'nginx', 'haproxy', 'service', 'host', 'bench', 'protocol'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  { name: 'bench', prefix: 'bench/src/', may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol'], node: true, packages: ['k6'] },
+  { name: 'cli', prefix: 'cli/src/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'bench', 'protocol'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
   { name: 'client', prefix: 'client/src/', may: ['protocol', 'bench'], node: true, packages: ['vscode', 'vscode-languageclient'] },
   { name: 'webview', prefix: 'webview/src/', may: ['protocol'], node: false, packages: ['chart.js', '@vscode-elements/elements'] },
 ];
 
 /**
- * The languages' syntax: what the benchmark engine may use of a language (it rewrites configs
+ * The languages' syntax and tables: what the benchmark engine may use of a language (it rewrites configs
  * through our own parsers), never its validation, features or tuning.
  */
 export const SYNTAX = {
-  'nginx-syntax': ['server/src/languages/nginx/parser.ts', 'server/src/languages/nginx/ast.ts', 'server/src/languages/nginx/includes.ts'],
-  'haproxy-syntax': ['server/src/languages/haproxy/parser.ts', 'server/src/languages/haproxy/ast.ts'],
+  'nginx-syntax': [
+    'server/src/languages/nginx/parser.ts',
+    'server/src/languages/nginx/ast.ts',
+    'server/src/languages/nginx/includes.ts',
+    // the directive tables (which directives carry addresses, paths, modules): data, not checks
+    'server/src/languages/nginx/data.ts',
+    'server/src/languages/nginx/modules.ts',
+  ],
+  'haproxy-syntax': ['server/src/languages/haproxy/parser.ts', 'server/src/languages/haproxy/ast.ts', 'server/src/languages/haproxy/overrides.ts'],
 };
 
 export function layerOf(rel) {

@@ -52,7 +52,7 @@ test('project references allow no more than the layers do', () => {
   const projects: Record<string, string[]> = {
     protocol: ['protocol'],
     'server/src/core': ['core'],
-    'server/src/languages': ['nginx', 'haproxy'],
+    'server/src/languages': ['nginx', 'haproxy', 'detect'],
     'server/src/service': ['service'],
     'server/src/host': ['host'],
     'server/src/lsp': ['lsp'],

@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadMatrix, matrixDir } from '../../server/src/host/matrix';
+import { loadMatrix, matrixDir } from '../../bench/src/matrix';
 import { freePorts } from '../../bench/src/proxy';
 
 /** The sid root with Locust, or why there is none (a test skips with that reason). */

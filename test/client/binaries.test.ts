@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { defaultBinary, discoverBinaries, parseVersionOutput, targetVersion } from '../../client/src/versions/binaries';
-import { findMatrixBinary, loadMatrix } from '../../server/src/host/matrix';
+import { findMatrixBinary, loadMatrix } from '../../bench/src/matrix';
 
 function fakeBinary(dir: string, name: string, output: string): string {
   const p = join(dir, name);

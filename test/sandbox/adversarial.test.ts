@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBinary, runBenchmark, SandboxRefusal } from '../../bench/src/index';
 import { Containment, unavailableReason } from '../../bench/src/contain';
-import { findMatrixBinary, loadMatrix, type MatrixBinary } from '../../server/src/host/matrix';
+import { findMatrixBinary, loadMatrix, type MatrixBinary } from '../../bench/src/matrix';
 import { CASES, type AdversarialCase } from './cases';
 
 const haveStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProxyKind, SandboxAdjustment } from '../../../protocol/bench';
-import { loadMatrix } from '../../../server/src/host/matrix';
+import { loadMatrix } from '../matrix';
 import { binaryVersion, findBinary, freePorts, INSTALL_HINT, SupervisedProcess, waitForPort } from '../proxy';
 import { closeHostListeners, Containment, hostListeners, INHERITED_FD_BASE, type HostListener } from '../contain';
 import { fileLimits } from './limits';
