@@ -415,10 +415,10 @@ function parentDefaults(file: HaproxyFile, idx: number): number {
  */
 export function writtenMode(file: HaproxyFile, sec: Section, index = file.sections.indexOf(sec)): string | undefined {
   const seen = new Set<number>();
-  for (let i = index; i >= 0 && !seen.has(i); i = parentDefaults(file, i)) {
+  for (let cur: Section | undefined = sec, i = index; cur; i = i >= 0 ? parentDefaults(file, i) : -1, cur = i >= 0 && !seen.has(i) ? file.sections[i] : undefined) {
     seen.add(i);
     let mode: string | undefined;
-    for (const st of file.sections[i].statements) if (!st.disabled && st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
+    for (const st of cur.statements) if (!st.disabled && st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
     if (mode) return mode;
   }
   return undefined;

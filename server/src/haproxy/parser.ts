@@ -825,7 +825,8 @@ function runParser(file: HaproxyFile, from: number): HaproxyFile {
     file.lineStarts = file.lineStarts.slice();
   } catch (e) {
     sectionParser = undefined;
-    file.errors.push({ start: 0, end: 0, message: `internal parser error: ${(e as Error)?.message ?? String(e)}` });
+    // a fresh list: the one the parse made may already be the shared frozen empty list
+    file.errors = [...file.errors, { start: 0, end: 0, message: `internal parser error: ${(e as Error)?.message ?? String(e)}` }];
   }
   return file;
 }
