@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
 import { addressesOf, allStatements, findNodeAt, keywordName, walk } from '../../server/src/languages/haproxy/ast';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fixture } from './helpers';
+// @ts-expect-error a plain .mjs script without type declarations
+import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
 
 test('sections with names, header and body offsets', () => {
   const text = 'global\n  maxconn 10\n\nfrontend web\n  bind :80\nbackend app\n  server s1 127.0.0.1:8080\n';
@@ -138,4 +142,47 @@ test('addressesOf lists listening and connected addresses with their offsets', (
     ['connect', 'server-template', 'app.local:80'],
     ['connect', 'peer', '127.0.0.1:1024'],
   ]);
+});
+
+// The tree's nodes are compact (docs/architecture.md): one layout per node kind, so V8 gives every
+// node of a kind one hidden class, and derived fields are prototype getters, not stored copies.
+test('every node of a kind has the same own fields in the same order, and the getters agree with them', () => {
+  const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
+  const texts = [haproxyConfig({ lines: 3000 }), 'frontend f # c\n  acl a "x y" \'${Z}\' \\#\n  http-request deny if !a || { src 1.2.3.4 } b\n  log-format "%[src,lower] %{+Q}o"\n"unclosed\n'];
+  if (existsSync(corpusDir)) for (const f of readdirSync(corpusDir)) texts.push(readFileSync(join(corpusDir, f), 'latin1'));
+  const layouts = new Map<string, Set<string>>();
+  const see = (kind: string, node: object) => {
+    let s = layouts.get(kind);
+    if (!s) layouts.set(kind, (s = new Set()));
+    s.add(Object.keys(node).join(','));
+  };
+  for (const text of texts) {
+    const f = parseHaproxy(text);
+    for (const sec of f.sections) {
+      see('section', sec);
+      assert.equal(sec.keyword, sec.header.keyword!.value);
+      assert.equal(sec.end, Math.max(sec.headerEnd, sec.bodyEnd));
+    }
+    for (const st of [...f.orphans, ...f.sections.flatMap((s) => [s.header, ...s.statements])]) {
+      see('statement', st);
+      assert.equal(st.type, 'statement');
+      assert.equal(st.start, st.words[0].start);
+      assert.equal(st.end, st.words[st.words.length - 1].end);
+      assert.equal(st.prefix, st.keyword === st.words[0] ? undefined : st.words[0]);
+      for (const w of st.words) {
+        see(Object.keys(w).length === 2 ? 'word' : 'escaped word', w);
+        assert.equal(w.end, w.start + w.raw.length);
+        assert.equal(text.slice(w.start, w.end), w.raw);
+      }
+      for (const s of st.samples) see('sample', s);
+      if (st.condition) {
+        see('condition', st.condition);
+        for (const t of st.condition.terms) see('term', t);
+      }
+      if (st.acl) see('acl', st.acl);
+    }
+  }
+  const one = (kind: string) => assert.equal(layouts.get(kind)?.size, 1, `${kind}: ${[...(layouts.get(kind) ?? [])].join(' | ')}`);
+  for (const kind of ['section', 'statement', 'word', 'escaped word', 'sample', 'condition', 'term', 'acl']) one(kind);
+  assert.deepEqual([...layouts.get('word')!], ['raw,start']);
 });

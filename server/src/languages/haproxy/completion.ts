@@ -84,7 +84,10 @@ const tables = new Map<string, BaseItem[]>();
 function cached(key: string, build: () => BaseItem[]): BaseItem[] {
   let list = tables.get(key);
   if (!list) {
-    if (tables.size >= 1024) tables.clear();
+    if (tables.size >= 1024) {
+      tables.clear();
+      prepared.clear();
+    }
     tables.set(key, (list = build()));
   }
   return list;
@@ -300,6 +303,53 @@ function logAliasList(target: string, tcp = false): BaseItem[] {
   );
 }
 
+/** Targets whose every list is built (cleared with the lists). */
+const prepared = new Set<string>();
+
+/**
+ * Builds every list a request can ask for at `target`, the first time a request asks for one of
+ * them. Each list is built once per target anyway; built lazily, the first request of each kind
+ * (the first server line, the first ACL criterion, ...) paid its list's build, cold code and
+ * documentation included: on the 10k-line file those first requests were the slowest
+ * percent of all (1-7 ms each) while a warm request costs tens of microseconds. Built together,
+ * the cost falls on the session's first completion for that target (the bench's "cold"
+ * figure) and no later request builds anything. The lists are the very ones the lazy path makes.
+ */
+function prepareTarget(target: string): void {
+  if (prepared.has(target)) return;
+  prepared.add(target);
+  sectionList(target, '0');
+  const kinds: [string, Naming][] = [];
+  for (const kind of Object.keys(SECTION_KEYWORDS)) {
+    if (kind === 'defaults') kinds.push([kind, 'named'], [kind, 'anonymous']);
+    else kinds.push([kind, '']);
+  }
+  for (const [kind, named] of kinds) {
+    const proxy = PROXY_KINDS.has(kind);
+    for (const tcp of proxy ? [false, true] : [false]) {
+      keywordList(target, kind, named, tcp);
+      if (!proxy) continue;
+      for (const first of FAMILY_ITEMS) familyList(target, first, kind, named, tcp);
+    }
+  }
+  const sets = new Set<string>();
+  for (const info of ACTIONS.values()) for (const set of info.sets) sets.add(set);
+  for (const set of sets) actionList(target, set);
+  optionList(target, 'bind');
+  optionList(target, 'server');
+  fetchList(target, true);
+  converterList(target);
+  predefinedAclList(target);
+  valueList(target, 'mode');
+  valueList(target, 'balance');
+  logAliasList(target, false);
+  logAliasList(target, true);
+  logFlagList(target);
+}
+
+/** The keywords whose second word completes from a family list (`option <|>`, `tcp-request <|>`). */
+const FAMILY_ITEMS = ['option', 'timeout', 'stats', 'http-check', 'stick', 'capture', 'email-alert', 'tcp-request', 'tcp-response'];
+
 function sectionItems(ctx: Ctx): CompletionItem[] {
   return stampAll(sectionList(ctx.target, '0'), ctx);
 }
@@ -314,30 +364,59 @@ function familyItems(ctx: Ctx, first: string, kind: string, sec: Section, tcp = 
   return stampAll(familyList(ctx.target, first, kind, naming(kind, sec), tcp), ctx);
 }
 
-/** The defaults section a proxy section takes its settings from: `from NAME`, else the last one before it. */
-function parentDefaults(file: HaproxyFile, sec: Section): Section | undefined {
-  const idx = file.sections.indexOf(sec);
+// The indices of each parse's `defaults` sections, in file order: found once per parse (a parse is
+// never changed afterwards, and which sections are defaults does not depend on `.if` blocks), so
+// a request finds its section's defaults by binary search instead of walking back over every
+// section before it (on the 10k-line file, a backend near the end had ~1,000 sections to pass).
+const defaultsIndices = new WeakMap<HaproxyFile, number[]>();
+
+function defaultsOf(file: HaproxyFile): number[] {
+  let list = defaultsIndices.get(file);
+  if (!list) {
+    list = [];
+    const secs = file.sections;
+    for (let i = 0; i < secs.length; i++) if (secs[i].keyword === 'defaults') list.push(i);
+    defaultsIndices.set(file, list);
+  }
+  return list;
+}
+
+/**
+ * The index of the defaults section the section at `idx` takes its settings from: `from NAME`,
+ * else the last one before it that a `.if` block does not disable; -1 when none.
+ */
+function parentDefaults(file: HaproxyFile, idx: number): number {
+  const sec = file.sections[idx];
   const args = sec.header.args;
   const fi = args.findIndex((w) => w.value === 'from');
-  if (fi >= 0) {
-    const name = args[fi + 1]?.value;
-    for (let i = idx - 1; i >= 0; i--) if (file.sections[i].keyword === 'defaults' && file.sections[i].name?.value === name) return file.sections[i];
-    return undefined;
+  if (fi < 0 && sec.keyword === 'defaults') return -1;
+  const name = fi >= 0 ? args[fi + 1]?.value : undefined;
+  const list = defaultsOf(file);
+  // the last defaults section before idx, then back over the defaults sections only
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < idx) lo = mid + 1;
+    else hi = mid;
   }
-  if (sec.keyword === 'defaults') return undefined;
-  for (let i = idx - 1; i >= 0; i--) if (file.sections[i].keyword === 'defaults' && !file.sections[i].header.disabled) return file.sections[i];
-  return undefined;
+  for (let j = lo - 1; j >= 0; j--) {
+    const d = file.sections[list[j]];
+    if (fi >= 0 ? d.name?.value === name : !d.header.disabled) return list[j];
+  }
+  return -1;
 }
 
 /**
  * The mode a proxy section runs in when a `mode` line says it (its own, else its defaults',
  * followed through `from`); undefined when none does (HAProxy then runs it in tcp mode, but a
- * section whose mode is not written yet keeps every keyword on offer).
+ * section whose mode is not written yet keeps every keyword on offer). `index` is the section's
+ * index in `file.sections` (findNodeAt's `sectionIndex` for the section under the cursor).
  */
-export function writtenMode(file: HaproxyFile, sec: Section): string | undefined {
-  const seen = new Set<Section>();
-  for (let cur: Section | undefined = sec; cur && !seen.has(cur); cur = parentDefaults(file, cur)) {
-    seen.add(cur);
+export function writtenMode(file: HaproxyFile, sec: Section, index = file.sections.indexOf(sec)): string | undefined {
+  const seen = new Set<number>();
+  for (let cur: Section | undefined = sec, i = index; cur; i = i >= 0 ? parentDefaults(file, i) : -1, cur = i >= 0 && !seen.has(i) ? file.sections[i] : undefined) {
+    seen.add(i);
     let mode: string | undefined;
     for (const st of cur.statements) if (!st.disabled && st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
     if (mode) return mode;
@@ -404,14 +483,21 @@ function aclItems(ctx: Ctx, sec: Section | undefined, beforeOffset: number): Com
   return out;
 }
 
+// The backend names of a parse, as items; each section's item is kept with the section, which a
+// re-parse takes over when the edit is after it, so a new parse makes items only for its new sections.
 const backendBases = new WeakMap<HaproxyFile, BaseItem[]>();
+const backendBase = new WeakMap<Section, BaseItem>();
 
 function backendItems(ctx: Ctx, file: HaproxyFile): CompletionItem[] {
   let list = backendBases.get(file);
   if (!list) {
-    list = file.sections
-      .filter((s) => (s.keyword === 'backend' || s.keyword === 'listen') && s.name)
-      .map((s) => base(s.name!.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`));
+    list = [];
+    for (const s of file.sections) {
+      if ((s.keyword !== 'backend' && s.keyword !== 'listen') || !s.name) continue;
+      let b = backendBase.get(s);
+      if (!b) backendBase.set(s, (b = base(s.name.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`)));
+      list.push(b);
+    }
     backendBases.set(file, list);
   }
   return stampAll(list, ctx);
@@ -448,6 +534,7 @@ export function completeHaproxy(doc: TextDocument, file: HaproxyFile, pos: Posit
 
 function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings: ServiceSettings): CompletionItem[] {
   const target = targetVersion(settings.haproxyVersion);
+  prepareTarget(target);
   const offset = doc.offsetAt(pos);
   const lineStart = doc.offsetAt({ line: pos.line, character: 0 });
   const text = doc.getText();
@@ -456,7 +543,11 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   const at = findNodeAt(file, offset);
   // The section: the one the line belongs to (the header line itself counts as the previous one's body).
   let sec = at.section;
-  if (at.inHeader) sec = at.section ? file.sections[at.sectionIndex - 1] : undefined;
+  let secIndex = at.sectionIndex;
+  if (at.inHeader) {
+    secIndex = at.section ? at.sectionIndex - 1 : -1;
+    sec = secIndex >= 0 ? file.sections[secIndex] : undefined;
+  }
   const words = lineText.trimStart().split(/[ \t]+/);
   const current = /[ \t]$/.test(lineText) || lineText.trim() === '' ? '' : words[words.length - 1];
   const before = current === '' ? words.filter(Boolean) : words.slice(0, -1);
@@ -475,7 +566,7 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   }
 
   // tcp mode written in the section or its defaults: HTTP-only keywords and aliases are left out
-  const tcp = !!sec && PROXY_KINDS.has(sec.keyword) && writtenMode(file, sec) === 'tcp';
+  const tcp = !!sec && PROXY_KINDS.has(sec.keyword) && writtenMode(file, sec, secIndex) === 'tcp';
 
   // `%` aliases inside log-format strings, and `%{+Q,...}` item flags
   const pct = current.lastIndexOf('%');
@@ -532,8 +623,7 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   if (!kind || !sec) return [];
   if (PROXY_KINDS.has(kind)) {
     if (rest.length === 0) {
-      if (k === 'option' || k === 'timeout' || k === 'stats' || k === 'http-check' || k === 'stick' || k === 'capture' || k === 'email-alert') return familyItems(wordCtx, k, kind, sec, tcp);
-      if (k === 'tcp-request' || k === 'tcp-response') return familyItems(wordCtx, k, kind, sec, tcp);
+      if (FAMILY_ITEMS.includes(k)) return familyItems(wordCtx, k, kind, sec, tcp);
       if (k === 'http-request' || k === 'http-response' || k === 'http-after-response') return actionItems(wordCtx, k);
       if (k === 'use_backend' || k === 'default_backend') return backendItems(wordCtx, file);
       if (k === 'mode') return stampAll(valueList(target, 'mode'), wordCtx);
