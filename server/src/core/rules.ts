@@ -10,9 +10,9 @@ import { lineOffsetsOf, positionIn } from './positions';
 
 export type RuleCategory = 'syntax' | 'correctness' | 'compatibility' | 'performance' | 'security' | 'style';
 
-export interface RuleMeta {
+export interface RuleMeta<Id extends string = string> {
   /** Stable id, `<language>/<kebab-name>`, shown as the diagnostic code. */
-  id: string;
+  id: Id;
   language: LanguageId;
   category: RuleCategory;
   severity: Exclude<RuleSeverity, 'off'>;
@@ -42,8 +42,12 @@ export interface Fix {
   safe: boolean;
 }
 
-export interface Finding {
-  ruleId: string;
+/**
+ * What a check reports. `Id` is the language's union of registered rule ids (NginxRuleId,
+ * HaproxyRuleId in languages/<lang>/rules.ts), so tsc refuses an id that has no row.
+ */
+export interface Finding<Id extends string = string> {
+  ruleId: Id;
   start: number;
   end: number;
   message: string;
@@ -141,23 +145,27 @@ export function findSuppressions(doc: TextDocument): Map<number, Suppression> {
   return out;
 }
 
-export class RuleRegistry {
-  private readonly rules = new Map<string, RuleMeta>();
+export class RuleRegistry<Id extends string = string> {
+  private readonly rules = new Map<string, RuleMeta<Id>>();
 
-  constructor(rows: Iterable<RuleMeta> = []) {
+  constructor(rows: Iterable<RuleMeta<Id>> = []) {
     for (const r of rows) this.add(r);
   }
 
-  add(rule: RuleMeta): void {
+  add(rule: RuleMeta<Id>): void {
     if (this.rules.has(rule.id)) throw new Error(`duplicate rule id ${rule.id}`);
     this.rules.set(rule.id, rule);
   }
 
-  get(id: string): RuleMeta | undefined {
+  get(id: string): RuleMeta<Id> | undefined {
     return this.rules.get(id);
   }
 
-  all(): RuleMeta[] {
+  has(id: string): id is Id {
+    return this.rules.has(id);
+  }
+
+  all(): RuleMeta<Id>[] {
     return [...this.rules.values()];
   }
 
@@ -175,7 +183,7 @@ export class RuleRegistry {
    * reason are reported once per document by `finalizeDiagnostics`, not here, because several
    * registries (the language module's, the tuning rules') each produce diagnostics.
    */
-  toDiagnostics(doc: TextDocument, findings: Finding[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
+  toDiagnostics(doc: TextDocument, findings: readonly Finding<Id>[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
     const suppressions = findSuppressions(doc);
     const out: Diagnostic[] = [];
     // whether a rule is on depends on the rule and the settings only: once per rule id, not per finding
@@ -225,15 +233,44 @@ export class RuleRegistry {
     }
     return out;
   }
+
+  /**
+   * What `toDiagnostics` does, for diagnostics made elsewhere (the `nginx -V` module notes, the
+   * `nginx -t` / `haproxy -c` messages): a registered code is dropped when the user turned it
+   * off, outside its versions or under a suppression comment on its line, takes the user's
+   * severity, and gets its row's documentation link. Other diagnostics pass as they are.
+   */
+  applyTo(doc: TextDocument, diagnostics: readonly Diagnostic[], settings: ServiceSettings): Diagnostic[] {
+    if (!diagnostics.length) return [];
+    const suppressions = findSuppressions(doc);
+    const out: Diagnostic[] = [];
+    for (const d of diagnostics) {
+      const id = typeof d.code === 'string' ? d.code : undefined;
+      const rule = id === undefined ? undefined : this.rules.get(id);
+      if (!rule || id === undefined) {
+        out.push(d);
+        continue;
+      }
+      if (!this.isActive(id, settings)) continue;
+      const sup = suppressions.get(d.range.start.line);
+      if (sup && (sup.ids.has(id) || sup.ids.has('all'))) continue;
+      const configured = settings.rules?.[id];
+      const next: Diagnostic = { ...d };
+      if (configured && configured !== 'off') next.severity = SEVERITY[configured];
+      if (rule.docUrl && !next.codeDescription) next.codeDescription = { href: rule.docUrl };
+      out.push(next);
+    }
+    return out;
+  }
 }
 
 /** The diagnostic code of a suppression comment that gives no reason. */
-export function suppressionWithoutReasonId(language: LanguageId): string {
+export function suppressionWithoutReasonId<L extends LanguageId>(language: L): `${L}/suppression-without-reason` {
   return `${language}/suppression-without-reason`;
 }
 
 /** Rows of the rules the engine itself reports, one per language. */
-export function engineRules(language: LanguageId): RuleMeta[] {
+export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason`>[] {
   return [
     {
       id: suppressionWithoutReasonId(language),

@@ -1,7 +1,8 @@
 // The HAProxy tuning and safety checks: each reads the AST and pushes Findings against the
 // rows of rules.ts. A proxy section inherits from the `defaults` section before it (or the one
 // named with `from`); HAProxy's own default mode is tcp.
-import type { Fix, FixEdit, Finding } from '../../../core/rules';
+import type { Fix, FixEdit } from '../../../core/rules';
+import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
 import type { ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { HaproxyFile, Section, Statement, Word } from '../ast';
@@ -42,7 +43,7 @@ function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
   return !ctx.version || compareVersions(ctx.version, v) >= 0;
 }
 
-function add(ctx: HaproxyCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+function add(ctx: HaproxyCheckContext, ruleId: HaproxyRuleId, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 

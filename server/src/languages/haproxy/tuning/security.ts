@@ -1,14 +1,15 @@
 // HAProxy security checks: the stats page and socket open to the network, backends chosen by
 // client input, X-Forwarded-For without hygiene, and TLS settings (ciphers, certificate
 // verification, DH size). Each pushes Findings against the rows of rules.ts.
-import type { Fix, Finding } from '../../../core/rules';
+import type { Fix } from '../../../core/rules';
+import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
 import type { SampleExpr, Section, Statement, Word } from '../ast';
 import { weakCipherTokens } from '../../../core/tls';
 import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, type HaproxyCheckContext } from './checks';
 
 type Ctx = HaproxyCheckContext;
 
-function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+function add(ctx: Ctx, ruleId: HaproxyRuleId, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 

@@ -1,7 +1,8 @@
 // The nginx tuning and safety checks: each reads the AST and pushes Findings against the rows
 // of rules.ts. Inheritance follows nginx: a directive set at an inner level wins; "array"
 // directives (add_header, proxy_set_header) are inherited only when a level sets none.
-import type { Fix, FixEdit, Finding } from '../../../core/rules';
+import type { Fix, FixEdit } from '../../../core/rules';
+import type { NginxFinding as Finding, NginxRuleId } from '../rules';
 import type { ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { Block, Directive, NginxFile, Word } from '../ast';
@@ -295,7 +296,7 @@ function lastEffective(level: Level, name: string): Directive | undefined {
  * fixes (`check` without `--fix` shows none), so a rule that fires thousands of times on a big
  * config does not build edits nobody reads.
  */
-function add(ctx: NginxCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+function add(ctx: NginxCheckContext, ruleId: NginxRuleId, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
   const { fixes, ...rest } = extra;
   const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
   if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
@@ -944,7 +945,7 @@ function checkAlias(ctx: NginxCheckContext): void {
   }
 }
 
-function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
+function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: NginxRuleId): void {
   for (const b of blocks) {
     if (!lastAt(b, directive)) continue;
     if (directive === 'add_header' && at(b, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;

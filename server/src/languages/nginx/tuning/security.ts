@@ -1,7 +1,8 @@
 // The nginx security checks built on the variable-flow analysis (nginx/flow.ts): SSRF, header
 // and response splitting, host spoofing, origin/referer regexes, ReDoS, access rules and the
 // header hygiene rules. Each pushes Findings against the rows of rules.ts.
-import type { Fix, Finding, FixEdit } from '../../../core/rules';
+import type { Fix, FixEdit } from '../../../core/rules';
+import type { NginxFinding as Finding, NginxRuleId } from '../rules';
 import type { Directive, Word } from '../ast';
 import { childContext, variablesIn } from '../ast';
 import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../flow';
@@ -12,7 +13,7 @@ import { weakCipherTokens } from '../../../core/tls';
 
 type Ctx = NginxCheckContext;
 
-function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+function add(ctx: Ctx, ruleId: NginxRuleId, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
   const { fixes, ...rest } = extra;
   const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
   if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
