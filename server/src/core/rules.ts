@@ -78,6 +78,12 @@ export const SEVERITY_NAME: Record<number, Exclude<RuleSeverity, 'off'>> = {
 
 export const DISABLE_COMMENT = 'proxy-tuner-disable-next-line';
 
+/**
+ * The `source` of the diagnostics whose codes are rule ids: the service's own, and the local
+ * binaries' (`nginx -V` module notes, the messages of a real `nginx -t` / `haproxy -c` run).
+ */
+export const RULE_SOURCES: ReadonlySet<string> = new Set(['proxy-tuner', 'nginx -V', 'nginx -t', 'haproxy -c']);
+
 interface Suppression {
   line: number; // the line the comment suppresses
   ids: Set<string>;
@@ -269,8 +275,13 @@ export function suppressionWithoutReasonId<L extends LanguageId>(language: L): `
   return `${language}/suppression-without-reason`;
 }
 
+/** The code of the notice on a document too large to analyse while typing (service/largeDocument.ts). */
+export function largeDocumentId<L extends LanguageId>(language: L): `${L}/large-document` {
+  return `${language}/large-document`;
+}
+
 /** Rows of the rules the engine itself reports, one per language. */
-export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason`>[] {
+export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason` | `${L}/large-document`>[] {
   return [
     {
       id: suppressionWithoutReasonId(language),
@@ -282,6 +293,16 @@ export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/s
         'Turning a rule off for a line is fine when the next reader learns why. The comment takes the rule ids, then `--` and a reason: the reason is what keeps a silenced warning from hiding a real problem later.',
       docUrl: '',
       fix: 'None: write the reason after `--`.',
+    },
+    {
+      id: largeDocumentId(language),
+      language,
+      category: 'style',
+      severity: 'information',
+      title: 'A document too large to analyse while typing gets a syntax check only',
+      why:
+        'Over 2 MB a document is not parsed in the editor (a 20 MB file takes seconds and hundreds of MB): the server checks only its braces, quotes and unterminated statements in one pass, reported as this language\'s `syntax` rule, and turns rules, completion, hover and navigation off for it. `proxy-tuner check` still analyses the whole file.',
+      docUrl: '',
     },
   ];
 }
@@ -324,7 +345,7 @@ export function quickFixes(doc: TextDocument, diagnostics: Diagnostic[]): CodeAc
         edit: { changes: { [doc.uri]: fx.edits } },
       });
     });
-    if (typeof d.code === 'string' && d.source === 'proxy-tuner' && !d.code.endsWith('/suppression-without-reason')) {
+    if (typeof d.code === 'string' && d.source !== undefined && RULE_SOURCES.has(d.source) && !d.code.endsWith('/suppression-without-reason')) {
       const line = d.range.start.line;
       const lineText = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
       const indent = /^[ \t]*/.exec(lineText)?.[0] ?? '';

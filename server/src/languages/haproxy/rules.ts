@@ -77,7 +77,7 @@ export const HAPROXY_RULE_GROUPS: readonly { title: string; rows: readonly RuleM
   { title: 'tuning and safety', rows: HAPROXY_TUNING_RULES },
   { title: 'names across files', rows: HAPROXY_NAVIGATION_RULES },
   { title: 'the local binary (`haproxy -c`)', rows: HAPROXY_HOST_RULES },
-  { title: 'suppression comments', rows: engineRules('haproxy') },
+  { title: 'the engine (suppression comments, very large documents)', rows: engineRules('haproxy') },
 ];
 
 /** Every HAProxy row, each id once. */

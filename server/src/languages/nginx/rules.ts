@@ -83,7 +83,7 @@ export const NGINX_RULE_GROUPS: readonly { title: string; rows: readonly RuleMet
   { title: 'tuning and safety', rows: NGINX_TUNING_RULES },
   { title: 'names across files', rows: NGINX_NAVIGATION_RULES },
   { title: 'the local binary (`nginx -V`, `nginx -t`)', rows: NGINX_HOST_RULES },
-  { title: 'suppression comments', rows: engineRules('nginx') },
+  { title: 'the engine (suppression comments, very large documents)', rows: engineRules('nginx') },
 ];
 
 /** Every nginx row, each id once. */
