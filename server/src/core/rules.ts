@@ -281,7 +281,7 @@ export function largeDocumentId<L extends LanguageId>(language: L): `${L}/large-
 }
 
 /** Rows of the rules the engine itself reports, one per language. */
-export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason` | `${L}/large-document`>[] {
+export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason`>[] {
   return [
     {
       id: suppressionWithoutReasonId(language),
@@ -294,6 +294,12 @@ export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/s
       docUrl: '',
       fix: 'None: write the reason after `--`.',
     },
+  ];
+}
+
+/** The row of the notice on a document too large to analyse while typing, one per language. */
+export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<`${L}/large-document`>[] {
+  return [
     {
       id: largeDocumentId(language),
       language,

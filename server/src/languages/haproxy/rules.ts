@@ -2,7 +2,7 @@
 // `haproxy -c` says), the tuning and safety rows (tuning/rules.ts), the workspace's names across
 // files, the real `haproxy -c` run on a sandboxed copy, and the engine's own. Pure data: the
 // checks emit `HaproxyRuleId`s, so an id without a row here does not compile.
-import { RuleRegistry, engineRules, type Finding, type RuleMeta } from '../../core/rules';
+import { RuleRegistry, engineRules, largeDocumentRules, type Finding, type RuleMeta } from '../../core/rules';
 import { HAPROXY_TUNING_RULES } from './tuning/rules';
 
 const DOC = 'https://docs.haproxy.org/dev/configuration.html';
@@ -77,11 +77,11 @@ export const HAPROXY_RULE_GROUPS: readonly { title: string; rows: readonly RuleM
   { title: 'tuning and safety', rows: HAPROXY_TUNING_RULES },
   { title: 'names across files', rows: HAPROXY_NAVIGATION_RULES },
   { title: 'the local binary (`haproxy -c`)', rows: HAPROXY_HOST_RULES },
-  { title: 'the engine (suppression comments, very large documents)', rows: engineRules('haproxy') },
+  { title: 'the engine (suppression comments, very large documents)', rows: [...engineRules('haproxy'), ...largeDocumentRules('haproxy')] },
 ];
 
 /** Every HAProxy row, each id once. */
-export const HAPROXY_REGISTRY_ROWS = [...HAPROXY_RULES, ...HAPROXY_TUNING_RULES, ...engineRules('haproxy'), ...HAPROXY_NAVIGATION_RULES, ...HAPROXY_HOST_RULES];
+export const HAPROXY_REGISTRY_ROWS = [...HAPROXY_RULES, ...HAPROXY_TUNING_RULES, ...engineRules('haproxy'), ...largeDocumentRules('haproxy'), ...HAPROXY_NAVIGATION_RULES, ...HAPROXY_HOST_RULES];
 
 /** Every code a HAProxy diagnostic may carry. */
 export type HaproxyRuleId = (typeof HAPROXY_REGISTRY_ROWS)[number]['id'];

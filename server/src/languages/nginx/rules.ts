@@ -3,7 +3,7 @@
 // local binary's facts (`nginx -V` modules), the real `nginx -t` run on a sandboxed copy, and
 // the engine's own. Pure data: the checks live next to the parser, the service and the host
 // adapters, and emit `NginxRuleId`s, so an id without a row here does not compile.
-import { RuleRegistry, engineRules, type Finding, type RuleMeta } from '../../core/rules';
+import { RuleRegistry, engineRules, largeDocumentRules, type Finding, type RuleMeta } from '../../core/rules';
 import { NGINX_TUNING_RULES } from './tuning/rules';
 
 const DOC = 'https://nginx.org/en/docs/';
@@ -83,11 +83,11 @@ export const NGINX_RULE_GROUPS: readonly { title: string; rows: readonly RuleMet
   { title: 'tuning and safety', rows: NGINX_TUNING_RULES },
   { title: 'names across files', rows: NGINX_NAVIGATION_RULES },
   { title: 'the local binary (`nginx -V`, `nginx -t`)', rows: NGINX_HOST_RULES },
-  { title: 'the engine (suppression comments, very large documents)', rows: engineRules('nginx') },
+  { title: 'the engine (suppression comments, very large documents)', rows: [...engineRules('nginx'), ...largeDocumentRules('nginx')] },
 ];
 
 /** Every nginx row, each id once. */
-export const NGINX_REGISTRY_ROWS = [...NGINX_RULES, ...NGINX_TUNING_RULES, ...engineRules('nginx'), ...NGINX_NAVIGATION_RULES, ...NGINX_HOST_RULES];
+export const NGINX_REGISTRY_ROWS = [...NGINX_RULES, ...NGINX_TUNING_RULES, ...engineRules('nginx'), ...largeDocumentRules('nginx'), ...NGINX_NAVIGATION_RULES, ...NGINX_HOST_RULES];
 
 /** Every code an nginx diagnostic may carry. */
 export type NginxRuleId = (typeof NGINX_REGISTRY_ROWS)[number]['id'];
