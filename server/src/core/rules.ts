@@ -167,10 +167,6 @@ export class RuleRegistry<Id extends string = string> {
     return this.rules.get(id);
   }
 
-  has(id: string): id is Id {
-    return this.rules.has(id);
-  }
-
   all(): RuleMeta<Id>[] {
     return [...this.rules.values()];
   }

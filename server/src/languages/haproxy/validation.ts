@@ -1,6 +1,6 @@
 // HAProxy diagnostics: what `haproxy -c` rejects (errors) and what it warns about (warnings),
 // judged at a target version (settings.haproxyVersion, else the newest known). Produces Findings
-// against the rule rows below; the shared rule engine turns them into LSP diagnostics.
+// against the rule rows of rules.ts; the shared rule engine turns them into LSP diagnostics.
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Fix } from '../../core/rules';

@@ -1,6 +1,6 @@
 // nginx validation: judges a parsed file the way `nginx -t` would (syntax, unknown
 // directives, contexts, argument counts, values, duplicates, variables), version-aware.
-// Produces Findings against the rule rows below; the rule engine makes diagnostics of them.
+// Produces Findings against the rule rows of rules.ts; the rule engine makes diagnostics of them.
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { nginxRegistry as nginxRules, type NginxFinding as Finding, type NginxRuleId } from './rules';
