@@ -1,4 +1,4 @@
-// Writes docs/rules.md from the rule rows (server/src/languages/*/tuning/rules.ts).
+// Writes docs/rules.md from the rule rows (the registries of server/src/languages/*/rules.ts).
 // Run with `npm run docs:rules` (node --import tsx, so the TypeScript rows load directly);
 // `--check` exits 1 when the committed file is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';

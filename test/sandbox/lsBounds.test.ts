@@ -99,7 +99,7 @@ describe('language server bounds', () => {
     text += '    server {\n'; // left open: the syntax check reports it
     const uri = open('big5.conf', text);
     const diags = await server.diagnosticsFor(uri, 1, 30_000);
-    assert.ok(diags.some((d) => d.code === 'large-document'), 'notice');
+    assert.ok(diags.some((d) => d.code === 'nginx/large-document'), 'notice');
     assert.ok(diags.some((d) => /never closed/.test(d.message)), 'the open block is reported');
     await assertAnswers('5 MB document', uri);
   });
@@ -110,7 +110,7 @@ describe('language server bounds', () => {
     while (h.length < 20 * 1024 * 1024) h += b;
     const uri = open('big20.haproxy.cfg', h, 'haproxy');
     const diags = await server.diagnosticsFor(uri, 1, 60_000);
-    assert.ok(diags.some((d) => d.code === 'large-document'));
+    assert.ok(diags.some((d) => d.code === 'haproxy/large-document'));
     assert.ok(diags.length <= 101, 'bounded report');
     await assertAnswers('20 MB document', uri);
     // an edit of it is answered the same way

@@ -49,13 +49,13 @@ export function endOfLife(product: LanguageId, version: string, asOf: string = B
   return undefined;
 }
 
-export function eolRuleId(product: LanguageId): string {
+export function eolRuleId<L extends LanguageId>(product: L): `${L}/version-end-of-life` {
   return `${product}/version-end-of-life`;
 }
 
 const NAME: Record<LanguageId, string> = { nginx: 'nginx', haproxy: 'HAProxy' };
 
-export function eolRuleRow(product: LanguageId): RuleMeta {
+export function eolRuleRow<L extends LanguageId>(product: L): RuleMeta<`${L}/version-end-of-life`> {
   return {
     id: eolRuleId(product),
     language: product,
@@ -77,7 +77,7 @@ function isMainFile(product: LanguageId, text: string): boolean {
 }
 
 /** The end-of-life finding for a whole config judged at `version` (none for fragments or unknown targets). */
-export function eolFindings(product: LanguageId, text: string, version: string | undefined, asOf: string = BRANCHES_AS_OF): Finding[] {
+export function eolFindings<L extends LanguageId>(product: L, text: string, version: string | undefined, asOf: string = BRANCHES_AS_OF): Finding<`${L}/version-end-of-life`>[] {
   if (!version || !isMainFile(product, text)) return [];
   const eol = endOfLife(product, version, asOf);
   if (!eol) return [];

@@ -11,9 +11,9 @@ import type { DiagnosticData } from '../../../protocol/fix';
 
 export type RuleCategory = 'syntax' | 'correctness' | 'compatibility' | 'performance' | 'security' | 'style';
 
-export interface RuleMeta {
+export interface RuleMeta<Id extends string = string> {
   /** Stable id, `<language>/<kebab-name>`, shown as the diagnostic code. */
-  id: string;
+  id: Id;
   language: LanguageId;
   category: RuleCategory;
   severity: Exclude<RuleSeverity, 'off'>;
@@ -43,8 +43,12 @@ export interface Fix {
   safe: boolean;
 }
 
-export interface Finding {
-  ruleId: string;
+/**
+ * What a check reports. `Id` is the language's union of registered rule ids (NginxRuleId,
+ * HaproxyRuleId in languages/<lang>/rules.ts), so tsc refuses an id that has no row.
+ */
+export interface Finding<Id extends string = string> {
+  ruleId: Id;
   start: number;
   end: number;
   message: string;
@@ -72,6 +76,12 @@ export const SEVERITY_NAME: Record<number, Exclude<RuleSeverity, 'off'>> = {
 };
 
 export const DISABLE_COMMENT = 'proxy-tuner-disable-next-line';
+
+/**
+ * The `source` of the diagnostics whose codes are rule ids: the service's own, and the local
+ * binaries' (`nginx -V` module notes, the messages of a real `nginx -t` / `haproxy -c` run).
+ */
+export const RULE_SOURCES: ReadonlySet<string> = new Set(['proxy-tuner', 'nginx -V', 'nginx -t', 'haproxy -c']);
 
 interface Suppression {
   line: number; // the line the comment suppresses
@@ -140,23 +150,23 @@ export function findSuppressions(doc: TextDocument): Map<number, Suppression> {
   return out;
 }
 
-export class RuleRegistry {
-  private readonly rules = new Map<string, RuleMeta>();
+export class RuleRegistry<Id extends string = string> {
+  private readonly rules = new Map<string, RuleMeta<Id>>();
 
-  constructor(rows: Iterable<RuleMeta> = []) {
+  constructor(rows: Iterable<RuleMeta<Id>> = []) {
     for (const r of rows) this.add(r);
   }
 
-  add(rule: RuleMeta): void {
+  add(rule: RuleMeta<Id>): void {
     if (this.rules.has(rule.id)) throw new Error(`duplicate rule id ${rule.id}`);
     this.rules.set(rule.id, rule);
   }
 
-  get(id: string): RuleMeta | undefined {
+  get(id: string): RuleMeta<Id> | undefined {
     return this.rules.get(id);
   }
 
-  all(): RuleMeta[] {
+  all(): RuleMeta<Id>[] {
     return [...this.rules.values()];
   }
 
@@ -174,7 +184,7 @@ export class RuleRegistry {
    * reason are reported once per document by `finalizeDiagnostics`, not here, because several
    * registries (the language module's, the tuning rules') each produce diagnostics.
    */
-  toDiagnostics(doc: TextDocument, findings: Finding[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
+  toDiagnostics(doc: TextDocument, findings: readonly Finding<Id>[], settings: ServiceSettings, language: LanguageId): Diagnostic[] {
     const suppressions = findSuppressions(doc);
     const out: Diagnostic[] = [];
     // whether a rule is on depends on the rule and the settings only: once per rule id, not per finding
@@ -224,15 +234,49 @@ export class RuleRegistry {
     }
     return out;
   }
+
+  /**
+   * What `toDiagnostics` does, for diagnostics made elsewhere (the `nginx -V` module notes, the
+   * `nginx -t` / `haproxy -c` messages): a registered code is dropped when the user turned it
+   * off, outside its versions or under a suppression comment on its line, takes the user's
+   * severity, and gets its row's documentation link. Other diagnostics pass as they are.
+   */
+  applyTo(doc: TextDocument, diagnostics: readonly Diagnostic[], settings: ServiceSettings): Diagnostic[] {
+    if (!diagnostics.length) return [];
+    const suppressions = findSuppressions(doc);
+    const out: Diagnostic[] = [];
+    for (const d of diagnostics) {
+      const id = typeof d.code === 'string' ? d.code : undefined;
+      const rule = id === undefined ? undefined : this.rules.get(id);
+      if (!rule || id === undefined) {
+        out.push(d);
+        continue;
+      }
+      if (!this.isActive(id, settings)) continue;
+      const sup = suppressions.get(d.range.start.line);
+      if (sup && (sup.ids.has(id) || sup.ids.has('all'))) continue;
+      const configured = settings.rules?.[id];
+      const next: Diagnostic = { ...d };
+      if (configured && configured !== 'off') next.severity = SEVERITY[configured];
+      if (rule.docUrl && !next.codeDescription) next.codeDescription = { href: rule.docUrl };
+      out.push(next);
+    }
+    return out;
+  }
 }
 
 /** The diagnostic code of a suppression comment that gives no reason. */
-export function suppressionWithoutReasonId(language: LanguageId): string {
+export function suppressionWithoutReasonId<L extends LanguageId>(language: L): `${L}/suppression-without-reason` {
   return `${language}/suppression-without-reason`;
 }
 
+/** The code of the notice on a document too large to analyse while typing (service/largeDocument.ts). */
+export function largeDocumentId<L extends LanguageId>(language: L): `${L}/large-document` {
+  return `${language}/large-document`;
+}
+
 /** Rows of the rules the engine itself reports, one per language. */
-export function engineRules(language: LanguageId): RuleMeta[] {
+export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason`>[] {
   return [
     {
       id: suppressionWithoutReasonId(language),
@@ -244,6 +288,22 @@ export function engineRules(language: LanguageId): RuleMeta[] {
         'Turning a rule off for a line is fine when the next reader learns why. The comment takes the rule ids, then `--` and a reason: the reason is what keeps a silenced warning from hiding a real problem later.',
       docUrl: '',
       fix: 'None: write the reason after `--`.',
+    },
+  ];
+}
+
+/** The row of the notice on a document too large to analyse while typing, one per language. */
+export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<`${L}/large-document`>[] {
+  return [
+    {
+      id: largeDocumentId(language),
+      language,
+      category: 'style',
+      severity: 'information',
+      title: 'A document too large to analyse while typing gets a syntax check only',
+      why:
+        'Over 2 MB a document is not parsed in the editor (a 20 MB file takes seconds and hundreds of MB): the server checks only its braces, quotes and unterminated statements in one pass, reported as this language\'s `syntax` rule, and turns rules, completion, hover and navigation off for it. `proxy-tuner check` still analyses the whole file.',
+      docUrl: '',
     },
   ];
 }
@@ -286,7 +346,7 @@ export function quickFixes(doc: TextDocument, diagnostics: Diagnostic[]): CodeAc
         edit: { changes: { [doc.uri]: fx.edits } },
       });
     });
-    if (typeof d.code === 'string' && d.source === 'proxy-tuner' && !d.code.endsWith('/suppression-without-reason')) {
+    if (typeof d.code === 'string' && d.source !== undefined && RULE_SOURCES.has(d.source) && !d.code.endsWith('/suppression-without-reason')) {
       const line = d.range.start.line;
       const lineText = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
       const indent = /^[ \t]*/.exec(lineText)?.[0] ?? '';

@@ -13,6 +13,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { childContext, type Directive, type NginxFile } from '../languages/nginx/ast';
 import { DIRECTIVES } from '../languages/nginx/data';
 import { findBinary } from './localVersions';
+import type { NginxRuleId } from '../languages/nginx/rules';
 
 export interface NginxBuildFacts {
   version?: string;
@@ -175,7 +176,7 @@ function prefixFor(context: string): string | undefined {
   return 'ngx_http_';
 }
 
-export const MODULE_RULE = 'nginx/module-not-in-binary';
+export const MODULE_RULE = 'nginx/module-not-in-binary' satisfies NginxRuleId;
 
 /**
  * Information diagnostics for directives whose module the local nginx does not have

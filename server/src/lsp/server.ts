@@ -19,7 +19,7 @@ import {
   type InitializeResult,
   type ServerCapabilities,
 } from 'vscode-languageserver/node';
-import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 // The service speaks the types package the project pins; the protocol package may nest a newer one.
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from '../service/languageService';
@@ -272,7 +272,7 @@ function computeDiagnostics(doc: TextDocument, settings: ServiceSettings): { dia
   const diagnostics = ignoredUris.has(doc.uri)
     ? []
     : isLarge(doc)
-      ? largeDocumentDiagnostics(doc.getText(), languageOf(doc))
+      ? service.applyRules(doc, languageOf(doc), largeDocumentDiagnostics(doc.getText(), languageOf(doc)), settings)
       : service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
   lastDiagnostics.set(doc.uri, { version: doc.version, settings, diagnostics });
   return { diagnostics, computed: true };
@@ -373,7 +373,7 @@ async function validate(uri: string, s: Schedule): Promise<void> {
     if (schedules.get(uri) !== s || documents.get(uri) !== doc || doc.version !== version) return;
     const started = performance.now();
     const { diagnostics, computed } = computeDiagnostics(doc, settings);
-    const all = [...diagnostics, ...hostDiagnostics(doc)];
+    const all = [...diagnostics, ...service.applyRules(doc, languageOf(doc), hostDiagnostics(doc), settings)];
     if (computed && s.runs++ > 0) {
       s.costs.push(performance.now() - started);
       if (s.costs.length > COSTS_KEPT) s.costs.shift();
@@ -794,9 +794,12 @@ connection.onRequest(
     const previous = binaryRuns.get(params.uri) ?? [];
     for (const u of previous) binaryByUri.delete(u);
     const uris: string[] = [];
+    const settings = await settingsFor(params.uri);
     for (const [f, diags] of byFile) {
       const u = f === file ? params.uri : (documents.all().find((d) => service.uriToPath(d.uri) === f)?.uri ?? pathToUri(f));
-      binaryByUri.set(u, [...(binaryByUri.get(u) ?? []), ...diags]);
+      // severity settings and suppression comments, read in the file the message is on (open documents are applied again when published)
+      const fileDoc = documents.get(u) ?? TextDocument.create(u, lang, 0, u === params.uri && text !== undefined ? text : (readProjectFile(f) ?? ''));
+      binaryByUri.set(u, [...(binaryByUri.get(u) ?? []), ...service.applyRules(fileDoc, lang, diags, settings)]);
       uris.push(u);
     }
     binaryRuns.set(params.uri, uris);

@@ -21,7 +21,9 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, LanguageModule, ServiceSettings } from '../core/types';
 import { nginxModule } from '../languages/nginx';
 import { haproxyModule } from '../languages/haproxy';
-import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection } from '../core/rules';
+import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection, type RuleRegistry } from '../core/rules';
+import { nginxRegistry } from '../languages/nginx/rules';
+import { haproxyRegistry } from '../languages/haproxy/rules';
 import { detectLanguage } from '../languages/detect';
 import { haproxyTuning, nginxTuning } from './tuning';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
@@ -107,6 +109,17 @@ export function validate(doc: TextDocument, lang: LanguageId, settings: ServiceS
   const own = modules[lang].validate(doc, ast, settings);
   const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
   return finalizeDiagnostics(doc, lang, [...own, ...tuning], settings);
+}
+
+/**
+ * Diagnostics made outside the service's own passes (the `nginx -V` module notes, the messages of
+ * a real `nginx -t` / `haproxy -c` run, a very large document's syntax check): the language's
+ * registry applies what it applies to every finding (severity settings, `off`, suppression
+ * comments, the documentation link).
+ */
+export function applyRules(doc: TextDocument, lang: LanguageId, diagnostics: readonly Diagnostic[], settings: ServiceSettings): Diagnostic[] {
+  const registry: RuleRegistry = lang === 'nginx' ? nginxRegistry : haproxyRegistry;
+  return registry.applyTo(doc, diagnostics, settings);
 }
 
 export function codeActions(

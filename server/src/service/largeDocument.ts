@@ -4,6 +4,7 @@
 // (a 20 MB file takes ~10 s and ~600 MB to parse). Pure: text in, diagnostics out.
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-types';
 import type { LanguageId } from '../core/types';
+import { largeDocumentId } from '../core/rules';
 
 /** Characters above which a document gets the syntax check only (~2 MB). */
 export const LARGE_DOCUMENT_CHARS = 2 * 1024 * 1024;
@@ -101,7 +102,7 @@ export function largeDocumentDiagnostics(text: string, lang: LanguageId): Diagno
     range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
     severity: DiagnosticSeverity.Information,
     source: 'proxy-tuner',
-    code: 'large-document',
+    code: largeDocumentId(lang),
     message: `This document is ${mb} MB, over the ${LARGE_DOCUMENT_CHARS / (1024 * 1024)} MB bound: only its syntax (braces, quotes) is checked; rules, completion, hover and navigation are off for it so that the editor stays responsive.`,
   };
   return [
@@ -110,7 +111,7 @@ export function largeDocumentDiagnostics(text: string, lang: LanguageId): Diagno
       range: { start: positionAt(lineStarts, p.start), end: positionAt(lineStarts, p.end) },
       severity: DiagnosticSeverity.Error,
       source: 'proxy-tuner',
-      code: 'syntax',
+      code: `${lang}/syntax`,
       message: p.message,
     })),
   ];

@@ -1,27 +1,19 @@
-// Every rule of the product in one list: the language modules' own rules (syntax, validation),
-// the tuning and safety rules, the engine's and the workspace's (names across files). What
-// `proxy-tuner rules`, `proxy-tuner explain` and the SARIF rule table read; pure data.
+// Every rule of the product in one list: the registry of each language (languages/<lang>/rules.ts:
+// validation, tuning and safety, the workspace's names across files, the local binaries' facts,
+// the engine's own). What `proxy-tuner rules`, `proxy-tuner explain` and the SARIF rule table
+// read; pure data.
 import type { RuleMeta } from '../core/rules';
-import { NGINX_RULES } from '../languages/nginx/validation';
-import { HAPROXY_RULES } from '../languages/haproxy/validation';
-import { tuningRuleRows } from './tuning';
-import { NAVIGATION_RULES } from './workspaceIndex';
+import { nginxRegistry } from '../languages/nginx/rules';
+import { haproxyRegistry } from '../languages/haproxy/rules';
 
-/** Every rule row, each id once (the first row of an id wins), nginx's first. */
+/** Every rule row (the two languages' registries), each id once, nginx's first. */
 export function allRules(): RuleMeta[] {
-  const seen = new Set<string>();
-  const out: RuleMeta[] = [];
-  for (const r of [...NGINX_RULES, ...HAPROXY_RULES, ...tuningRuleRows(), ...NAVIGATION_RULES]) {
-    if (seen.has(r.id)) continue;
-    seen.add(r.id);
-    out.push(r);
-  }
-  return out.sort((a, b) => (a.language === b.language ? 0 : a.language === 'nginx' ? -1 : 1));
+  return [...nginxRegistry.all(), ...haproxyRegistry.all()];
 }
 
 /** One rule by id (`nginx/proxy-pass-no-upstream`); undefined when there is none. */
 export function findRule(id: string): RuleMeta | undefined {
-  return allRules().find((r) => r.id === id);
+  return nginxRegistry.get(id) ?? haproxyRegistry.get(id);
 }
 
 /** The versions a rule applies to, in words. */

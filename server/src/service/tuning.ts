@@ -3,7 +3,7 @@
 // diagnostics; suppression comments and the user's severity settings apply to both alike.
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { RuleRegistry, engineRules } from '../core/rules';
+import { engineRules } from '../core/rules';
 import type { RuleMeta } from '../core/rules';
 import type { ServiceSettings } from '../core/types';
 import type { NginxFile } from '../languages/nginx/ast';
@@ -18,8 +18,11 @@ import { eolFindings } from '../core/lifecycle';
 
 export { NGINX_TUNING_RULES, HAPROXY_TUNING_RULES };
 
-export const nginxTuningRegistry = new RuleRegistry(NGINX_TUNING_RULES);
-export const haproxyTuningRegistry = new RuleRegistry(HAPROXY_TUNING_RULES);
+// one registry per language (languages/<lang>/rules.ts) holds these rows with every other code
+export { nginxRegistry as nginxTuningRegistry } from '../languages/nginx/rules';
+export { haproxyRegistry as haproxyTuningRegistry } from '../languages/haproxy/rules';
+import { nginxRegistry } from '../languages/nginx/rules';
+import { haproxyRegistry } from '../languages/haproxy/rules';
 
 /** Every rule row this area owns (tuning rules plus the engine's own), for docs and tests. */
 export function tuningRuleRows(): RuleMeta[] {
@@ -44,7 +47,7 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
     const file = asNginx(doc, ast);
     const findings = runNginxChecks(buildContext(file, settings));
     findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
-    return nginxTuningRegistry.toDiagnostics(doc, findings, settings, 'nginx');
+    return nginxRegistry.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return []; // a rule bug must never take the other diagnostics down
   }
@@ -56,7 +59,7 @@ export function haproxyTuning(doc: TextDocument, ast: unknown, settings: Service
     const file = asHaproxy(doc, ast);
     const findings = runHaproxyChecks(buildHaproxyContext(file, settings));
     findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
-    return haproxyTuningRegistry.toDiagnostics(doc, findings, settings, 'haproxy');
+    return haproxyRegistry.toDiagnostics(doc, findings, settings, 'haproxy');
   } catch {
     return [];
   }

@@ -24,7 +24,9 @@ import type {
   WorkspaceEdit,
 } from 'vscode-languageserver-types';
 import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from '../core/types';
-import { RuleRegistry, type Finding, type RuleMeta } from '../core/rules';
+import type { Finding, RuleMeta, RuleRegistry } from '../core/rules';
+import { NGINX_NAVIGATION_RULES, nginxRegistry, type NginxRuleId } from '../languages/nginx/rules';
+import { HAPROXY_NAVIGATION_RULES, haproxyRegistry, type HaproxyRuleId } from '../languages/haproxy/rules';
 import type { NginxFile } from '../languages/nginx/ast';
 import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../languages/nginx/includes';
 import { soBaseName } from '../languages/nginx/modules';
@@ -648,25 +650,8 @@ export function navRename(index: WorkspaceIndex, uri: string, pos: Position, new
 // ---------------------------------------------------------------------------------------------
 // Diagnostics: names used but defined nowhere, definitions never used, includes of nothing.
 
-const rule = (language: LanguageId, id: string, severity: RuleMeta['severity'], title: string, why: string, docUrl: string): RuleMeta => ({
-  id: `${language}/${id}`,
-  language,
-  category: 'correctness',
-  severity,
-  title,
-  why,
-  docUrl,
-});
-
-export const NAVIGATION_RULES: RuleMeta[] = [
-  rule('nginx', 'undefined-reference', 'error', 'A name no loaded file defines', 'An upstream, shared-memory zone, cache or named location is used but defined nowhere in the configuration; nginx refuses to start or fails the request.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
-  rule('nginx', 'unused-definition', 'hint', 'A definition nothing uses', 'An upstream, zone, cache or map that nothing in the configuration refers to is dead weight, or a sign of a typo in its user.', 'https://nginx.org/en/docs/'),
-  rule('nginx', 'include-limit', 'information', 'An include is read only in part by the editor', 'The language server reads at most 100 files and 8 MB per include and 32 MB per include tree, and never files under /proc, /sys or /dev, so that an include such as `include /**/*;` cannot stall it.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
-  rule('nginx', 'include-not-found', 'warning', 'An include names no file', 'nginx stops when a plain (non-glob) include names a file that does not exist; reported for relative paths, which name files of the config tree itself.', 'https://nginx.org/en/docs/ngx_core_module.html#include'),
-  rule('haproxy', 'unused-definition', 'hint', 'A definition nothing uses', 'A backend, ACL, userlist, resolvers, peers, mailers or cache section nothing refers to is dead weight, or a sign of a typo in its user.', 'https://docs.haproxy.org/2.6/configuration.html'),
-];
-
-const navigationRules = new RuleRegistry(NAVIGATION_RULES);
+// the rows of these codes are in each language's registry (languages/<lang>/rules.ts)
+export const NAVIGATION_RULES: RuleMeta[] = [...NGINX_NAVIGATION_RULES, ...HAPROXY_NAVIGATION_RULES];
 
 /** What the kinds are called in messages. */
 const KIND_LABEL: Record<string, string> = {
@@ -695,7 +680,7 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   const file = index.get(uri);
   if (!file) return [];
   unit ??= index.unitOf(uri);
-  const findings: Finding[] = [];
+  const findings: Finding<NginxRuleId | HaproxyRuleId>[] = [];
   const lang = file.lang;
   const dynamicKinds = new Set<string>();
   // buckets by kind, then name (what `matches` compares first), so each lookup is not a scan of
@@ -726,8 +711,9 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
     for (const e of index.entities(file)) {
       const me: Located = { file, e };
       if (e.role === 'ref' && e.missing && !e.dynamic) {
-        if (!named(e).some((l) => l.e.role === 'def' && matches(me, l))) {
-          findings.push({ ruleId: `${lang}/undefined-reference`, start: e.start, end: e.end, message: e.missing.message, severity: e.missing.severity });
+        // only nginx's entities carry `missing` (HAProxy's names are the validator's: unknown-backend...)
+        if (lang === 'nginx' && !named(e).some((l) => l.e.role === 'def' && matches(me, l))) {
+          findings.push({ ruleId: 'nginx/undefined-reference', start: e.start, end: e.end, message: e.missing.message, severity: e.missing.severity });
         }
       } else if (e.role === 'def' && e.reportUnused && !dynamicKinds.has(e.kind)) {
         const kinds = defsAt.get(e.start) ?? [];
@@ -772,7 +758,8 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
       }
     }
   }
-  return navigationRules.toDiagnostics(file.doc, findings, settings, lang);
+  const registry: RuleRegistry = lang === 'nginx' ? nginxRegistry : haproxyRegistry;
+  return registry.toDiagnostics(file.doc, findings, settings, lang);
 }
 
 /**

@@ -1,9 +1,10 @@
 // HAProxy diagnostics: what `haproxy -c` rejects (errors) and what it warns about (warnings),
 // judged at a target version (settings.haproxyVersion, else the newest known). Produces Findings
-// against the rule rows below; the shared rule engine turns them into LSP diagnostics.
+// against the rule rows of rules.ts; the shared rule engine turns them into LSP diagnostics.
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { RuleRegistry, type Finding, type Fix, type RuleMeta } from '../../core/rules';
+import type { Fix } from '../../core/rules';
+import { haproxyRegistry as haproxyRules, type HaproxyFinding as Finding, type HaproxyRuleName } from './rules';
 import type { ServiceSettings } from '../../core/types';
 import { compareVersions } from '../../core/version';
 import type { CondTerm, HaproxyFile, SampleExpr, Section, Statement, Word } from './ast';
@@ -57,8 +58,6 @@ function candidateList(key: string, build: () => string[]): string[] {
 const globalCandidates = (target: string) => candidateList(`global ${target}`, () => [...GLOBAL].filter(([, i]) => isAvailable(i, target)).map(([n]) => n));
 const proxyCandidates = () => candidateList('proxy', () => [...new Set([...PROXY.keys()].map((n) => n.split(' ')[0]))]);
 
-const DOC = 'https://docs.haproxy.org/dev/configuration.html';
-
 /** Words of the longest multi-word proxy keyword (`option http-keep-alive`, `timeout http-request`...). */
 const PROXY_KEYWORD_WORDS = Math.max(1, ...[...PROXY.keys()].map((n) => n.split(' ').length));
 /** Fetch and converter names with quotes, backslashes or `$` are not judged. */
@@ -70,44 +69,6 @@ const HTTP_AUTH = /^http_auth(_group)?$/;
 const CACHE_ACTION = /^cache-(use|store)$/;
 const NAME_WITH_EXPANSION = /[$%]/;
 
-const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, anchor: string, fix?: string): RuleMeta => ({
-  id: `haproxy/${id}`,
-  language: 'haproxy',
-  category,
-  severity,
-  title,
-  why,
-  docUrl: `${DOC}#${anchor}`,
-  ...(fix ? { fix } : {}),
-});
-
-export const HAPROXY_RULES: RuleMeta[] = [
-  rule('syntax', 'syntax', 'error', 'Malformed line: unmatched quote, broken condition or sample expression.', 'HAProxy refuses to start on a line it cannot split into words or whose condition it cannot read.', '2.2'),
-  rule('unknown-keyword', 'correctness', 'error', 'Keyword HAProxy does not know.', 'An unknown keyword makes `haproxy -c` fail; it is usually a typo or a keyword from another product.', '4.1', 'Replace with the closest known keyword'),
-  rule('not-allowed-here', 'correctness', 'error', 'Keyword used in a section that does not accept it.', 'Keywords belong to section kinds (see the keyword matrix); in `defaults` a misplaced keyword is an error, in a frontend or backend it is ignored with a warning.', '4.1'),
-  rule('removed-keyword', 'compatibility', 'error', 'Keyword removed in the target HAProxy version.', 'Removed keywords make the configuration fail to load after an upgrade.', '4.1', 'Use the replacement'),
-  rule('needs-newer-version', 'compatibility', 'error', 'Keyword, option or fetch newer than the target HAProxy version.', 'The target version does not know it yet and will refuse the configuration.', '4.1'),
-  rule('deprecated', 'compatibility', 'warning', 'Deprecated keyword.', 'Deprecated keywords still work but will go away; HAProxy warns about them.', '4.1'),
-  rule('arg', 'correctness', 'error', 'Missing, extra or invalid argument.', 'HAProxy checks the number and form of each keyword\'s arguments.', '4.2'),
-  rule('address', 'correctness', 'error', 'Malformed listening or server address.', 'HAProxy refuses a `bind` without a port, a port outside 1-65535, a reversed port range, a port range or offset where it is not allowed, an address of the wrong family for its `ipv4@`/`ipv6@` prefix, a datagram (`udp@`) address on a stream proxy, and a non-numeric `fd@`.', '11'),
-  rule('invalid-time', 'correctness', 'error', 'Invalid time value.', 'Times are a number with an optional unit: us, ms (default), s, m, h, d.', '2.5'),
-  rule('invalid-size', 'correctness', 'error', 'Invalid size or number.', 'Sizes are a number with an optional k, m or g suffix; counts are plain integers.', '2.5'),
-  rule('unknown-fetch', 'correctness', 'error', 'Unknown sample fetch or converter.', 'An unknown fetch or converter makes the rule, and the configuration, fail to load.', '7.3'),
-  rule('unknown-reference', 'correctness', 'error', 'Reference to a section, server or table that does not exist.', 'HAProxy resolves names of resolvers, caches, userlists, peers, mailers, servers and stick tables at start-up and refuses to start when one is missing.', '4.2'),
-  rule('unknown-backend', 'correctness', 'error', '`use_backend`/`default_backend` names a backend that does not exist.', 'HAProxy fails at start-up when a switching rule names a missing backend.', '4.2-use_backend'),
-  rule('undeclared-acl', 'correctness', 'error', 'Condition uses an ACL that is not declared (before it) in this section.', 'ACLs are looked up when the rule is read: they must be declared earlier in the same section, or be predefined.', '7.2'),
-  rule('duplicate-proxy', 'correctness', 'error', 'Two proxies or sections of the same kind share a name.', 'Names must be unique per capability: HAProxy rejects the second declaration.', '4'),
-  rule('duplicate-server', 'correctness', 'error', 'Two servers of one backend share a name.', 'Every version of HAProxy refuses a second `server` line with a name already used in the same proxy ("please use distinct names").', '5.2'),
-  rule('mode-mismatch', 'correctness', 'error', 'An HTTP frontend switches to a TCP backend.', 'HAProxy refuses to route from an `http` frontend to a `tcp` backend.', '4.2-mode'),
-  rule('missing-timeout', 'correctness', 'warning', 'Proxy without `timeout connect`, `timeout client` or `timeout server`.', 'Without these timeouts stuck connections pile up forever; HAProxy warns at start-up.', '4.2-timeout%20client', 'Add the missing timeouts'),
-  rule('defaults-rules', 'correctness', 'error', 'Proxy inherits from a `defaults` section whose rules it cannot inherit.', 'Only frontends and backends may inherit TCP/HTTP rules from a named defaults section, and backends not connection/session rules.', '4'),
-  rule('no-bind', 'correctness', 'warning', 'Frontend without a `bind` line.', 'A frontend that listens nowhere receives no traffic; HAProxy warns and suggests a backend.', '4.2-bind'),
-  rule('http-option-in-tcp', 'correctness', 'warning', 'HTTP-only keyword or option in a proxy that runs in tcp mode.', 'HTTP rules, log formats, header options, cookies and the stats page need `mode http` (tcp is the default); HAProxy ignores them with a warning or falls back to the TCP variant.', '4.2-mode'),
-  rule('log-format', 'correctness', 'warning', 'Unknown `%` alias in a log-format string.', 'Log-format strings accept a fixed set of `%` aliases (and `%[...]` samples); an unknown one is rejected or printed literally.', '8.2.6'),
-  rule('ignored-here', 'correctness', 'warning', 'Keyword ignored because the proxy lacks the needed capability.', 'A frontend-only keyword in a backend (or the reverse) is ignored; HAProxy warns.', '4.1'),
-];
-
-export const haproxyRules = new RuleRegistry(HAPROXY_RULES);
 
 const RULE_KEYWORDS = new Set(['http-request', 'http-response', 'http-after-response', 'tcp-request', 'tcp-response']);
 const TIME_RE = /^\d+(us|ms|s|m|h|d)?$/;
@@ -143,7 +104,7 @@ class Checker {
     this.judgedNewest = !settings.haproxyVersion;
   }
 
-  add(ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+  add(ruleId: HaproxyRuleName, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
     this.out.push({ ruleId: `haproxy/${ruleId}`, start: at.start, end: at.end, message, ...extra });
   }
 

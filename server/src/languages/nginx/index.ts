@@ -4,7 +4,8 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageModule, ServiceSettings, UnitFacts } from '../../core/types';
 import type { NginxFile } from './ast';
 import { parseNginx, reparseNginx } from './parser';
-import { inferContext, nginxRules, validateFile } from './validation';
+import { inferContext, validateFile } from './validation';
+import { nginxRegistry as nginxRules } from './rules';
 import { doComplete } from './completion';
 import { doHover } from './hover';
 import { nginxNavEntities } from './navigation';
@@ -16,7 +17,8 @@ import { nginxInlayHints } from './inlayHints';
 
 export type { NginxFile } from './ast';
 export { parseNginx, reparseNginx } from './parser';
-export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validation';
+export { validateFile, inferContext } from './validation';
+export { NGINX_RULES, nginxRegistry as nginxRules } from './rules';
 
 /**
  * Validates a file as if included in `context` (`main`, `http`, `server`, `location`,

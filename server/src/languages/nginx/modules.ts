@@ -288,7 +288,7 @@ export function allLoadedKnown(s: ModuleLoadState, coreModules: () => Iterable<s
  * requirement is not loaded in this list at all, anywhere in the configuration (the load state:
  * Debian's modules-enabled files are read in name order, ndk's `10-` before lua's `50-`).
  */
-export function loadOrderFinding(d: Directive, list: readonly Directive[], index: number, s: ModuleLoadState): { ruleId: string; start: number; end: number; message: string; fixes?: { title: string; edits: { start: number; end: number; newText: string }[]; safe: boolean }[] } | undefined {
+export function loadOrderFinding(d: Directive, list: readonly Directive[], index: number, s: ModuleLoadState): { ruleId: 'nginx/module-order'; start: number; end: number; message: string; fixes?: { title: string; edits: { start: number; end: number; newText: string }[]; safe: boolean }[] } | undefined {
   const so = soBaseName(d.args[0].value);
   const m = LOADABLE_MODULES.get(so);
   if (!m || !m.requires.length) return undefined;

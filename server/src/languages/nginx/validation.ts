@@ -1,8 +1,9 @@
 // nginx validation: judges a parsed file the way `nginx -t` would (syntax, unknown
 // directives, contexts, argument counts, values, duplicates, variables), version-aware.
-// Produces Findings against the rule rows below; the rule engine makes diagnostics of them.
-import type { Finding, RuleMeta } from '../../core/rules';
-import { RuleRegistry } from '../../core/rules';
+// Produces Findings against the rule rows of rules.ts; the rule engine makes diagnostics of them.
+import type { Diagnostic } from 'vscode-languageserver-types';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { nginxRegistry as nginxRules, type NginxFinding as Finding, type NginxRuleId } from './rules';
 import { compareVersions } from '../../core/version';
 import { editDistance } from '../../core/editDistance';
 import type { Directive, NginxFile, Word } from './ast';
@@ -24,37 +25,6 @@ import {
 } from './data';
 import { allLoadedKnown, builtInModules, describeModule, loadOrderFinding, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
 
-const DOC = 'https://nginx.org/en/docs/';
-const rule = (id: string, category: RuleMeta['category'], severity: RuleMeta['severity'], title: string, why: string, docUrl = DOC): RuleMeta => ({
-  id: `nginx/${id}`,
-  language: 'nginx',
-  category,
-  severity,
-  title,
-  why,
-  docUrl,
-});
-
-export const NGINX_RULES: RuleMeta[] = [
-  rule('syntax', 'syntax', 'error', 'Syntax error', 'nginx refuses to start when its reader cannot split the file into directives and blocks.', 'https://nginx.org/en/docs/beginners_guide.html#conf_structure'),
-  rule('unknown-directive', 'correctness', 'error', 'Unknown directive', 'nginx stops at a directive no loaded module defines; usually a typo.'),
-  rule('not-allowed-here', 'correctness', 'error', 'Directive not allowed in this context', 'Each directive is accepted only in some blocks (http, server, location, stream...); elsewhere nginx refuses the config.'),
-  rule('arg-count', 'correctness', 'error', 'Wrong number of arguments', 'nginx checks the number of arguments of every directive when it reads the config.'),
-  rule('invalid-value', 'correctness', 'error', 'Invalid value', 'Flags, enumerations, sizes and times have fixed forms; nginx rejects anything else.'),
-  rule('duplicate', 'correctness', 'error', 'Duplicate directive', 'Single-valued directives may appear once per block, and locations, upstreams and maps must have distinct names.'),
-  rule('unknown-variable', 'correctness', 'error', 'Unknown variable', 'nginx refuses a config that uses a variable no module or `set`/`map`/`geo` defines.', 'https://nginx.org/en/docs/varindex.html'),
-  rule('needs-newer-version', 'compatibility', 'error', 'Needs a newer nginx', 'The directive appeared in a later nginx version than the one the config is judged against.'),
-  rule('removed-in-version', 'compatibility', 'error', 'Removed in the target version', 'The directive no longer exists in the nginx version the config is judged against.'),
-  rule('third-party-directive', 'compatibility', 'information', 'Third-party module directive', 'The directive comes from a loadable module (a third-party one packaged by distributions, or njs) that works only when a `load_module` line loads it, and not all of the configuration\'s `load_module` lines can be seen from here (a fragment whose main file is not open, an `include` in the main context this machine cannot read). Where they can be seen, a directive of a module not loaded is an unknown directive, as for nginx.'),
-  rule('module-order', 'correctness', 'error', 'Module loaded before what it needs', 'Some loadable modules use another one\'s symbols (Debian\'s lua and set-misc need ndk, the stream modules need ngx_stream_module): nginx stops at a `load_module` line whose module needs one not loaded before it (dlopen() fails with "undefined symbol").'),
-  rule('commercial-directive', 'compatibility', 'warning', 'Commercial-only directive', 'The directive exists only in the commercial subscription build of nginx.'),
-  rule('deprecated', 'compatibility', 'warning', 'Deprecated directive', 'nginx warns about directives and parameters it keeps only for compatibility; a later version removes them.'),
-  rule('empty-upstream', 'correctness', 'error', 'Upstream without servers', 'nginx refuses an upstream block that lists no server.', 'https://nginx.org/en/docs/http/ngx_http_upstream_module.html#upstream'),
-  rule('missing-certificate', 'correctness', 'error', 'TLS listener without certificate', 'A `listen ... ssl` server needs an `ssl_certificate` (and a key for each certificate) in the server or inherited from http, unless it rejects handshakes.', 'https://nginx.org/en/docs/http/ngx_http_ssl_module.html#ssl_certificate'),
-  rule('missing-events', 'correctness', 'error', 'No events block', 'nginx requires an `events {}` block in the main configuration file.', 'https://nginx.org/en/docs/ngx_core_module.html#events'),
-];
-
-export const nginxRules = new RuleRegistry(NGINX_RULES);
 
 export interface ValidateOptions {
   /** Target version (undefined: newest). */
@@ -228,7 +198,7 @@ interface Resolved {
   /** The variants allowed here and present at the version; empty when the directive is refused. */
   inVersion: DirectiveVariant[];
   /** Why it is refused here (not allowed / needs newer / removed), when it is. */
-  refusalRule?: string;
+  refusalRule?: NginxRuleId;
   refusalMessage?: string;
   /** A refused directive's words are still checked for variables (not allowed here only). */
   refusalChecksWords: boolean;
@@ -305,7 +275,7 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
   const inVersion = here.filter((v) => variantInVersion(v, version) === 'yes');
   if (inVersion.length === 0) {
     const newer = here.filter((v) => variantInVersion(v, version) === 'newer');
-    let refusalRule: string;
+    let refusalRule: NginxRuleId;
     let refusalMessage: string;
     // the documented version when it is later than the target, else what the probe saw
     const seen = newer.find((v) => v.firstSeenIn && v.since === v.firstSeenIn)?.firstSeenIn;

@@ -1,14 +1,15 @@
 // The HAProxy tuning and safety checks: each reads the AST and pushes Findings against the
 // rows of rules.ts. A proxy section inherits from the `defaults` section before it (or the one
 // named with `from`); HAProxy's own default mode is tcp.
-import type { Fix, FixEdit, Finding } from '../../../core/rules';
+import type { Fix, FixEdit } from '../../../core/rules';
+import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
 import type { ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { HaproxyFile, Section, Statement, Word } from '../ast';
 import { keywordName } from '../ast';
 import { indentAt, indentUnit, insertLinesAfter, removeSpan, replace } from '../../../core/findingText';
-import { runHaproxySecurityChecks } from './security';
-import { HAPROXY_NBPROC_REMOVED, HAPROXY_TLS12_DEFAULT } from './rules';
+import { runHaproxySecurityChecks, type HaproxySecurityRuleId } from './security';
+import { HAPROXY_NBPROC_REMOVED, HAPROXY_TLS12_DEFAULT, type HaproxyTuningRuleId } from './rules';
 
 export interface HaproxyCheckContext {
   file: HaproxyFile;
@@ -42,7 +43,7 @@ function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
   return !ctx.version || compareVersions(ctx.version, v) >= 0;
 }
 
-function add(ctx: HaproxyCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+function add(ctx: HaproxyCheckContext, ruleId: HaproxyRuleId, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
@@ -372,10 +373,31 @@ function checkLogging(ctx: HaproxyCheckContext): void {
   }
 }
 
+type HaproxyCheck = (ctx: HaproxyCheckContext) => void;
+
+/**
+ * The check that emits each tuning row's findings (rules.ts), in run order (a check's first key
+ * places it); the run list is derived. Its type makes it complete with security.ts's table: a
+ * row without its check, or an id without a row, does not compile (end-of-life: core/lifecycle.ts).
+ */
+const CHECK_OF = {
+  'haproxy/global-maxconn': checkGlobal,
+  'haproxy/nbproc': checkGlobal,
+  'haproxy/nbthread-above-cores': checkGlobal,
+  'haproxy/bufsize-without-maxrewrite': checkGlobal,
+  'haproxy/ssl-old-protocols': checkGlobal,
+  'haproxy/option-httpclose': checkProxies,
+  'haproxy/http-reuse': checkProxies,
+  'haproxy/server-no-check': checkProxies,
+  'haproxy/balance-long-lived': checkProxies,
+  'haproxy/splice-auto': checkProxies,
+  'haproxy/log-without-dontlognull': checkLogging,
+} satisfies Record<Exclude<HaproxyTuningRuleId, 'haproxy/version-end-of-life' | HaproxySecurityRuleId>, HaproxyCheck>;
+
+/** The checks in run order; the security checks (stats exposure, client-chosen backends, X-Forwarded-For, TLS: security.ts) last. */
+const CHECKS: readonly HaproxyCheck[] = [...new Set<HaproxyCheck>(Object.values(CHECK_OF)), runHaproxySecurityChecks];
+
 export function runHaproxyChecks(ctx: HaproxyCheckContext): Finding[] {
-  checkGlobal(ctx);
-  checkProxies(ctx);
-  checkLogging(ctx);
-  runHaproxySecurityChecks(ctx); // stats exposure, client-chosen backends, X-Forwarded-For, TLS (security.ts)
+  for (let i = 0; i < CHECKS.length; i++) CHECKS[i](ctx);
   return ctx.out;
 }

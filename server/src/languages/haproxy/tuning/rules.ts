@@ -10,9 +10,9 @@ export const HAPROXY_NBPROC_REMOVED = '2.5';
 /** Since 2.2 the default minimum TLS version of `bind ... ssl` is TLSv1.2. */
 export const HAPROXY_TLS12_DEFAULT = '2.2';
 
-type Row = Omit<RuleMeta, 'language'>;
+type Row = Omit<RuleMeta<`haproxy/${string}`>, 'language'>;
 
-const rows: Row[] = [
+const rows = [
   {
     id: 'haproxy/global-maxconn',
     category: 'performance',
@@ -187,6 +187,9 @@ const rows: Row[] = [
       'Diffie-Hellman groups of 1024 bits or less are within reach of precomputation attacks (Logjam). HAProxy uses the value for DHE ciphers when the certificate file carries no DH parameters of its own.',
     docUrl: `${HAPROXY_DOC}#3.2-tune.ssl.default-dh-param`,
   },
-];
+] as const satisfies readonly Row[];
 
-export const HAPROXY_TUNING_RULES: RuleMeta[] = [...rows.map((r): RuleMeta => ({ ...r, language: 'haproxy' })), eolRuleRow('haproxy')];
+/** The ids of the tuning and safety rows (and the end-of-life rule). */
+export type HaproxyTuningRuleId = (typeof rows)[number]['id'] | 'haproxy/version-end-of-life';
+
+export const HAPROXY_TUNING_RULES: RuleMeta<HaproxyTuningRuleId>[] = [...rows.map((r): RuleMeta<HaproxyTuningRuleId> => ({ ...r, language: 'haproxy' })), eolRuleRow('haproxy')];

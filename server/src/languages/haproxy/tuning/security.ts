@@ -1,14 +1,15 @@
 // HAProxy security checks: the stats page and socket open to the network, backends chosen by
 // client input, X-Forwarded-For without hygiene, and TLS settings (ciphers, certificate
 // verification, DH size). Each pushes Findings against the rows of rules.ts.
-import type { Fix, Finding } from '../../../core/rules';
+import type { Fix } from '../../../core/rules';
+import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
 import type { SampleExpr, Section, Statement, Word } from '../ast';
 import { weakCipherTokens } from '../../../core/tls';
 import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, type HaproxyCheckContext } from './checks';
 
 type Ctx = HaproxyCheckContext;
 
-function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+function add(ctx: Ctx, ruleId: HaproxyRuleId, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
@@ -63,12 +64,28 @@ function scan(ctx: Ctx, sec: Section): SectionScan {
   return r;
 }
 
+type SecurityCheck = (ctx: Ctx) => void;
+
+/**
+ * The check that emits each security row's findings (rules.ts), in run order (a check's first key
+ * places it); the run list is derived. With checks.ts's CHECK_OF it names every tuning row (tsc).
+ */
+const SECURITY_CHECK_OF = {
+  'haproxy/stats-no-auth': checkStats,
+  'haproxy/stats-socket-exposed': checkStatsSocket,
+  'haproxy/client-chosen-backend': checkClientChosenBackend,
+  'haproxy/forwardfor-no-hygiene': checkForwardFor,
+  'haproxy/ssl-weak-ciphers': checkTls,
+  'haproxy/weak-dh-param': checkTls,
+  'haproxy/server-ssl-verify-none': checkTls,
+} satisfies Partial<Record<HaproxyRuleId, SecurityCheck>>;
+
+/** The rows the security checks emit. */
+export type HaproxySecurityRuleId = keyof typeof SECURITY_CHECK_OF;
+const SECURITY_CHECKS: readonly SecurityCheck[] = [...new Set<SecurityCheck>(Object.values(SECURITY_CHECK_OF))];
+
 export function runHaproxySecurityChecks(ctx: Ctx): void {
-  checkStats(ctx);
-  checkStatsSocket(ctx);
-  checkClientChosenBackend(ctx);
-  checkForwardFor(ctx);
-  checkTls(ctx);
+  for (let i = 0; i < SECURITY_CHECKS.length; i++) SECURITY_CHECKS[i](ctx);
 }
 
 /** The section's live `stats <sub>` lines, then its defaults' (stats settings are inherited). */

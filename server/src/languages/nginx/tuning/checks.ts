@@ -1,7 +1,8 @@
 // The nginx tuning and safety checks: each reads the AST and pushes Findings against the rows
 // of rules.ts. Inheritance follows nginx: a directive set at an inner level wins; "array"
 // directives (add_header, proxy_set_header) are inherited only when a level sets none.
-import type { Fix, FixEdit, Finding } from '../../../core/rules';
+import type { Fix, FixEdit } from '../../../core/rules';
+import type { NginxFinding as Finding, NginxRuleId } from '../rules';
 import type { ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { Block, Directive, NginxFile, Word } from '../ast';
@@ -9,8 +10,8 @@ import { childContext, variablesIn } from '../ast';
 import { inferContext } from '../validation';
 import { PASS_DIRECTIVES } from '../data';
 import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../../../core/findingText';
-import { runSecurityChecks } from './security';
-import { NGINX_DEFAULT_UPSTREAM_POOL, NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT } from './rules';
+import { runSecurityChecks, type NginxSecurityRuleId } from './security';
+import { NGINX_DEFAULT_UPSTREAM_POOL, NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT, type NginxTuningRuleId } from './rules';
 
 /**
  * A level of the tree: the file's top level, or the body of a block directive. Levels link to
@@ -45,47 +46,36 @@ interface Node {
   up: Level;
 }
 
-// The directives the checks look at, collected in one walk into one list per group (text order).
-const G_PROXY_PASS = 0;
-const G_OTHER_PASS = 1;
-const G_UPSTREAM = 2;
-const G_KEEPALIVE_REQUESTS = 3;
-const G_ACCESS_LOG = 4;
-const G_SENDFILE = 5;
-const G_TCP_NOPUSH = 6;
-const G_ROOT = 7;
-const G_ALIAS = 8;
-const G_GZIP = 9;
-const G_PROXY_BUFFERING = 10;
-const G_LISTEN = 11;
-const G_TLS = 12; // ssl_protocols, ssl_stapling (one list: their findings interleave in text order)
-const G_RESOLVER = 13;
-const G_REDIRECT = 14; // return, rewrite
-const G_SERVER_TOKENS = 15;
-const GROUP_COUNT = 16;
+// The directives the checks look at, collected in one walk into one list per name below (text
+// order; a list of several directives interleaves them). The walk's table and the list indices
+// (G.proxyPass...) are derived from this one table: a new list is one line here.
+const LISTS = {
+  proxyPass: ['proxy_pass'],
+  otherPass: [...PASS_DIRECTIVES].filter((n) => n !== 'proxy_pass'), // the pass directives of data/groups.json
+  upstream: ['upstream'],
+  keepaliveRequests: ['keepalive_requests'],
+  accessLog: ['access_log'],
+  sendfile: ['sendfile'],
+  tcpNopush: ['tcp_nopush'],
+  root: ['root'],
+  alias: ['alias'],
+  gzip: ['gzip'],
+  proxyBuffering: ['proxy_buffering'],
+  listen: ['listen'],
+  tls: ['ssl_protocols', 'ssl_stapling'], // one list: their findings interleave in text order
+  resolver: ['resolver'],
+  redirect: ['return', 'rewrite'],
+  serverTokens: ['server_tokens'],
+} as const satisfies Record<string, readonly string[]>;
+type ListName = keyof typeof LISTS;
+const LIST_NAMES = Object.keys(LISTS) as ListName[];
+/** Each list's index in `ctx.groups`. */
+const G = Object.fromEntries(LIST_NAMES.map((n, i) => [n, i])) as Record<ListName, number>;
+const GROUP_COUNT = LIST_NAMES.length;
 /** `ssl on` marks its server as TLS during the walk; no list is kept. */
 const G_SSL = GROUP_COUNT;
 
-const GROUP: ReadonlyMap<string, number> = new Map([
-  ...[...PASS_DIRECTIVES].map((n): [string, number] => [n, n === 'proxy_pass' ? G_PROXY_PASS : G_OTHER_PASS]),
-  ['upstream', G_UPSTREAM],
-  ['keepalive_requests', G_KEEPALIVE_REQUESTS],
-  ['access_log', G_ACCESS_LOG],
-  ['sendfile', G_SENDFILE],
-  ['tcp_nopush', G_TCP_NOPUSH],
-  ['root', G_ROOT],
-  ['alias', G_ALIAS],
-  ['gzip', G_GZIP],
-  ['proxy_buffering', G_PROXY_BUFFERING],
-  ['listen', G_LISTEN],
-  ['ssl_protocols', G_TLS],
-  ['ssl_stapling', G_TLS],
-  ['resolver', G_RESOLVER],
-  ['return', G_REDIRECT],
-  ['rewrite', G_REDIRECT],
-  ['server_tokens', G_SERVER_TOKENS],
-  ['ssl', G_SSL],
-]);
+const GROUP: ReadonlyMap<string, number> = new Map<string, number>([...LIST_NAMES.flatMap((n) => LISTS[n].map((d): [string, number] => [d, G[n]])), ['ssl', G_SSL]]);
 
 export interface NginxCheckContext {
   file: NginxFile;
@@ -103,7 +93,7 @@ export interface NginxCheckContext {
   headerBlocks: BlockLevel[];
   /** `if` blocks in locations, in text order. */
   locationIfs: BlockLevel[];
-  /** The directives of each group (G_*), in text order. */
+  /** The directives of each list of LISTS, in text order (`ctx.groups[G.proxyPass]`). */
   groups: Node[][];
   /** http-level upstream blocks by name. */
   upstreams: Map<string, Node>;
@@ -146,8 +136,8 @@ function collect(ctx: NginxCheckContext, level: Level): void {
     if (d.entry) continue;
     const g = GROUP.get(d.name);
     if (g !== undefined) {
-      if (g === G_LISTEN || g === G_SSL) {
-        if (level.inner === 'server' && (g === G_LISTEN ? hasWord(d, 'ssl') : firstArg(d) === 'on')) level.tls = true;
+      if (g === G.listen || g === G_SSL) {
+        if (level.inner === 'server' && (g === G.listen ? hasWord(d, 'ssl') : firstArg(d) === 'on')) level.tls = true;
       }
       if (g !== G_SSL) ctx.groups[g].push({ d, up: level });
     }
@@ -198,7 +188,7 @@ export function buildContext(file: NginxFile, settings: ServiceSettings): NginxC
     out: [],
   };
   collect(ctx, top);
-  for (const n of groups[G_UPSTREAM]) {
+  for (const n of groups[G.upstream]) {
     const name = n.d.args[0];
     if (n.up.inner === 'http' && name) ctx.upstreams.set(name.value, n);
   }
@@ -291,7 +281,7 @@ function lastEffective(level: Level, name: string): Directive | undefined {
  * fixes (`check` without `--fix` shows none), so a rule that fires thousands of times on a big
  * config does not build edits nobody reads.
  */
-function add(ctx: NginxCheckContext, ruleId: string, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+function add(ctx: NginxCheckContext, ruleId: NginxRuleId, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
   const { fixes, ...rest } = extra;
   const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
   if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
@@ -428,7 +418,7 @@ function checkWorkers(ctx: NginxCheckContext): void {
     } else if (!rl && wc && n !== undefined) {
       const hostLimit = ctx.settings.host?.nofileLimit ?? 1024;
       // a connection is at least one descriptor; a proxied one two
-      const proxies = ctx.groups[G_PROXY_PASS].length > 0 || ctx.groups[G_OTHER_PASS].length > 0;
+      const proxies = ctx.groups[G.proxyPass].length > 0 || ctx.groups[G.otherPass].length > 0;
       if (n >= hostLimit || (proxies && need > hostLimit)) {
         const anchor = wp ?? events;
         const edit = anchor === wp ? insertLinesAfter(ctx.text, wp.end, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, wp.start)) : insertLinesBefore(ctx.text, events.start, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, events.start));
@@ -552,7 +542,7 @@ function setsConnection(level: Level): boolean {
 function checkUpstreams(ctx: NginxCheckContext): void {
   const before1297 = !atLeast(ctx, NGINX_UPSTREAM_KEEPALIVE_DEFAULT);
   const usedBy = new Map<string, Node[]>();
-  for (const n of ctx.groups[G_PROXY_PASS]) {
+  for (const n of ctx.groups[G.proxyPass]) {
     if (!isHttpCtx(n)) continue;
     const host = targetHost(n.d.args[0]);
     if (host === undefined || host.includes('$')) continue;
@@ -655,7 +645,7 @@ function quoteLike(w: Word, value: string): string {
 }
 
 function checkKeepaliveRequests(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_KEEPALIVE_REQUESTS]) {
+  for (const n of ctx.groups[G.keepaliveRequests]) {
     if (!isHttpCtx(n)) continue;
     const w = n.d.args[0];
     const v = num(w);
@@ -672,7 +662,7 @@ function checkKeepaliveRequests(ctx: NginxCheckContext): void {
 // logging, files, compression, buffering, listen
 
 function checkAccessLog(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_ACCESS_LOG]) {
+  for (const n of ctx.groups[G.accessLog]) {
     if (n.up.inner === 'main') continue;
     const args = n.d.args;
     const path = args[0];
@@ -689,7 +679,7 @@ function checkAccessLog(ctx: NginxCheckContext): void {
 }
 
 function checkSendfile(ctx: NginxCheckContext): void {
-  const allSendfile = ctx.groups[G_SENDFILE];
+  const allSendfile = ctx.groups[G.sendfile];
   for (const n of allSendfile) {
     if (firstArg(n.d) === 'off' && isHttpCtx(n)) {
       const w = n.d.args[0];
@@ -704,7 +694,7 @@ function checkSendfile(ctx: NginxCheckContext): void {
       fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
     });
   }
-  const anyNopush = ctx.groups[G_TCP_NOPUSH].length > 0;
+  const anyNopush = ctx.groups[G.tcpNopush].length > 0;
   for (const n of allSendfile) {
     if (anyNopush || firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
     const owner = n.up.d;
@@ -723,11 +713,11 @@ function servesFiles(ctx: NginxCheckContext, http: BlockLevel): boolean {
     for (let l: Level | undefined = n.up; l; l = l.up) if (l === http) return true;
     return false;
   };
-  return ctx.groups[G_ROOT].some(inside) || ctx.groups[G_ALIAS].some(inside);
+  return ctx.groups[G.root].some(inside) || ctx.groups[G.alias].some(inside);
 }
 
 function checkGzip(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_GZIP]) {
+  for (const n of ctx.groups[G.gzip]) {
     if (firstArg(n.d) !== 'on' || !isHttpCtx(n)) continue;
     const owner = n.up.d;
     const min = lastEffective(n.up, 'gzip_min_length');
@@ -751,7 +741,7 @@ function checkGzip(ctx: NginxCheckContext): void {
 const STREAMING_HINT = /stream|sse|event|socket|\bws\b|live|push|poll|chat|notif|subscribe|grpc|upload|download|long/i;
 
 function checkProxyBuffering(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_PROXY_BUFFERING]) {
+  for (const n of ctx.groups[G.proxyBuffering]) {
     if (firstArg(n.d) !== 'off') continue;
     const ls = lineStart(ctx.text, n.d.start);
     const prevLineStart = ls > 0 ? lineStart(ctx.text, ls - 1) : ls;
@@ -779,7 +769,7 @@ function checkProxyBuffering(ctx: NginxCheckContext): void {
 function checkBacklog(ctx: NginxCheckContext): void {
   const somaxconn = ctx.settings.host?.somaxconn;
   if (somaxconn === undefined) return;
-  for (const n of ctx.groups[G_LISTEN]) {
+  for (const n of ctx.groups[G.listen]) {
     for (const a of n.d.args) {
       if (!a.value.startsWith('backlog=')) continue;
       const m = /^backlog=(\d+)$/.exec(a.value);
@@ -889,7 +879,7 @@ function checkTls(ctx: NginxCheckContext): void {
       });
     }
   }
-  for (const n of ctx.groups[G_TLS]) {
+  for (const n of ctx.groups[G.tls]) {
     if (n.d.name === 'ssl_protocols') {
       const old = n.d.args.filter(isOldProtocol);
       if (!old.length) continue;
@@ -903,7 +893,7 @@ function checkTls(ctx: NginxCheckContext): void {
       const owner = n.up.d;
       const resolver = levelSetting(n.up, 'resolver') !== undefined;
       const local = levelSetting(n.up, 'ssl_stapling_file') !== undefined || effective(n.up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
-      const inServers = n.up.inner === 'http' && owner !== undefined && ctx.groups[G_RESOLVER].some((m) => within(m, owner));
+      const inServers = n.up.inner === 'http' && owner !== undefined && ctx.groups[G.resolver].some((m) => within(m, owner));
       if (!resolver && !local && !inServers && !includesAround(n.up)) {
         add(ctx, 'nginx/ssl-stapling-no-resolver', n.d, '`ssl_stapling on` needs a `resolver` to look up the OCSP responder; without one nothing is stapled.');
       }
@@ -924,7 +914,7 @@ const isOldProtocol = (a: Word): boolean => OLD_PROTOCOLS.has(a.value);
 // safety
 
 function checkAlias(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_ALIAS]) {
+  for (const n of ctx.groups[G.alias]) {
     const loc = n.up.d;
     if (!loc || loc.name !== 'location') continue;
     const args = loc.args;
@@ -940,7 +930,7 @@ function checkAlias(ctx: NginxCheckContext): void {
   }
 }
 
-function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: string): void {
+function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: NginxRuleId): void {
   for (const b of blocks) {
     if (!lastAt(b, directive)) continue;
     if (directive === 'add_header' && at(b, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;
@@ -960,7 +950,7 @@ function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[],
 }
 
 function checkRedirectHost(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_REDIRECT]) {
+  for (const n of ctx.groups[G.redirect]) {
     let target: Word | undefined;
     if (n.d.name === 'return' && n.d.args.length >= 2 && /^30[12378]$/.test(n.d.args[0].value)) target = n.d.args[1];
     else if (n.d.name === 'rewrite' && n.d.args.length >= 2) {
@@ -1002,7 +992,7 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
 }
 
 function checkServerTokens(ctx: NginxCheckContext): void {
-  for (const n of ctx.groups[G_SERVER_TOKENS]) {
+  for (const n of ctx.groups[G.serverTokens]) {
     const w = n.d.args[0];
     if (w && (w.value === 'on' || w.value === 'build')) {
       add(ctx, 'nginx/server-tokens-on', w, `server_tokens ${w.value} shows the nginx version in every response header and error page.`, {
@@ -1028,22 +1018,47 @@ function checkIfInLocation(ctx: NginxCheckContext): void {
   }
 }
 
+type NginxCheck = (ctx: NginxCheckContext) => void;
+
+/**
+ * The check that emits each tuning row's findings (rules.ts), in the order the checks run (a
+ * check's first key places it): the run list is derived from it. Its type makes it complete: a
+ * row without its check here or in security.ts's table, or an id without a row, does not compile.
+ * (The end-of-life row is the service's: core/lifecycle.ts.)
+ */
+const CHECK_OF = {
+  'nginx/worker-processes-not-auto': checkWorkers,
+  'nginx/worker-connections-low': checkWorkers,
+  'nginx/worker-rlimit-nofile': checkWorkers,
+  'nginx/redundant-event-setting': checkWorkers,
+  'nginx/upstream-keepalive': checkUpstreams,
+  'nginx/upstream-keepalive-small': checkUpstreams,
+  'nginx/upstream-keepalive-headers': checkUpstreams,
+  'nginx/proxy-pass-no-upstream': checkUpstreams,
+  'nginx/keepalive-requests-low': checkKeepaliveRequests,
+  'nginx/access-log-unbuffered': checkAccessLog,
+  'nginx/sendfile-off': checkSendfile,
+  'nginx/tcp-nopush-off': checkSendfile,
+  'nginx/gzip-min-length': checkGzip,
+  'nginx/proxy-buffering-off': checkProxyBuffering,
+  'nginx/listen-backlog-somaxconn': checkBacklog,
+  'nginx/ssl-session-cache': checkTls,
+  'nginx/ssl-protocols-old': checkTls,
+  'nginx/http2-missing': checkTls,
+  'nginx/listen-http2-deprecated': checkTls,
+  'nginx/ssl-stapling-no-resolver': checkTls,
+  'nginx/alias-traversal': checkAlias,
+  'nginx/add-header-inheritance': (ctx) => checkInheritance(ctx, ctx.headerBlocks, 'add_header', 'nginx/add-header-inheritance'),
+  'nginx/proxy-set-header-inheritance': (ctx) => checkInheritance(ctx, ctx.headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance'),
+  'nginx/host-in-redirect': checkRedirectHost,
+  'nginx/server-tokens-on': checkServerTokens,
+  'nginx/if-in-location': checkIfInLocation,
+} satisfies Record<Exclude<NginxTuningRuleId, 'nginx/version-end-of-life' | NginxSecurityRuleId>, NginxCheck>;
+
+/** The checks in run order; the security checks (SSRF, splitting, host spoofing, origins, access, ReDoS: security.ts) last. */
+const CHECKS: readonly NginxCheck[] = [...new Set<NginxCheck>(Object.values(CHECK_OF)), runSecurityChecks];
+
 export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
-  checkWorkers(ctx);
-  checkUpstreams(ctx);
-  checkKeepaliveRequests(ctx);
-  checkAccessLog(ctx);
-  checkSendfile(ctx);
-  checkGzip(ctx);
-  checkProxyBuffering(ctx);
-  checkBacklog(ctx);
-  checkTls(ctx);
-  checkAlias(ctx);
-  checkInheritance(ctx, ctx.headerBlocks, 'add_header', 'nginx/add-header-inheritance');
-  checkInheritance(ctx, ctx.headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance');
-  checkRedirectHost(ctx);
-  checkServerTokens(ctx);
-  checkIfInLocation(ctx);
-  runSecurityChecks(ctx); // SSRF, splitting, host spoofing, origins, access, ReDoS (security.ts)
+  for (let i = 0; i < CHECKS.length; i++) CHECKS[i](ctx);
   return ctx.out;
 }

@@ -20,9 +20,9 @@ export const NGINX_HTTP2_DIRECTIVE = '1.25.1';
 /** Before 1.23.4 the default `ssl_protocols` still offered TLSv1 and TLSv1.1. */
 export const NGINX_MODERN_TLS_DEFAULT = '1.23.4';
 
-type Row = Omit<RuleMeta, 'language'>;
+type Row = Omit<RuleMeta<`nginx/${string}`>, 'language'>;
 
-const rows: Row[] = [
+const rows = [
   // ---- performance: workers and events
   {
     id: 'nginx/worker-processes-not-auto',
@@ -432,6 +432,9 @@ const rows: Row[] = [
     docUrl: `${HTTP_CORE}#location`,
     fix: 'Appends `$` to the pattern (not applied automatically: `/x.php/info` style paths may be intended).',
   },
-];
+] as const satisfies readonly Row[];
 
-export const NGINX_TUNING_RULES: RuleMeta[] = [...rows.map((r): RuleMeta => ({ ...r, language: 'nginx' })), eolRuleRow('nginx')];
+/** The ids of the tuning and safety rows (and the end-of-life rule). */
+export type NginxTuningRuleId = (typeof rows)[number]['id'] | 'nginx/version-end-of-life';
+
+export const NGINX_TUNING_RULES: RuleMeta<NginxTuningRuleId>[] = [...rows.map((r): RuleMeta<NginxTuningRuleId> => ({ ...r, language: 'nginx' })), eolRuleRow('nginx')];

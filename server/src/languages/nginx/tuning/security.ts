@@ -1,7 +1,8 @@
 // The nginx security checks built on the variable-flow analysis (nginx/flow.ts): SSRF, header
 // and response splitting, host spoofing, origin/referer regexes, ReDoS, access rules and the
 // header hygiene rules. Each pushes Findings against the rows of rules.ts.
-import type { Fix, Finding, FixEdit } from '../../../core/rules';
+import type { Fix, FixEdit } from '../../../core/rules';
+import type { NginxFinding as Finding, NginxRuleId } from '../rules';
 import type { Directive, Word } from '../ast';
 import { variablesIn } from '../ast';
 import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../flow';
@@ -13,7 +14,7 @@ import { REQUEST_PASS_DIRECTIVES } from '../data';
 
 type Ctx = NginxCheckContext;
 
-function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+function add(ctx: Ctx, ruleId: NginxRuleId, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
   const { fixes, ...rest } = extra;
   const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
   if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
@@ -26,17 +27,38 @@ const lineOf = (ctx: Ctx, offset: number): number => {
   return n;
 };
 
+type SecurityCheck = (ctx: Ctx, flow: NginxFlow) => void;
+
+/**
+ * The check that emits each security row's findings (rules.ts), in the order the checks run (a
+ * check's first key places it): the run list is derived from it. With checks.ts's CHECK_OF it
+ * must name every tuning row, and only rows (tsc checks both).
+ */
+const SECURITY_CHECK_OF = {
+  'nginx/ssrf-proxy-pass': checkSsrf,
+  'nginx/header-injection': checkSplitting,
+  'nginx/host-spoofing': checkHostSpoofing,
+  'nginx/valid-referers-none': checkOrigins,
+  'nginx/origin-regex': checkOrigins,
+  'nginx/add-header-multiline': checkHeaderHygiene,
+  'nginx/add-header-content-type': checkHeaderHygiene,
+  'nginx/allow-without-deny': checkAccess,
+  'nginx/return-bypasses-access': checkAccess,
+  'nginx/stub-status-open': checkAccess,
+  'nginx/error-log-off': checkAccess,
+  'nginx/ssl-ciphers-weak': checkAccess,
+  'nginx/resolver-external': checkResolver,
+  'nginx/regex-redos': checkRedos,
+  'nginx/location-regex-unanchored': checkUnanchoredExtension,
+} satisfies Partial<Record<NginxRuleId, SecurityCheck>>;
+
+/** The rows the security checks emit. */
+export type NginxSecurityRuleId = keyof typeof SECURITY_CHECK_OF;
+const SECURITY_CHECKS: readonly SecurityCheck[] = [...new Set<SecurityCheck>(Object.values(SECURITY_CHECK_OF))];
+
 export function runSecurityChecks(ctx: Ctx): void {
   const flow = computeFlow(ctx.file, ctx.top.inner);
-  checkSsrf(ctx, flow);
-  checkSplitting(ctx, flow);
-  checkHostSpoofing(ctx, flow);
-  checkOrigins(ctx, flow);
-  checkHeaderHygiene(ctx, flow);
-  checkAccess(ctx, flow);
-  checkResolver(ctx, flow);
-  checkRedos(ctx, flow);
-  checkUnanchoredExtension(ctx, flow);
+  for (let i = 0; i < SECURITY_CHECKS.length; i++) SECURITY_CHECKS[i](ctx, flow);
 }
 
 const isHttp = (s: FlowScope): boolean => {
