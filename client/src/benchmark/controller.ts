@@ -16,10 +16,10 @@ import {
   type RunRecord,
 } from '../../../protocol/panel';
 import { runBenchmark } from '../../../bench/src/index';
-import { detectLanguage } from '../../../server/src/service/detectLanguage';
+import { detectLanguage } from '../../../server/src/service/published';
 import { importResults } from '../../../bench/src/importResults';
 import { readScenarioLine } from '../../../bench/src/export';
-import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../webview/src/shape';
+import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../protocol/shape';
 import { mapBenchError } from './errors';
 import { BenchmarkPanel, type PanelHost } from './panel';
 import { findRoutes, type Route } from './routes';
