@@ -59,7 +59,7 @@ const benchApart = {
 
 const builds = [
   { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
-  { ...node, entryPoints: { server: 'server/src/lsp/server.ts' }, outdir: 'dist' },
+  { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
   // whitespace-free: less to read and pre-parse at each start (names and code are unchanged)
   { ...node, entryPoints: { cli: 'cli/src/main.ts' }, outdir: 'dist', plugins: [referenceApart, benchApart, jsonAsParse], minifyWhitespace: true },
   { ...node, entryPoints: { 'cli-bench': 'cli/src/bench.ts' }, outdir: 'dist', plugins: [referenceApart, jsonAsParse] },

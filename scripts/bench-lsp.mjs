@@ -48,6 +48,7 @@ const ALL_PARTS = [1, 2, 3, 4, 5].every((n) => PARTS.has(n));
 const write = !args.includes('--no-write') && ALL_PARTS;
 
 const service = await import('../server/src/service/languageService.ts');
+const { nodeFileSystem } = await import('../server/src/host/nodeHost.ts');
 const { TextDocument } = await import('vscode-languageserver-textdocument');
 const { LspClient } = await import('../test/lsp/rpcClient.ts');
 const { SERVER_EXEC_ARGV, serverEnv } = await import('../client/src/serverLaunch.ts');
@@ -318,7 +319,7 @@ const sessionDoc = TextDocument.create('file:///bench/session.conf', 'nginx', 1,
 const computes = [];
 for (let k = 0; k < (PARTS.has(5) ? 30 : 0); k++) {
   const d = TextDocument.create('file:///bench/session.conf', 'nginx', k + 2, sessionText.replace('    sendfile on;', k % 2 ? '    sendfile  on;' : '    sendfile on;'));
-  const ws = service.createWorkspaceIndex({ open: { get: (u) => (u === d.uri ? d : undefined), all: () => [d] } });
+  const ws = service.createWorkspaceIndex({ open: { get: (u) => (u === d.uri ? d : undefined), all: () => [d] }, fs: nodeFileSystem });
   const t = now();
   service.validateInWorkspace(d, 'nginx', {}, ws);
   computes.push(now() - t);

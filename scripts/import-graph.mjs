@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LAYERS, layerOf, mayImport } from './layers.mjs';
+import { LAYERS, PURE_BUILTINS, layerOf, mayImport } from './layers.mjs';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOTS = ['protocol', 'server/src', 'bench/src', 'cli/src', 'client/src', 'webview/src'];
@@ -106,6 +106,7 @@ export function analyse(repo = REPO) {
     const layer = l && (l.syntaxOf ? LAYERS.find((x) => x.name === l.syntaxOf) : l);
     if (!layer) continue;
     const isNode = e.pkg.startsWith('node:');
+    if (PURE_BUILTINS.includes(e.pkg)) continue;
     if (isNode ? !layer.node : layer.packages !== '*' && !layer.packages.some((p) => e.pkg === p || e.pkg.startsWith(p + '/'))) badPackages.push(e);
   }
   return {

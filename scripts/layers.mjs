@@ -12,14 +12,18 @@ export const LAYERS = [
   { name: 'detect', prefix: 'server/src/languages/detect.ts', may: ['core', 'nginx-syntax', 'haproxy-syntax'], node: false, packages: [] },
   { name: 'nginx', prefix: 'server/src/languages/nginx/', may: ['core', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain', '@nginx/reference-lib'] },
   { name: 'haproxy', prefix: 'server/src/languages/haproxy/', may: ['core', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain'] },
+  // the client: the service's published surface only (service/published.ts), never the rest of server/src
+  { name: 'published', prefix: 'server/src/service/published.ts', may: ['core', 'detect', 'nginx', 'haproxy'], node: false, packages: [] },
   { name: 'service', prefix: 'server/src/service/', may: ['core', 'detect', 'nginx', 'haproxy', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
-  { name: 'host', prefix: 'server/src/host/', may: ['core', 'detect', 'nginx', 'haproxy', 'protocol', 'bench'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  // host implements the interfaces the service declares (service/host.ts): host -> service, never back
+  { name: 'host', prefix: 'server/src/host/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'protocol', 'bench'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
   { name: 'lsp', prefix: 'server/src/lsp/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'protocol'], node: true, packages: ['vscode-languageserver', 'vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
   { name: 'server-types', prefix: 'server/src/types/', may: [], node: false, packages: '*' },
   // bench: 'k6/...' appears only inside the k6 script bench/src/export.ts writes (a template string)
   { name: 'bench', prefix: 'bench/src/', may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol'], node: true, packages: ['k6'] },
   { name: 'cli', prefix: 'cli/src/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'bench', 'protocol'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
-  { name: 'client', prefix: 'client/src/', may: ['protocol', 'bench'], node: true, packages: ['vscode', 'vscode-languageclient'] },
+  // the client runs the benchmark engine in-process and uses the service's published surface only
+  { name: 'client', prefix: 'client/src/', may: ['protocol', 'bench', 'core', 'published'], node: true, packages: ['vscode', 'vscode-languageclient'] },
   { name: 'webview', prefix: 'webview/src/', may: ['protocol'], node: false, packages: ['chart.js', '@vscode-elements/elements'] },
 ];
 
@@ -38,6 +42,9 @@ export const SYNTAX = {
   ],
   'haproxy-syntax': ['server/src/languages/haproxy/parser.ts', 'server/src/languages/haproxy/ast.ts', 'server/src/languages/haproxy/overrides.ts'],
 };
+
+/** node's built-ins that do no I/O (string work on paths and URLs): allowed in every layer. */
+export const PURE_BUILTINS = ['node:path', 'node:url'];
 
 export function layerOf(rel) {
   for (const [name, files] of Object.entries(SYNTAX)) if (files.includes(rel)) return { name, syntaxOf: name.replace('-syntax', '') };

@@ -9,7 +9,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, detectLanguage, validateInWorkspace, type WorkspaceIndex } from '../../server/src/service/languageService';
 import { localVersion } from '../../server/src/host/localVersions';
-import { localHostFacts } from '../../server/src/host/hostFacts';
+import { localHostFacts, localNginxModules } from '../../server/src/host/hostFacts';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import { contextFor, projectSettings } from '../../server/src/service/projectConfig';
 import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
@@ -69,7 +70,7 @@ export class SettingsFor {
     const key = `${cfg?.file ?? ''}\0${context ?? ''}\0${fixData}`;
     let s = this.cache.get(key);
     if (!s) {
-      s = resolveSettings(mergeConfig(projectSettings(cfg), this.opts.flags), this.probe, localHostFacts);
+      s = resolveSettings(mergeConfig(projectSettings(cfg), this.opts.flags), this.probe, localHostFacts, localNginxModules);
       s.fixData = fixData;
       if (context) s.nginxContext = context;
       this.cache.set(key, s);
@@ -86,7 +87,7 @@ export function documentOf(file: string, text: string, language?: LanguageId): {
 
 /** The index of the files loaded with `docs` (includers, included files, the folder's `.cfg`s). */
 export function workspaceOf(docs: TextDocument[], byUri = new Map(docs.map((d) => [d.uri, d]))): WorkspaceIndex {
-  return createWorkspaceIndex({ open: { get: (uri) => byUri.get(uri), all: () => [...byUri.values()] } });
+  return createWorkspaceIndex({ open: { get: (uri) => byUri.get(uri), all: () => [...byUri.values()] }, fs: nodeFileSystem });
 }
 
 /**

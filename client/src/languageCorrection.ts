@@ -5,7 +5,7 @@
 // to the detector's language, so the editor, `check` and the benchmark judge it alike. Each
 // document is looked at once per session, when first seen: a language the user picks later stays.
 import * as vscode from 'vscode';
-import { languageCorrection } from '../../server/src/languages/detect';
+import { languageCorrection } from '../../server/src/service/published';
 
 export function registerLanguageCorrection(): vscode.Disposable {
   const seen = new Set<string>();

@@ -16,6 +16,7 @@ import { resolveSettings } from '../../server/src/service/settings';
 // @ts-expect-error a plain .mjs script without type declarations
 import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
 import { chainEdits, randomEdit, rng } from '../reparseChain';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
 
@@ -83,12 +84,12 @@ test('the server path: diagnostics of re-parsed versions through one index equal
       writeFileSync(path, text);
       const uri = pathToFileURL(path).href;
       let doc = TextDocument.create(uri, 'haproxy', 1, text);
-      const ws = createWorkspaceIndex({ open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
+      const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
       const cache = new ParseCache();
       for (let k = 0; k < 8; k++) {
         const got = validateInWorkspace(doc, 'haproxy', settings, ws, cache);
         const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
-        const want = validateInWorkspace(fresh, 'haproxy', settings, createWorkspaceIndex({ open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
+        const want = validateInWorkspace(fresh, 'haproxy', settings, createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
         assert.deepStrictEqual(got, want, `seed ${seed - 1} step ${k}`);
         text = edit(text, r);
         doc = TextDocument.create(uri, 'haproxy', doc.version + 1, text);

@@ -1,4 +1,4 @@
-// The validation schedule of the language server (server/src/lsp/server.ts), seen from a client:
+// The validation schedule of the language server (server/src/lsp/schedule.ts, driven by server.ts), seen from a client:
 // a burst of edits ends with the diagnostics of its last version, publications never go back
 // to an older version, edits made while a validation waits for the client's settings give one
 // follow-up run of the newest version, a document closed meanwhile gets nothing late, and the

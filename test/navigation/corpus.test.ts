@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { DocumentSymbol, Range, SelectionRange } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, folding, selectionRanges, symbols } from '../../server/src/service/languageService';
 import { navDiagnostics } from '../../server/src/service/workspaceIndex';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
 
@@ -24,7 +25,7 @@ for (const lang of ['nginx', 'haproxy'] as const) {
     const rows = available
       ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'))
       : [];
-    const ws = createWorkspaceIndex({});
+    const ws = createWorkspaceIndex({ fs: nodeFileSystem });
 
     it('outline and names never throw and give well-formed ranges', () => {
       let symbolCount = 0;

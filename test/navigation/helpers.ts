@@ -8,6 +8,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Location, Position, Range } from 'vscode-languageserver-types';
 import { parseMarkers } from '../lsp/markers';
 import { createWorkspaceIndex, languageOf, type WorkspaceIndex } from '../../server/src/service/languageService';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 export interface FixtureFile {
   path: string;
@@ -42,7 +43,7 @@ export function tree(files: Record<string, string>, opts: { openAll?: boolean } 
   }
   const open = new Map<string, TextDocument>();
   if (opts.openAll) for (const f of Object.values(out)) open.set(f.uri, f.doc);
-  const index = createWorkspaceIndex({ open: { get: (u) => open.get(u), all: () => [...open.values()] }, roots: [dir] });
+  const index = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => open.get(u), all: () => [...open.values()] }, roots: [dir] });
   return { dir, files: out, index, open, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -18,6 +18,7 @@ import { createWorkspaceIndex, validateInWorkspace } from '../../server/src/serv
 import { pathToUri } from '../../server/src/service/workspaceIndex';
 import modulesJson from '../../server/src/languages/nginx/data/modules.json';
 import { addedModulesOf, modulesPathOf } from '../../server/src/host/hostFacts';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 const ISSUE = `load_module modules/ndk_http_module.so;
 load_module modules/ngx_http_lua_module.so;
@@ -140,7 +141,7 @@ test('the workspace: load_module lines in an included modules-enabled file count
   writeFileSync(join(dir, 'nginx.conf'), main);
   const site = 'server {\n  listen 127.0.0.1:8080;\n  more_set_headers "X: 1";\n  brotli on;\n}\n';
   writeFileSync(join(dir, 'sites-enabled', 'app'), site);
-  const ws = createWorkspaceIndex({});
+  const ws = createWorkspaceIndex({ fs: nodeFileSystem });
   const doc = TextDocument.create(pathToUri(join(dir, 'sites-enabled', 'app')), 'nginx', 1, site);
   const diags = validateInWorkspace(doc, 'nginx', {}, ws).filter((d) => String(d.code).startsWith('nginx/'));
   assert.deepEqual(diags.map((d) => [d.code, d.range.start.line, d.severity]), [['nginx/unknown-directive', 3, 1]]);

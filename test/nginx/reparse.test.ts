@@ -14,6 +14,7 @@ import { resolveSettings } from '../../server/src/service/settings';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
 import { chainEdits, randomEdit, rng } from '../reparseChain';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
 
@@ -99,12 +100,12 @@ test('the server path: diagnostics of re-parsed versions through one index equal
     let text = start;
     let doc = TextDocument.create('file:///work/typing/nginx.conf', 'nginx', 1, text);
     const open = { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] };
-    const ws = createWorkspaceIndex({ open });
+    const ws = createWorkspaceIndex({ fs: nodeFileSystem, open });
     const cache = new ParseCache();
     for (let k = 0; k < 8; k++) {
       const got = validateInWorkspace(doc, 'nginx', settings, ws, cache);
       const fresh = TextDocument.create(doc.uri, 'nginx', doc.version, text);
-      const want = validateInWorkspace(fresh, 'nginx', settings, createWorkspaceIndex({ open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
+      const want = validateInWorkspace(fresh, 'nginx', settings, createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
       assert.deepStrictEqual(got, want, `seed ${seed - 1} step ${k}`);
       text = edit(text, r);
       doc = TextDocument.create(doc.uri, 'nginx', doc.version + 1, text);

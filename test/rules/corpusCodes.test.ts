@@ -15,6 +15,7 @@ import { largeDocumentDiagnostics } from '../../server/src/service/largeDocument
 import { localNginxBuild, moduleDiagnostics } from '../../server/src/host/binaryFacts';
 import { BINARY_RULE } from '../../server/src/service/binaryCheck';
 import { findRule } from '../../server/src/service/ruleTable';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import type { NginxFile } from '../../server/src/languages/nginx/ast';
 import type { ServiceSettings } from '../../server/src/core/types';
 
@@ -50,7 +51,7 @@ for (const lang of ['nginx', 'haproxy'] as const) {
     const files = available ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]) : [];
 
     it('validation, tuning and names across files, at three targets', { timeout: 600_000 }, () => {
-      const ws = createWorkspaceIndex({});
+      const ws = createWorkspaceIndex({ fs: nodeFileSystem });
       const seen = new Map<string, number>();
       for (const settings of VERSIONS[lang]) {
         for (const file of files) {
@@ -67,7 +68,7 @@ for (const lang of ['nginx', 'haproxy'] as const) {
     });
 
     it('the local binary\'s codes and the large-document check', () => {
-      const ws = createWorkspaceIndex({});
+      const ws = createWorkspaceIndex({ fs: nodeFileSystem });
       const seen = new Map<string, number>();
       const facts = lang === 'nginx' ? localNginxBuild() : undefined;
       if (lang === 'nginx') assert.ok(facts, 'nginx is on PATH where the tests run');

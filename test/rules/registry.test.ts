@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { applyRules, codeActions, createWorkspaceIndex, validate, validateInWorkspace } from '../../server/src/service/languageService';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import { moduleDiagnostics, parseNginxV, type NginxBuildFacts } from '../../server/src/host/binaryFacts';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 import { binaryDiagnostics } from '../../server/src/service/binaryCheck';
@@ -87,7 +88,7 @@ describe('a navigation code (nginx/include-not-found, over the files of a config
     const path = write(`nav-${Math.random().toString(36).slice(2)}/nginx.conf`, text);
     const uri = pathToFileURL(path).href;
     const d = TextDocument.create(uri, 'nginx', 1, text);
-    const ws = createWorkspaceIndex({ open: { get: (u) => (u === uri ? d : undefined), all: () => [d] } });
+    const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === uri ? d : undefined), all: () => [d] } });
     return codes(validateInWorkspace(d, 'nginx', settings, ws), 'nginx/include-not-found');
   };
   const text = 'events {}\nhttp {\n    include sites/missing.conf;\n}\n';

@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { LspClient } from '../lsp/rpcClient';
 import * as service from '../../server/src/service/languageService';
 import { isLoopbackAddress } from '../../bench/src/sandbox/common';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 /** Answers within this many ms (the issue's bound is 1 s; CI machines are shared and slower). */
 const ANSWER_MS = Number(process.env.PROXY_TUNER_LS_BOUND_MS ?? 1000) * 2;
@@ -130,7 +131,7 @@ describe('workspace index: symbolic links out of the workspace', () => {
       writeFileSync(join(root, 'conf', 'nginx.conf'), 'events {}\nhttp {\n    include linked/*.conf;\n    include one.conf;\n}\n');
       symlinkSync(outside, join(root, 'conf', 'linked'));
       symlinkSync(join(outside, 'secret.conf'), join(root, 'conf', 'one.conf'));
-      const idx = service.createWorkspaceIndex({ roots: [root] });
+      const idx = service.createWorkspaceIndex({ fs: nodeFileSystem, roots: [root] });
       const uri = pathToFileURL(join(root, 'conf', 'nginx.conf')).href;
       const unit = idx.unitOf(uri);
       assert.deepEqual(unit.files.map((f) => f.path), [join(root, 'conf', 'nginx.conf')], 'links out of the workspace are not read');

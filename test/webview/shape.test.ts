@@ -16,7 +16,7 @@ import {
   runToJson,
   summaryLine,
   xToPercentile,
-} from '../../webview/src/shape';
+} from '../../protocol/shape';
 import { result, run, sample } from './fixtures';
 
 describe('liveSeries', () => {

@@ -5,7 +5,7 @@
 import type * as ChartJs from 'chart.js' with { 'resolution-mode': 'import' };
 import type { Chart as ChartT, ChartDataset } from 'chart.js' with { 'resolution-mode': 'import' };
 import type { SecondSample } from '../../protocol/bench';
-import { formatMs, liveSeries, livePointCount, percentileCurve, PERCENTILE_TICKS, xToPercentile, type Point } from './shape';
+import { formatMs, liveSeries, livePointCount, percentileCurve, PERCENTILE_TICKS, xToPercentile, type Point } from '../../protocol/shape';
 
 // chart.js ships ESM types while this project type-checks as CommonJS: load it through require
 // (esbuild bundles its CommonJS build) and take the types from the ESM declaration.

@@ -25,7 +25,7 @@ import {
   type RunRecord,
 } from '../../protocol/panel';
 import { Charts } from './charts';
-import { bottleneckWarning, compareResults, formatMs, formatPercent, formatRps, resultRows, type Change } from './shape';
+import { bottleneckWarning, compareResults, formatMs, formatPercent, formatRps, resultRows, type Change } from '../../protocol/shape';
 
 interface VsCodeApi {
   postMessage(msg: PanelToHost): void;

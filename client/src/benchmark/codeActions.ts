@@ -2,13 +2,12 @@
 // Diagnostic.data (server/src/core/rules.ts DiagnosticData, passed through by
 // vscode-languageclient), a quick fix that applies the edit and benchmarks before and after.
 import * as vscode from 'vscode';
-import { HAPROXY_TUNING_RULES } from '../../../server/src/languages/haproxy/tuning/rules';
-import { NGINX_TUNING_RULES } from '../../../server/src/languages/nginx/tuning/rules';
+import { tuningRuleRows } from '../../../server/src/service/published';
 import type { FixData } from '../../../protocol/fix';
 
 /** Rules whose fix can change a benchmark's numbers: the tuning rows of category performance. */
 export const BENCHMARKABLE_RULES: ReadonlySet<string> = new Set(
-  [...NGINX_TUNING_RULES, ...HAPROXY_TUNING_RULES].filter((r) => r.category === 'performance').map((r) => r.id),
+  tuningRuleRows().filter((r) => r.category === 'performance').map((r) => r.id),
 );
 
 interface DiagnosticWithData extends vscode.Diagnostic {

@@ -1,7 +1,7 @@
 // "Benchmark" lenses: one at the top of each config and one on each route (nginx server and
 // location, HAProxy frontend and listen); after a run, a second lens shows its result.
 import * as vscode from 'vscode';
-import { summaryLine } from '../../../webview/src/shape';
+import { summaryLine } from '../../../protocol/shape';
 import { configKind, type BenchmarkController } from './controller';
 import { findRoutes } from './routes';
 

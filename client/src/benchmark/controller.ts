@@ -18,10 +18,10 @@ import {
 } from '../../../protocol/panel';
 import { runBenchmark } from '../../../bench/src/index';
 import { scenarioFacts } from '../../../protocol/scenarios';
-import { detectLanguage } from '../../../server/src/languages/detect';
+import { detectLanguage } from '../../../server/src/service/published';
 import { importResults } from '../../../bench/src/importResults';
 import { readScenarioLine } from '../../../bench/src/export';
-import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../webview/src/shape';
+import { runsToMarkdown, runToCsv, runToJson, summaryLine } from '../../../protocol/shape';
 import { mapBenchError } from './errors';
 import { BenchmarkPanel, type PanelHost } from './panel';
 import { findRoutes, type Route } from './routes';

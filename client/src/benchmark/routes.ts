@@ -3,10 +3,7 @@
 // name, a `location` a request path; a HAProxy `frontend`/`listen` gives its listener. No vscode
 // import here: the unit tests call it directly.
 import type { ScenarioName } from '../../../protocol/bench';
-import { walk, type Directive } from '../../../server/src/languages/nginx/ast';
-import { parseNginx } from '../../../server/src/languages/nginx/parser';
-import { keywordName } from '../../../server/src/languages/haproxy/ast';
-import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
+import { keywordName, parseHaproxy, parseNginx, walk, type Directive } from '../../../server/src/service/published';
 
 export interface Route {
   /** Stable key for the last-result lens: `config`, `server:NAME@LISTEN`, `location:PATH`, `frontend:NAME`. */

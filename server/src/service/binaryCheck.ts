@@ -1,7 +1,8 @@
-// The binary's messages (host/binaryCheck.ts) as LSP diagnostics, per file. Pure: the caller
-// gives a way to read a line's text (open documents first, else the disk) for the range.
+// The binary's messages (the host's runner, a BinaryCheckRunner: service/host.ts) as LSP
+// diagnostics, per file. Pure: the caller gives a way to read a line's text (open documents
+// first, else the disk) for the range.
 import type { Diagnostic } from 'vscode-languageserver-types';
-import type { BinaryCheckResult } from '../../../protocol/binaryCheck';
+import type { BinaryCheckReport as BinaryCheckResult } from './host';
 import type { ValidateWithBinaryResult } from '../../../protocol/binaryCheck';
 import type { NginxRuleId } from '../languages/nginx/rules';
 import type { HaproxyRuleId } from '../languages/haproxy/rules';

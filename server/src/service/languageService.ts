@@ -245,13 +245,14 @@ export function definition(
 
 // ---------------------------------------------------------------------------------------------
 // Workspace features: the files loaded together with a document (nginx include trees, HAProxy
-// `.cfg` folders). The index reads files that are not open from disk (see workspaceIndex.ts).
+// `.cfg` folders). The index reads files that are not open through the `fs` it is given (see workspaceIndex.ts).
 
 export type { PrepareRenameResult } from './workspaceIndex';
 export { WorkspaceIndex, NAVIGATION_RULES, uriToPath } from './workspaceIndex';
+export type { FileSystem, SettingsProbes, BinaryCheckRunner, BinaryCheckReport } from './host';
 
-/** A workspace index over the open documents (`open`) and the disk, detecting languages as the facade does. */
-export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detect' | 'module'> = {}): WorkspaceIndex {
+/** A workspace index over the open documents (`open`) and a file system (`fs`: the disk or an in-memory one), detecting languages as the facade does. */
+export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detect' | 'module'>): WorkspaceIndex {
   return new WorkspaceIndex({ ...options, detect: languageOf, module: getModule });
 }
 

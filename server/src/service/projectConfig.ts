@@ -152,12 +152,12 @@ export function findProjectConfig(filePath: string, read: ReadFile, cache?: Map<
   return found ?? undefined;
 }
 
-const globCache = new Map<string, RegExp>();
-
-/** A glob as a regular expression over `/`-separated relative paths. */
+/**
+ * A glob as a regular expression over `/`-separated relative paths. Made anew at each call (no
+ * module-level cache in the service): a config has a few globs, and a settings resolution asks
+ * each once (a few microseconds).
+ */
 export function globToRegExp(glob: string): RegExp {
-  let re = globCache.get(glob);
-  if (re) return re;
   let g = slash(glob.trim()).replace(/^\.\//, '');
   const anywhere = !g.replace(/\/+$/, '').includes('/');
   const dirOnly = g.endsWith('/');
@@ -188,9 +188,7 @@ export function globToRegExp(glob: string): RegExp {
   }
   // a folder pattern (`vendor/`, or any pattern matching a folder) covers what is below it
   const tail = dirOnly ? '/.*' : '(?:/.*)?';
-  re = new RegExp(`^${anywhere ? '(?:.*/)?' : ''}${out}${tail}$`);
-  globCache.set(glob, re);
-  return re;
+  return new RegExp(`^${anywhere ? '(?:.*/)?' : ''}${out}${tail}$`);
 }
 
 /** The path of `file` relative to the config's folder, or undefined when it is not below it. */

@@ -1,9 +1,10 @@
 // User settings (`proxyTuner.*` in package.json) to ServiceSettings. Plain data in, plain data
 // out: the LSP adapter feeds it what `workspace/configuration` or `initializationOptions` gave,
 // the command line feeds it its flags. Anything malformed is ignored rather than trusted.
-import type { HostFacts, LanguageId, RuleSeverity, ServiceSettings } from '../core/types';
-import { localVersion } from '../host/localVersions';
-import { localHostFacts, localNginxModules } from '../host/hostFacts';
+import type { RuleSeverity, ServiceSettings } from '../core/types';
+import type { HostFactsProbe, NginxModulesProbe, VersionProbe } from './host';
+
+export type { VersionProbe } from './host';
 
 /** The `proxyTuner` section as a client sends it (every field optional, any field may be junk). */
 export interface ProxyTunerConfig {
@@ -94,8 +95,8 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
   return out;
 }
 
-/** Finds the default version of a language when the user set none (the local binary's). */
-export type VersionProbe = (lang: LanguageId, binaryPath?: string) => string | undefined;
+/** No local binary: the newest known version. */
+const NO_VERSION: VersionProbe = () => undefined;
 
 /** Defines `key` on `target` as computed on first read, then a plain value. */
 function lazyValue<T extends object, K extends keyof T>(target: T, key: K, compute: () => T[K]): void {
@@ -117,12 +118,14 @@ function lazyValue<T extends object, K extends keyof T>(target: T, key: K, compu
  * The settings the service judges with. An empty version setting falls back to the local
  * binary's version (`nginx -v` / `haproxy -v`), and to undefined (the newest known) without one.
  * The binary is asked when the version is first read: checking nginx files never runs
- * `haproxy -v`, and the other way round.
+ * `haproxy -v`, and the other way round. The probes come from the caller (host/nodeHost.ts
+ * `nodeSettingsProbes` asks the local binaries and machine; none: no local facts at all).
  */
 export function resolveSettings(
   config: ProxyTunerConfig,
-  probe: VersionProbe = localVersion,
-  hostProbe: (() => HostFacts | undefined) | undefined = probe === localVersion ? localHostFacts : undefined,
+  probe: VersionProbe = NO_VERSION,
+  hostProbe?: HostFactsProbe,
+  modulesProbe?: NginxModulesProbe,
 ): ServiceSettings {
   const settings = {} as ServiceSettings;
   lazyValue(settings, 'nginxVersion', () => config.nginx?.version ?? probe('nginx', config.nginx?.path));
@@ -134,6 +137,6 @@ export function resolveSettings(
   if (host) settings.host = host;
   // the local nginx's loadable modules, for the load_module quick fix: `nginx -V` runs only when a
   // directive of a module the config does not load is met
-  if (hostProbe) lazyValue(settings, 'nginxModules', () => localNginxModules(config.nginx?.path));
+  if (modulesProbe) lazyValue(settings, 'nginxModules', () => modulesProbe(config.nginx?.path));
   return settings;
 }

@@ -1,7 +1,8 @@
 // The workspace index: the files nginx or HAProxy reads together with an open document, and the
 // navigation that needs them (cross-file definition, references, rename, unused/undefined
-// names, include links, workspace symbols). Plain Node: files not open in the editor are read
-// from disk (re-read when their mtime or size changes); open documents win over the disk.
+// names, include links, workspace symbols). Files not open in the editor are read through the
+// injected `FileSystem` (service/host.ts; host/nodeHost.ts reads the disk), re-read when their
+// mtime or size changes; open documents win over the disk.
 //
 // - nginx: a file belongs to the include tree of a main config (the nearest `nginx.conf` above
 //   it, or an open document that includes it); each fragment gets the block context of the
@@ -9,7 +10,6 @@
 // - HAProxy: `haproxy -f DIR` loads every `*.cfg` of a folder in name order, so the `.cfg`
 //   files of one folder are one configuration (up to MAX_HAPROXY_GROUP files; a folder with more
 //   is a collection of unrelated configs, and each file stands alone).
-import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type {
@@ -32,6 +32,7 @@ import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type Include
 import { soBaseName } from '../languages/nginx/modules';
 
 import { LARGE_DOCUMENT_CHARS } from './largeDocument';
+import type { FileSystem } from './host';
 
 export const MAX_HAPROXY_GROUP = 16;
 const MAX_UNIT_FILES = 400;
@@ -59,46 +60,7 @@ export function isForbiddenPath(p: string): boolean {
 }
 const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.hg', '.svn']);
 
-/** What the index needs from the disk; tests pass an in-memory one or a temp folder through the default. */
-export interface FileSystem {
-  readFile(path: string): string | undefined;
-  stat(path: string): { mtimeMs: number; size: number; isFile: boolean; isDirectory: boolean } | undefined;
-  readDir(path: string): string[] | undefined;
-  /** The path with symbolic links resolved (`sites-enabled/x` → `sites-available/x`). */
-  realpath?(path: string): string;
-}
-
-export const nodeFileSystem: FileSystem = {
-  readFile(path) {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
-    }
-  },
-  stat(path) {
-    try {
-      const s = statSync(path);
-      return { mtimeMs: s.mtimeMs, size: s.size, isFile: s.isFile(), isDirectory: s.isDirectory() };
-    } catch {
-      return undefined;
-    }
-  },
-  readDir(path) {
-    try {
-      return readdirSync(path);
-    } catch {
-      return undefined;
-    }
-  },
-  realpath(path) {
-    try {
-      return realpathSync(path);
-    } catch {
-      return path;
-    }
-  },
-};
+export type { FileSystem } from './host';
 
 export interface IndexedFile {
   uri: string;
@@ -126,7 +88,8 @@ export interface WorkspaceIndexOptions {
   /** Language of a file (the facade's `languageOf`). */
   detect: (languageId: string | undefined, uri: string, text: string) => LanguageId;
   module: (lang: LanguageId) => LanguageModule<any>;
-  fs?: FileSystem;
+  /** The disk (host/nodeHost.ts nodeFileSystem) or an in-memory one: the index does no I/O of its own. */
+  fs: FileSystem;
   /** Open editor documents by uri. */
   open?: { get(uri: string): TextDocument | undefined; all(): TextDocument[] };
   roots?: string[];
@@ -151,6 +114,8 @@ export class WorkspaceIndex {
   private readonly disk = new Map<string, { key: string; file: IndexedFile }>();
   private readonly openParses = new Map<string, { version: number; file: IndexedFile }>();
   private readonly entityCache = new WeakMap<object, NavEntity[]>();
+  /** The include sites of a parse read in a context: a walk of the whole tree, asked for several times per validation. */
+  private readonly sitesCache = new WeakMap<NginxFile, Map<string, IncludeSite[]>>();
   private scanned: string[] | undefined;
   private followSymlinks = false;
   /** The last workspace scan stopped at MAX_WORKSPACE_BYTES (workspace symbols are partial). */
@@ -159,7 +124,7 @@ export class WorkspaceIndex {
   private readonly capped = new Map<string, string>();
 
   constructor(private readonly opts: WorkspaceIndexOptions) {
-    this.fs = opts.fs ?? nodeFileSystem;
+    this.fs = opts.fs;
     this.roots = opts.roots ?? [];
   }
 
@@ -340,7 +305,7 @@ export class WorkspaceIndex {
     for (let i = 0; i < files.length && files.length < MAX_UNIT_FILES; i++) {
       const f = files[i];
       if (f.lang !== 'nginx' || !f.path.startsWith('/')) continue; // an untitled buffer has no folder to include from
-      for (const site of sitesOf(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
+      for (const site of this.sitesOf(f.ast as NginxFile, contexts.get(this.real(f.path)) ?? 'main')) {
         const paths = resolveInclude(site.pattern, mainDir, dirname(f.path), ifs);
         let n = 0;
         let bytes = 0;
@@ -442,6 +407,17 @@ export class WorkspaceIndex {
     return { loaded, unknown };
   }
 
+  /** The include sites of a parse read in `context` (kept with the parse: asked for several times per validation). */
+  sitesOf(ast: NginxFile, context: string): readonly IncludeSite[] {
+    // no `include` anywhere in the text (a generated or single-file config): nothing to walk for
+    if (typeof ast.text === 'string' && ast.text.indexOf('include') < 0) return NO_SITES;
+    let byContext = this.sitesCache.get(ast);
+    if (!byContext) this.sitesCache.set(ast, (byContext = new Map()));
+    let sites = byContext.get(context);
+    if (!sites) byContext.set(context, (sites = includeSites(ast, context)));
+    return sites;
+  }
+
   /** The context of a file of a unit (contexts are keyed by real path). */
   contextIn(unit: Unit, file: IndexedFile): string | undefined {
     return unit.contexts.get(this.real(file.path));
@@ -493,19 +469,7 @@ export class WorkspaceIndex {
   }
 }
 
-/** The include sites of a parse read in a context: a walk of the whole tree, asked for several times per validation. */
-const sitesCache = new WeakMap<NginxFile, Map<string, IncludeSite[]>>();
-const NO_SITES: IncludeSite[] = [];
-
-function sitesOf(ast: NginxFile, context: string): IncludeSite[] {
-  // no `include` anywhere in the text (a generated or single-file config): nothing to walk for
-  if (typeof ast.text === 'string' && ast.text.indexOf('include') < 0) return NO_SITES;
-  let byContext = sitesCache.get(ast);
-  if (!byContext) sitesCache.set(ast, (byContext = new Map()));
-  let sites = byContext.get(context);
-  if (!sites) byContext.set(context, (sites = includeSites(ast, context)));
-  return sites;
-}
+const NO_SITES: readonly IncludeSite[] = [];
 
 function looksLikeConfig(path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1);
@@ -813,7 +777,7 @@ const resolveAbs = (p: string) => (p.startsWith('/') ? p.replace(/\/+/g, '/') : 
 function includeTargets(index: WorkspaceIndex, unit: Unit, file: IndexedFile): IncludeTarget[] {
   if (file.lang !== 'nginx' || !file.path.startsWith('/')) return [];
   const mainDir = unit.mainDir ?? dirname(file.path);
-  return sitesOf(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
+  return index.sitesOf(file.ast as NginxFile, index.contextIn(unit, file) ?? 'main').map((s) => ({
     start: s.word.start,
     end: s.word.end,
     siteStart: s.start,

@@ -2,8 +2,8 @@
 // distribution to a percentile curve, two runs to their difference, and a run to CSV, JSON or a
 // markdown table. No DOM and no chart library here, so the host (exports, CodeLens text) and the
 // unit tests use the same functions as the webview.
-import type { BenchResult, SecondSample } from '../../protocol/bench';
-import type { RunRecord } from '../../protocol/panel';
+import type { BenchResult, SecondSample } from './bench';
+import type { RunRecord } from './panel';
 
 export interface Point {
   x: number;
