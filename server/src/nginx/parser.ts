@@ -1,11 +1,9 @@
 // The nginx tokenizer and parser. The tokenizer reproduces nginx's reader
 // (ngx_conf_read_token) in one pass: which characters end a word depends on where the word
 // started (quotes and `#` count only at a word start, `${` does not end a word, `}` closes a
-// block only at a word start). The chevrotain parser groups the tokens into directives and
-// blocks; its grammar is LL(1) with an explicit alternative for every stray token, so it never
-// needs chevrotain's re-sync recovery: errors are recorded where nginx would report them and
-// parsing goes on.
-import { createToken, EmbeddedActionsParser, Lexer, type IToken, type TokenType } from 'chevrotain';
+// block only at a word start). The parser groups the tokens into directives and blocks; its
+// grammar is LL(1) with an explicit alternative for every stray token, so it never needs
+// re-sync recovery: errors are recorded where nginx would report them and parsing goes on.
 import type { Block, Comment, Directive, NginxFile, NginxSyntaxError, QuoteKind, Word } from './ast';
 import { ENTRY_BLOCKS, isRawBlockName } from './ast';
 
@@ -138,29 +136,33 @@ function scanLuaBody(text: string, offset: number): { end: number; closed: boole
 // statements ended by `;` in a row become one `Simple` token (payload: their Directives); words
 // ended by `{` one `Open` token (payload: the Directive, whose block the parser fills; the token's
 // offset is the brace's); words ended otherwise (a raw Lua body, a stray `}`, the end of the file)
-// one `Words` token, followed by that ending. The chevrotain grammar sees about three tokens per
+// one `Words` token, followed by that ending. The grammar sees about three tokens per
 // block and one per run of simple statements, not one per word.
-const Semi = createToken({ name: 'Semi', pattern: Lexer.NA });
-const RawBody = createToken({ name: 'RawBody', pattern: Lexer.NA });
-const LBrace = createToken({ name: 'LBrace', pattern: Lexer.NA });
-const RBrace = createToken({ name: 'RBrace', pattern: Lexer.NA });
-const WordsTok = createToken({ name: 'Words', pattern: Lexer.NA });
-const OpenTok = createToken({ name: 'Open', pattern: Lexer.NA });
-const SimpleTok = createToken({ name: 'Simple', pattern: Lexer.NA });
-
-const allTokens = [Semi, RawBody, LBrace, RBrace, WordsTok, OpenTok, SimpleTok];
+const Semi = 0;
+const RawBody = 1;
+const LBrace = 2;
+const RBrace = 3;
+const WordsTok = 4;
+const OpenTok = 5;
+const SimpleTok = 6;
 
 /**
- * A token as chevrotain reads it: the fields its recognizer uses, all present in the same order
- * (one hidden class); no line/column (offsets are enough, and the tokens are thrown away after
- * the parse).
+ * A token: its type, its offset and what it carries (Simple: its Directives; Open and Words: the
+ * Directive; RawBody: the body's end and whether its `}` was found). All tokens have the same
+ * three fields (one hidden class) and are thrown away after the parse.
  */
-function tok(tokenType: TokenType, image: string, startOffset: number, payload: unknown): IToken {
-  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType, payload };
+interface Token {
+  type: number;
+  start: number;
+  payload: unknown;
+}
+
+function tok(type: number, start: number, payload: unknown): Token {
+  return { type, start, payload };
 }
 
 interface Lexed {
-  tokens: IToken[];
+  tokens: Token[];
   comments: Comment[];
   /** Problems found while reading: an unterminated quote, a character glued to a closing quote. */
   errors: NginxSyntaxError[];
@@ -176,7 +178,7 @@ const endsWord = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c
  * file) at its line end; `#` starts a comment only at a word start; `}` is a token only there.
  */
 function tokenize(text: string, from = 0): Lexed {
-  const tokens: IToken[] = [];
+  const tokens: Token[] = [];
   const comments: Comment[] = [];
   const errors: NginxSyntaxError[] = [];
   const n = text.length;
@@ -196,7 +198,7 @@ function tokenize(text: string, from = 0): Lexed {
     flush();
     if (runName) {
       const args = runArgs.slice();
-      tokens.push(tok(WordsTok, runName.raw, runName.start, new DirectiveNode(runName, args, undefined, (args.length ? args[args.length - 1] : runName).end)));
+      tokens.push(tok(WordsTok, runName.start, new DirectiveNode(runName, args, undefined, (args.length ? args[args.length - 1] : runName).end)));
     }
     runName = undefined;
   };
@@ -204,7 +206,7 @@ function tokenize(text: string, from = 0): Lexed {
   const simples: Directive[] = [];
   const flush = (): void => {
     if (!simples.length) return;
-    tokens.push(tok(SimpleTok, simples[0].nameWord.raw, simples[0].start, simples.slice()));
+    tokens.push(tok(SimpleTok, simples[0].start, simples.slice()));
     simples.length = 0;
   };
   let i = from;
@@ -231,7 +233,7 @@ function tokenize(text: string, from = 0): Lexed {
         runName = undefined;
       } else {
         flush();
-        tokens.push(tok(Semi, ';', i, undefined));
+        tokens.push(tok(Semi, i, undefined));
       }
       i++;
       continue;
@@ -240,7 +242,7 @@ function tokenize(text: string, from = 0): Lexed {
       if (runName !== undefined && !isRawBlockName(runName.value)) {
         // `name args {`: the block's Directive, its end set when the parser has read the block
         flush();
-        tokens.push(tok(OpenTok, runName.raw, i, new DirectiveNode(runName, runArgs.slice(), undefined, i + 1)));
+        tokens.push(tok(OpenTok, i, new DirectiveNode(runName, runArgs.slice(), undefined, i + 1)));
         runName = undefined;
         i++;
         continue;
@@ -249,17 +251,17 @@ function tokenize(text: string, from = 0): Lexed {
       endRun();
       if (raw) {
         const r = scanLuaBody(text, i);
-        tokens.push(tok(RawBody, text.slice(i, r.end), i, r.closed));
+        tokens.push(tok(RawBody, i, r));
         i = r.end;
       } else {
-        tokens.push(tok(LBrace, '{', i, undefined));
+        tokens.push(tok(LBrace, i, undefined));
         i++;
       }
       continue;
     }
     if (c === RBRACE_CC) {
       endRun();
-      tokens.push(tok(RBrace, '}', i, undefined));
+      tokens.push(tok(RBrace, i, undefined));
       i++;
       continue;
     }
@@ -379,92 +381,92 @@ function unescapeBody(s: string): string {
  *   simple     := statements ended by ";" (one token: the tokenizer built their Directives)
  *   block      := open statements "}"?       open: a statement's words and its "{"
  *   statement  := words rawBody?             no raw body: unterminated
- * Alternatives and loop bodies are created once (fields), not per call: on big files the
- * parser then allocates little besides the AST.
+ * Read by recursive descent over the tokens, one function per rule: with about three tokens per
+ * block and one per run of simple statements there is little to decide, and a parser generator's
+ * machinery (its grammar analysis at the first parse, a recognizer call per rule and token)
+ * cost more than the reading itself (docs/benchmarks.md).
  */
-class NginxParser extends EmbeddedActionsParser {
-  found: NginxSyntaxError[] = [];
-  textLength = 0;
-  private lists: Directive[][] = [];
-  private fileAll: Directive[] = [];
+class StatementParser {
+  private pos = 0;
 
-  constructor() {
-    super(allTokens, { recoveryEnabled: false, skipValidations: true });
-    this.performSelfAnalysis();
-  }
+  constructor(
+    private readonly tokens: Token[],
+    private readonly textLength: number,
+    private readonly found: NginxSyntaxError[],
+  ) {}
 
   private err(kind: NginxSyntaxError['kind'], message: string, start: number, end: number): void {
     this.found.push({ kind, message, start, end });
   }
 
-  private readonly consumeClose = (): IToken => this.CONSUME(RBrace);
-
-  private readonly stmtAlts = [
-    {
-      ALT: (): void => {
-        const t = this.CONSUME(SimpleTok);
-        if (!this.RECORDING_PHASE) {
-          const list = this.lists[this.lists.length - 1];
-          const run = t.payload as Directive[];
-          for (let k = 0; k < run.length; k++) list.push(run[k]);
-        }
-      },
-    },
-    {
-      ALT: (): void => {
-        const d = this.SUBRULE(this.block);
-        if (!this.RECORDING_PHASE) this.lists[this.lists.length - 1].push(d);
-      },
-    },
-    {
-      ALT: (): void => {
-        const d = this.SUBRULE(this.statement);
-        if (!this.RECORDING_PHASE) this.lists[this.lists.length - 1].push(d);
-      },
-    },
-    {
-      ALT: (): void => {
-        const t = this.CONSUME(Semi);
-        if (!this.RECORDING_PHASE) this.err('unexpected', 'unexpected ";"', t.startOffset, t.startOffset + 1);
-      },
-    },
-    {
-      ALT: (): void => {
-        // a block without a directive name: report it, keep its content at this level
-        const t = this.CONSUME(LBrace);
-        const inner = this.SUBRULE(this.statements);
-        const close = this.OPTION(this.consumeClose);
-        if (!this.RECORDING_PHASE) {
-          this.err('unexpected', 'unexpected "{"', t.startOffset, t.startOffset + 1);
-          this.lists[this.lists.length - 1].push(...inner);
-          if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
-        }
-      },
-    },
-  ];
-
-  private readonly stmtIter = (): void => this.OR(this.stmtAlts);
+  /** The whole file: statements, and a stray `}` reported and skipped. */
+  file(): Directive[] {
+    const all: Directive[] = [];
+    const tokens = this.tokens;
+    while (this.pos < tokens.length) {
+      const part = this.statements();
+      for (const d of part) all.push(d);
+      const t = tokens[this.pos];
+      if (t === undefined) break;
+      if (t.type === RBrace) {
+        this.pos++;
+        this.err('unexpected', 'unexpected "}"', t.start, t.start + 1);
+      } else {
+        // a raw body without its words: the tokenizer never makes one
+        this.err('unexpected', 'Redundant input, expecting EOF but found: {', t.start, t.start + 1);
+        break;
+      }
+    }
+    return all;
+  }
 
   /** Statements until `}` or the end of the input. */
-  private statements = this.RULE('statements', (): Directive[] => {
+  private statements(): Directive[] {
     const list: Directive[] = [];
-    if (!this.RECORDING_PHASE) this.lists.push(list);
-    this.MANY(this.stmtIter);
-    if (!this.RECORDING_PHASE) this.lists.pop();
+    const tokens = this.tokens;
+    for (;;) {
+      const t = tokens[this.pos];
+      if (t === undefined) break;
+      const type = t.type;
+      if (type === SimpleTok) {
+        this.pos++;
+        const run = t.payload as Directive[];
+        for (let k = 0; k < run.length; k++) list.push(run[k]);
+      } else if (type === OpenTok) list.push(this.block(t));
+      else if (type === WordsTok) list.push(this.statement(t));
+      else if (type === Semi) {
+        this.pos++;
+        this.err('unexpected', 'unexpected ";"', t.start, t.start + 1);
+      } else if (type === LBrace) {
+        // a block without a directive name: report it, keep its content at this level
+        this.pos++;
+        const inner = this.statements();
+        const close = this.consumeClose();
+        this.err('unexpected', 'unexpected "{"', t.start, t.start + 1);
+        list.push(...inner);
+        if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
+      } else break; // `}` (or a stray raw body): the caller's
+    }
     return list;
-  });
+  }
+
+  private consumeClose(): Token | undefined {
+    const t = this.tokens[this.pos];
+    if (t === undefined || t.type !== RBrace) return undefined;
+    this.pos++;
+    return t;
+  }
 
   /** A block directive: its words and `{` (one token), its body, its `}` (missing at the end of the file). */
-  private block = this.RULE('block', (): Directive => {
-    const open = this.CONSUME(OpenTok);
-    const children = this.SUBRULE1(this.statements);
-    const close = this.OPTION1(this.consumeClose);
-    if (this.RECORDING_PHASE) return undefined as unknown as Directive;
+  private block(open: Token): Directive {
+    this.pos++;
+    const children = this.statements();
+    const close = this.consumeClose();
     const d = open.payload as DirectiveNode;
     const block: Block = {
-      start: open.startOffset,
-      end: close ? close.startOffset + 1 : this.textLength,
-      closeStart: close ? close.startOffset : undefined,
+      start: open.start,
+      end: close ? close.start + 1 : this.textLength,
+      closeStart: close ? close.start : undefined,
       closed: !!close,
       children: children.slice(),
     };
@@ -473,54 +475,24 @@ class NginxParser extends EmbeddedActionsParser {
     d.end = block.end;
     if (ENTRY_BLOCKS.has(d.name)) markEntries(block.children);
     return d;
-  });
-
-  private readonly consumeRaw = (): IToken => this.CONSUME(RawBody);
+  }
 
   /** Words ended by a raw Lua body, or by nothing that ends a statement (unterminated). */
-  private statement = this.RULE('statement', (): Directive => {
-    const words = this.CONSUME(WordsTok);
-    const raw = this.OPTION3(this.consumeRaw);
-    if (this.RECORDING_PHASE) return undefined as unknown as Directive;
+  private statement(words: Token): Directive {
+    this.pos++;
     const d = words.payload as DirectiveNode;
-    if (raw) {
-      const closed = raw.payload !== false;
-      const start = raw.startOffset;
-      const end = start + raw.image.length;
+    const next = this.tokens[this.pos];
+    if (next !== undefined && next.type === RawBody) {
+      this.pos++;
+      const { end, closed } = next.payload as { end: number; closed: boolean };
+      const start = next.start;
       d.block = { start, end, closeStart: closed ? end - 1 : undefined, closed, children: [] };
       d.rawBody = { start: start + 1, end: closed ? end - 1 : end };
       d.end = end;
       if (!closed) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
-    } else {
-      const next = this.LA(1);
-      if (next.tokenType === RBrace) this.err('unexpected', 'unexpected "}"', next.startOffset, next.startOffset + 1);
-      else this.err('eof', 'unexpected end of file, expecting ";" or "}"', this.textLength, this.textLength);
-    }
+    } else if (next !== undefined && next.type === RBrace) this.err('unexpected', 'unexpected "}"', next.start, next.start + 1);
+    else this.err('eof', 'unexpected end of file, expecting ";" or "}"', this.textLength, this.textLength);
     return d;
-  });
-
-  private readonly fileIter = (): void => {
-    const part = this.SUBRULE(this.statements);
-    const t = this.OPTION2(this.consumeClose);
-    if (!this.RECORDING_PHASE) {
-      for (const d of part) this.fileAll.push(d);
-      if (t) this.err('unexpected', 'unexpected "}"', t.startOffset, t.startOffset + 1);
-    }
-  };
-
-  /** The whole file: statements, and a stray `}` reported and skipped. */
-  file = this.RULE('file', (): Directive[] => {
-    const all: Directive[] = [];
-    if (!this.RECORDING_PHASE) this.fileAll = all;
-    this.MANY1(this.fileIter);
-    return all;
-  });
-
-  /** Drops what the last parse left behind: its tokens, errors and top-level list. */
-  release(): void {
-    this.input = [];
-    this.found = [];
-    this.fileAll = [];
   }
 }
 
@@ -528,7 +500,6 @@ function markEntries(list: Directive[]): void {
   for (const d of list) d.entry = true;
 }
 
-let parser: NginxParser | undefined;
 
 /**
  * Where a re-parse starts reading (`at`), and what stands for the text before it: the reused
@@ -536,7 +507,7 @@ let parser: NginxParser | undefined;
  */
 interface Resume {
   at: number;
-  tokens: IToken[];
+  tokens: Token[];
   comments: Comment[];
 }
 
@@ -555,7 +526,7 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
   const max = Math.min(old.length, text.length);
   let same = 0;
   while (same < max && old.charCodeAt(same) === text.charCodeAt(same)) same++;
-  const tokens: IToken[] = [];
+  const tokens: Token[] = [];
   let list = prev.directives;
   let at = 0;
   for (;;) {
@@ -575,14 +546,14 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
         break;
       }
     }
-    if (lo > 0) tokens.push(tok(SimpleTok, list[0].nameWord.raw, list[0].start, list.slice(0, lo)));
+    if (lo > 0) tokens.push(tok(SimpleTok, list[0].start, list.slice(0, lo)));
     if (lo > 0) at = list[lo - 1].end;
     const d = list[lo];
     const b = d?.block;
     if (!d || !b || d.rawBody || b.start >= same) break;
     // the change is inside this block's body: open it again and go on among its children
     // a new Directive for the block (the previous tree stays as it was)
-    tokens.push(tok(OpenTok, d.nameWord.raw, b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
+    tokens.push(tok(OpenTok, b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
     list = b.children;
     at = b.start + 1;
   }
@@ -595,7 +566,6 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
   try {
     return parseUnsafe(text, { at, tokens, comments });
   } catch {
-    parser = undefined; // as in parseNginx: a parser that failed midway is not reused
     return parseNginx(text);
   }
 }
@@ -611,7 +581,6 @@ export function parseNginx(text: string): NginxFile {
     return parseUnsafe(text);
   } catch (e) {
     // defensive: an internal failure must not take the editor down
-    parser = undefined;
     return {
       text,
       directives: [],
@@ -625,17 +594,9 @@ function parseUnsafe(text: string, resume?: Resume): NginxFile {
   const lexed = tokenize(text, resume ? resume.at : 0);
   const errors = lexed.errors;
   const comments = resume ? resume.comments.concat(lexed.comments) : lexed.comments;
-  parser ??= new NginxParser();
-  parser.found = [];
-  parser.textLength = text.length;
-  parser.input = resume ? resume.tokens.concat(lexed.tokens) : lexed.tokens;
-  const directives = parser.file();
-  for (const e of parser.found) errors.push(e);
-  for (const e of parser.errors) {
-    const s = e.token.startOffset;
-    errors.push({ kind: 'unexpected', message: e.message, start: Number.isNaN(s) ? text.length : s, end: Number.isNaN(s) ? text.length : s + 1 });
-  }
-  parser.release(); // keep nothing of this parse alive in the parser (the editor re-parses on every edit)
+  const tokens = resume ? resume.tokens.concat(lexed.tokens) : lexed.tokens;
+  // the tokens live only as long as this call: nothing of the parse but the tree is kept
+  const directives = new StatementParser(tokens, text.length, errors).file();
   errors.sort((a, b) => a.start - b.start);
   // nginx reads an unclosed quote to the end of the file and reports only that; the recovered
   // tree (quote cut at its line end) keeps serving the editor, but its follow-up errors are ours

@@ -3,7 +3,6 @@
 // `proxy-tuner rules`, `proxy-tuner explain` and the SARIF rule table read; pure data.
 import type { RuleMeta } from './rules';
 import { NGINX_RULES } from '../nginx/validation';
-import { HAPROXY_RULES } from '../haproxy/validation';
 import { tuningRuleRows } from '../tuning/index';
 import { NAVIGATION_RULES } from './workspaceIndex';
 
@@ -11,6 +10,9 @@ import { NAVIGATION_RULES } from './workspaceIndex';
 export function allRules(): RuleMeta[] {
   const seen = new Set<string>();
   const out: RuleMeta[] = [];
+  // HAProxy's validation module (and its keyword tables) is read only here and for HAProxy files
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { HAPROXY_RULES } = require('../haproxy/validation') as typeof import('../haproxy/validation');
   for (const r of [...NGINX_RULES, ...HAPROXY_RULES, ...tuningRuleRows(), ...NAVIGATION_RULES]) {
     if (seen.has(r.id)) continue;
     seen.add(r.id);
