@@ -388,6 +388,7 @@ function unescapeBody(s: string): string {
  */
 class StatementParser {
   private pos = 0;
+  private depth = 0;
 
   constructor(
     private readonly tokens: Token[],
@@ -424,6 +425,8 @@ class StatementParser {
   private statements(): Directive[] {
     const list: Directive[] = [];
     const tokens = this.tokens;
+    // the top level is depth 1, the body of a block nested n deep depth n + 1
+    if (++this.depth > MAX_NESTING + 1) throw new TooDeep(tokens[this.pos - 1]?.start ?? 0);
     for (;;) {
       const t = tokens[this.pos];
       if (t === undefined) break;
@@ -447,6 +450,7 @@ class StatementParser {
         if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
       } else break; // `}` (or a stray raw body): the caller's
     }
+    this.depth--;
     return list;
   }
 
@@ -493,6 +497,20 @@ class StatementParser {
     } else if (next !== undefined && next.type === RBrace) this.err('unexpected', 'unexpected "}"', next.start, next.start + 1);
     else this.err('eof', 'unexpected end of file, expecting ";" or "}"', this.textLength, this.textLength);
     return d;
+  }
+}
+
+/**
+ * Blocks nested deeper than this are not read: every pass over the tree (validation, tuning,
+ * navigation) walks it recursively, and past a few thousand levels one of them would run out of
+ * stack and lose its diagnostics, depending on how far the JIT has optimized it. Real configs
+ * nest a handful of levels; the limit keeps the answer the same whatever the process's state.
+ */
+const MAX_NESTING = 1000;
+
+class TooDeep extends Error {
+  constructor(readonly at: number) {
+    super(`blocks nested more than ${MAX_NESTING} levels deep`);
   }
 }
 
@@ -580,6 +598,9 @@ export function parseNginx(text: string): NginxFile {
   try {
     return parseUnsafe(text);
   } catch (e) {
+    if (e instanceof TooDeep) {
+      return { text, directives: [], comments: [], errors: [{ kind: 'unexpected', message: `${e.message}: the file is not read further`, start: e.at, end: e.at + 1 }] };
+    }
     // defensive: an internal failure must not take the editor down
     return {
       text,
