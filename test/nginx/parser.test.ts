@@ -215,3 +215,23 @@ test('variablesIn: $name, ${name}, captures, escapes, regex dollars', () => {
     ],
   );
 });
+
+test('nesting: 1,000 levels are read; deeper, one error at the first brace too deep and an empty tree', () => {
+  const deep = (n: number, close: boolean) => `${'location / {\n'.repeat(n)}${close ? '}\n'.repeat(n) : ''}`;
+  const ok = parseNginx(deep(1000, true));
+  assert.deepEqual(ok.errors, []);
+  let d: Directive | undefined = ok.directives[0];
+  let levels = 0;
+  for (; d; d = d.block?.children[0]) levels++;
+  assert.equal(levels, 1000);
+  const open = parseNginx(deep(1000, false));
+  assert.equal(open.errors.length, 1000, 'each unclosed block reported at the end of the file');
+  for (const close of [true, false]) {
+    const text = deep(1001, close);
+    const r = parseNginx(text);
+    assert.deepEqual(r.directives, []);
+    assert.equal(r.errors.length, 1);
+    assert.match(r.errors[0].message, /nested more than 1000 levels deep/);
+    assert.equal(r.errors[0].start, 1000 * 'location / {\n'.length + 'location / '.length, 'at the 1,001st block\'s brace');
+  }
+});
