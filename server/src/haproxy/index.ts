@@ -1,5 +1,6 @@
 // The HAProxy language module: parse (never throws), validate, complete, hover, outline, navigation.
 import type { LanguageModule } from '../service/types';
+import type { RuleMeta } from '../service/rules';
 import type { HaproxyFile } from './ast';
 import { haproxyNavEntities } from './navigation';
 import { definitionsInFile } from '../nginx/navigation';
@@ -28,6 +29,11 @@ const parserPart = () => (parser ??= require('./parser') as typeof import('./par
 let signature: typeof import('./signature') | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const signaturePart = () => (signature ??= require('./signature') as typeof import('./signature'));
+
+/** HAProxy's validation rule rows (service/ruleTable.ts): they load the validation module, so only on demand. */
+export function haproxyRuleRows(): RuleMeta[] {
+  return validationPart().HAPROXY_RULES;
+}
 
 export const haproxyModule: LanguageModule<HaproxyFile> = {
   id: 'haproxy',

@@ -3,6 +3,7 @@
 // `proxy-tuner rules`, `proxy-tuner explain` and the SARIF rule table read; pure data.
 import type { RuleMeta } from './rules';
 import { NGINX_RULES } from '../nginx/validation';
+import { haproxyRuleRows } from '../haproxy';
 import { tuningRuleRows } from '../tuning/index';
 import { NAVIGATION_RULES } from './workspaceIndex';
 
@@ -10,10 +11,8 @@ import { NAVIGATION_RULES } from './workspaceIndex';
 export function allRules(): RuleMeta[] {
   const seen = new Set<string>();
   const out: RuleMeta[] = [];
-  // HAProxy's validation module (and its keyword tables) is read only here and for HAProxy files
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { HAPROXY_RULES } = require('../haproxy/validation') as typeof import('../haproxy/validation');
-  for (const r of [...NGINX_RULES, ...HAPROXY_RULES, ...tuningRuleRows(), ...NAVIGATION_RULES]) {
+  // HAProxy's rows load its validation module (and keyword tables): only when every rule is asked for
+  for (const r of [...NGINX_RULES, ...haproxyRuleRows(), ...tuningRuleRows(), ...NAVIGATION_RULES]) {
     if (seen.has(r.id)) continue;
     seen.add(r.id);
     out.push(r);

@@ -9,6 +9,7 @@ import type { ServiceSettings } from '../service/types';
 import type { NginxFile } from '../nginx/ast';
 import type { HaproxyFile } from '../haproxy/ast';
 import { parseNginx } from '../nginx/parser';
+import { haproxyModule } from '../haproxy';
 import { NGINX_TUNING_RULES } from './nginx/rules';
 import { HAPROXY_TUNING_RULES } from './haproxy/rules';
 import { buildContext, runNginxChecks } from './nginx/checks';
@@ -34,8 +35,7 @@ function asNginx(doc: TextDocument, ast: unknown): NginxFile {
 function asHaproxy(doc: TextDocument, ast: unknown): HaproxyFile {
   const a = ast as Partial<HaproxyFile> | undefined;
   if (a && typeof a === 'object' && Array.isArray(a.sections) && a.text === doc.getText()) return a as HaproxyFile;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('../haproxy/parser') as typeof import('../haproxy/parser')).parseHaproxy(doc.getText()); // loaded with HAProxy's first file
+  return haproxyModule.parse(doc.getText()) as HaproxyFile; // its parser is loaded with HAProxy's first file
 }
 
 /** nginx tuning and safety diagnostics. `ast` is the module's parse (re-parsed when it is not an nginx AST). */
