@@ -477,42 +477,46 @@ names (0.96 -> 0.76 MB, within noise); interning every unquoted word; V8 flag sw
 \`--minor-mc\`, \`--always-sparkplug\`, \`--no-lazy-feedback-allocation\`, \`--no-opt\`, \`--max-opt=2\`,
 \`--maglev\`, \`--single-threaded-gc\`, \`--interrupt-budget\`).
 
-Fifth session (2026-12-01), \`check\` on the 4,000-server file against \`nginx -t\` (issue 21 item 3), on
-the shared machine at load average 22-28 (2 cores, about eight sessions at once): wall times were
-inflated 10-30x (\`nginx -t\` 0.25 s quiet, 7-10 s here), so only CPU times of alternated runs are
-reported; the lead re-runs the figures on a quiet machine.
+Fifth session (2026-12-01), \`check\` on the 4,000-server file against \`nginx -t\` (issue 21 item 3).
+Most of the session the shared machine ran at load average 22-28 (2 cores, about eight sessions),
+where walls were inflated 10-30x; the figures below marked "quieter" are from its last minutes,
+load 5-10 and falling. The lead re-runs them on a quiet machine.
 - The nginx parser no longer uses chevrotain: with three tokens per block its machinery (grammar
   analysis at the first parse, a recognizer call per rule and token, five-field tokens) cost more
   than the reading; a recursive-descent reader of the same tokens builds the same tree and errors
   (docs/architecture.md). Its share of a \`check\` profile went from ~10% to ~5%.
 - HAProxy's parser (chevrotain) and its validation tables are no longer set up at start-up: the
   rule table imported HAProxy's validation module eagerly, undoing its lazy loading.
-- Together (old and new bundle alternated, 15 pairs): CPU 1.04 -> 0.92 s (median; minimum 0.81 ->
-  0.77 s), peak RSS 102 -> 95 MB; \`check\` of a one-line file 0.204 -> 0.166 s CPU (11 pairs).
-- \`npm run bench:lsp -- --parts 3\` (9 alternated pairs, load 28): \`check\` CPU 0.88 s against
-  \`nginx -t\`'s 0.40 s (ratio 2.2); wall 11.8 s against 10.3 s, which at this load measures the
-  run queue, not the programs. The wall target (ratio <= 1.0) is not met: with \`nginx -t\` at
-  0.25 s on a quiet machine, node's own start (0.06-0.08 s CPU for \`node -e 0\`) plus loading the
-  bundle already take about half of it.
-- Where the CPU goes now (phase timings in a cold process, median of 7, \`process.cpuUsage()\` per
-  phase, collector threads included): start-up to the first line of \`check\` 0.14 s (node itself
-  ~0.07 s, reading, compiling and initialising the 1.3 MB bundle the rest), parse 0.17 s (most of
-  it collection: the 15 MB tree is copied out of the young generation), validation 0.12 s, tuning
-  0.27 s (of which the security rules with their flow walk ~0.09 s), navigation 0.12 s, report
-  0.02 s; 49 young-generation collections and one full one (the old generation crosses its first
-  limit at ~29 MB). In a \`--cpu-prof\` profile: collection 27%, tuning 16% and security 12%,
-  validation 15%, start-up 12%, navigation 10%, parse 5%, report ~2%. Run warm in one process the
-  same tuning pass costs about a quarter of its cold cost: what remains is mostly first-run costs
-  (interpreted code before the JIT tiers up, the tree's copying), not the rules' algorithms.
+- Together, old and new bundle alternated (quieter): 15 pairs wall 0.63 -> 0.55 s, CPU 0.87 ->
+  0.80 s (median of the per-pair CPU ratios 0.90); 11 more pairs CPU 0.69 -> 0.63 s (ratio 0.93,
+  every pair 0.83-0.97); peak RSS 102 -> 95 MB; \`check\` of a one-line file 0.132 -> 0.111 s
+  (\`node -e 0\`: 0.062 s). At load 22-27, 15 pairs: CPU 1.04 -> 0.92 s.
+- \`npm run bench:lsp -- --parts 3\` (9 alternated pairs), quieter: \`check\` wall 0.46 s against
+  \`nginx -t\`'s 0.24 s (ratio 1.9), CPU 0.66 s against 0.23 s (2.9); at load 28: CPU 0.88 s against
+  0.40 s (2.2), walls 11.8 and 10.3 s (the run queue, not the programs). The target, no slower
+  than \`nginx -t\` in wall time, is not met.
+- Where the time goes now (a cold process per run, phases timed with \`performance.now()\` and
+  \`process.cpuUsage()\` (collector threads included) and collection pauses from the \`gc\` performance
+  entries, median of 7, quieter): start-up to the first line of \`check\` 0.145 s wall / 0.12 s CPU
+  (node itself ~0.06 s; the rest reads, compiles and initialises the 1.3 MB bundle and the
+  directive tables); parse 0.16 s, of it 0.11 s in collection pauses (the 15 MB tree copied out of
+  the young generation); validation 0.12 s; tuning 0.27 s (the security rules with their flow walk
+  ~0.09 s of it); navigation 0.10 s; the report 0.01 s; in all 48 young-generation collections and
+  one full one (0.17 s of pauses). Run warm in one process the same tuning pass costs about a
+  quarter of its cold cost, and line-level profiles of it are dominated by the first touch of each
+  directive (\`d.entry\`, the name's map lookup): what remains is first-run cost (interpreted code
+  before the JIT tiers up, the tree's copying, cache misses over a 15 MB tree), walked four times
+  (validation, tuning, flow, navigation), more than any rule's algorithm.
 - Tried, not kept (alternated, CPU): a V8 code cache of the bundle written after a whole run into
-  the user's cache folder and loaded through \`vm.Script\` (0.86 MB): without it 0.99 s, with it 1.04 s on the big
-  file (within noise), 0.148 against 0.136 s on a one-line file; too little for a second bundle file and a
-  cache in the user's home. A young generation of 2 or 4 MB from the start instead of 1 MB
-  (\`--min-semi-space-size\`): CPU ratio 1.04 and 0.98, within noise. Raising the first old-generation
-  limit (\`--initial-old-space-size=80\` removes the full collection, -7% CPU) is a start-up flag V8
-  ignores when set at run time, so \`node dist/cli.js\` cannot use it. A worker thread for the tuning
-  pass was not retried: it must parse again after its own start-up (~0.1 s), the third session
-  measured two threads at 0.95 s against 0.75 s, and at this load no wall-time gain could be shown.
+  the user's cache folder and loaded through \`vm.Script\` (0.86 MB): without it 0.99 s, with it
+  1.04 s on the big file (within noise), 0.148 against 0.136 s on a one-line file; too little for
+  a second bundle file and a cache in the user's home. A young generation of 2 or 4 MB from the
+  start instead of 1 MB (\`--min-semi-space-size\`): CPU ratio 1.04 and 0.98, within noise. Raising
+  the first old-generation limit (\`--initial-old-space-size=80\` removes the full collection, -7%
+  CPU) is a start-up flag V8 ignores when set at run time, so \`node dist/cli.js\` cannot use it. A
+  worker thread for the tuning pass was not retried: it has to parse again after its own start-up
+  (~0.1 s), the third session measured two threads at 0.95 s against 0.75 s, and at load 20+ no
+  wall-time gain could have been shown.
 
 ### Commands
 
