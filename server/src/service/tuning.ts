@@ -9,7 +9,7 @@ import type { ServiceSettings } from '../core/types';
 import type { NginxFile } from '../languages/nginx/ast';
 import type { HaproxyFile } from '../languages/haproxy/ast';
 import { parseNginx } from '../languages/nginx/parser';
-import { parseHaproxy } from '../languages/haproxy/parser';
+import { haproxyModule } from '../languages/haproxy';
 import { NGINX_TUNING_RULES } from '../languages/nginx/tuning/rules';
 import { HAPROXY_TUNING_RULES } from '../languages/haproxy/tuning/rules';
 import { buildContext, runNginxChecks } from '../languages/nginx/tuning/checks';
@@ -38,7 +38,7 @@ function asNginx(doc: TextDocument, ast: unknown): NginxFile {
 function asHaproxy(doc: TextDocument, ast: unknown): HaproxyFile {
   const a = ast as Partial<HaproxyFile> | undefined;
   if (a && typeof a === 'object' && Array.isArray(a.sections) && a.text === doc.getText()) return a as HaproxyFile;
-  return parseHaproxy(doc.getText());
+  return haproxyModule.parse(doc.getText()) as HaproxyFile; // its parser is loaded with HAProxy's first file
 }
 
 /** nginx tuning and safety diagnostics. `ast` is the module's parse (re-parsed when it is not an nginx AST). */

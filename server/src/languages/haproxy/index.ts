@@ -1,7 +1,6 @@
 // The HAProxy language module: parse (never throws), validate, complete, hover, outline, navigation.
 import type { LanguageModule } from '../../core/types';
 import type { HaproxyFile } from './ast';
-import { parseHaproxy, reparseHaproxy } from './parser';
 import { haproxyNavEntities } from './navigation';
 import { definitionsInFile } from '../../core/navigation';
 import { haproxyFolding, haproxySelectionRanges, haproxySymbols } from './symbols';
@@ -21,14 +20,19 @@ const validationPart = () => (validation ??= require('./validation') as typeof i
 const completionPart = () => (completion ??= require('./completion') as typeof import('./completion'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const hoverPart = () => (hover ??= require('./hover') as typeof import('./hover'));
+// The parser too (its chevrotain grammar is built at the first parse, and chevrotain's own
+// modules are set up when first required): an nginx-only `check` never loads either.
+let parser: typeof import('./parser') | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const parserPart = () => (parser ??= require('./parser') as typeof import('./parser'));
 let signature: typeof import('./signature') | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const signaturePart = () => (signature ??= require('./signature') as typeof import('./signature'));
 
 export const haproxyModule: LanguageModule<HaproxyFile> = {
   id: 'haproxy',
-  parse: (text) => parseHaproxy(text),
-  reparse: (prev, text) => reparseHaproxy(prev, text),
+  parse: (text) => parserPart().parseHaproxy(text),
+  reparse: (prev, text) => parserPart().reparseHaproxy(prev, text),
   validate: (doc, ast, settings) => validationPart().validateHaproxy(doc, ast, settings),
   complete: (doc, ast, pos, settings) => completionPart().completeHaproxy(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => hoverPart().hoverHaproxy(doc, ast, pos, settings),
