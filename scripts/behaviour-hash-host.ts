@@ -11,8 +11,11 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 const root = resolve(process.argv[2] ?? '.');
 const strip = process.argv.includes('--strip');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the tree to hash is named on the command line
 const svc = require(`${root}/server/src/service/languageService`);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the tree to hash is named on the command line
 const bf = require(`${root}/server/src/host/binaryFacts`);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the tree to hash is named on the command line
 const ld = require(`${root}/server/src/service/largeDocument`);
 const hash = (x: unknown) => createHash('sha256').update(JSON.stringify(x)).digest('hex').slice(0, 16);
 const norm = (ds: any[], large = false) =>

@@ -11,7 +11,6 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 
-export { importCommand } from './import';
 
 const HELP = `usage: proxy-tuner bench FILE [options]
 

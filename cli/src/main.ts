@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'bench':
       return (await import('./bench.js')).benchCommand(rest);
     case 'import':
-      return (await import('./bench.js')).importCommand(rest);
+      return (await import('./import.js')).importCommand(rest);
     case '-h':
     case '--help':
     case 'help':

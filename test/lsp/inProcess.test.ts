@@ -98,7 +98,7 @@ async function start(localNginx: string): Promise<Started> {
   });
   client.listen();
   await client.sendRequest('initialize', { processId: null, rootUri: 'file:///srv/etc/nginx', capabilities: {}, initializationOptions: {} });
-  client.sendNotification('initialized', {});
+  void client.sendNotification('initialized', {});
   return {
     client,
     fs,
@@ -137,7 +137,7 @@ describe('language server in-process (startServer with a fake host)', () => {
 
   it('publishes diagnostics of an opened document, judged at the host\'s local version and in the context of the include tree the fake disk holds', async () => {
     for (const s of [old, current]) {
-      s.client.sendNotification('textDocument/didOpen', { textDocument: { uri: SITE, languageId: 'nginx', version: 1, text: FILES['/srv/etc/nginx/conf.d/site.conf'] } });
+      void s.client.sendNotification('textDocument/didOpen', { textDocument: { uri: SITE, languageId: 'nginx', version: 1, text: FILES['/srv/etc/nginx/conf.d/site.conf'] } });
     }
     const at122 = await old.waitFor(SITE, (p) => p.version === 1);
     const at130 = await current.waitFor(SITE, (p) => p.version === 1);
@@ -153,7 +153,7 @@ describe('language server in-process (startServer with a fake host)', () => {
   });
 
   it('an edit gives the diagnostics of the new version', async () => {
-    current.client.sendNotification('textDocument/didChange', {
+    void current.client.sendNotification('textDocument/didChange', {
       textDocument: { uri: SITE, version: 2 },
       contentChanges: [{ range: { start: { line: 9, character: 25 }, end: { line: 9, character: 32 } }, text: 'app' }],
     });
@@ -179,7 +179,7 @@ describe('language server in-process (startServer with a fake host)', () => {
   });
 
   it('clears the diagnostics of a closed document', async () => {
-    current.client.sendNotification('textDocument/didClose', { textDocument: { uri: SITE } });
+    void current.client.sendNotification('textDocument/didClose', { textDocument: { uri: SITE } });
     await current.waitFor(SITE, (p) => p.version === undefined && p.diagnostics.length === 0);
   });
 });
