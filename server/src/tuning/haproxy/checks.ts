@@ -1,6 +1,7 @@
 // The HAProxy tuning and safety checks: each reads the AST and pushes Findings against the
 // rows of rules.ts. A proxy section inherits from the `defaults` section before it (or the one
 // named with `from`); HAProxy's own default mode is tcp.
+import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../../haproxy/overrides';
 import type { Fix, FixEdit, Finding } from '../../service/rules';
 import type { ServiceSettings } from '../../service/types';
 import { compareVersions } from '../../service/version';
@@ -36,7 +37,6 @@ function unitOf(ctx: HaproxyCheckContext): string {
   return ctx.unit;
 }
 
-const PROXIES = new Set(['frontend', 'backend', 'listen']);
 
 function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
   return !ctx.version || compareVersions(ctx.version, v) >= 0;
@@ -204,7 +204,7 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
   // TLS protocol floor
   const opts = lastOf(ctx, global, 'ssl-default-bind-options');
   const globalFloor = tlsFloor(opts?.args ?? []);
-  const binds = ctx.file.sections.filter((s) => PROXIES.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
+  const binds = ctx.file.sections.filter((s) => TRAFFIC_PROXY_KINDS.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
   for (const b of binds) {
     const own = tlsFloor(b.args);
     const floor = own ?? globalFloor;
@@ -248,7 +248,7 @@ function checkProxies(ctx: HaproxyCheckContext): void {
   const reportedDefaults = new Set<Statement>();
   const reportedReuse = new Set<Statement>();
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     const mode = modeOf(ctx, sec);
     // keep-alive killers, reported where they are written (in line order)
     for (const st of closers(ctx, sec)) {

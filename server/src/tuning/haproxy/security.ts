@@ -1,6 +1,7 @@
 // HAProxy security checks: the stats page and socket open to the network, backends chosen by
 // client input, X-Forwarded-For without hygiene, and TLS settings (ciphers, certificate
 // verification, DH size). Each pushes Findings against the rows of rules.ts.
+import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../../haproxy/overrides';
 import type { Fix, Finding } from '../../service/rules';
 import type { SampleExpr, Section, Statement, Word } from '../../haproxy/ast';
 import { weakCipherTokens } from '../tls';
@@ -12,7 +13,6 @@ function add(ctx: Ctx, ruleId: string, at: { start: number; end: number }, messa
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
-const PROXIES = new Set(['frontend', 'backend', 'listen']);
 
 /** What the security checks read of a section, gathered in one pass over its lines. */
 interface SectionScan {
@@ -125,7 +125,7 @@ function restricted(ctx: Ctx, secs: Section[]): boolean {
 function checkStats(ctx: Ctx): void {
   const reported = new Set<Statement>();
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword)) continue;
+    if (!TRAFFIC_PROXY_KINDS.has(sec.keyword)) continue;
     if (!find(ctx, sec, 'stats').length) {
       const def = defaultsOf(ctx, sec);
       if (!def || !find(ctx, def, 'stats').length) continue;
@@ -185,7 +185,7 @@ function checkClientChosenBackend(ctx: Ctx): void {
     }
   }
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword)) continue;
+    if (!TRAFFIC_PROXY_KINDS.has(sec.keyword)) continue;
     const sc = scan(ctx, sec);
     if (!sc.routes.length) continue;
     // headers this section sets from client input (usually none: then routing needs no closer look)
@@ -235,7 +235,7 @@ function checkClientChosenBackend(ctx: Ctx): void {
 function checkForwardFor(ctx: Ctx): void {
   let hygiene: boolean | undefined;
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     for (const st of find(ctx, sec, 'option forwardfor')) {
       if (st.prefix?.value === 'no') continue;
       if (modeOf(ctx, sec) !== 'http' && sec.keyword !== 'defaults') continue;
@@ -278,7 +278,7 @@ function checkTls(ctx: Ctx): void {
       }
       continue;
     }
-    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     for (const st of scan(ctx, sec).endpoints) {
       const k = st.keyword!.value;
       let ci = -1;
