@@ -42,6 +42,7 @@ import {
   type Versioned,
 } from './data';
 import { httpOnlyKeyword } from './overrides';
+import { matchSections, sectionBase } from './sectionMatch';
 import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, PROXY_SECTIONS, TIME_OPTIONS, VALUE_ARGS, type ValueArg } from './overrides';
 
 /**
@@ -1029,39 +1030,16 @@ export function createHaproxyValidationMemo(): HaproxyValidationMemo {
   return { results: [], computed: 0, reused: 0 };
 }
 
-/** Offset of the line a section's header is on. */
-function sectionBase(file: HaproxyFile, sec: Section): number {
-  return file.lineStarts[sec.header.line] ?? sec.headerStart;
-}
-
-/** Whether two sections (of two versions of a text) are made of the same characters. */
-function sameSectionText(a: HaproxyFile, sa: Section, b: HaproxyFile, sb: Section): boolean {
-  if (sa === sb) return true;
-  const as = sectionBase(a, sa);
-  const bs = sectionBase(b, sb);
-  if (sa.bodyEnd - as !== sb.bodyEnd - bs || sa.keyword !== sb.keyword) return false;
-  return a.text.slice(as, sa.bodyEnd) === b.text.slice(bs, sb.bodyEnd);
-}
-
 /**
  * The previous run's result of each section that has the same text as one of the previous
- * version's: the sections before the edit (from the front) and after it (from the back).
+ * version's (sectionMatch.ts): the sections before the edit and after it.
  */
 function previousResults(memo: HaproxyValidationMemo | undefined, file: HaproxyFile, key: string): (SectionResult | undefined)[] {
   const old = memo?.file;
   if (!memo || !old || memo.key !== key) return [];
-  const ns = file.sections;
-  const os = old.sections;
-  const out: (SectionResult | undefined)[] = new Array(ns.length);
-  let i = 0;
-  while (i < ns.length && i < os.length && sameSectionText(file, ns[i], old, os[i])) {
-    out[i] = memo.results[i];
-    i++;
-  }
-  for (let j = 1; j <= ns.length - i && j <= os.length - i; j++) {
-    if (!sameSectionText(file, ns[ns.length - j], old, os[os.length - j])) break;
-    out[ns.length - j] = memo.results[os.length - j];
-  }
+  const match = matchSections(old, file);
+  const out: (SectionResult | undefined)[] = new Array(match.length);
+  for (let i = 0; i < match.length; i++) if (match[i] >= 0) out[i] = memo.results[match[i]];
   return out;
 }
 
