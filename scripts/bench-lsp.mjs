@@ -222,7 +222,8 @@ for (const b of PARTS.has(4) ? [big[0], big[3]] : []) {
 /** CPU seconds (user + system) a process has used so far (/proc/PID/stat; NaN elsewhere). */
 function cpuS(pid) {
   try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').slice(readFileSync(`/proc/${pid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
   } catch {
     return NaN;

@@ -45,6 +45,8 @@ export interface SectionIndex {
   /** The section it was built for, whose statements `lists` holds (the re-parse keeps the sections before an edit as they are). */
   of: Section;
   lists: Map<string, readonly Statement[]>;
+  /** What the security checks gathered from `lists` (security.ts), kept with them. */
+  scan?: unknown;
 }
 
 /** The previous tuning run of a document: its tree and the section indexes it built. */
@@ -176,6 +178,11 @@ export function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: s
   }
   lists.set(name, hit);
   return hit;
+}
+
+/** The section's index for this run (security.ts keeps what it derives from `find` in it). */
+export function sectionIndexOf(ctx: HaproxyCheckContext, sec: Section): SectionIndex {
+  return sectionEntry(ctx, sec).index;
 }
 
 /** The last statement with this lookup name in the section. */

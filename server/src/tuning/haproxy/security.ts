@@ -5,7 +5,7 @@ import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../../haproxy/overrides';
 import type { Fix, Finding } from '../../service/rules';
 import type { SampleExpr, Section, Statement, Word } from '../../haproxy/ast';
 import { weakCipherTokens } from '../tls';
-import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, type HaproxyCheckContext } from './checks';
+import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, sectionIndexOf, type HaproxyCheckContext } from './checks';
 
 type Ctx = HaproxyCheckContext;
 
@@ -27,8 +27,6 @@ interface SectionScan {
   tlsGlobals: Statement[];
 }
 
-const scans = new WeakMap<Ctx, Map<Section, SectionScan>>();
-
 const TLS_GLOBALS = ['ssl-default-bind-ciphers', 'ssl-default-server-ciphers', 'tune.ssl.default-dh-param', 'ssl-server-verify'];
 
 /** Two lists of statements in line order. */
@@ -38,11 +36,13 @@ function merged(a: readonly Statement[], b: readonly Statement[]): Statement[] {
   return [...a, ...b].sort((x, y) => x.start - y.start);
 }
 
-/** The section's lines the checks read, from the shared by-name index (checks.ts `find`). */
+/**
+ * The section's lines the checks read, from the shared by-name index (checks.ts `find`), kept in
+ * that index: the same lists while the section object and its `.if` state are the same.
+ */
 function scan(ctx: Ctx, sec: Section): SectionScan {
-  let m = scans.get(ctx);
-  if (!m) scans.set(ctx, (m = new Map()));
-  let r = m.get(sec);
+  const index = sectionIndexOf(ctx, sec);
+  let r = index.scan as SectionScan | undefined;
   if (r) return r;
   const acls = new Map<string, Statement[]>();
   for (const st of find(ctx, sec, 'acl')) {
@@ -59,7 +59,7 @@ function scan(ctx: Ctx, sec: Section): SectionScan {
     endpoints: merged(merged(find(ctx, sec, 'bind'), find(ctx, sec, 'server')), find(ctx, sec, 'default-server')),
     tlsGlobals: sec.keyword === 'global' ? TLS_GLOBALS.flatMap((k) => find(ctx, sec, k)) : [],
   };
-  m.set(sec, r);
+  index.scan = r;
   return r;
 }
 
