@@ -3,7 +3,7 @@
 // and used, with offsets of the bare names. Names used but defined nowhere are reported by the
 // module's validation (unknown-backend, undeclared-acl, unknown-reference): no `missing` here.
 import type { NavEntity } from '../service/types';
-import type { HaproxyFile, SampleExpr, Section, Statement, Word } from './ast';
+import type { HaproxyFile, SampleExpr, Statement, Word } from './ast';
 import { PROXY_KINDS } from './overrides';
 
 interface ArgSpan {
