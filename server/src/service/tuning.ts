@@ -13,7 +13,7 @@ import { haproxyModule } from '../languages/haproxy';
 import { NGINX_TUNING_RULES } from '../languages/nginx/tuning/rules';
 import { HAPROXY_TUNING_RULES } from '../languages/haproxy/tuning/rules';
 import { buildContext, runNginxChecks } from '../languages/nginx/tuning/checks';
-import { buildHaproxyContext, runHaproxyChecks } from '../languages/haproxy/tuning/checks';
+import { buildHaproxyContext, createHaproxyTuningMemo, rememberHaproxyIndexes, runHaproxyChecks, type HaproxyTuningMemo } from '../languages/haproxy/tuning/checks';
 import { eolFindings } from '../core/lifecycle';
 
 export { NGINX_TUNING_RULES, HAPROXY_TUNING_RULES };
@@ -53,14 +53,25 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
   }
 }
 
+/**
+ * Per document, what the previous HAProxy tuning run built (section indexes), for the next
+ * version's run: the editor validates the same document object at every version.
+ */
+const haproxyTuningMemos = new WeakMap<TextDocument, HaproxyTuningMemo>();
+
 /** HAProxy tuning and safety diagnostics. */
 export function haproxyTuning(doc: TextDocument, ast: unknown, settings: ServiceSettings): Diagnostic[] {
+  let memo = haproxyTuningMemos.get(doc);
   try {
     const file = asHaproxy(doc, ast);
-    const findings = runHaproxyChecks(buildHaproxyContext(file, settings));
+    if (!memo) haproxyTuningMemos.set(doc, (memo = createHaproxyTuningMemo()));
+    const ctx = buildHaproxyContext(file, settings, memo);
+    const findings = runHaproxyChecks(ctx);
+    rememberHaproxyIndexes(ctx, memo);
     findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
     return haproxyRegistry.toDiagnostics(doc, findings, settings, 'haproxy');
   } catch {
+    if (memo) memo.file = undefined;
     return [];
   }
 }

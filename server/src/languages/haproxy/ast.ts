@@ -331,11 +331,6 @@ export function findNodeAt(file: HaproxyFile, offset: number): NodeAt {
   return out;
 }
 
-/** The section that holds an offset (its header or body), if any. */
-export function sectionAt(file: HaproxyFile, offset: number): Section | undefined {
-  return findNodeAt(file, offset).section;
-}
-
 /** The statement's lookup name: `option httplog`, `timeout client`, `bind`, `http-request`. */
 export function keywordName(st: Statement): string {
   const k = st.keyword?.value ?? '';

@@ -5,7 +5,7 @@ import samplesJson from './data/samples.json';
 import probedJson from './data/versions.json';
 import { compareVersions } from '../../core/version';
 import { editDistance } from '../../core/editDistance';
-import { DESCRIPTIONS, EXTRA_ADDRESS_PREFIXES, REMOVED } from './overrides';
+import { DESCRIPTIONS, EXTRA_ADDRESS_PREFIXES, PROXY_KINDS, REMOVED } from './overrides';
 
 export interface Versioned {
   since?: string;
@@ -71,7 +71,7 @@ const samples = samplesJson as unknown as {
 export const VERSIONS: readonly string[] = kw.versions;
 export const NEWEST: string = VERSIONS[VERSIONS.length - 1];
 
-export const PROXY_KINDS = new Set(['defaults', 'frontend', 'backend', 'listen']);
+export { PROXY_KINDS };
 
 function toMap<T>(t: Table<T>): Map<string, T> {
   return new Map(Object.entries(t));
@@ -157,7 +157,6 @@ export const FETCHES = toMap(samples.fetches);
 export const CONVERTERS = toMap(samples.converters);
 export const ACL_DERIVATIVES = toMap(samples.aclDerivatives);
 export const PREDEFINED_ACLS = toMap(samples.predefinedAcls);
-export const FILTERS = new Set(samples.filters);
 
 /** Per other section kind (resolvers, peers, ...), its keywords. */
 export const SECTION_KEYWORDS_MAP = new Map<string, Map<string, KeywordInfo>>();
@@ -189,10 +188,6 @@ export function matchProxyKeyword(words: string[]): { name: string; info: Keywor
     if (ok) return { name: c.name, info: PROXY.get(c.name)!, width: c.parts.length };
   }
   return undefined;
-}
-
-export function proxyKeywordFamily(first: string): string[] {
-  return (PROXY_MULTI.get(first) ?? []).map((c) => c.name);
 }
 
 export function actionKey(name: string): string {

@@ -4,6 +4,7 @@
 // module's validation (unknown-backend, undeclared-acl, unknown-reference): no `missing` here.
 import type { NavEntity } from '../../core/types';
 import type { HaproxyFile, SampleExpr, Section, Statement, Word } from './ast';
+import { PROXY_KINDS } from './overrides';
 
 interface ArgSpan {
   value: string;
@@ -59,8 +60,6 @@ const NAMED_SECTIONS: Readonly<Record<string, { kind: string; unused: boolean }>
 };
 
 
-const PROXIES = new Set(['frontend', 'backend', 'listen', 'defaults']);
-
 export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
   const out: NavEntity[] = [];
   const ref = (kind: string, span: { name: string; start: number; end: number }, scope?: string) => {
@@ -83,7 +82,7 @@ export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
     if (named && sec.name) {
       out.push({ role: 'def', kind: named.kind, ...span(nameOf(sec.name)), reportUnused: named.unused });
     }
-    if (PROXIES.has(sec.keyword)) {
+    if (PROXY_KINDS.has(sec.keyword)) {
       const from = wordAfter(sec.header, 'from');
       if (from) ref('defaults', nameOf(from));
       if (sec.name && sec.statements.some((st) => st.keyword?.value === 'stick-table' && !st.disabled)) {
@@ -168,7 +167,3 @@ function sampleRefs(text: string, s: SampleExpr, ref: RefFn, _scope: string): vo
   if (a && a.value && !/^\d+$/.test(a.value)) ref('table', { name: a.value, start: a.start, end: a.end });
 }
 
-/** The sections a file defines by keyword and name, for lookups that need the section itself. */
-export function sectionByName(file: HaproxyFile, keyword: string, name: string): Section | undefined {
-  return file.sections.find((s) => s.keyword === keyword && s.name?.value === name);
-}

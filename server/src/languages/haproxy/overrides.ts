@@ -1,9 +1,12 @@
 // The one hand-kept file of HAProxy facts: what the generated tables (data/*.json) cannot say.
 // Everything else about keywords comes from scripts/gen-haproxy-data.mjs. Descriptions are ours.
 
-/** Keywords gone before the oldest generated version (2.4), or with a better replacement to suggest. */
-export const REMOVED: Record<string, { until: string; use: string; sections?: 'global' | 'proxy' }> = {
-  nbproc: { until: '2.5', use: '`nbthread` (threads replace processes)', sections: 'global' },
+/**
+ * Keywords gone before the oldest generated version (2.4), or with a better replacement to suggest;
+ * `replaceWith`: a keyword that takes the same argument, offered as the quick fix.
+ */
+export const REMOVED: Record<string, { until: string; use: string; sections?: 'global' | 'proxy'; replaceWith?: string }> = {
+  nbproc: { until: '2.5', use: '`nbthread` (threads replace processes)', sections: 'global', replaceWith: 'nbthread' },
   'bind-process': { until: '2.7', use: '`thread` on the `bind` line', sections: 'proxy' },
   grace: { until: '2.5', use: '`grace` in the `global` section (or nothing)', sections: 'proxy' },
   'tune.chksize': { until: '2.5', use: 'nothing (the setting has no effect any more)', sections: 'global' },
@@ -68,70 +71,103 @@ export const BALANCE_ALGOS: Record<string, { since?: string; until?: string; tak
   sticky: { since: '2.9' },
 };
 
-/**
- * Keywords whose arguments are time values (a number with an optional unit us, ms, s, m, h, d);
- * by keyword name, the index of the first time argument (after the keyword name's words).
- */
-export const TIME_ARGS: Record<string, number> = {
-  'hard-stop-after': 0,
-  'close-spread-time': 0,
-  grace: 0,
-  'tune.lua.session-timeout': 0,
-  'tune.lua.task-timeout': 0,
-  'tune.lua.service-timeout': 0,
-  'tune.lua.burst-timeout': 0,
-  'tune.idletimer': 0,
-  hold: 1,
-  'timeout': 1,
-};
-
 /** bind/server options whose argument is a time value. */
 export const TIME_OPTIONS = new Set(['inter', 'fastinter', 'downinter', 'slowstart', 'agent-inter', 'pool-purge-delay', 'error-limit-time', 'tcp-ut', 'idle-ping']);
 
 /** bind/server options whose argument is a plain integer. */
 export const INT_OPTIONS = new Set(['rise', 'fall', 'weight', 'maxconn', 'minconn', 'maxqueue', 'port', 'id', 'backlog', 'error-limit', 'pool-max-conn', 'pool-low-conn', 'max-reuse', 'agent-port', 'mss', 'nice', 'uid', 'gid']);
 
-/** Keywords whose single argument is a positive integer. */
-export const INT_KEYWORDS = new Set([
-  'maxconn',
-  'nbthread',
-  'ulimit-n',
-  'maxsslconn',
-  'maxpipes',
-  'maxzlibmem',
-  'maxcompcpuusage',
-  'maxcomprate',
-  'maxconnrate',
-  'maxsessrate',
-  'maxsslrate',
-  'fullconn',
-  'retries',
-  'backlog',
-  'tune.bufsize',
-  'tune.maxrewrite',
-  'tune.maxaccept',
-  'tune.maxpollevents',
-  'tune.http.maxhdr',
-  'tune.ssl.cachesize',
-  'tune.ssl.maxrecord',
-  'tune.rcvbuf.client',
-  'tune.rcvbuf.server',
-  'tune.sndbuf.client',
-  'tune.sndbuf.server',
-  'tune.pipesize',
-  'tune.recv_enough',
-  'tune.h2.max-concurrent-streams',
-  'tune.h2.initial-window-size',
-  'tune.h2.header-table-size',
-]);
+/**
+ * A keyword argument with a form HAProxy checks: a whole number (`int`: HAProxy reads many counts
+ * with atol(), so `16k` becomes 16), a time (a number with an optional unit us, ms, s, m, h, d) or
+ * a size (a number with an optional k, m or g suffix).
+ */
+export interface ValueArg {
+  type: 'int' | 'time' | 'size';
+  /** Index of the value among the words after the keyword (the keyword's own words excluded for proxy keywords). */
+  arg: number;
+  /** The keyword takes that one argument and no other. */
+  only?: boolean;
+}
 
-/** Keywords whose argument is a size (a number with an optional k, m or g suffix). */
-export const SIZE_KEYWORDS: Record<string, number> = {
-  size: 0, // `size` in a ring section
+const INT1: ValueArg = { type: 'int', arg: 0, only: true };
+const TIME0: ValueArg = { type: 'time', arg: 0 };
+
+/**
+ * Keywords whose arguments have a checked form, by where they are written: `global`; `proxy`
+ * (defaults, frontend, listen, backend; by first word, so `timeout` stands for every `timeout`
+ * kind, and `arg` counts after the matched keyword's words); `section` (every other section:
+ * resolvers, peers, mailers, ring, ...); and a section keyword for what only that section has.
+ */
+export const VALUE_ARGS: Readonly<Record<'global' | 'proxy' | 'section' | 'ring', Readonly<Record<string, ValueArg>>>> = {
+  global: {
+    maxconn: INT1,
+    nbthread: INT1,
+    'ulimit-n': INT1,
+    maxsslconn: INT1,
+    maxpipes: INT1,
+    maxzlibmem: INT1,
+    maxcompcpuusage: INT1,
+    maxcomprate: INT1,
+    maxconnrate: INT1,
+    maxsessrate: INT1,
+    maxsslrate: INT1,
+    'tune.bufsize': INT1,
+    'tune.maxrewrite': INT1,
+    'tune.maxaccept': INT1,
+    'tune.maxpollevents': INT1,
+    'tune.http.maxhdr': INT1,
+    'tune.ssl.cachesize': INT1,
+    'tune.ssl.maxrecord': INT1,
+    'tune.rcvbuf.client': INT1,
+    'tune.rcvbuf.server': INT1,
+    'tune.sndbuf.client': INT1,
+    'tune.sndbuf.server': INT1,
+    'tune.pipesize': INT1,
+    'tune.recv_enough': INT1,
+    'tune.h2.max-concurrent-streams': INT1,
+    'tune.h2.initial-window-size': INT1,
+    'tune.h2.header-table-size': INT1,
+    'hard-stop-after': TIME0,
+    'close-spread-time': TIME0,
+    grace: TIME0,
+    'tune.lua.session-timeout': TIME0,
+    'tune.lua.task-timeout': TIME0,
+    'tune.lua.service-timeout': TIME0,
+    'tune.lua.burst-timeout': TIME0,
+    'tune.idletimer': TIME0,
+  },
+  proxy: {
+    maxconn: { type: 'int', arg: 0 },
+    retries: { type: 'int', arg: 0 },
+    fullconn: { type: 'int', arg: 0 },
+    backlog: { type: 'int', arg: 0 },
+    timeout: TIME0,
+  },
+  section: {
+    timeout: { type: 'time', arg: 1 },
+    hold: { type: 'time', arg: 1 },
+  },
+  ring: {
+    size: { type: 'size', arg: 0 },
+  },
 };
 
-/** Proxies the last of which wins when several declare one (names may be shared by a frontend and a backend). */
-export const PROXY_SECTIONS = new Set(['frontend', 'backend', 'listen', 'defaults']);
+/**
+ * The proxy sections and their capabilities (HAProxy's frontend and backend sides): the keys of
+ * one proxy's names (a frontend and a backend may share a name, a listen is both). `defaults`
+ * has none: it only passes settings on to the proxies after it.
+ */
+export const PROXY_SECTIONS: Readonly<Record<string, { caps: readonly ('fe' | 'be')[] }>> = {
+  defaults: { caps: [] },
+  frontend: { caps: ['fe'] },
+  backend: { caps: ['be'] },
+  listen: { caps: ['fe', 'be'] },
+};
+/** defaults, frontend, backend, listen. */
+export const PROXY_KINDS: ReadonlySet<string> = new Set(Object.keys(PROXY_SECTIONS));
+/** frontend, backend, listen: the proxies that carry traffic. */
+export const TRAFFIC_PROXY_KINDS: ReadonlySet<string> = new Set(Object.keys(PROXY_SECTIONS).filter((k) => PROXY_SECTIONS[k].caps.length));
 
 /** Short descriptions in our own words for the keywords people type most; others get a generated line. */
 export const DESCRIPTIONS: Record<string, string> = {
@@ -234,23 +270,6 @@ export const OPTION_DESCRIPTIONS: Record<string, string> = {
   cookie: 'Value of the persistence cookie for this server.',
   'pool-max-conn': 'Maximum idle connections kept to this server for reuse.',
 };
-
-/** Condition predicates of `.if` lines and how we judge them without the running process. */
-export const COND_PREDICATES = new Set([
-  'defined',
-  'feature',
-  'streq',
-  'strneq',
-  'strstr',
-  'version_atleast',
-  'version_before',
-  'openssl_version_atleast',
-  'openssl_version_before',
-  'ssllib_name_startswith',
-  'enabled',
-  'awslc_api_atleast',
-  'awslc_api_before',
-]);
 
 /** Sample fetches and converters of optional device-detection modules, not in every build. */
 export const OPTIONAL_MODULE_SAMPLES = /^(wurfl-|51d\.|da-csv)/;

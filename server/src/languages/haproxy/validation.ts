@@ -43,7 +43,8 @@ import {
   type Versioned,
 } from './data';
 import { httpOnlyKeyword } from './overrides';
-import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_KEYWORDS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, TIME_ARGS, TIME_OPTIONS } from './overrides';
+import { matchSections, sectionBase } from './sectionMatch';
+import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, PROXY_SECTIONS, TIME_OPTIONS, VALUE_ARGS, type ValueArg } from './overrides';
 
 /**
  * Candidate lists of the typo suggestions, built once per table and target version instead of
@@ -75,24 +76,30 @@ const TIME_RE = /^\d+(us|ms|s|m|h|d)?$/;
 const SIZE_RE = /^\d+[kmgKMG]?$/;
 const INT_RE = /^-?\d+$/;
 
+/** What the checks of one proxy section's lines gather while they run. */
 interface ProxyFacts {
   /** `server` names of this proxy, with their line (duplicate-server). */
   servers?: Map<string, Statement>;
   section: Section;
   kind: string;
   name: string;
-  mode?: string;
-  modeWord?: Word;
   timeouts: Set<string>;
   acls: Map<string, number>;
   hasRules: boolean;
   hasConnRules: boolean;
-  parent?: ProxyFacts;
-  backendRefs: { word: Word; st: Statement }[];
+  /** `use_backend` / `default_backend` targets. */
+  backendRefs: Word[];
 }
 
 class Checker {
-  readonly out: Finding[] = [];
+  /** Where findings go: the file's list, or the list of the section being checked. */
+  out: Finding[] = [];
+  /** Set when a finding of the section being checked points outside it (never reused). */
+  volatile = false;
+  /** Set when a message of the section being checked names a line number. */
+  lineRefs = false;
+  /** Whether a `.if` block disabled some statement. */
+  anyDisabled = false;
   readonly target: string;
   readonly judgedNewest: boolean;
 
@@ -122,21 +129,17 @@ class Checker {
     return this.availabilityOf(info) === 'ok';
   }
 
-  /** Reports "needs newer" or "removed" for an entry; true when usable. */
-  version(info: Versioned, at: { start: number; end: number }, what: string, replacement?: string): boolean {
+  /** Reports "needs newer" or "removed" for an entry (with `fixes`, when given); true when usable. */
+  version(info: Versioned, at: { start: number; end: number }, what: string, replacement?: string, fixes?: Fix[]): boolean {
     const a = this.availabilityOf(info);
-    if (a === 'newer') {
-      this.add('needs-newer-version', at, `${what} needs HAProxy >= ${info.since} (judging for ${this.target}).`);
-      return false;
-    }
-    if (a === 'removed') {
-      this.add('removed-keyword', at, `${what} was removed in HAProxy ${info.until}${replacement ? `: use ${replacement}` : ''}.`);
-      return false;
-    }
-    return true;
+    if (a === 'ok') return true;
+    const extra = fixes ? { fixes } : undefined;
+    if (a === 'newer') this.add('needs-newer-version', at, `${what} needs HAProxy >= ${info.since} (judging for ${this.target}).`, extra);
+    else this.add('removed-keyword', at, `${what} was removed in HAProxy ${info.until}${replacement ? `: use ${replacement}` : ''}.`, extra);
+    return false;
   }
 
-  replaceFix(w: Word, text: string, safe = false): Fix[] {
+  replaceFix(w: { start: number; end: number }, text: string, safe = false): Fix[] {
     return [{ title: `Replace with '${text}'`, edits: [{ start: w.start, end: w.end, newText: text }], safe }];
   }
 
@@ -149,37 +152,51 @@ class Checker {
 }
 
 /** `.if`/`.elif`/`.else`/`.endif`: marks statements of branches that are not taken as disabled. */
-function applyConditionalBlocks(c: Checker, statements: Statement[]): void {
+function applyConditionalBlocks(c: Checker, file: HaproxyFile): void {
   const stack: { active: boolean; taken: boolean; parentActive: boolean }[] = [];
   const active = () => (stack.length ? stack[stack.length - 1].active : true);
-  for (const st of statements) {
+  // every statement in file order (orphans come before the first section), its flag cleared
+  // first (a statement reused from an earlier parse keeps what the run on that version set)
+  const visit = (st: Statement): void => {
+    st.disabled = false;
     const k = st.keyword?.value ?? '';
-    if (k === '.if') {
-      const pa = active();
-      const v = pa && evalCond(st.args, c.target);
-      stack.push({ active: v, taken: v, parentActive: pa });
-      continue;
+    if (k.charCodeAt(0) === 46 /* . */) {
+      if (k === '.if') {
+        const pa = active();
+        const v = pa && evalCond(st.args, c.target);
+        stack.push({ active: v, taken: v, parentActive: pa });
+        return;
+      }
+      if (k === '.elif') {
+        const top = stack[stack.length - 1];
+        if (!top) return;
+        const v = top.parentActive && !top.taken && evalCond(st.args, c.target);
+        top.active = v;
+        top.taken ||= v;
+        return;
+      }
+      if (k === '.else') {
+        const top = stack[stack.length - 1];
+        if (!top) return;
+        top.active = top.parentActive && !top.taken;
+        top.taken = true;
+        return;
+      }
+      if (k === '.endif') {
+        stack.pop();
+        return;
+      }
     }
-    if (k === '.elif') {
-      const top = stack[stack.length - 1];
-      if (!top) continue;
-      const v = top.parentActive && !top.taken && evalCond(st.args, c.target);
-      top.active = v;
-      top.taken ||= v;
-      continue;
+    if (stack.length && !active()) {
+      st.disabled = true;
+      c.anyDisabled = true;
     }
-    if (k === '.else') {
-      const top = stack[stack.length - 1];
-      if (!top) continue;
-      top.active = top.parentActive && !top.taken;
-      top.taken = true;
-      continue;
-    }
-    if (k === '.endif') {
-      stack.pop();
-      continue;
-    }
-    if (!active()) st.disabled = true;
+  };
+  for (const st of file.orphans) visit(st);
+  for (const sec of file.sections) {
+    visit(sec.header);
+    const list = sec.statements;
+    for (let i = 0; i < list.length; i++) visit(list[i]);
   }
 }
 
@@ -442,6 +459,17 @@ function checkSize(c: Checker, w: Word | undefined, at: { start: number; end: nu
   if (!SIZE_RE.test(w.value)) c.add('invalid-size', w, `Invalid size '${w.value}' for ${what} (a number with an optional k, m or g suffix).`);
 }
 
+/** The row of a VALUE_ARGS table for a keyword, if any (own rows only: not `constructor`). */
+function valueArg(table: Readonly<Record<string, ValueArg>> | undefined, k: string): ValueArg | undefined {
+  return table && Object.prototype.hasOwnProperty.call(table, k) ? table[k] : undefined;
+}
+
+function checkValue(c: Checker, v: ValueArg, w: Word | undefined, at: { start: number; end: number }, what: string): void {
+  if (v.type === 'int') checkInt(c, w, at, what);
+  else if (v.type === 'time') checkTime(c, w, at, what);
+  else checkSize(c, w, at, what);
+}
+
 function checkGlobal(c: Checker, st: Statement): void {
   const kw = st.keyword!;
   const k = kw.value;
@@ -451,6 +479,8 @@ function checkGlobal(c: Checker, st: Statement): void {
   if (notKw2) {
     const range = { start: st.start, end: st.end };
     const fixes: Fix[] = [];
+    // the fix moves the line into the first defaults section: this finding depends on another section
+    c.volatile = true;
     const defaults = c.file.sections.find((s) => s.keyword === 'defaults');
     if (defaults && notKw2.replacement) {
       const line = c.lineRange(st);
@@ -478,7 +508,7 @@ function checkGlobal(c: Checker, st: Statement): void {
   if (!info) {
     const rem = removedInfo(k);
     if (rem && rem.sections !== 'proxy') {
-      const fixes = k === 'nbproc' ? c.replaceFix(kw, 'nbthread') : undefined;
+      const fixes = rem.replaceWith ? c.replaceFix(kw, rem.replaceWith) : undefined;
       if (compareVersions(c.target, rem.until) >= 0) c.add('removed-keyword', kw, `'${k}' was removed in HAProxy ${rem.until}: use ${rem.use}.`, { fixes });
       return;
     }
@@ -491,18 +521,13 @@ function checkGlobal(c: Checker, st: Statement): void {
     return;
   }
   const rem = removedInfo(k);
-  if (!c.version(info, kw, `'${k}'`, rem?.use)) {
-    if (k === 'nbproc') {
-      const last = c.out[c.out.length - 1];
-      last.fixes = c.replaceFix(kw, 'nbthread');
-    }
-    return;
+  if (!c.version(info, kw, `'${k}'`, rem?.use, rem?.replaceWith ? c.replaceFix(kw, rem.replaceWith) : undefined)) return;
+  const v = valueArg(VALUE_ARGS.global, k);
+  if (v) {
+    checkValue(c, v, st.args[v.arg], kw, `'${k}'`);
+    const extra = st.args[v.arg + 1];
+    if (v.only && extra) c.add('arg', { start: extra.start, end: st.args[st.args.length - 1].end }, `'${k}' takes one argument; '${extra.value}' is unexpected.`);
   }
-  if (INT_KEYWORDS.has(k)) {
-    checkInt(c, st.args[0], kw, `'${k}'`);
-    if (st.args.length > 1) c.add('arg', { start: st.args[1].start, end: st.args[st.args.length - 1].end }, `'${k}' takes one argument; '${st.args[1].value}' is unexpected.`);
-  }
-  if (k in TIME_ARGS) checkTime(c, st.args[TIME_ARGS[k]], kw, `'${k}'`);
   if (k === 'log') checkLogTarget(c, st);
   if (!st.args.length && info.syntax?.length && info.syntax.every((s) => /^\S+\s+</.test(s))) c.add('arg', kw, `'${k}' needs an argument (${info.syntax[0]}).`);
 }
@@ -518,7 +543,6 @@ interface Ctx {
   sec: Section;
   kind: string;
   facts: ProxyFacts;
-  backends: Set<string>;
 }
 
 function checkProxyStatement(x: Ctx, st: Statement): void {
@@ -598,6 +622,8 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
   // options documented without arguments refuse any
   if (k === 'option' && args.length && info.syntax?.length && info.syntax.every((x) => x.trim() === name))
     c.add('arg', { start: args[0].start, end: args[args.length - 1].end }, `'${name}' takes no argument; '${args[0].value}' is unexpected.`);
+  const v = valueArg(VALUE_ARGS.proxy, k);
+  if (v) checkValue(c, v, args[v.arg], nameRange, `'${name}'`);
   switch (k) {
     case 'mode': {
       const v = args[0];
@@ -622,14 +648,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       break;
     }
     case 'timeout':
-      checkTime(c, args[0], nameRange, `'${name}'`);
       x.facts.timeouts.add(name.slice(8));
-      break;
-    case 'maxconn':
-    case 'retries':
-    case 'fullconn':
-    case 'backlog':
-      checkInt(c, args[0], nameRange, `'${name}'`);
       break;
     case 'log':
       checkLogTarget(c, st);
@@ -638,7 +657,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     case 'default_backend': {
       const b = args[0];
       if (!b) c.add('arg', kw, `'${k}' needs a backend name.`);
-      else x.facts.backendRefs.push({ word: b, st });
+      else x.facts.backendRefs.push(b);
       break;
     }
     case 'server':
@@ -652,6 +671,7 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       if (k === 'server' && args[0] && !args[0].envVars) {
         const servers = (x.facts.servers ??= new Map());
         const prev = servers.get(args[0].value);
+        if (prev) c.lineRefs = true;
         if (prev) c.add('duplicate-server', args[0], `${kind} '${x.facts.name}', another server named '${args[0].value}' was already defined at line ${prev.line + 1}, please use distinct names.`);
         else servers.set(args[0].value, st);
       }
@@ -784,9 +804,13 @@ function checkOtherSection(c: Checker, sec: Section, st: Statement): void {
     return;
   }
   if (!c.ok(info) && !c.version(info, kw, `'${k}' in '${sec.keyword}'`)) return;
-  if (k === 'timeout') checkTime(c, st.args[1], kw, `'timeout ${st.args[0]?.value ?? ''}'`);
-  if (k === 'hold') checkTime(c, st.args[1], kw, `'hold ${st.args[0]?.value ?? ''}'`);
-  if (sec.keyword === 'ring' && k === 'size') checkSize(c, st.args[0], kw, `'size'`);
+  const v = sec.keyword === 'ring' ? (valueArg(VALUE_ARGS.ring, k) ?? valueArg(VALUE_ARGS.section, k)) : valueArg(VALUE_ARGS.section, k);
+  if (v) {
+    // what the value is for: the keyword and the words before it (`'timeout retry'`)
+    let what = k;
+    for (let i = 0; i < v.arg; i++) what += ` ${st.args[i]?.value ?? ''}`;
+    checkValue(c, v, st.args[v.arg], kw, `'${what}'`);
+  }
 }
 
 function checkSample(c: Checker, s: SampleExpr, inAcl: boolean, inDefaults = false): void {
@@ -865,6 +889,7 @@ function checkAclRef(c: Checker, t: CondTerm, st: Statement, facts: ProxyFacts |
     // Declared later in the section?
     const later = facts.section.statements.find((s) => s.acl?.name.value === name && !s.disabled);
     if (later) {
+      c.lineRefs = true;
       c.add('undeclared-acl', w, `ACL '${name}' is used before it is declared (line ${later.line + 1}); declare it first.`);
       return;
     }
@@ -874,103 +899,312 @@ function checkAclRef(c: Checker, t: CondTerm, st: Statement, facts: ProxyFacts |
   c.add('undeclared-acl', w, `ACL '${name}' is not declared in this section${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
 }
 
-/** All diagnostics findings for a parsed file. */
-export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): Finding[] {
+// ---------------------------------------------------------------------------------------------
+// Incremental validation. What a section's own lines give (their findings, and the facts the
+// cross-section checks read) depends only on the section's text, the target version and which
+// of its lines a `.if` block disables: it is kept per section, in the coordinates of the text it
+// was computed on, and taken over by a later version of the document whose section has the same
+// text (the same object when the re-parse kept it, else the same characters, shifted). The
+// header lines, the names, the inheritance and everything between sections are computed on every
+// run from these summaries, which costs a loop over the sections.
+
+/** An offset range and the word written there. */
+interface Ref {
+  start: number;
+  end: number;
+  value: string;
+}
+
+/** A line HAProxy ignores in a proxy in tcp mode (http-option-in-tcp), as the check reads it. */
+interface HttpOnlyLine {
+  /** Its lookup name (`option forwardfor`, `http-request`). */
+  name: string;
+  /** For `option` lines, the option. */
+  option?: string;
+  /** The proxy kinds the keyword is written for. */
+  sections: readonly string[];
+  start: number;
+  end: number;
+}
+
+/** What checkReferences reads of a proxy's lines, in line order. */
+type RefItem =
+  | { t: 'section'; kind: string; w: Ref }
+  | { t: 'finding'; f: Finding }
+  | { t: 'track'; w: Ref }
+  | { t: 'table'; w: Ref }
+  | { t: 'userlist'; name: string; start: number; end: number };
+
+interface ProxySummary {
+  /** The last `mode` line's value. */
+  mode?: string;
+  timeouts: Set<string>;
+  hasRules: boolean;
+  hasConnRules: boolean;
+  /** `use_backend` / `default_backend` targets without expansions. */
+  backendRefs: Ref[];
+  /** A live `server`, `server-template` or `dispatch` line. */
+  hasServers: boolean;
+  /** A live `bind` or `stats enable` line. */
+  listens: boolean;
+  /** A `stick-table` line (live or not). */
+  stickTable: boolean;
+  httpOnly: HttpOnlyLine[];
+  /** What the section's lines override in the sections it inherits from (`option X`, `log format`). */
+  overrides: string[];
+  refs: RefItem[];
+}
+
+/** One section's own results, in the coordinates of the text they were computed on. */
+interface SectionResult {
+  /** Offset of the header line's start, and the line, when computed. */
+  base: number;
+  line: number;
+  /** Which of its statements a `.if` block disabled, when computed. */
+  disabled: string;
+  /** A finding points outside the section (a fix that edits another section): never reused. */
+  volatile: boolean;
+  /** A message names a line number: reused only where the section starts on the same line. */
+  lineRefs: boolean;
+  /** The findings of the section's statements, in order. */
+  findings: Finding[];
+  proxy?: ProxySummary;
+  /** The `table` names of a peers section. */
+  peerTables?: string[];
+}
+
+/**
+ * The previous run for a document: its tree, the target version it was judged at, and each
+ * section's result (by index in `file.sections`). Kept per document by validateHaproxy; holds
+ * no node of the tree except through `file`, which the next run replaces.
+ */
+export interface HaproxyValidationMemo {
+  key?: string;
+  file?: HaproxyFile;
+  results: (SectionResult | undefined)[];
+  /** Sections computed and taken over by the last run (for tests and benchmarks). */
+  computed: number;
+  reused: number;
+}
+
+export function createHaproxyValidationMemo(): HaproxyValidationMemo {
+  return { results: [], computed: 0, reused: 0 };
+}
+
+/**
+ * The previous run's result of each section that has the same text as one of the previous
+ * version's (sectionMatch.ts): the sections before the edit and after it.
+ */
+function previousResults(memo: HaproxyValidationMemo | undefined, file: HaproxyFile, key: string): (SectionResult | undefined)[] {
+  const old = memo?.file;
+  if (!memo || !old || memo.key !== key) return [];
+  const match = matchSections(old, file);
+  const out: (SectionResult | undefined)[] = new Array(match.length);
+  for (let i = 0; i < match.length; i++) if (match[i] >= 0) out[i] = memo.results[match[i]];
+  return out;
+}
+
+/** Which statements of a section a `.if` block disabled ('' for none). */
+function disabledSignature(c: Checker, sec: Section): string {
+  if (!c.anyDisabled) return '';
+  let sig = '';
+  const list = sec.statements;
+  for (let i = 0; i < list.length; i++) if (list[i].disabled) sig += `${i},`;
+  return sig;
+}
+
+function shifted(f: Finding, d: number): Finding {
+  const g: Finding = { ...f, start: f.start + d, end: f.end + d };
+  if (f.fixes) g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + d, end: e.end + d })) }));
+  return g;
+}
+
+/** Findings of a section result into the run's list, moved by `d` characters. */
+function emit(c: Checker, list: readonly Finding[], d: number): void {
+  if (d === 0) for (let i = 0; i < list.length; i++) c.out.push(list[i]);
+  else for (let i = 0; i < list.length; i++) c.out.push(shifted(list[i], d));
+}
+
+const at = (r: { start: number; end: number }, d: number) => ({ start: r.start + d, end: r.end + d });
+
+/** The checks of a proxy section's lines: their findings and the section's summary. */
+function computeProxy(c: Checker, sec: Section, kind: string, base: number, disabled: string): SectionResult {
+  const facts: ProxyFacts = {
+    section: sec,
+    kind,
+    name: sectionName(sec),
+    timeouts: new Set(),
+    acls: new Map(),
+    hasRules: false,
+    hasConnRules: false,
+    backendRefs: [],
+  };
+  const ctx: Ctx = { c, sec, kind, facts };
+  let mode: string | undefined;
+  let hasServers = false;
+  let listens = false;
+  let stickTable = false;
+  const httpOnly: HttpOnlyLine[] = [];
+  const overrides: string[] = [];
+  for (const st of sec.statements) {
+    const k = st.keyword?.value;
+    if (k === 'stick-table') stickTable = true;
+    if (st.disabled) continue;
+    // what the cross-section checks read of the live lines
+    if (k === 'mode' && st.args[0]) mode = st.args[0].value;
+    if (k && SERVER_LINE.test(k)) hasServers = true;
+    if (k === 'bind' || (k === 'stats' && st.sub?.value === 'enable')) listens = true;
+    if (k === 'option' && st.sub) overrides.push(`option ${st.sub.value}`);
+    if (k === 'log-format' || (k === 'option' && /^(tcplog|httplog|httpslog|clflog|logasap)$/.test(st.sub?.value ?? '') && !st.prefix)) overrides.push('log format');
+    if (k && !st.prefix) {
+      const name = k === 'option' || k === 'capture' ? (st.sub ? `${k} ${st.sub.value}` : undefined) : k;
+      if (name && httpOnlyKeyword(name)) {
+        const sections = matchProxyKeyword([k, ...st.args.map((w) => w.value)])?.info.sections ?? [];
+        const kw = st.keyword!;
+        httpOnly.push({ name, option: k === 'option' ? st.sub?.value : undefined, sections, start: kw.start, end: (st.sub && name.includes(' ') ? st.sub : kw).end });
+      }
+    }
+    if (!k || k.startsWith('.')) continue;
+    checkProxyStatement(ctx, st);
+    for (const s of st.samples) checkSample(c, s, !!st.acl || (st.condition ? s.start >= st.condition.start : false), kind === 'defaults');
+    checkCondition(c, st, facts);
+  }
+  const backendRefs: Ref[] = [];
+  for (const w of facts.backendRefs) if (!(w.envVars || w.value.includes('%[') || w.value.includes('$'))) backendRefs.push({ start: w.start, end: w.end, value: w.value });
+  const proxy: ProxySummary = {
+    mode,
+    timeouts: facts.timeouts,
+    hasRules: facts.hasRules,
+    hasConnRules: facts.hasConnRules,
+    backendRefs,
+    hasServers,
+    listens,
+    stickTable,
+    httpOnly,
+    overrides,
+    refs: referenceItems(sec, kind, facts.name),
+  };
+  return { base, line: sec.header.line, disabled, volatile: c.volatile, lineRefs: c.lineRefs, findings: c.out, proxy };
+}
+
+/** The checks of the lines of `global` and the other sections. */
+function computeOther(c: Checker, sec: Section, kind: string, base: number, disabled: string): SectionResult {
+  for (const st of sec.statements) {
+    if (st.disabled || !st.keyword || st.keyword.value.startsWith('.')) continue;
+    if (kind === 'global') checkGlobal(c, st);
+    else checkOtherSection(c, sec, st);
+  }
+  let peerTables: string[] | undefined;
+  if (kind === 'peers') {
+    peerTables = [];
+    for (const st of sec.statements) if (st.keyword?.value === 'table' && st.args[0]) peerTables.push(st.args[0].value);
+  }
+  return { base, line: sec.header.line, disabled, volatile: c.volatile, lineRefs: c.lineRefs, findings: c.out, peerTables };
+}
+
+/** A section's result: the previous run's when it still holds, else computed now. */
+function sectionResult(c: Checker, sec: Section, prev: SectionResult | undefined, memo: HaproxyValidationMemo | undefined): SectionResult {
+  const base = sectionBase(c.file, sec);
+  const disabled = disabledSignature(c, sec);
+  if (prev && !prev.volatile && prev.disabled === disabled && (!prev.lineRefs || prev.line === sec.header.line)) {
+    if (memo) memo.reused++;
+    return prev;
+  }
+  if (memo) memo.computed++;
+  const saved = c.out;
+  c.out = [];
+  c.volatile = false;
+  c.lineRefs = false;
+  try {
+    return PROXY_KINDS.has(sec.keyword) ? computeProxy(c, sec, sec.keyword, base, disabled) : computeOther(c, sec, sec.keyword, base, disabled);
+  } finally {
+    c.out = saved;
+  }
+}
+
+/** A proxy section in one run: its summary, where it is now, and what it inherits from. */
+interface Proxy {
+  sec: Section;
+  kind: string;
+  name: string;
+  s: ProxySummary;
+  /** How far the section moved since its summary was computed. */
+  d: number;
+  parent?: Proxy;
+}
+
+/** All diagnostics findings for a parsed file; `memo`: the previous run for the same document. */
+export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, memo?: HaproxyValidationMemo): Finding[] {
   const c = new Checker(file, settings);
+  const key = c.target + (c.judgedNewest ? ' newest' : '');
+  const prev = previousResults(memo, file, key);
+  if (memo) memo.computed = memo.reused = 0;
+  const results: (SectionResult | undefined)[] = new Array(file.sections.length);
   for (const e of file.errors) c.add('syntax', e, e.message.charAt(0).toUpperCase() + e.message.slice(1) + '.');
-  const ordered: Statement[] = [...file.orphans];
-  for (const sec of file.sections) ordered.push(sec.header, ...sec.statements);
-  ordered.sort((a, b) => a.start - b.start);
-  for (const st of ordered) st.disabled = false;
-  applyConditionalBlocks(c, ordered);
+  applyConditionalBlocks(c, file);
 
   for (const st of file.orphans) {
     if (st.disabled || !st.keyword || st.keyword.value.startsWith('.')) continue;
     c.add('syntax', st.keyword, `'${st.keyword.value}' appears outside of any section.`);
   }
 
-  const proxies: ProxyFacts[] = [];
-  const allFacts: ProxyFacts[] = [];
-  const byKindName = new Map<string, ProxyFacts>();
-  const backends = new Set<string>();
-  const defaultsByName = new Map<string, ProxyFacts>();
-  let lastDefaults: ProxyFacts | undefined;
+  const proxies: Proxy[] = [];
+  const allFacts: Proxy[] = [];
+  const byKindName = new Map<string, Proxy>();
+  const defaultsByName = new Map<string, Proxy>();
+  let lastDefaults: Proxy | undefined;
   const otherNames = new Map<string, Section>();
 
-  for (const sec of file.sections) {
-    if (sec.header.disabled) continue;
-    if ((sec.keyword === 'backend' || sec.keyword === 'listen') && sec.name) backends.add(sec.name.value);
-  }
-
-  for (const sec of file.sections) {
+  for (let i = 0; i < file.sections.length; i++) {
+    const sec = file.sections[i];
     if (sec.header.disabled) continue;
     checkHeader(c, sec);
     const kind = sec.keyword;
     if (PROXY_KINDS.has(kind)) {
-      const facts: ProxyFacts = {
-        section: sec,
-        kind,
-        name: sectionName(sec),
-        timeouts: new Set(),
-        acls: new Map(),
-        hasRules: false,
-        hasConnRules: false,
-        backendRefs: [],
-      };
+      const p: Proxy = { sec, kind, name: sectionName(sec), s: undefined!, d: 0 };
       const fromIdx = sec.header.args.findIndex((w) => w.value === 'from');
       const fromName = fromIdx >= 0 ? sec.header.args[fromIdx + 1]?.value : undefined;
       if (fromName !== undefined) {
-        facts.parent = defaultsByName.get(fromName);
-        if (!facts.parent && sec.header.args[fromIdx + 1])
+        p.parent = defaultsByName.get(fromName);
+        if (!p.parent && sec.header.args[fromIdx + 1])
           c.add('arg', sec.header.args[fromIdx + 1], `No 'defaults' section named '${fromName}' before this line.`);
-      } else if (kind !== 'defaults' || true) {
-        facts.parent = kind === 'defaults' && fromName === undefined ? undefined : lastDefaults;
-        if (kind !== 'defaults') facts.parent = lastDefaults;
-      }
-      allFacts.push(facts);
-      const ctx: Ctx = { c, sec, kind, facts, backends };
-      for (const st of sec.statements) {
-        if (st.disabled || !st.keyword || st.keyword.value.startsWith('.')) continue;
-        checkProxyStatement(ctx, st);
-        for (const s of st.samples) checkSample(c, s, !!st.acl || (st.condition ? s.start >= st.condition.start : false), kind === 'defaults');
-        checkCondition(c, st, facts);
-      }
-      // the effective mode: the last `mode` line, else the parent's
-      for (const st of sec.statements) {
-        if (!st.disabled && st.keyword?.value === 'mode' && st.args[0]) {
-          facts.mode = st.args[0].value;
-          facts.modeWord = st.args[0];
-        }
-      }
+      } else if (kind !== 'defaults') p.parent = lastDefaults;
+      allFacts.push(p);
+      const r = (results[i] = sectionResult(c, sec, prev[i], memo));
+      p.s = r.proxy!;
+      p.d = sectionBase(file, sec) - r.base;
+      emit(c, r.findings, p.d);
       if (kind === 'defaults') {
-        if (facts.name) {
-          const dup = defaultsByName.get(facts.name);
-          if (dup) c.add('duplicate-proxy', sec.name!, `A 'defaults' section named '${facts.name}' already exists (line ${dup.section.header.line + 1}).`, { severity: 'warning' });
-          defaultsByName.set(facts.name, facts);
+        if (p.name) {
+          const dup = defaultsByName.get(p.name);
+          if (dup) c.add('duplicate-proxy', sec.name!, `A 'defaults' section named '${p.name}' already exists (line ${dup.sec.header.line + 1}).`, { severity: 'warning' });
+          defaultsByName.set(p.name, p);
         }
-        lastDefaults = facts;
+        lastDefaults = p;
       } else {
-        for (const cap of capabilities(kind)) {
-          const key = `${cap}:${facts.name}`;
-          const dup = byKindName.get(key);
+        const caps = PROXY_SECTIONS[kind].caps;
+        for (const cap of caps) {
+          const dup = byKindName.get(`${cap}:${p.name}`);
           if (dup && sec.name) {
-            c.add('duplicate-proxy', sec.name, `${kind} '${facts.name}' has the same name as the ${dup.kind} on line ${dup.section.header.line + 1}.`);
+            c.add('duplicate-proxy', sec.name, `${kind} '${p.name}' has the same name as the ${dup.kind} on line ${dup.sec.header.line + 1}.`);
             break;
           }
         }
         // a frontend and a backend may share a name, but newer versions warn that it will not last
-        const other = kind === 'frontend' ? byKindName.get(`backend:${facts.name}`) : kind === 'backend' ? byKindName.get(`frontend:${facts.name}`) : undefined;
+        // (as before this file read capabilities from PROXY_SECTIONS: keyed `backend:`/`frontend:`,
+        // which byKindName's `be:`/`fe:` keys never match, so this warning is not given today)
+        const other = kind === 'frontend' ? byKindName.get(`backend:${p.name}`) : kind === 'backend' ? byKindName.get(`frontend:${p.name}`) : undefined;
         if (other && sec.name && other.kind !== 'listen' && probedCheck('duplicate frontend and backend name', c.target) === 'warned')
-          c.add('duplicate-proxy', sec.name, `${kind} '${facts.name}' has the same name as the ${other.kind} on line ${other.section.header.line + 1}; HAProxy ${c.target} warns that this will not be supported any more.`, { severity: 'warning' });
-        for (const cap of capabilities(kind)) byKindName.set(`${cap}:${facts.name}`, facts);
-        proxies.push(facts);
+          c.add('duplicate-proxy', sec.name, `${kind} '${p.name}' has the same name as the ${other.kind} on line ${other.sec.header.line + 1}; HAProxy ${c.target} warns that this will not be supported any more.`, { severity: 'warning' });
+        for (const cap of caps) byKindName.set(`${cap}:${p.name}`, p);
+        proxies.push(p);
       }
-      if (facts.parent && facts.parent.hasRules) {
-        const p = facts.parent;
+      const parent = p.parent;
+      if (parent && parent.s.hasRules) {
         if (kind === 'defaults' || kind === 'listen')
-          c.add('defaults-rules', sec.header.keyword!, `A ${kind} section cannot inherit from defaults '${p.name}' (line ${p.section.header.line + 1}), which defines TCP/HTTP rules.`);
-        else if (kind === 'backend' && p.hasConnRules)
-          c.add('defaults-rules', sec.header.keyword!, `A backend cannot inherit from defaults '${p.name}' (line ${p.section.header.line + 1}), which defines 'tcp-request connection' or 'tcp-request session' rules.`);
+          c.add('defaults-rules', sec.header.keyword!, `A ${kind} section cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines TCP/HTTP rules.`);
+        else if (kind === 'backend' && parent.s.hasConnRules)
+          c.add('defaults-rules', sec.header.keyword!, `A backend cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines 'tcp-request connection' or 'tcp-request session' rules.`);
       }
     } else {
       if (sec.name && kind !== 'traces') {
@@ -979,184 +1213,182 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings): F
         if (dup) c.add('duplicate-proxy', sec.name, `A '${kind}' section named '${sec.name.value}' already exists (line ${dup.header.line + 1}).`);
         else otherNames.set(key, sec);
       }
-      for (const st of sec.statements) {
-        if (st.disabled || !st.keyword || st.keyword.value.startsWith('.')) continue;
-        if (kind === 'global') checkGlobal(c, st);
-        else checkOtherSection(c, sec, st);
-      }
+      const r = (results[i] = sectionResult(c, sec, prev[i], memo));
+      emit(c, r.findings, sectionBase(file, sec) - r.base);
     }
   }
 
   // Cross-proxy checks: backends named by switching rules, modes, timeouts.
-  const byBackendName = new Map<string, ProxyFacts>();
-  const reportedInherited = new Set<Statement>();
+  const byBackendName = new Map<string, Proxy>();
+  const reportedInherited = new Set<HttpOnlyLine>();
   for (const p of proxies) if ((p.kind === 'backend' || p.kind === 'listen') && !byBackendName.has(p.name)) byBackendName.set(p.name, p);
   for (const p of proxies) {
     const mode = effectiveMode(p);
-    for (const ref of p.backendRefs) {
-      const w = ref.word;
-      if (w.envVars || w.value.includes('%[') || w.value.includes('$')) continue;
-      const target = byBackendName.get(w.value);
+    for (const ref of p.s.backendRefs) {
+      const w = at(ref, p.d);
+      const target = byBackendName.get(ref.value);
       if (!target) {
-        const guess = didYouMean(w.value, byBackendName.keys());
-        c.add('unknown-backend', w, `No backend named '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+        const guess = didYouMean(ref.value, byBackendName.keys());
+        c.add('unknown-backend', w, `No backend named '${ref.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
         continue;
       }
       const tmode = effectiveMode(target);
-      if (mode === 'http' && tmode === 'tcp')
-        c.add('mode-mismatch', w, `${p.kind} '${p.name}' is in http mode but backend '${target.name}' is in tcp mode.`);
+      if (mode === 'http' && tmode === 'tcp') c.add('mode-mismatch', w, `${p.kind} '${p.name}' is in http mode but backend '${target.name}' is in tcp mode.`);
     }
     checkTimeouts(c, p, mode);
-    const own = p.section.statements.filter((s) => !s.disabled);
-    const headerHasAddress = p.section.header.args.length > 1 && p.section.header.args[1].value !== 'from';
-    if (p.kind === 'frontend' && !headerHasAddress && !own.some((s) => s.keyword?.value === 'bind' || (s.keyword?.value === 'stats' && s.sub?.value === 'enable')))
-      c.add('no-bind', p.section.header.keyword!, `frontend '${p.name}' has no 'bind' line; declare it as a backend if it is meant to receive no connections of its own.`);
+    const headerHasAddress = p.sec.header.args.length > 1 && p.sec.header.args[1].value !== 'from';
+    if (p.kind === 'frontend' && !headerHasAddress && !p.s.listens)
+      c.add('no-bind', p.sec.header.keyword!, `frontend '${p.name}' has no 'bind' line; declare it as a backend if it is meant to receive no connections of its own.`);
     if (mode === 'tcp') {
       // HTTP-only keywords (overrides.ts HTTP_ONLY_KEYWORDS, each seen warned about by haproxy -c)
       // of the proxy and of the defaults it inherits: HAProxy ignores them with a warning
       // nearest section first: a nearer `no option X` or log format (`option tcplog`, `log-format`) overrides a farther one
       const overridden = new Set<string>();
-      for (let q: ProxyFacts | undefined = p; q; q = q.parent) {
-        const lines = q.section.statements.filter((x) => !x.disabled);
-        const later = new Set<string>();
-        for (const st of lines) {
-          const k = st.keyword?.value;
-          if (k === 'option' && st.sub) later.add(`option ${st.sub.value}`);
-          if (k === 'log-format' || (k === 'option' && /^(tcplog|httplog|httpslog|clflog|logasap)$/.test(st.sub?.value ?? '') && !st.prefix)) later.add('log format');
-        }
-        for (const st of lines) {
-          if (reportedInherited.has(st) || st.prefix || !st.keyword) continue;
-          const k = st.keyword.value;
-          const name = k === 'option' || k === 'capture' ? (st.sub ? `${k} ${st.sub.value}` : undefined) : k;
-          if (name && (overridden.has(name) || ((name === 'option httplog' || name === 'option httpslog') && overridden.has('log format')))) continue;
-          if (!name || !httpOnlyKeyword(name) || !(matchProxyKeyword([k, ...st.args.map((w) => w.value)])?.info.sections ?? []).includes(p.kind)) continue;
-          const o = k === 'option' ? st.sub?.value : undefined;
+      for (let q: Proxy | undefined = p; q; q = q.parent) {
+        for (const h of q.s.httpOnly) {
+          if (reportedInherited.has(h)) continue;
+          if (overridden.has(h.name) || ((h.name === 'option httplog' || h.name === 'option httpslog') && overridden.has('log format'))) continue;
+          if (!h.sections.includes(p.kind)) continue;
+          const o = h.option;
           if ((o === 'httplog' || o === 'httpslog') && p.kind === 'backend') continue; // a backend does not log
-          reportedInherited.add(st);
-          const at = { start: st.keyword.start, end: (st.sub && name.includes(' ') ? st.sub : st.keyword).end };
-          const why = p.mode || inheritsMode(p) ? 'runs in tcp mode' : "runs in tcp mode (no 'mode' line: tcp is the default)";
-          if (o === 'httplog' || o === 'httpslog') c.add('http-option-in-tcp', at, `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' ${why} and falls back to 'option tcplog'.`);
-          else c.add('http-option-in-tcp', at, `'${name}' needs 'mode http'; ${p.kind} '${p.name}' ${why}, so HAProxy ignores it.`);
+          reportedInherited.add(h);
+          const why = p.s.mode || inheritsMode(p) ? 'runs in tcp mode' : "runs in tcp mode (no 'mode' line: tcp is the default)";
+          if (o === 'httplog' || o === 'httpslog') c.add('http-option-in-tcp', at(h, q.d), `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' ${why} and falls back to 'option tcplog'.`);
+          else c.add('http-option-in-tcp', at(h, q.d), `'${h.name}' needs 'mode http'; ${p.kind} '${p.name}' ${why}, so HAProxy ignores it.`);
         }
-        for (const n of later) overridden.add(n);
+        for (const n of q.s.overrides) overridden.add(n);
       }
     }
   }
-  checkReferences(c, file, allFacts);
+  checkReferences(c, file, allFacts, results);
+  if (memo) {
+    memo.key = key;
+    memo.file = file;
+    memo.results = results;
+  }
   return c.out;
 }
 
+/** What checkReferences reads of a proxy section's live lines, in line order. */
+function referenceItems(sec: Section, kind: string, name: string): RefItem[] {
+  const items: RefItem[] = [];
+  const ref = (k: string, w: Word | undefined) => {
+    if (!w || w.envVars || NAME_WITH_EXPANSION.test(w.value)) return;
+    items.push({ t: 'section', kind: k, w: { start: w.start, end: w.end, value: w.value } });
+  };
+  // the proxy's server names, gathered when a `use-server` line asks
+  let servers: Set<string> | undefined;
+  const serverNames = (): Set<string> => (servers ??= new Set(sec.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value)));
+  for (const st of sec.statements) {
+    if (st.disabled || !st.keyword) continue;
+    const k = st.keyword.value;
+    const a = st.args;
+    if (k === 'server' || k === 'default-server' || k === 'server-template') {
+      for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'resolvers') ref('resolvers', a[i + 1]);
+    } else if (k === 'use-server' && a[0] && !a[0].envVars && !NAME_WITH_EXPANSION.test(a[0].value) && !serverNames().has(a[0].value)) {
+      items.push({ t: 'finding', f: { ruleId: 'haproxy/unknown-reference', start: a[0].start, end: a[0].end, message: `No server named '${a[0].value}' in ${kind} '${name}'.` } });
+    } else if (k === 'stick-table') {
+      for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'peers') ref('peers', a[i + 1]);
+    } else if (k === 'email-alert' && a[0]?.value === 'mailers') {
+      ref('mailers', a[1]);
+    } else if ((k === 'http-request' || k === 'http-response') && CACHE_ACTION.test(a[0]?.value ?? '')) {
+      ref('cache', a[1]);
+    } else if (k === 'filter' && a[0]?.value === 'cache') {
+      ref('cache', a[1]);
+    }
+    if (RULE_KEYWORDS.has(k)) {
+      // `track-scN key` without `table` tracks in the proxy's own stick table
+      const ai = a.findIndex((w) => TRACK_SC.test(w.value));
+      if (ai >= 0 && !a.slice(ai).some((w) => w.value === 'table')) items.push({ t: 'track', w: { start: a[ai].start, end: a[ai].end, value: a[ai].value } });
+    }
+    if (RULE_KEYWORDS.has(k) || k === 'stick') {
+      for (let i = 1; i < a.length - 1; i++) {
+        if (a[i].value !== 'table') continue;
+        const t = a[i + 1];
+        if (t.envVars || NAME_WITH_EXPANSION.test(t.value)) continue;
+        items.push({ t: 'table', w: { start: t.start, end: t.end, value: t.value } });
+      }
+    }
+    for (const s of st.samples) {
+      if (HTTP_AUTH.test(s.fetch) && s.args[0] && !NAME_WITH_EXPANSION.test(s.args[0])) items.push({ t: 'userlist', name: s.args[0], start: s.start, end: s.end });
+    }
+  }
+  return items;
+}
+
 /** Names used by other sections: resolvers, caches, userlists, peers, mailers, servers, stick tables. */
-function checkReferences(c: Checker, file: HaproxyFile, proxies: ProxyFacts[]): void {
+function checkReferences(c: Checker, file: HaproxyFile, proxies: Proxy[], results: (SectionResult | undefined)[]): void {
   const named = new Map<string, Set<string>>();
   const tables = new Set<string>();
-  for (const sec of file.sections) {
+  for (let i = 0; i < file.sections.length; i++) {
+    const sec = file.sections[i];
     if (sec.header.disabled || !sec.name) continue;
     if (!named.has(sec.keyword)) named.set(sec.keyword, new Set());
     named.get(sec.keyword)!.add(sec.name.value);
-    if (PROXY_KINDS.has(sec.keyword) && sec.statements.some((s) => s.keyword?.value === 'stick-table')) tables.add(sec.name.value);
-    if (sec.keyword === 'peers') for (const st of sec.statements) if (st.keyword?.value === 'table' && st.args[0]) tables.add(`${sec.name.value}/${st.args[0].value}`);
+    const r = results[i];
+    if (r?.proxy?.stickTable) tables.add(sec.name.value);
+    if (r?.peerTables) for (const t of r.peerTables) tables.add(`${sec.name.value}/${t}`);
   }
   const has = (kind: string, name: string) => named.get(kind)?.has(name) ?? false;
-  const ref = (kind: string, w: Word | undefined) => {
-    if (!w || w.envVars || NAME_WITH_EXPANSION.test(w.value)) return;
-    if (!has(kind, w.value)) {
-      const guess = didYouMean(w.value, named.get(kind) ?? []);
-      c.add('unknown-reference', w, `No '${kind}' section named '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
-    }
-  };
   for (const p of proxies) {
-    // the proxy's server names, gathered when a `use-server` line asks
-    let servers: Set<string> | undefined;
-    const serverNames = (): Set<string> =>
-      (servers ??= new Set(p.section.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value)));
-    for (const st of p.section.statements) {
-      if (st.disabled || !st.keyword) continue;
-      const k = st.keyword.value;
-      const a = st.args;
-      if (k === 'server' || k === 'default-server' || k === 'server-template') {
-        for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'resolvers') ref('resolvers', a[i + 1]);
-      } else if (k === 'use-server' && a[0] && !a[0].envVars && !NAME_WITH_EXPANSION.test(a[0].value) && !serverNames().has(a[0].value)) {
-        c.add('unknown-reference', a[0], `No server named '${a[0].value}' in ${p.kind} '${p.name}'.`);
-      } else if (k === 'stick-table') {
-        for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'peers') ref('peers', a[i + 1]);
-      } else if (k === 'email-alert' && a[0]?.value === 'mailers') {
-        ref('mailers', a[1]);
-      } else if ((k === 'http-request' || k === 'http-response') && CACHE_ACTION.test(a[0]?.value ?? '')) {
-        ref('cache', a[1]);
-      } else if (k === 'filter' && a[0]?.value === 'cache') {
-        ref('cache', a[1]);
-      }
-      if (RULE_KEYWORDS.has(k) && !tables.has(p.name)) {
-        // `track-scN key` without `table` tracks in the proxy's own stick table
-        const ai = a.findIndex((w) => TRACK_SC.test(w.value));
-        if (ai >= 0 && !a.slice(ai).some((w) => w.value === 'table'))
-          c.add('unknown-reference', a[ai], `'${a[ai].value}' without 'table' needs a 'stick-table' in ${p.kind}${p.name ? ` '${p.name}'` : ''}.`);
-      }
-      if (RULE_KEYWORDS.has(k) || k === 'stick') {
-        for (let i = 1; i < a.length - 1; i++) {
-          if (a[i].value !== 'table') continue;
-          const t = a[i + 1];
-          if (t.envVars || NAME_WITH_EXPANSION.test(t.value)) continue;
-          if (!tables.has(t.value)) c.add('unknown-reference', t, `No stick table named '${t.value}' (a proxy with a 'stick-table' line, or 'peers/table').`);
-        }
-      }
-      for (const s of st.samples) {
-        if (HTTP_AUTH.test(s.fetch) && s.args[0]) {
-          const name = s.args[0];
-          if (!has('userlist', name) && !NAME_WITH_EXPANSION.test(name)) c.add('unknown-reference', { start: s.start, end: s.end }, `No 'userlist' section named '${name}'.`);
-        }
+    for (const item of p.s.refs) {
+      if (item.t === 'section') {
+        if (has(item.kind, item.w.value)) continue;
+        const w = at(item.w, p.d);
+        const guess = didYouMean(item.w.value, named.get(item.kind) ?? []);
+        c.add('unknown-reference', w, `No '${item.kind}' section named '${item.w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+      } else if (item.t === 'finding') {
+        c.out.push(p.d ? shifted(item.f, p.d) : item.f);
+      } else if (item.t === 'track') {
+        if (!tables.has(p.name)) c.add('unknown-reference', at(item.w, p.d), `'${item.w.value}' without 'table' needs a 'stick-table' in ${p.kind}${p.name ? ` '${p.name}'` : ''}.`);
+      } else if (item.t === 'table') {
+        if (!tables.has(item.w.value)) c.add('unknown-reference', at(item.w, p.d), `No stick table named '${item.w.value}' (a proxy with a 'stick-table' line, or 'peers/table').`);
+      } else if (!has('userlist', item.name)) {
+        c.add('unknown-reference', at(item, p.d), `No 'userlist' section named '${item.name}'.`);
       }
     }
   }
-}
-
-function capabilities(kind: string): string[] {
-  if (kind === 'frontend') return ['fe'];
-  if (kind === 'backend') return ['be'];
-  return ['fe', 'be'];
 }
 
 /** Whether some defaults section up the chain writes a `mode`. */
-function inheritsMode(p: ProxyFacts): boolean {
-  for (let q = p.parent; q; q = q.parent) if (q.mode) return true;
+function inheritsMode(p: Proxy): boolean {
+  for (let q = p.parent; q; q = q.parent) if (q.s.mode) return true;
   return false;
 }
 
-function effectiveMode(p: ProxyFacts | undefined): string {
+function effectiveMode(p: Proxy | undefined): string {
   let q = p;
   while (q) {
-    if (q.mode) return q.mode;
+    if (q.s.mode) return q.s.mode;
     q = q.parent;
   }
   return 'tcp';
 }
 
-function inheritedTimeouts(p: ProxyFacts): Set<string> {
+function inheritedTimeouts(p: Proxy): Set<string> {
   const out = new Set<string>();
-  let q: ProxyFacts | undefined = p;
+  let q: Proxy | undefined = p;
   while (q) {
-    for (const t of q.timeouts) out.add(t);
+    for (const t of q.s.timeouts) out.add(t);
     q = q.parent;
   }
   return out;
 }
 
-function checkTimeouts(c: Checker, p: ProxyFacts, mode: string): void {
+function checkTimeouts(c: Checker, p: Proxy, mode: string): void {
   if (mode !== 'http' && mode !== 'tcp') return;
   const have = inheritedTimeouts(p);
   const need: string[] = [];
   const fe = p.kind === 'frontend' || p.kind === 'listen';
   // server-side timeouts only matter where there are servers to talk to (HAProxy warns the same way)
-  const hasServers = p.section.statements.some((s) => !s.disabled && SERVER_LINE.test(s.keyword?.value ?? ''));
-  const be = (p.kind === 'backend' || p.kind === 'listen') && hasServers;
+  const be = (p.kind === 'backend' || p.kind === 'listen') && p.s.hasServers;
   if (be && !have.has('connect')) need.push('connect');
   if (fe && !have.has('client')) need.push('client');
   if (be && !have.has('server')) need.push('server');
   if (!need.length) return;
-  const hdr = p.section.header;
+  const hdr = p.sec.header;
   const insertAt = hdr.line + 1 < c.file.lineStarts.length ? c.file.lineStarts[hdr.line + 1] : c.file.text.length;
-  const first = p.section.statements[0];
+  const first = p.sec.statements[0];
   const indent = first ? (/^[ \t]*/.exec(c.file.text.slice(c.file.lineStarts[first.line]))?.[0] ?? '    ') : '    ';
   const defaults: Record<string, string> = { connect: '5s', client: '30s', server: '30s' };
   const text = need.map((n) => `${indent}timeout ${n} ${defaults[n]}\n`).join('');
@@ -1166,11 +1398,27 @@ function checkTimeouts(c: Checker, p: ProxyFacts, mode: string): void {
   });
 }
 
+/**
+ * The previous run per document (the editor validates the same document object at each
+ * version: its sections' results are taken over where their text did not change). A document
+ * validated once (`check`) gets one and drops it with the document.
+ */
+const memos = new WeakMap<TextDocument, HaproxyValidationMemo>();
+
+/** The validation memo of a document (for tests and benchmarks: how many sections the last run reused). */
+export function haproxyValidationMemo(doc: TextDocument): HaproxyValidationMemo | undefined {
+  return memos.get(doc);
+}
+
 export function validateHaproxy(doc: TextDocument, file: HaproxyFile, settings: ServiceSettings): Diagnostic[] {
   let findings: Finding[];
+  let memo = memos.get(doc);
+  if (!memo) memos.set(doc, (memo = createHaproxyValidationMemo()));
   try {
-    findings = haproxyFindings(file, settings);
+    findings = haproxyFindings(file, settings, memo);
   } catch (e) {
+    memo.file = undefined;
+    memo.results = [];
     findings = [{ ruleId: 'haproxy/syntax', start: 0, end: 0, message: `Internal error while checking: ${(e as Error)?.message ?? e}`, severity: 'information' }];
   }
   return haproxyRules.toDiagnostics(doc, findings, settings, 'haproxy');

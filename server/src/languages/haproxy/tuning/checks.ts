@@ -1,6 +1,8 @@
 // The HAProxy tuning and safety checks: each reads the AST and pushes Findings against the
 // rows of rules.ts. A proxy section inherits from the `defaults` section before it (or the one
 // named with `from`); HAProxy's own default mode is tcp.
+import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../overrides';
+import { matchSections } from '../sectionMatch';
 import type { Fix, FixEdit } from '../../../core/rules';
 import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
 import type { ServiceSettings } from '../../../core/types';
@@ -19,17 +21,112 @@ export interface HaproxyCheckContext {
   /** The file's indentation step, computed when a fix first needs it. */
   unit: string | undefined;
   out: Finding[];
-  /** Per run (validation marks `.if`-disabled lines per version, so nothing is kept across runs): */
-  /** each section's live statements by lookup name, built when first asked; */
-  byName: Map<Section, Map<string, Statement[]>>;
+  /** Per run: each section's index of live statements by lookup name (carried over from the previous run where its text is the same), and its statements by name as asked; */
+  indexes: Map<Section, { index: SectionIndex; lists: Map<string, readonly Statement[]> }>;
+  /** the previous run's indexes of the sections whose text is the same as then; */
+  carried?: Map<Section, SectionIndex>;
+  /** whether a `.if` block disabled some statement (validation marks them before the tuning pass runs); */
+  anyDisabled?: boolean;
   /** the `defaults` section each section inherits from, built in one pass when first asked; */
   defaults?: Map<Section, Section | undefined>;
   /** frontends by the backend names they route to, built when first asked. */
   routes?: Map<string, Section[]>;
 }
 
-export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings): HaproxyCheckContext {
-  return { file, text: file.text, settings, version: settings.haproxyVersion, unit: undefined, out: [], byName: new Map() };
+/**
+ * The positions, among a section's statements, of its live lines by lookup name (INDEXED_NAMES):
+ * the same for every section of the same text and `.if` state, so it is kept from one version
+ * of a document to the next (HaproxyTuningMemo) instead of being built for every section at
+ * every keystroke. Positions, not statements: a section after the edit is a new object.
+ */
+export interface SectionIndex {
+  /** Positions of the statements a `.if` block disabled ('' for none). */
+  disabled: string;
+  names: Map<string, number[]>;
+  /** The section it was built for, whose statements `lists` holds (the re-parse keeps the sections before an edit as they are). */
+  of: Section;
+  lists: Map<string, readonly Statement[]>;
+  /** What the security checks gathered from `lists` (security.ts), kept with them. */
+  scan?: unknown;
+}
+
+/** The previous tuning run of a document: its tree and the section indexes it built. */
+export interface HaproxyTuningMemo {
+  file?: HaproxyFile;
+  indexes: (SectionIndex | undefined)[];
+  /** Section indexes taken over and built by the last run (for tests and benchmarks). */
+  carried: number;
+  built: number;
+}
+
+export function createHaproxyTuningMemo(): HaproxyTuningMemo {
+  return { indexes: [], carried: 0, built: 0 };
+}
+
+export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings, memo?: HaproxyTuningMemo): HaproxyCheckContext {
+  const ctx: HaproxyCheckContext = { file, text: file.text, settings, version: settings.haproxyVersion, unit: undefined, out: [], indexes: new Map() };
+  if (memo?.file) {
+    const match = matchSections(memo.file, file);
+    const carried = new Map<Section, SectionIndex>();
+    for (let i = 0; i < match.length; i++) {
+      const idx = match[i] >= 0 ? memo.indexes[match[i]] : undefined;
+      if (idx) carried.set(file.sections[i], idx);
+    }
+    ctx.carried = carried;
+  }
+  return ctx;
+}
+
+/** Keeps this run's section indexes for the next version of the document. */
+export function rememberHaproxyIndexes(ctx: HaproxyCheckContext, memo: HaproxyTuningMemo): void {
+  memo.file = ctx.file;
+  memo.indexes = ctx.file.sections.map((s) => ctx.indexes.get(s)?.index);
+  memo.carried = memo.built = 0;
+  for (const [sec, e] of ctx.indexes) {
+    if (ctx.carried?.get(sec)?.names === e.index.names) memo.carried++;
+    else memo.built++;
+  }
+}
+
+function disabledOf(ctx: HaproxyCheckContext, sec: Section): string {
+  if (ctx.anyDisabled === undefined) ctx.anyDisabled = ctx.file.sections.some((s) => s.statements.some((st) => st.disabled));
+  if (!ctx.anyDisabled) return '';
+  let sig = '';
+  const list = sec.statements;
+  for (let i = 0; i < list.length; i++) if (list[i].disabled) sig += `${i},`;
+  return sig;
+}
+
+/**
+ * A section's index: the previous run's when its text and `.if` state are the same, else built;
+ * with the lists of statements by name for this section object (the index's own when it was
+ * built for this very section, else filled as asked).
+ */
+function sectionEntry(ctx: HaproxyCheckContext, sec: Section): { index: SectionIndex; lists: Map<string, readonly Statement[]> } {
+  let e = ctx.indexes.get(sec);
+  if (e) return e;
+  const disabled = disabledOf(ctx, sec);
+  const old = ctx.carried?.get(sec);
+  let idx: SectionIndex;
+  // taken over for another section object (after the edit), it is re-pointed at this one: the
+  // memo never keeps a section of an earlier tree alive
+  if (old && old.disabled === disabled) idx = old.of === sec ? old : { disabled, names: old.names, of: sec, lists: new Map() };
+  else {
+    const names = new Map<string, number[]>();
+    const list = sec.statements;
+    for (let i = 0; i < list.length; i++) {
+      const st = list[i];
+      if (st.disabled || !st.keyword || !indexed(st)) continue;
+      const key = keywordName(st);
+      const at = names.get(key);
+      if (at) at.push(i);
+      else names.set(key, [i]);
+    }
+    idx = { disabled, names, of: sec, lists: new Map() };
+  }
+  e = { index: idx, lists: idx.lists };
+  ctx.indexes.set(sec, e);
+  return e;
 }
 
 function unitOf(ctx: HaproxyCheckContext): string {
@@ -37,7 +134,6 @@ function unitOf(ctx: HaproxyCheckContext): string {
   return ctx.unit;
 }
 
-const PROXIES = new Set(['frontend', 'backend', 'listen']);
 
 function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
   return !ctx.version || compareVersions(ctx.version, v) >= 0;
@@ -69,19 +165,25 @@ function indexed(st: Statement): boolean {
 export function find(ctx: HaproxyCheckContext, sec: Section | undefined, name: string): readonly Statement[] {
   if (!sec) return NONE;
   if (!INDEXED_NAMES.has(name)) return sec.statements.filter((st) => !st.disabled && st.keyword && keywordName(st) === name);
-  let index = ctx.byName.get(sec);
-  if (!index) {
-    index = new Map();
-    for (const st of sec.statements) {
-      if (st.disabled || !st.keyword || !indexed(st)) continue;
-      const key = keywordName(st);
-      const list = index.get(key);
-      if (list) list.push(st);
-      else index.set(key, [st]);
-    }
-    ctx.byName.set(sec, index);
+  const e = sectionEntry(ctx, sec);
+  const at = e.index.names.get(name);
+  if (!at) return NONE;
+  const lists = e.lists;
+  let hit = lists.get(name);
+  if (hit) return hit;
+  {
+    const statements = sec.statements;
+    const out: Statement[] = new Array(at.length);
+    for (let i = 0; i < at.length; i++) out[i] = statements[at[i]];
+    hit = out;
   }
-  return index.get(name) ?? NONE;
+  lists.set(name, hit);
+  return hit;
+}
+
+/** The section's index for this run (security.ts keeps what it derives from `find` in it). */
+export function sectionIndexOf(ctx: HaproxyCheckContext, sec: Section): SectionIndex {
+  return sectionEntry(ctx, sec).index;
 }
 
 /** The last statement with this lookup name in the section. */
@@ -205,7 +307,7 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
   // TLS protocol floor
   const opts = lastOf(ctx, global, 'ssl-default-bind-options');
   const globalFloor = tlsFloor(opts?.args ?? []);
-  const binds = ctx.file.sections.filter((s) => PROXIES.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
+  const binds = ctx.file.sections.filter((s) => TRAFFIC_PROXY_KINDS.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
   for (const b of binds) {
     const own = tlsFloor(b.args);
     const floor = own ?? globalFloor;
@@ -249,7 +351,7 @@ function checkProxies(ctx: HaproxyCheckContext): void {
   const reportedDefaults = new Set<Statement>();
   const reportedReuse = new Set<Statement>();
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     const mode = modeOf(ctx, sec);
     // keep-alive killers, reported where they are written (in line order)
     for (const st of closers(ctx, sec)) {

@@ -1,11 +1,12 @@
 // HAProxy security checks: the stats page and socket open to the network, backends chosen by
 // client input, X-Forwarded-For without hygiene, and TLS settings (ciphers, certificate
 // verification, DH size). Each pushes Findings against the rows of rules.ts.
+import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../overrides';
 import type { Fix } from '../../../core/rules';
 import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
 import type { SampleExpr, Section, Statement, Word } from '../ast';
 import { weakCipherTokens } from '../../../core/tls';
-import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, type HaproxyCheckContext } from './checks';
+import { defaultsOf, find, frontendsOf, insertAfterStatement, modeOf, sectionIndexOf, type HaproxyCheckContext } from './checks';
 
 type Ctx = HaproxyCheckContext;
 
@@ -13,7 +14,6 @@ function add(ctx: Ctx, ruleId: HaproxyRuleId, at: { start: number; end: number }
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
-const PROXIES = new Set(['frontend', 'backend', 'listen']);
 
 /** What the security checks read of a section, gathered in one pass over its lines. */
 interface SectionScan {
@@ -28,8 +28,6 @@ interface SectionScan {
   tlsGlobals: Statement[];
 }
 
-const scans = new WeakMap<Ctx, Map<Section, SectionScan>>();
-
 const TLS_GLOBALS = ['ssl-default-bind-ciphers', 'ssl-default-server-ciphers', 'tune.ssl.default-dh-param', 'ssl-server-verify'];
 
 /** Two lists of statements in line order. */
@@ -39,11 +37,13 @@ function merged(a: readonly Statement[], b: readonly Statement[]): Statement[] {
   return [...a, ...b].sort((x, y) => x.start - y.start);
 }
 
-/** The section's lines the checks read, from the shared by-name index (checks.ts `find`). */
+/**
+ * The section's lines the checks read, from the shared by-name index (checks.ts `find`), kept in
+ * that index: the same lists while the section object and its `.if` state are the same.
+ */
 function scan(ctx: Ctx, sec: Section): SectionScan {
-  let m = scans.get(ctx);
-  if (!m) scans.set(ctx, (m = new Map()));
-  let r = m.get(sec);
+  const index = sectionIndexOf(ctx, sec);
+  let r = index.scan as SectionScan | undefined;
   if (r) return r;
   const acls = new Map<string, Statement[]>();
   for (const st of find(ctx, sec, 'acl')) {
@@ -60,7 +60,7 @@ function scan(ctx: Ctx, sec: Section): SectionScan {
     endpoints: merged(merged(find(ctx, sec, 'bind'), find(ctx, sec, 'server')), find(ctx, sec, 'default-server')),
     tlsGlobals: sec.keyword === 'global' ? TLS_GLOBALS.flatMap((k) => find(ctx, sec, k)) : [],
   };
-  m.set(sec, r);
+  index.scan = r;
   return r;
 }
 
@@ -142,7 +142,7 @@ function restricted(ctx: Ctx, secs: Section[]): boolean {
 function checkStats(ctx: Ctx): void {
   const reported = new Set<Statement>();
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword)) continue;
+    if (!TRAFFIC_PROXY_KINDS.has(sec.keyword)) continue;
     if (!find(ctx, sec, 'stats').length) {
       const def = defaultsOf(ctx, sec);
       if (!def || !find(ctx, def, 'stats').length) continue;
@@ -202,7 +202,7 @@ function checkClientChosenBackend(ctx: Ctx): void {
     }
   }
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword)) continue;
+    if (!TRAFFIC_PROXY_KINDS.has(sec.keyword)) continue;
     const sc = scan(ctx, sec);
     if (!sc.routes.length) continue;
     // headers this section sets from client input (usually none: then routing needs no closer look)
@@ -252,7 +252,7 @@ function checkClientChosenBackend(ctx: Ctx): void {
 function checkForwardFor(ctx: Ctx): void {
   let hygiene: boolean | undefined;
   for (const sec of ctx.file.sections) {
-    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     for (const st of find(ctx, sec, 'option forwardfor')) {
       if (st.prefix?.value === 'no') continue;
       if (modeOf(ctx, sec) !== 'http' && sec.keyword !== 'defaults') continue;
@@ -295,7 +295,7 @@ function checkTls(ctx: Ctx): void {
       }
       continue;
     }
-    if (!PROXIES.has(sec.keyword) && sec.keyword !== 'defaults') continue;
+    if (!PROXY_KINDS.has(sec.keyword)) continue;
     for (const st of scan(ctx, sec).endpoints) {
       const k = st.keyword!.value;
       let ci = -1;
