@@ -4,7 +4,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageModule, ServiceSettings, UnitFacts } from '../service/types';
 import type { NginxFile } from './ast';
 import { parseNginx, reparseNginx } from './parser';
-import { inferContext, nginxRules, validateFile } from './validation';
+import { createValidationMemo, inferContext, nginxRules, validateFile, type ValidationMemo } from './validation';
 import { doComplete } from './completion';
 import { doHover } from './hover';
 import { definitionsInFile, nginxNavEntities } from './navigation';
@@ -24,7 +24,9 @@ export { NGINX_RULES, nginxRules, validateFile, inferContext } from './validatio
  */
 export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string, unit?: UnitFacts): Diagnostic[] {
   try {
-    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules });
+    const bag = unit?.memo;
+    const memo = bag ? ((bag.nginxValidation as ValidationMemo | undefined) ?? (bag.nginxValidation = createValidationMemo())) : undefined;
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules, memo });
     return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return [];

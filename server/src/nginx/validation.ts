@@ -67,7 +67,44 @@ export interface ValidateOptions {
   modules?: ModuleLoadState;
   /** This machine's nginx modules, asked only for a directive whose module is not loaded (the load_module fix). */
   hostModules?: () => ModuleHostFacts | undefined;
+  /**
+   * The open document's memo (kept by the caller from one edit to the next): the findings of
+   * each block reused when neither its text nor what it depends on changed (see BlockMemo).
+   */
+  memo?: ValidationMemo;
 }
+
+/**
+ * The findings of one block (a top-level block or a block directly inside one: an http-level
+ * `server`, `upstream`, `map`), from the previous validation of the same document. They are a
+ * function of the block's own text, the context it is in and a few facts of the file (`env`):
+ * the target version, the load state of modules, whether the file is a main file, the
+ * variables the file defines and the modules already noted. A block is reused by identity (the
+ * re-parse hands over every statement that ends before the change) or by its text (a block after
+ * the change, read anew at shifted offsets: its findings are shifted).
+ */
+interface BlockMemo {
+  start: number;
+  text: string;
+  env: string;
+  findings: Finding[];
+}
+
+/** Per document: the blocks of the last validation, by node and by text; replaced at every run. */
+export interface ValidationMemo {
+  byNode: Map<Directive, BlockMemo>;
+  byText: Map<string, BlockMemo>;
+  /** Counts of the last run (tests and benchmarks read them): blocks reused, blocks walked. */
+  reused: number;
+  walked: number;
+}
+
+export function createValidationMemo(): ValidationMemo {
+  return { byNode: new Map(), byText: new Map(), reused: 0, walked: 0 };
+}
+
+/** Blocks this deep (0: top level) or less are memoized; deeper ones are walked with their block. */
+const MEMO_DEPTH = 1;
 
 const SIZE_RE = /^\d+[kKmMgG]?$/;
 const TIME_RE = /^(\d+(ms|s|m|h|d|w|M|y)?)+$/;
@@ -231,6 +268,10 @@ interface Ctx {
   hostModules?: () => ModuleHostFacts | undefined;
   /** Loadable modules already noted as maybe not loaded in this run (once per module and file). */
   notedModules?: Set<string>;
+  /** With a memo: the previous run's blocks, the blocks of this run, and the file's facts they depend on. */
+  memo?: { prev: ValidationMemo; next: ValidationMemo; env: string };
+  /** Set when `hostModules` was asked (a block that asked it is not memoized: the host may change). */
+  askedHost: boolean;
 }
 
 function fmtTarget(v: string | undefined): string {
@@ -467,7 +508,8 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   let modules = opts.modules ?? standaloneLoadState(file, context);
   // a .so we know nothing of (a module built by hand, a renamed one) may define any name
   if (!modules.unknown && !allLoadedKnown(modules, coreModuleNames)) modules = { loaded: modules.loaded, unknown: true };
-  const known = definedVariables.get(file);
+  // with a memo the file's variables are known before the walk (a block's findings depend on them)
+  const known = opts.memo ? collectDefinedVariables(file) : definedVariables.get(file);
   const collecting = known ? undefined : new Set<string>();
   const c: Ctx = {
     findings,
@@ -484,8 +526,29 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
     file,
     modules,
     hostModules: opts.hostModules,
+    askedHost: false,
   };
-  visitList(c, file.directives, context, undefined);
+  if (opts.hostModules) {
+    const ask = opts.hostModules;
+    c.hostModules = () => {
+      c.askedHost = true;
+      return ask();
+    };
+  }
+  let next: ValidationMemo | undefined;
+  if (opts.memo) {
+    next = createValidationMemo();
+    const env = `${context}\0${opts.version ?? ''}\0${loadStateKey(modules)}\0${[...known!].sort().join(' ')}`;
+    c.memo = { prev: opts.memo, next, env };
+  }
+  visitList(c, file.directives, context, undefined, 0);
+  if (opts.memo && next) {
+    // the caller's memo object now holds this run's blocks
+    opts.memo.byNode = next.byNode;
+    opts.memo.byText = next.byText;
+    opts.memo.reused = next.reused;
+    opts.memo.walked = next.walked;
+  }
   if (collecting) {
     if (!definedVariables.has(file)) definedVariables.set(file, collecting);
     c.collecting = undefined;
@@ -501,7 +564,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   return findings;
 }
 
-function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined): void {
+function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined, depth: number): void {
   // made on first use: most blocks have no duplicate-checked directive, location or upstream
   let seen: Set<string> | undefined;
   let locations: Set<string> | undefined;
@@ -594,9 +657,72 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
         continue;
       }
-      visitList(c, d.block.children, inner, d);
+      if (c.memo !== undefined && depth <= MEMO_DEPTH) visitMemoized(c, d, inner, depth);
+      else visitList(c, d.block.children, inner, d, depth + 1);
     }
   }
+}
+
+/** A finding moved by `delta` characters (with its fixes' edits). */
+function shiftFinding(f: Finding, delta: number): Finding {
+  const g: Finding = { ...f, start: f.start + delta, end: f.end + delta };
+  if (f.fixes) g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
+  return g;
+}
+
+/** Whether every offset of the findings lies in [from, to] (a block's findings that point elsewhere are not memoized). */
+function findingsWithin(list: Finding[], k: number, from: number, to: number): boolean {
+  for (let i = k; i < list.length; i++) {
+    const f = list[i];
+    if (f.start < from || f.end > to) return false;
+    if (f.fixes) for (const fx of f.fixes) for (const e of fx.edits) if (e.start < from || e.end > to) return false;
+  }
+  return true;
+}
+
+/**
+ * The body of block directive `d` in context `inner`: the previous run's findings when the block
+ * reads the same (by node, or by text at shifted offsets) in the same environment, else walked.
+ */
+function visitMemoized(c: Ctx, d: Directive, inner: string, depth: number): void {
+  const m = c.memo!;
+  const noted = c.notedModules;
+  const env = noted !== undefined && noted.size ? `${inner}\0${m.env}\0${[...noted].join(' ')}` : `${inner}\0${m.env}`;
+  const start = d.start;
+  let hit = m.prev.byNode.get(d);
+  let text: string | undefined;
+  if (hit === undefined || hit.env !== env || hit.start !== start) {
+    text = c.file.text.slice(start, d.end);
+    hit = m.prev.byText.get(text);
+  }
+  if (hit !== undefined && hit.env === env && (text === undefined || hit.text === text)) {
+    const delta = start - hit.start;
+    const out = c.findings;
+    let entry = hit;
+    if (delta !== 0) {
+      const moved: Finding[] = [];
+      for (let i = 0; i < hit.findings.length; i++) moved.push(shiftFinding(hit.findings[i], delta));
+      entry = { start, text: hit.text, env, findings: moved };
+    }
+    for (let i = 0; i < entry.findings.length; i++) out.push(entry.findings[i]);
+    m.next.byNode.set(d, entry);
+    m.next.byText.set(entry.text, entry);
+    m.next.reused++;
+    return;
+  }
+  const k = c.findings.length;
+  const modules = c.modules;
+  const notedBefore = noted?.size ?? 0;
+  const asked = c.askedHost;
+  c.askedHost = false;
+  visitList(c, d.block!.children, inner, d, depth + 1);
+  m.next.walked++;
+  const cacheable = !c.askedHost && c.modules === modules && (c.notedModules?.size ?? 0) === notedBefore && findingsWithin(c.findings, k, start, d.end);
+  c.askedHost ||= asked;
+  if (!cacheable) return;
+  const entry: BlockMemo = { start, text: text ?? c.file.text.slice(start, d.end), env, findings: c.findings.slice(k) };
+  m.next.byNode.set(d, entry);
+  m.next.byText.set(entry.text, entry);
 }
 
 /** A `geo`/`map` keyword line (`volatile;`, `ranges;`) the target version does not know yet (probed). */
