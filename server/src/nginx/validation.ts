@@ -86,10 +86,9 @@ export interface ValidateOptions {
  * shifted offsets): what it holds is kept relative to its start or shifted.
  */
 interface BlockMemo {
+  /** Where the block is in the memo's `text`. */
   start: number;
   end: number;
-  /** The block's text (a slice of the text it was read from). */
-  text: string;
   /** The variables the block's body defines, in the order the definitions walk adds them; `captures`: the flag they were collected with. */
   defs: string[];
   captures: boolean;
@@ -102,6 +101,11 @@ interface BlockMemo {
 
 /** Per document: the blocks of the last validation, by node and by distance from the end of the text; replaced at every run. */
 export interface ValidationMemo {
+  /**
+   * The text the blocks were read from (one string: a block does not keep a slice of its own,
+   * which would keep alive the whole text of whichever version it was first read from).
+   */
+  text: string;
   byNode: Map<Directive, BlockMemo>;
   byEnd: Map<number, BlockMemo>;
   /** Counts of the last run (tests and benchmarks read them): block bodies reused, block bodies walked. */
@@ -110,7 +114,7 @@ export interface ValidationMemo {
 }
 
 export function createValidationMemo(): ValidationMemo {
-  return { byNode: new Map(), byEnd: new Map(), reused: 0, walked: 0 };
+  return { text: '', byNode: new Map(), byEnd: new Map(), reused: 0, walked: 0 };
 }
 
 /** Blocks this deep (0: top level) or less are memoized; deeper ones are walked with their block. */
@@ -569,6 +573,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   if (run) {
     // the caller's memo object now holds this run's blocks
     const { next } = run;
+    run.prev.text = file.text;
     run.prev.byNode = next.byNode;
     run.prev.byEnd = next.byEnd;
     run.prev.reused = next.reused;
@@ -714,7 +719,7 @@ function findBlock(prev: ValidationMemo, d: Directive, text: string): BlockMemo 
   const byNode = prev.byNode.get(d);
   if (byNode !== undefined && byNode.start === start) return byNode;
   const e = prev.byEnd.get(text.length - start);
-  if (e !== undefined && e.end - e.start === d.end - start && text.startsWith(e.text, start)) return e;
+  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end)) return e;
   return undefined;
 }
 
@@ -786,7 +791,7 @@ function visitMemoized(c: Ctx, d: Directive, inner: string, depth: number): void
         moved = [];
         for (let i = 0; i < hit.findings.length; i++) moved.push(shiftFinding(hit.findings[i], delta));
       }
-      entry = { start, end: d.end, text: hit.text, defs, captures, env, findings: moved, server: hit.server };
+      entry = { start, end: d.end, defs, captures, env, findings: moved, server: hit.server };
     }
     const found = entry.findings!;
     for (let i = 0; i < found.length; i++) out.push(found[i]);
@@ -806,7 +811,6 @@ function visitMemoized(c: Ctx, d: Directive, inner: string, depth: number): void
   const entry: BlockMemo = {
     start,
     end: d.end,
-    text: hit !== null ? hit.text : c.file.text.slice(start, d.end),
     defs,
     captures,
     server: m.servers.get(d) ?? hit?.server,
