@@ -34,6 +34,9 @@ interface Sample {
   cpu: number;
   bytes: number | undefined;
   phases?: number[];
+  /** Heap growth per phase (a sample a collection interrupted is negative and left out). */
+  phaseBytes?: number[];
+  phaseCpu?: number[];
 }
 
 const hr = (): number => Number(process.hrtime.bigint()) / 1e6;
@@ -68,20 +71,33 @@ function session(memo: boolean): Sample[] {
     if (PHASES) {
       // the steps of validateInWorkspace, timed one by one (the same calls, in the same order)
       const p = [hr()];
+      const heap = (): number => process.memoryUsage().heapUsed;
+      const q = [cpuMs()];
+      const b = [heap()];
       const f = ws.get(doc.uri)!;
       p.push(hr());
+      b.push(heap());
+      q.push(cpuMs());
       const unit = ws.unitOf(doc.uri);
       const context = ws.contextIn(unit, f);
       const facts = { nginxModules: ws.nginxModuleState(unit), memo: cache?.memoOf(doc.uri) };
       p.push(hr());
+      b.push(heap());
+      q.push(cpuMs());
       const own = service.getModule('nginx').validateInContext!(doc, f.ast, {}, context!, facts);
       p.push(hr());
+      b.push(heap());
+      q.push(cpuMs());
       nginxTuning(doc, f.ast, {});
       p.push(hr());
+      b.push(heap());
+      q.push(cpuMs());
       W.navDiagnostics(ws, doc.uri, {}, unit);
       W.filterAnsweredElsewhere(ws, doc.uri, own, unit);
       p.push(hr());
-      out.push({ wall: 0, cpu: 0, bytes: undefined, phases: p.slice(1).map((x, i) => x - p[i]) });
+      b.push(heap());
+      q.push(cpuMs());
+      out.push({ wall: 0, cpu: 0, bytes: undefined, phases: p.slice(1).map((x, i) => x - p[i]), phaseBytes: b.slice(1).map((x, i) => x - b[i]), phaseCpu: q.slice(1).map((x, i) => x - q[i]) });
     } else service.validateInWorkspace(doc, 'nginx', {}, ws, cache);
     const wall = hr() - t0;
     const cpu = cpuMs() - c0;
@@ -107,7 +123,8 @@ for (let r = 0; r < ROUNDS; r++) {
 if (PHASES) {
   const names = ['parse', 'unit', 'validation', 'tuning', 'navigation'];
   for (const [mode, s] of Object.entries(results)) {
-    console.log(`${mode}: ${names.map((n, i) => `${n} p50 ${pct(s.map((x) => x.phases![i]), 50).toFixed(2)} ms`).join(', ')}`);
+    const kb = (i: number): string => (pct(s.map((x) => x.phaseBytes![i]).filter((x) => x >= 0), 50) / 1024).toFixed(0);
+    console.log(`${mode}: ${names.map((n, i) => `${n} wall p50 ${pct(s.map((x) => x.phases![i]), 50).toFixed(2)} ms, CPU mean ${mean(s.map((x) => x.phaseCpu![i])).toFixed(2)} ms, ${kb(i)} KB`).join(', ')}`);
   }
 } else {
   console.log('| path | edits | wall p50 ms | wall p99 ms | CPU ms per edit (mean) | allocated per edit (median) |');
