@@ -485,7 +485,7 @@ the machine's; the CPU and allocation figures of alternated runs are the steadie
 one ParseCache as in the server, against the same calls without the cache's memo; alternated rounds of 200
 keystrokes): the module's validation per keystroke CPU 4.8 -> 2.8 ms, allocation 690 -> 410 KB (\`--phases\`;
 2 block bodies walked per keystroke instead of ~380, the rest taken from the memo); the whole
-\`validateInWorkspace\` CPU 16.7 -> 14.8 ms, allocation 3,880 -> 3,560 KB per keystroke. What remains per
+\`validateInWorkspace\` CPU 16.7 -> 14.8 ms, allocation 3,880 -> 3,560 KB per keystroke. Again at load average ~3.8 (23:23 UTC, 4 rounds): the whole call wall p50 11.8 -> 8.3 ms, CPU 14.3 -> 11.9 ms, allocation 3,890 -> 3,550 KB per keystroke; the validation alone wall p50 2.0 -> 1.4 ms, CPU 2.7 -> 2.1 ms, 690 -> 390 KB. What remains per
 keystroke (CPU, allocation): the re-parse 2.9 ms / 1.36 MB, the tuning and security pass 6.5 ms / 1.2 MB
 (the flow walk and the checks' collection walk, each over the whole file), the navigation diagnostics
 3.8 ms / 0.5 MB; these three are not proportional to the edit yet.
