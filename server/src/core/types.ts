@@ -95,6 +95,12 @@ export interface LanguageModule<Ast = unknown> {
 export interface UnitFacts {
   /** `.so` base names loaded by `load_module` lines in the main context; `unknown`: some may be loaded unseen. */
   nginxModules?: { loaded: ReadonlySet<string>; unknown: boolean };
+  /**
+   * The open document's memo, kept by the caller (the server's ParseCache) from one validation to
+   * the next: each pass keeps what lets it redo only what an edit changed under its own key.
+   * Results never depend on it (test/nginx/incremental.test.ts); without it everything is computed.
+   */
+  memo?: Record<string, unknown>;
 }
 
 /**

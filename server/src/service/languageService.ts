@@ -94,6 +94,18 @@ export class ParseCache {
     return ast;
   }
 
+  private readonly memos = new Map<string, Record<string, unknown>>();
+
+  /**
+   * What the validation passes keep of a document from one run to the next (UnitFacts.memo): an
+   * open document's blocks whose text and environment did not change are not judged again.
+   */
+  memoOf(uri: string): Record<string, unknown> {
+    let m = this.memos.get(uri);
+    if (!m) this.memos.set(uri, (m = {}));
+    return m;
+  }
+
   /** Keeps a parse made elsewhere (the workspace index) for this version of the document. */
   remember(doc: TextDocument, lang: LanguageId, ast: unknown): void {
     this.entries.set(doc.uri, { version: doc.version, lang, ast });
@@ -101,6 +113,7 @@ export class ParseCache {
 
   delete(uri: string): void {
     this.entries.delete(uri);
+    this.memos.delete(uri);
   }
 }
 
@@ -272,7 +285,8 @@ export function validateInWorkspace(doc: TextDocument, lang: LanguageId, setting
   const unit = indexed ? ws.unitOf(doc.uri) : undefined;
   const context = indexed && unit && indexed.lang === 'nginx' ? ws.contextIn(unit, indexed) : undefined;
   // nginx: the modules the whole configuration loads (load_module lines in the main file or the files it includes)
-  const unitFacts = unit && context && indexed?.lang === 'nginx' ? { nginxModules: ws.nginxModuleState(unit) } : undefined;
+  const memo = cache && lang === 'nginx' ? cache.memoOf(doc.uri) : undefined;
+  const unitFacts = unit && context && indexed?.lang === 'nginx' ? { nginxModules: ws.nginxModuleState(unit), memo } : undefined;
   const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings);
   const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
   const nav = navDiagnostics(ws, doc.uri, settings, unit);

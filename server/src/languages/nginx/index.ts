@@ -4,7 +4,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageModule, ServiceSettings, UnitFacts } from '../../core/types';
 import type { NginxFile } from './ast';
 import { parseNginx, reparseNginx } from './parser';
-import { inferContext, validateFile } from './validation';
+import { createValidationMemo, inferContext, validateFile, type ValidationMemo } from './validation';
 import { nginxRegistry as nginxRules } from './rules';
 import { doComplete } from './completion';
 import { doHover } from './hover';
@@ -27,7 +27,9 @@ export { NGINX_RULES, nginxRegistry as nginxRules } from './rules';
  */
 export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string, unit?: UnitFacts): Diagnostic[] {
   try {
-    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules });
+    const bag = unit?.memo;
+    const memo = bag ? ((bag.nginxValidation as ValidationMemo | undefined) ?? (bag.nginxValidation = createValidationMemo())) : undefined;
+    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules, memo });
     return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return [];

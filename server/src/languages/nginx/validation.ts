@@ -38,7 +38,58 @@ export interface ValidateOptions {
   modules?: ModuleLoadState;
   /** This machine's nginx modules, asked only for a directive whose module is not loaded (the load_module fix). */
   hostModules?: () => ModuleHostFacts | undefined;
+  /**
+   * The open document's memo (kept by the caller from one edit to the next): the findings of
+   * each block reused when neither its text nor what it depends on changed (see BlockMemo).
+   */
+  memo?: ValidationMemo;
 }
+
+/**
+ * One block (a top-level block or a block directly inside one: an http-level `server`,
+ * `upstream`, `map`) of the previous validation of the same document. Its findings are a
+ * function of the block's own text, the context it is in and a few facts of the file (`env`):
+ * the target version, the load state of modules, the file's context, the variables the file
+ * defines and the modules already noted; the variables it defines and what a server tells its
+ * http block (listen sockets, certificates) are functions of its text alone. A block is found
+ * again by identity (the re-parse hands over every statement that ends before the change) or by
+ * its distance from the end of the text and its text (a block after the change, read anew at
+ * shifted offsets): what it holds is kept relative to its start or shifted.
+ */
+interface BlockMemo {
+  /** Where the block is in the memo's `text`. */
+  start: number;
+  end: number;
+  /** The variables the block's body defines, in the order the definitions walk adds them; `captures`: the flag they were collected with. */
+  defs: string[];
+  captures: boolean;
+  /** The body's findings at `start` and their environment, when they could be kept. */
+  env?: string;
+  findings?: Finding[];
+  /** For a server: its listen sockets and TLS facts, offsets relative to `start`. */
+  server?: ServerSummary;
+}
+
+/** Per document: the blocks of the last validation, by node and by distance from the end of the text; replaced at every run. */
+export interface ValidationMemo {
+  /**
+   * The text the blocks were read from (one string: a block does not keep a slice of its own,
+   * which would keep alive the whole text of whichever version it was first read from).
+   */
+  text: string;
+  byNode: Map<Directive, BlockMemo>;
+  byEnd: Map<number, BlockMemo>;
+  /** Counts of the last run (tests and benchmarks read them): block bodies reused, block bodies walked. */
+  reused: number;
+  walked: number;
+}
+
+export function createValidationMemo(): ValidationMemo {
+  return { text: '', byNode: new Map(), byEnd: new Map(), reused: 0, walked: 0 };
+}
+
+/** Blocks this deep (0: top level) or less are memoized; deeper ones are walked with their block. */
+const MEMO_DEPTH = 1;
 
 const SIZE_RE = /^\d+[kKmMgG]?$/;
 const TIME_RE = /^(\d+(ms|s|m|h|d|w|M|y)?)+$/;
@@ -159,6 +210,19 @@ function visitDefinitions(out: Set<string>, list: Directive[], parent: Directive
   }
 }
 
+/** A validation's use of the memo: the previous run's blocks, this run's, what each block matched, the file's facts. */
+interface RunMemo {
+  prev: ValidationMemo;
+  next: ValidationMemo;
+  env: string;
+  /** Each memoized block of this run: the previous run's entry it matched (by node or text), else null. */
+  found: Map<Directive, BlockMemo | null>;
+  /** Each memoized block's own definitions, as collected before the walk. */
+  defs: Map<Directive, string[]>;
+  /** The summaries of the servers walked this run (kept with their entries). */
+  servers: Map<Directive, ServerSummary>;
+}
+
 interface Ctx {
   findings: Finding[];
   version?: string;
@@ -183,6 +247,10 @@ interface Ctx {
   hostModules?: () => ModuleHostFacts | undefined;
   /** Loadable modules already noted as maybe not loaded in this run (once per module and file). */
   notedModules?: Set<string>;
+  /** With a memo: the previous run's blocks, the blocks of this run, and the file's facts they depend on. */
+  memo?: RunMemo;
+  /** Set when `hostModules` was asked (a block that asked it is not memoized: the host may change). */
+  askedHost: boolean;
 }
 
 function fmtTarget(v: string | undefined): string {
@@ -418,7 +486,11 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   let modules = opts.modules ?? standaloneLoadState(file, context);
   // a .so we know nothing of (a module built by hand, a renamed one) may define any name
   if (!modules.unknown && !allLoadedKnown(modules, coreModuleNames)) modules = { loaded: modules.loaded, unknown: true };
-  const known = definedVariables.get(file);
+  // with a memo the file's variables are known before the walk (a block's findings depend on them):
+  // collected with each unchanged block's own list
+  let run: RunMemo | undefined;
+  if (opts.memo) run = { prev: opts.memo, next: createValidationMemo(), env: '', found: new Map(), defs: new Map(), servers: new Map() };
+  const known = run ? memoDefinitions(run, file) : definedVariables.get(file);
   const collecting = known ? undefined : new Set<string>();
   const c: Ctx = {
     findings,
@@ -435,8 +507,29 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
     file,
     modules,
     hostModules: opts.hostModules,
+    askedHost: false,
   };
-  visitList(c, file.directives, context, undefined);
+  if (opts.hostModules) {
+    const ask = opts.hostModules;
+    c.hostModules = () => {
+      c.askedHost = true;
+      return ask();
+    };
+  }
+  if (run) {
+    run.env = `${context}\0${opts.version ?? ''}\0${loadStateKey(modules)}\0${[...known!].sort().join(' ')}`;
+    c.memo = run;
+  }
+  visitList(c, file.directives, context, undefined, 0);
+  if (run) {
+    // the caller's memo object now holds this run's blocks
+    const { next } = run;
+    run.prev.text = file.text;
+    run.prev.byNode = next.byNode;
+    run.prev.byEnd = next.byEnd;
+    run.prev.reused = next.reused;
+    run.prev.walked = next.walked;
+  }
   if (collecting) {
     if (!definedVariables.has(file)) definedVariables.set(file, collecting);
     c.collecting = undefined;
@@ -452,7 +545,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   return findings;
 }
 
-function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined): void {
+function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | undefined, depth: number): void {
   // made on first use: most blocks have no duplicate-checked directive, location or upstream
   let seen: Set<string> | undefined;
   let locations: Set<string> | undefined;
@@ -530,8 +623,11 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       }
     }
     if (name === 'server' && d.block) {
-      if (ctx === 'http' && c.isMain && parent) checkCertificates(c, d, parent);
-      if (listens) listens.addServer(c, d);
+      if (listens) {
+        const summary = serverSummaryOf(c, d);
+        if (c.isMain && parent) checkCertificates(c, d, parent, summary);
+        listens.addServer(c, d, summary);
+      }
     }
     // a block of a module not loaded: nginx stops at its name, its content is not judged (its variables still count)
     if (d.block && !d.rawBody && r?.notLoaded !== undefined) {
@@ -545,9 +641,141 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         if (collecting) visitDefinitions(collecting, d.block.children, d, c.captures);
         continue;
       }
-      visitList(c, d.block.children, inner, d);
+      if (c.memo !== undefined && depth <= MEMO_DEPTH) visitMemoized(c, d, inner, depth);
+      else visitList(c, d.block.children, inner, d, depth + 1);
     }
   }
+}
+
+/** A finding moved by `delta` characters (with its fixes' edits). */
+function shiftFinding(f: Finding, delta: number): Finding {
+  const g: Finding = { ...f, start: f.start + delta, end: f.end + delta };
+  if (f.fixes) g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
+  return g;
+}
+
+/** Whether every offset of the findings lies in [from, to] (a block's findings that point elsewhere are not memoized). */
+function findingsWithin(list: Finding[], k: number, from: number, to: number): boolean {
+  for (let i = k; i < list.length; i++) {
+    const f = list[i];
+    if (f.start < from || f.end > to) return false;
+    if (f.fixes) for (const fx of f.fixes) for (const e of fx.edits) if (e.start < from || e.end > to) return false;
+  }
+  return true;
+}
+
+/** The previous run's entry for block `d`: the same node, or a block as far from the end of the text with the same text. */
+function findBlock(prev: ValidationMemo, d: Directive, text: string): BlockMemo | undefined {
+  const start = d.start;
+  const byNode = prev.byNode.get(d);
+  if (byNode !== undefined && byNode.start === start) return byNode;
+  const e = prev.byEnd.get(text.length - start);
+  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end)) return e;
+  return undefined;
+}
+
+/**
+ * The file's variables (as walkDefinedVariables collects them, in the same order), with the
+ * definitions of each memoized block that reads as before taken from the previous run. Also
+ * looks every memoized block up once for the walk (`run.found`).
+ */
+function memoDefinitions(run: RunMemo, file: NginxFile): Set<string> {
+  const out = new Set<string>();
+  memoDefinitionsIn(run, file, out, file.directives, undefined, mayHoldCaptures(file), 0);
+  return out;
+}
+
+function memoDefinitionsIn(run: RunMemo, file: NginxFile, out: Set<string>, list: Directive[], parent: Directive | undefined, captures: boolean, depth: number): void {
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    addDefinitions(out, d, parent, captures, d.entry ? 0 : definitionKind(d.name));
+    if (!d.block || d.rawBody) continue;
+    if (depth > MEMO_DEPTH) {
+      visitDefinitions(out, d.block.children, d, captures);
+      continue;
+    }
+    const hit = findBlock(run.prev, d, file.text) ?? null;
+    run.found.set(d, hit);
+    let defs: string[];
+    if (hit !== null && hit.captures === captures) defs = hit.defs;
+    else if (depth < MEMO_DEPTH) {
+      // an enclosing block that changed: its own blocks may still read as before
+      const sub = new Set<string>();
+      memoDefinitionsIn(run, file, sub, d.block.children, d, captures, depth + 1);
+      defs = [...sub];
+    } else {
+      const sub = new Set<string>();
+      visitDefinitions(sub, d.block.children, d, captures);
+      defs = [...sub];
+    }
+    run.defs.set(d, defs);
+    // a name already defined keeps its place: the same order as one walk into `out`
+    for (let j = 0; j < defs.length; j++) out.add(defs[j]);
+  }
+}
+
+/**
+ * The body of block directive `d` in context `inner`: the previous run's findings when the block
+ * reads the same (by node, or by text at shifted offsets) in the same environment, else walked.
+ */
+function visitMemoized(c: Ctx, d: Directive, inner: string, depth: number): void {
+  const m = c.memo!;
+  const noted = c.notedModules;
+  const env = noted !== undefined && noted.size ? `${inner}\0${m.env}\0${[...noted].join(' ')}` : `${inner}\0${m.env}`;
+  const start = d.start;
+  const hit = m.found.has(d) ? m.found.get(d)! : (findBlock(m.prev, d, c.file.text) ?? null);
+  const captures = c.captures;
+  let defs = m.defs.get(d);
+  if (defs === undefined) {
+    // a block inside a top-level block the definitions pass took over whole
+    const sub = new Set<string>();
+    visitDefinitions(sub, d.block!.children, d, captures);
+    defs = [...sub];
+  }
+  if (hit !== null && hit.env === env && hit.findings !== undefined) {
+    const delta = start - hit.start;
+    const out = c.findings;
+    let entry = hit;
+    if (delta !== 0 || hit.defs !== defs) {
+      let moved = hit.findings;
+      if (delta !== 0) {
+        moved = [];
+        for (let i = 0; i < hit.findings.length; i++) moved.push(shiftFinding(hit.findings[i], delta));
+      }
+      entry = { start, end: d.end, defs, captures, env, findings: moved, server: hit.server };
+    }
+    const found = entry.findings!;
+    for (let i = 0; i < found.length; i++) out.push(found[i]);
+    keepBlock(c.file.text, m.next, d, entry);
+    m.next.reused++;
+    return;
+  }
+  const k = c.findings.length;
+  const modules = c.modules;
+  const notedBefore = noted?.size ?? 0;
+  const asked = c.askedHost;
+  c.askedHost = false;
+  visitList(c, d.block!.children, inner, d, depth + 1);
+  m.next.walked++;
+  const cacheable = !c.askedHost && c.modules === modules && (c.notedModules?.size ?? 0) === notedBefore && findingsWithin(c.findings, k, start, d.end);
+  c.askedHost ||= asked;
+  const entry: BlockMemo = {
+    start,
+    end: d.end,
+    defs,
+    captures,
+    server: m.servers.get(d) ?? hit?.server,
+  };
+  if (cacheable) {
+    entry.env = env;
+    entry.findings = c.findings.slice(k);
+  }
+  keepBlock(c.file.text, m.next, d, entry);
+}
+
+function keepBlock(text: string, next: ValidationMemo, d: Directive, entry: BlockMemo): void {
+  next.byNode.set(d, entry);
+  next.byEnd.set(text.length - entry.start, entry);
 }
 
 /** A `geo`/`map` keyword line (`volatile;`, `ranges;`) the target version does not know yet (probed). */
@@ -611,25 +839,93 @@ function isSslListen(x: Directive): boolean {
 }
 
 /** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
-function checkCertificates(c: Ctx, server: Directive, http: Directive): void {
-  let up = httpTlsFacts.get(http);
-  if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
+/**
+ * What a server tells its http block's checks (certificates, listen sockets), from its own
+ * children alone, offsets relative to the server's start: made once per server text (the memo
+ * keeps it with the server's block).
+ */
+interface ServerSummary {
+  include: boolean;
+  rejects: boolean;
+  /** `ssl_certificate` lines: name start, end, first argument. */
+  certs: { start: number; end: number; arg: string }[];
+  keys: number;
+  /** The first `listen ... ssl`. */
+  sslListen: { start: number; end: number } | undefined;
+  /** Listen lines with a static address, in order; `dup`: the server listens on it already. */
+  listens: { tcpAddr: string; addr: string; start: number; end: number; dup: boolean; isDefault: boolean; options: boolean }[];
+}
+
+function summarizeServer(server: Directive): ServerSummary {
+  const base = server.start;
   const children = server.block!.children;
   const own = tlsFactsOf(children);
-  if (own.include || up.include) return;
-  const certs = own.certs.length ? own.certs : up.certs;
-  const keys = own.keys.length ? own.keys : up.keys;
-  const rejects = own.rejects || up.rejects;
-  if (certs.length === 0 && !rejects) {
-    let sslListen: Directive | undefined;
-    for (let i = 0; i < children.length && !sslListen; i++) if (isSslListen(children[i])) sslListen = children[i];
-    if (sslListen) {
-      c.findings.push({ ruleId: 'nginx/missing-certificate', start: sslListen.nameStart, end: sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+  let sslListen: ServerSummary['sslListen'];
+  for (let i = 0; i < children.length && !sslListen; i++) if (isSslListen(children[i])) sslListen = { start: children[i].nameStart - base, end: children[i].end - base };
+  const listens: ServerSummary['listens'] = [];
+  let seen: Set<string> | undefined;
+  for (let i = 0; i < children.length; i++) {
+    const d = children[i];
+    if (d.name !== 'listen' || d.entry || !d.args.length) continue;
+    const args = d.args;
+    const tcpAddr = listenAddress(args[0].value);
+    if (!tcpAddr) continue;
+    // `quic` listens on UDP: beside `listen ... ssl` on the same address it is another socket
+    let quic = false;
+    for (let j = 1; j < args.length && !quic; j++) if (args[j].value === 'quic') quic = true;
+    const addr = quic ? `${tcpAddr}/udp` : tcpAddr;
+    if (seen === undefined) seen = new Set();
+    const dup = seen.has(addr);
+    seen.add(addr);
+    let isDefault = false;
+    let options = false;
+    for (let j = 1; j < args.length && !dup; j++) {
+      const p = args[j].value;
+      if (p === 'default_server' || p === 'default') isDefault = true;
+      if (!options && isSocketOption(p)) options = true;
     }
+    listens.push({ tcpAddr, addr, start: d.nameStart - base, end: args[args.length - 1].end - base, dup, isDefault, options });
   }
-  if (certs.length > keys.length) {
-    const cert = certs[keys.length];
-    c.findings.push({ ruleId: 'nginx/missing-certificate', start: cert.nameStart, end: cert.end, message: `no "ssl_certificate_key" is defined for certificate "${cert.args[0]?.value ?? ''}"` });
+  return {
+    include: own.include,
+    rejects: own.rejects,
+    certs: own.certs.map((x) => ({ start: x.nameStart - base, end: x.end - base, arg: x.args[0]?.value ?? '' })),
+    keys: own.keys.length,
+    sslListen,
+    listens,
+  };
+}
+
+/** A server's summary: the memo's, for a server that reads as in the previous run, else made now (and kept). */
+function serverSummaryOf(c: Ctx, server: Directive): ServerSummary {
+  const m = c.memo;
+  if (m === undefined) return summarizeServer(server);
+  const kept = m.found.get(server)?.server;
+  if (kept !== undefined) return kept;
+  let s = m.servers.get(server);
+  if (s === undefined) m.servers.set(server, (s = summarizeServer(server)));
+  return s;
+}
+
+/** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
+function checkCertificates(c: Ctx, server: Directive, http: Directive, own: ServerSummary): void {
+  let up = httpTlsFacts.get(http);
+  if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
+  if (own.include || up.include) return;
+  const base = server.start;
+  const certCount = own.certs.length ? own.certs.length : up.certs.length;
+  const keyCount = own.keys ? own.keys : up.keys.length;
+  const rejects = own.rejects || up.rejects;
+  if (certCount === 0 && !rejects && own.sslListen) {
+    c.findings.push({ ruleId: 'nginx/missing-certificate', start: base + own.sslListen.start, end: base + own.sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+  }
+  if (certCount > keyCount) {
+    const mine = own.certs.length ? own.certs[keyCount] : undefined;
+    const theirs = mine ? undefined : up.certs[keyCount];
+    const start = mine ? base + mine.start : theirs!.nameStart;
+    const end = mine ? base + mine.end : theirs!.end;
+    const arg = mine ? mine.arg : (theirs!.args[0]?.value ?? '');
+    c.findings.push({ ruleId: 'nginx/missing-certificate', start, end, message: `no "ssl_certificate_key" is defined for certificate "${arg}"` });
   }
 }
 
@@ -733,37 +1029,22 @@ function isSocketOption(p: string): boolean {
 class ListenTable {
   private readonly byAddr = new Map<string, { defaultServer: boolean; options: boolean }>();
 
-  addServer(c: Ctx, server: Directive): void {
-    let own: Set<string> | undefined;
-    const children = server.block!.children;
-    for (let i = 0; i < children.length; i++) {
-      const d = children[i];
-      if (d.name !== 'listen' || d.entry || !d.args.length) continue;
-      const args = d.args;
-      const tcpAddr = listenAddress(args[0].value);
-      if (!tcpAddr) continue;
-      // `quic` listens on UDP: beside `listen ... ssl` on the same address it is another socket
-      let quic = false;
-      for (let j = 1; j < args.length && !quic; j++) if (args[j].value === 'quic') quic = true;
-      const addr = quic ? `${tcpAddr}/udp` : tcpAddr;
-      const start = d.nameStart;
-      const end = args[args.length - 1].end;
-      if (own === undefined) own = new Set();
-      if (own.has(addr)) {
+  addServer(c: Ctx, server: Directive, summary: ServerSummary): void {
+    const base = server.start;
+    const listens = summary.listens;
+    for (let i = 0; i < listens.length; i++) {
+      const l = listens[i];
+      const tcpAddr = l.tcpAddr;
+      const start = base + l.start;
+      const end = base + l.end;
+      if (l.dup) {
         c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate listen ${tcpAddr}` });
         continue;
       }
-      own.add(addr);
-      let isDefault = false;
-      let options = false;
-      for (let j = 1; j < args.length; j++) {
-        const p = args[j].value;
-        if (p === 'default_server' || p === 'default') isDefault = true;
-        if (!options && isSocketOption(p)) options = true;
-      }
-      const prev = this.byAddr.get(addr);
+      const { isDefault, options } = l;
+      const prev = this.byAddr.get(l.addr);
       if (!prev) {
-        this.byAddr.set(addr, { defaultServer: isDefault, options });
+        this.byAddr.set(l.addr, { defaultServer: isDefault, options });
         continue;
       }
       if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${tcpAddr}` });
