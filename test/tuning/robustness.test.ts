@@ -7,8 +7,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
-import { buildContext, runNginxChecks } from '../../server/src/languages/nginx/tuning/checks';
-import { buildHaproxyContext, runHaproxyChecks } from '../../server/src/languages/haproxy/tuning/checks';
+import { buildContext } from '../../server/src/languages/nginx/tuning/checks';
+import { runNginxChecks } from '../../server/src/languages/nginx/tuning/run';
+import { buildHaproxyContext } from '../../server/src/languages/haproxy/tuning/checks';
+import { runHaproxyChecks } from '../../server/src/languages/haproxy/tuning/run';
 import { applyFix, expectRule } from './helpers';
 
 const SEEDS = join(__dirname, 'fixtures', 'seeds');

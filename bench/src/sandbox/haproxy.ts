@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
 import type { Section, Statement, Word } from '../../../server/src/languages/haproxy/ast';
-import { PROXY_KINDS } from '../../../server/src/languages/haproxy/data';
+import { PROXY_KINDS } from '../../../server/src/languages/haproxy/overrides';
 import { applyEdits, backendPortText, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';

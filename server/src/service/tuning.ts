@@ -12,8 +12,10 @@ import { parseNginx } from '../languages/nginx/parser';
 import { haproxyModule } from '../languages/haproxy';
 import { NGINX_TUNING_RULES } from '../languages/nginx/tuning/rules';
 import { HAPROXY_TUNING_RULES } from '../languages/haproxy/tuning/rules';
-import { buildContext, runNginxChecks } from '../languages/nginx/tuning/checks';
-import { buildHaproxyContext, createHaproxyTuningMemo, rememberHaproxyIndexes, runHaproxyChecks, type HaproxyTuningMemo } from '../languages/haproxy/tuning/checks';
+import { buildContext } from '../languages/nginx/tuning/checks';
+import { runNginxChecks } from '../languages/nginx/tuning/run';
+import { buildHaproxyContext, createHaproxyTuningMemo, rememberHaproxyIndexes, type HaproxyTuningMemo } from '../languages/haproxy/tuning/checks';
+import { runHaproxyChecks } from '../languages/haproxy/tuning/run';
 import { eolFindings } from '../core/lifecycle';
 
 export { NGINX_TUNING_RULES, HAPROXY_TUNING_RULES };

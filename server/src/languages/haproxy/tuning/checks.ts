@@ -10,7 +10,6 @@ import { compareVersions } from '../../../core/version';
 import type { HaproxyFile, Section, Statement, Word } from '../ast';
 import { keywordName } from '../ast';
 import { indentAt, indentUnit, insertLinesAfter, removeSpan, replace } from '../../../core/findingText';
-import { runHaproxySecurityChecks, type HaproxySecurityRuleId } from './security';
 import { HAPROXY_NBPROC_REMOVED, HAPROXY_TLS12_DEFAULT, type HaproxyTuningRuleId } from './rules';
 
 export interface HaproxyCheckContext {
@@ -475,14 +474,14 @@ function checkLogging(ctx: HaproxyCheckContext): void {
   }
 }
 
-type HaproxyCheck = (ctx: HaproxyCheckContext) => void;
+export type HaproxyCheck = (ctx: HaproxyCheckContext) => void;
 
 /**
  * The check that emits each tuning row's findings (rules.ts), in run order (a check's first key
  * places it); the run list is derived. Its type makes it complete with security.ts's table: a
  * row without its check, or an id without a row, does not compile (end-of-life: core/lifecycle.ts).
  */
-const CHECK_OF = {
+export const CHECK_OF = {
   'haproxy/global-maxconn': checkGlobal,
   'haproxy/nbproc': checkGlobal,
   'haproxy/nbthread-above-cores': checkGlobal,
@@ -494,12 +493,5 @@ const CHECK_OF = {
   'haproxy/balance-long-lived': checkProxies,
   'haproxy/splice-auto': checkProxies,
   'haproxy/log-without-dontlognull': checkLogging,
-} satisfies Record<Exclude<HaproxyTuningRuleId, 'haproxy/version-end-of-life' | HaproxySecurityRuleId>, HaproxyCheck>;
+} satisfies Partial<Record<HaproxyTuningRuleId, HaproxyCheck>>; // complete: checked in run.ts, with the security rows
 
-/** The checks in run order; the security checks (stats exposure, client-chosen backends, X-Forwarded-For, TLS: security.ts) last. */
-const CHECKS: readonly HaproxyCheck[] = [...new Set<HaproxyCheck>(Object.values(CHECK_OF)), runHaproxySecurityChecks];
-
-export function runHaproxyChecks(ctx: HaproxyCheckContext): Finding[] {
-  for (let i = 0; i < CHECKS.length; i++) CHECKS[i](ctx);
-  return ctx.out;
-}

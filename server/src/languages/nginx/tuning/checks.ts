@@ -10,7 +10,6 @@ import { childContext, variablesIn } from '../ast';
 import { inferContext } from '../validation';
 import { PASS_DIRECTIVES } from '../data';
 import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../../../core/findingText';
-import { runSecurityChecks, type NginxSecurityRuleId } from './security';
 import { NGINX_DEFAULT_UPSTREAM_POOL, NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT, type NginxTuningRuleId } from './rules';
 
 /**
@@ -1018,7 +1017,7 @@ function checkIfInLocation(ctx: NginxCheckContext): void {
   }
 }
 
-type NginxCheck = (ctx: NginxCheckContext) => void;
+export type NginxCheck = (ctx: NginxCheckContext) => void;
 
 /**
  * The check that emits each tuning row's findings (rules.ts), in the order the checks run (a
@@ -1026,7 +1025,7 @@ type NginxCheck = (ctx: NginxCheckContext) => void;
  * row without its check here or in security.ts's table, or an id without a row, does not compile.
  * (The end-of-life row is the service's: core/lifecycle.ts.)
  */
-const CHECK_OF = {
+export const CHECK_OF = {
   'nginx/worker-processes-not-auto': checkWorkers,
   'nginx/worker-connections-low': checkWorkers,
   'nginx/worker-rlimit-nofile': checkWorkers,
@@ -1053,12 +1052,5 @@ const CHECK_OF = {
   'nginx/host-in-redirect': checkRedirectHost,
   'nginx/server-tokens-on': checkServerTokens,
   'nginx/if-in-location': checkIfInLocation,
-} satisfies Record<Exclude<NginxTuningRuleId, 'nginx/version-end-of-life' | NginxSecurityRuleId>, NginxCheck>;
+} satisfies Partial<Record<NginxTuningRuleId, NginxCheck>>; // complete: checked in run.ts, with the security rows
 
-/** The checks in run order; the security checks (SSRF, splitting, host spoofing, origins, access, ReDoS: security.ts) last. */
-const CHECKS: readonly NginxCheck[] = [...new Set<NginxCheck>(Object.values(CHECK_OF)), runSecurityChecks];
-
-export function runNginxChecks(ctx: NginxCheckContext): Finding[] {
-  for (let i = 0; i < CHECKS.length; i++) CHECKS[i](ctx);
-  return ctx.out;
-}
