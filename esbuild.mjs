@@ -61,13 +61,26 @@ const builds = [
   { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
   // whitespace-free: less to read and pre-parse at each start (names and code are unchanged)
-  { ...node, entryPoints: { cli: 'cli/src/main.ts' }, outdir: 'dist', plugins: [referenceApart, benchApart, jsonAsParse], minifyWhitespace: true },
+  {
+    ...node,
+    entryPoints: { cli: 'cli/src/main.ts' },
+    outdir: 'dist',
+    plugins: [referenceApart, benchApart, jsonAsParse],
+    minifyWhitespace: true,
+  },
   { ...node, entryPoints: { 'cli-bench': 'cli/src/bench.ts' }, outdir: 'dist', plugins: [referenceApart, jsonAsParse] },
   { ...node, entryPoints: { 'nginx-reference': '@nginx/reference-lib' }, outdir: 'dist', sourcemap: false },
   { ...node, entryPoints: { loadWorker: 'bench/src/loadWorker.ts' }, outdir: 'dist' },
   {
-    bundle: true, platform: 'browser', target: 'es2022', format: 'iife', sourcemap: !production, minify: production,
-    logLevel: 'warning', entryPoints: { webview: 'webview/src/main.ts' }, outdir: 'dist',
+    bundle: true,
+    platform: 'browser',
+    target: 'es2022',
+    format: 'iife',
+    sourcemap: !production,
+    minify: production,
+    logLevel: 'warning',
+    entryPoints: { webview: 'webview/src/main.ts' },
+    outdir: 'dist',
   },
 ].filter((b) => Object.values(b.entryPoints).every((p) => p.startsWith('@') || existsSync(p)));
 

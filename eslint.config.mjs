@@ -4,7 +4,22 @@ import tseslint from 'typescript-eslint';
 import layers from './scripts/eslint-layers.mjs';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.e2e/', '.matrix/', 'test-results/', '.bench-runs/', '.tsbuild/', 'syntaxes/', '**/*.d.ts', '**/*.d.mts', '**/*.mjs', '**/*.js'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.e2e/',
+      '.matrix/',
+      'test-results/',
+      '.bench-runs/',
+      '.tsbuild/',
+      'syntaxes/',
+      '**/*.d.ts',
+      '**/*.d.mts',
+      '**/*.mjs',
+      '**/*.js',
+    ],
+  },
   {
     files: ['**/*.ts', '**/*.mts'],
     languageOptions: {
@@ -18,7 +33,15 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': [
         'error',
         // node:test's test()/describe() return promises the runner itself awaits
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-require-imports': 'error',

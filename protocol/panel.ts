@@ -148,8 +148,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStr = (v: unknown, max = 4096): v is string => typeof v === 'string' && v.length <= max;
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isInt = (v: unknown, min: number, max: number): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const isInt = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const isRunId = (v: unknown): v is string => typeof v === 'string' && RUN_ID.test(v);
@@ -208,7 +207,8 @@ export function runOptionsProblem(v: unknown): string | undefined {
   }
   if (!isBool(v.direct)) return 'options.direct: a boolean';
   for (const k of ['binary', 'binaryB'] as const) {
-    if (v[k] !== undefined && (typeof v[k] !== 'string' || (v[k] as string).length > 4096 || /[\0\n\r]/.test(v[k] as string))) return `options.${k}: a binary path`;
+    if (v[k] !== undefined && (typeof v[k] !== 'string' || (v[k] as string).length > 4096 || /[\0\n\r]/.test(v[k] as string)))
+      return `options.${k}: a binary path`;
   }
   if (v.binaryB && !v.binary) return 'options.binaryB: pick the first binary too';
   if (v.binaryB && v.binaryB === v.binary) return 'options.binaryB: pick two different binaries to compare';
@@ -331,7 +331,10 @@ export function validateHostMessage(raw: unknown): Validation<HostToPanel> {
         idOrNull(m.compare.a) &&
         idOrNull(m.compare.b) &&
         isBool(m.running) &&
-        (m.binaries === undefined || (Array.isArray(m.binaries) && m.binaries.length <= 64 && m.binaries.every((b) => isObj(b) && isStr(b.path) && isStr(b.version, 64) && isStr(b.source, 200))))
+        (m.binaries === undefined ||
+          (Array.isArray(m.binaries) &&
+            m.binaries.length <= 64 &&
+            m.binaries.every((b) => isObj(b) && isStr(b.path) && isStr(b.version, 64) && isStr(b.source, 200))))
         ? ok()
         : bad('init: malformed');
     case 'runStarted':

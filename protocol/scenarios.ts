@@ -93,9 +93,23 @@ export const SCENARIO_FACTS = {
   'http1-keepalive': row({ summary: 'HTTP/1.1, connections kept open' }),
   'http1-close': row({ summary: 'a new TCP connection per request', connections: 'per-request' }),
   'https-keepalive': row({ summary: 'HTTP/1.1 over TLS, connections kept open', listener: 'tls', tls: 'required' }),
-  'https-handshake': row({ summary: 'a new TLS connection with a full handshake per request', listener: 'tls', tls: 'required', connections: 'per-request' }),
-  'https-resume': row({ summary: 'a new TLS connection per request resuming the previous session', listener: 'tls', tls: 'resume', connections: 'per-request' }),
-  http2: row({ summary: 'HTTP/2 (h2c, or h2 over TLS when the listener has `ssl`), several streams per connection', transport: 'http2', listener: 'http2' }),
+  'https-handshake': row({
+    summary: 'a new TLS connection with a full handshake per request',
+    listener: 'tls',
+    tls: 'required',
+    connections: 'per-request',
+  }),
+  'https-resume': row({
+    summary: 'a new TLS connection per request resuming the previous session',
+    listener: 'tls',
+    tls: 'resume',
+    connections: 'per-request',
+  }),
+  http2: row({
+    summary: 'HTTP/2 (h2c, or h2 over TLS when the listener has `ssl`), several streams per connection',
+    transport: 'http2',
+    listener: 'http2',
+  }),
   tcp: row({
     summary: 'L4 stream proxy: a 64-byte message echoed back by the backend, connection kept open',
     transport: 'tcp',
@@ -104,9 +118,14 @@ export const SCENARIO_FACTS = {
     nodeBackendOnly: 'TCP echo',
   }),
   large: row({ summary: 'like http1-keepalive with 1 MiB responses', response: 'max' }),
-  'get-post-mix': row({ summary: '70% GET, 30% POST with a 1 KiB body, keep-alive', requests: 'get-post-mix', nodeBackendOnly: 'per-method accounting' }),
+  'get-post-mix': row({
+    summary: '70% GET, 30% POST with a 1 KiB body, keep-alive',
+    requests: 'get-post-mix',
+    nodeBackendOnly: 'per-method accounting',
+  }),
   mixed: row({
-    summary: '50% of connections long-lived (keep-alive), 20% short (new connection per request), 30% short with a full TLS handshake per request',
+    summary:
+      '50% of connections long-lived (keep-alive), 20% short (new connection per request), 30% short with a full TLS handshake per request',
     listener: 'plain-http',
     connections: 'mix',
     mix: { keepAlive: 5, close: 2, tlsClose: 3 },

@@ -223,7 +223,10 @@ export function resultRows(r: BenchResult): [string, string][] {
         'Bench CPU / request',
         `${r.cost.benchCpuUsPerRequest.toFixed(1)} µs (generator ${r.cost.generatorCpuUsPerRequest.toFixed(1)}, backend ${r.cost.backendCpuUsPerRequest.toFixed(1)}; proxy ${r.cost.proxyCpuUsPerRequest.toFixed(1)})`,
       ]);
-      rows.push(['Busiest core', `generator ${Math.round(r.cost.generatorCoreShare * 100)}%, backend ${Math.round(r.cost.backendCoreShare * 100)}%`]);
+      rows.push([
+        'Busiest core',
+        `generator ${Math.round(r.cost.generatorCoreShare * 100)}%, backend ${Math.round(r.cost.backendCoreShare * 100)}%`,
+      ]);
     }
     rows.push(['Backend connections / request', r.backend.connectionsPerRequest.toFixed(3)]);
   }

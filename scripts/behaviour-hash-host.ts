@@ -34,7 +34,11 @@ const norm = (ds: any[], large = false) =>
 const facts = bf.localNginxBuild();
 for (const lang of ['nginx', 'haproxy']) {
   const dir = resolve(process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../shared/corpus'), lang);
-  const files = readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
+  const files = readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t')[0]);
   const ws = svc.createWorkspaceIndex({});
   const out: Record<string, unknown[]> = { workspace: [], modules: [], large: [] };
   let n = 0;
@@ -54,5 +58,11 @@ for (const lang of ['nginx', 'haproxy']) {
     if (svc.applyRules) l = svc.applyRules(f.doc, lang, l, {});
     out.large.push(norm(l, true));
   }
-  console.log(lang, `${files.length} files, ${n} workspace diagnostics`, Object.entries(out).map(([k, v]) => `${k} ${hash(v)} (${v.flat().length})`).join('  '));
+  console.log(
+    lang,
+    `${files.length} files, ${n} workspace diagnostics`,
+    Object.entries(out)
+      .map(([k, v]) => `${k} ${hash(v)} (${v.flat().length})`)
+      .join('  '),
+  );
 }

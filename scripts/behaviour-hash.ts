@@ -105,7 +105,11 @@ function probes(doc: TextDocument): { line: number; character: number }[] {
     const m = /^(\s*)(\S*)/.exec(lines[i])!;
     const a = m[1].length;
     const b = a + m[2].length;
-    out.push({ line: i, character: a }, { line: i, character: Math.floor((a + b) / 2) }, { line: i, character: Math.min(lines[i].length, b + 1) });
+    out.push(
+      { line: i, character: a },
+      { line: i, character: Math.floor((a + b) / 2) },
+      { line: i, character: Math.min(lines[i].length, b + 1) },
+    );
   }
   return out.slice(0, 600);
 }

@@ -61,7 +61,13 @@ function run(jobs) {
   const after = childrenCpu();
   if (r.status !== 0 && r.status !== 1) throw new Error(`check --jobs ${jobs} exited ${r.status}: ${r.stderr.slice(0, 2000)}`);
   const problems = JSON.parse(r.stdout).length;
-  return { jobs, wall, cpu: after.user - before.user + (after.sys - before.sys), problems, hash: createHash('sha256').update(r.stdout).digest('hex').slice(0, 12) };
+  return {
+    jobs,
+    wall,
+    cpu: after.user - before.user + (after.sys - before.sys),
+    problems,
+    hash: createHash('sha256').update(r.stdout).digest('hex').slice(0, 12),
+  };
 }
 
 const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
@@ -71,7 +77,9 @@ for (let rep = 0; rep < repeats; rep++) {
   for (const jobs of rep % 2 === 0 ? [1, cores] : [cores, 1]) {
     const r = run(jobs);
     runs.push(r);
-    console.log(`--jobs ${jobs}: ${r.wall.toFixed(1)} s wall, ${r.cpu.toFixed(1)} s CPU, ${r.problems} problems (${r.hash}), load ${loadavg()}`);
+    console.log(
+      `--jobs ${jobs}: ${r.wall.toFixed(1)} s wall, ${r.cpu.toFixed(1)} s CPU, ${r.problems} problems (${r.hash}), load ${loadavg()}`,
+    );
   }
 }
 const load1 = loadavg();
@@ -95,9 +103,13 @@ produced the same report (${runs[0].problems} problems, sha256 ${runs[0].hash}â€
 | one core (\`--jobs 1\`) | ${one.wall.toFixed(1)} s | ${one.cpu.toFixed(1)} s | ${Math.round(files / one.wall)} |
 | every core (\`--jobs ${cores}\`) | ${all.wall.toFixed(1)} s | ${all.cpu.toFixed(1)} s | ${Math.round(files / all.wall)} |
 
-${one.cpu > all.cpu * 1.1 ? `The one thread also spent more CPU than the two workers together (${one.cpu.toFixed(1)} against ${all.cpu.toFixed(1)} s); where that goes (one heap carrying every file and every result, versus two smaller ones) was not investigated.
+${
+  one.cpu > all.cpu * 1.1
+    ? `The one thread also spent more CPU than the two workers together (${one.cpu.toFixed(1)} against ${all.cpu.toFixed(1)} s); where that goes (one heap carrying every file and every result, versus two smaller ones) was not investigated.
 
-` : ''}Each run: ${runs.map((r) => `--jobs ${r.jobs} ${r.wall.toFixed(1)} s / ${r.cpu.toFixed(1)} s CPU`).join('; ')}.
+`
+    : ''
+}Each run: ${runs.map((r) => `--jobs ${r.jobs} ${r.wall.toFixed(1)} s / ${r.cpu.toFixed(1)} s CPU`).join('; ')}.
 
 Machine: ${cpus.length} Ã— ${cpus[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Linux ${os.release()},
 Node ${process.version}. **Shared and noisy**: other engineers' builds, tests and benchmarks ran on the same 2 cores

@@ -121,14 +121,20 @@ export function machine() {
   return `${cpus.length} × ${model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Linux ${os.release()}, Node ${process.version}; ${nginxV}; ${wrkV}; ${h2V}`;
 }
 
-export const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+export const loadavg = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 /** Replaces (or appends) the section between `<!-- NAME:start -->` and `<!-- NAME:end -->`. */
 export function writeDocSection(name, body) {
   const file = path.join(REPO, 'docs', 'benchmarks.md');
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n\nMeasured numbers of Proxy Tuner; each section is written by the script it names.\n';
+  let text = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : '# Benchmarks\n\nMeasured numbers of Proxy Tuner; each section is written by the script it names.\n';
   const block = `${start}\n${body.trim()}\n${end}`;
   const i = text.indexOf(start);
   const j = text.indexOf(end);
@@ -146,13 +152,38 @@ export const median = (xs) => {
 /** Runs the built-in generator through the bundled command line (pinned when `cpu` is given). */
 export function builtin({ port, connections, durationS, warmupS, cpu, threads = 1, scenario = 'http1-keepalive', rate, path: p = '/' }) {
   const cli = path.join(REPO, 'dist', 'cli.js');
-  const args = [cli, 'bench', '--target', `127.0.0.1:${port}`, '--scenario', scenario, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--threads', String(threads), '--path', p, '--json'];
+  const args = [
+    cli,
+    'bench',
+    '--target',
+    `127.0.0.1:${port}`,
+    '--scenario',
+    scenario,
+    '-c',
+    String(connections),
+    '--duration',
+    `${durationS}s`,
+    '--warmup',
+    `${warmupS}s`,
+    '--threads',
+    String(threads),
+    '--path',
+    p,
+    '--json',
+  ];
   if (rate) args.push('--rate', String(rate));
   const cmd = cpu === undefined ? ['node', ...args] : ['taskset', '-c', String(cpu), 'node', ...args];
   const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + warmupS + 30) * 1000 });
   if (r.code !== 0) throw new Error(`built-in generator failed: ${r.err}`);
   const j = JSON.parse(r.out);
-  return { rps: j.rps, p50: j.latencyMs.p50, p99: j.latencyMs.p99, perCpu: j.requests / j.cpuSeconds.generatorProcess, errors: Object.values(j.errors).reduce((a, b) => a + b, 0), cmd: cmd.join(' ').replace(REPO + '/', '') };
+  return {
+    rps: j.rps,
+    p50: j.latencyMs.p50,
+    p99: j.latencyMs.p99,
+    perCpu: j.requests / j.cpuSeconds.generatorProcess,
+    errors: Object.values(j.errors).reduce((a, b) => a + b, 0),
+    cmd: cmd.join(' ').replace(REPO + '/', ''),
+  };
 }
 
 /** A wrk latency figure (`812.00us`, `1.20ms`, `2.1s`) in ms; NaN when it is none. */

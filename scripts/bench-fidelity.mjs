@@ -75,8 +75,6 @@ for (const [k, f] of Object.entries(files)) {
   writeFileSync(f, k === 'before' ? BEFORE : AFTER);
 }
 
-
-
 /** The product itself. */
 function ours(file) {
   const cmd = ['node', cli, 'bench', file, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--json'];
@@ -96,7 +94,10 @@ function ours(file) {
     errors: Object.values(j.errors).reduce((a, b) => a + b, 0),
     warnings: j.warnings,
     version: j.proxy.version,
-    cmd: cmd.join(' ').replace(REPO + '/', '').replace(file, 'FILE'),
+    cmd: cmd
+      .join(' ')
+      .replace(REPO + '/', '')
+      .replace(file, 'FILE'),
   };
 }
 
@@ -133,7 +134,20 @@ async function stack(file) {
 
 /** The built-in generator alone (`bench --target`) against the script's stack: the generator's share of any gap. */
 async function target(st) {
-  const cmd = ['node', cli, 'bench', '--target', `127.0.0.1:${st.port}`, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', `${warmupS}s`, '--json'];
+  const cmd = [
+    'node',
+    cli,
+    'bench',
+    '--target',
+    `127.0.0.1:${st.port}`,
+    '-c',
+    String(connections),
+    '--duration',
+    `${durationS}s`,
+    '--warmup',
+    `${warmupS}s`,
+    '--json',
+  ];
   const b0 = st.be.cpuSeconds();
   const p0 = st.sb.cpuSeconds();
   const r = sh(cmd[0], cmd.slice(1), { timeout: (durationS + 60) * 1000 });
@@ -150,7 +164,10 @@ async function target(st) {
     // the backend ran through the warm-up too: its CPU over all the requests of the run
     backendUs: Math.round((bCpu / (j.rps * (durationS + warmupS))) * 1e6 * 100) / 100,
     proxyUs: Math.round((pCpu / (j.rps * (durationS + warmupS))) * 1e6 * 100) / 100,
-    cmd: cmd.join(' ').replace(REPO + '/', '').replace(String(st.port), 'PORT'),
+    cmd: cmd
+      .join(' ')
+      .replace(REPO + '/', '')
+      .replace(String(st.port), 'PORT'),
   };
 }
 
@@ -174,9 +191,9 @@ async function wrk(st) {
     p99: parseWrkLatency(/^\s+99%\s+(\S+)/m.exec(r.out)?.[1] ?? ''),
     errors: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(r.out)?.[1] ?? 0) + Number(/Socket errors:.*?(\d+)/.exec(r.out)?.[1] ?? 0),
     cpr: s.requests ? Math.round((s.connections / s.requests) * 10000) / 10000 : NaN,
-    genUs: Math.round(((r.cpu / (rps * durationS)) * 1e6) * 100) / 100,
-    backendUs: Math.round(((bCpu / (rps * durationS)) * 1e6) * 100) / 100,
-    proxyUs: Math.round(((pCpu / (rps * durationS)) * 1e6) * 100) / 100,
+    genUs: Math.round((r.cpu / (rps * durationS)) * 1e6 * 100) / 100,
+    backendUs: Math.round((bCpu / (rps * durationS)) * 1e6 * 100) / 100,
+    proxyUs: Math.round((pCpu / (rps * durationS)) * 1e6 * 100) / 100,
     cmd: cmd.join(' ').replace(String(st.port), 'PORT'),
   };
 }
@@ -185,7 +202,16 @@ function h2load(st) {
   const d = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-h2load-'));
   const log = path.join(d, 'requests.log');
   try {
-    const cmd = ['h2load', '--h1', '-t1', `-c${connections}`, `-D${durationS}`, `--warm-up-time=${warmupS}`, `--log-file=${log}`, `http://127.0.0.1:${st.port}/`];
+    const cmd = [
+      'h2load',
+      '--h1',
+      '-t1',
+      `-c${connections}`,
+      `-D${durationS}`,
+      `--warm-up-time=${warmupS}`,
+      `--log-file=${log}`,
+      `http://127.0.0.1:${st.port}/`,
+    ];
     const r = timed(cmd, durationS + 30);
     const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(r.out)?.[1]);
     if (!Number.isFinite(rps)) throw new Error(`h2load output not understood:\n${r.out}${r.err}`);
@@ -222,7 +248,9 @@ try {
           const x = ours(files[which]);
           runs[which].ours.push(x);
           cmds.ours = x.cmd;
-          console.log(`repeat ${rep + 1} ${which.padEnd(6)} ours    ${x.rps} req/s  p50 ${x.p50} ms  p99 ${x.p99} ms  conns/req ${x.cpr}  backend ${x.backend}  bench CPU ${x.benchUs} us/req  (load ${loadavg()})`);
+          console.log(
+            `repeat ${rep + 1} ${which.padEnd(6)} ours    ${x.rps} req/s  p50 ${x.p50} ms  p99 ${x.p99} ms  conns/req ${x.cpr}  backend ${x.backend}  bench CPU ${x.benchUs} us/req  (load ${loadavg()})`,
+          );
           for (const w of x.warnings) if (!/machine was busy/.test(w)) console.log(`    warning: ${w}`);
         } else {
           const st = await stack(files[which]);
@@ -234,7 +262,9 @@ try {
               const x = tool === 'wrk' ? await wrk(st) : tool === 'target' ? await target(st) : h2load(st);
               runs[which][tool].push(x);
               cmds[tool] = x.cmd;
-              console.log(`repeat ${rep + 1} ${which.padEnd(6)} ${tool.padEnd(7)} ${Math.round(x.rps)} req/s  p50 ${x.p50.toFixed(3)} ms  p99 ${x.p99.toFixed(3)} ms${x.cpr !== undefined ? `  conns/req ${x.cpr}` : ''}  (load ${loadavg()})`);
+              console.log(
+                `repeat ${rep + 1} ${which.padEnd(6)} ${tool.padEnd(7)} ${Math.round(x.rps)} req/s  p50 ${x.p50.toFixed(3)} ms  p99 ${x.p99.toFixed(3)} ms${x.cpr !== undefined ? `  conns/req ${x.cpr}` : ''}  (load ${loadavg()})`,
+              );
             }
           } finally {
             await st.stop();
@@ -252,8 +282,14 @@ const loadAfter = loadavg();
 const med = (which, tool, key) => median(runs[which][tool].map((x) => x[key]));
 const perRep = (f) => runs.before.ours.map((_, i) => f(i));
 const fmt = (xs, d = 2) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
-const rpsVsWrk = { before: perRep((i) => runs.before.ours[i].rps / runs.before.wrk[i].rps), after: perRep((i) => runs.after.ours[i].rps / runs.after.wrk[i].rps) };
-const p99VsH2 = { before: perRep((i) => runs.before.ours[i].p99 / runs.before.h2load[i].p99), after: perRep((i) => runs.after.ours[i].p99 / runs.after.h2load[i].p99) };
+const rpsVsWrk = {
+  before: perRep((i) => runs.before.ours[i].rps / runs.before.wrk[i].rps),
+  after: perRep((i) => runs.after.ours[i].rps / runs.after.wrk[i].rps),
+};
+const p99VsH2 = {
+  before: perRep((i) => runs.before.ours[i].p99 / runs.before.h2load[i].p99),
+  after: perRep((i) => runs.after.ours[i].p99 / runs.after.h2load[i].p99),
+};
 const tgtVsWrk = ['before', 'after'].flatMap((w) => runs[w].target.map((x, i) => x.rps / runs[w].wrk[i].rps));
 const tgtVsH2 = ['before', 'after'].flatMap((w) => runs[w].target.map((x, i) => x.p99 / runs[w].h2load[i].p99));
 const wrkVsH2 = ['before', 'after'].flatMap((w) => runs[w].wrk.map((x, i) => x.p99 / runs[w].h2load[i].p99));
@@ -351,7 +387,12 @@ Per repeat:
 | repeat | config | ours req/s | --target req/s | wrk req/s | h2load req/s | ours P99 | --target P99 | wrk P99 | h2load P99 |
 |---|---|---|---|---|---|---|---|---|---|
 ${runs.before.ours
-  .flatMap((_, i) => ['before', 'after'].map((w) => `| ${i + 1} | ${w} | ${runs[w].ours[i].rps} | ${runs[w].target[i].rps} | ${Math.round(runs[w].wrk[i].rps)} | ${Math.round(runs[w].h2load[i].rps)} | ${runs[w].ours[i].p99} | ${runs[w].target[i].p99} | ${runs[w].wrk[i].p99.toFixed(3)} | ${runs[w].h2load[i].p99.toFixed(3)} |`))
+  .flatMap((_, i) =>
+    ['before', 'after'].map(
+      (w) =>
+        `| ${i + 1} | ${w} | ${runs[w].ours[i].rps} | ${runs[w].target[i].rps} | ${Math.round(runs[w].wrk[i].rps)} | ${Math.round(runs[w].h2load[i].rps)} | ${runs[w].ours[i].p99} | ${runs[w].target[i].p99} | ${runs[w].wrk[i].p99.toFixed(3)} | ${runs[w].h2load[i].p99.toFixed(3)} |`,
+    ),
+  )
   .join('\n')}
 `;
 console.log('\n' + body);

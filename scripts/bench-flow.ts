@@ -49,5 +49,7 @@ for (const [name, p] of Object.entries(phases)) {
   const w = sorted(p.wall);
   const c = sorted(p.cpu);
   const f = (x: number) => x.toFixed(1).padStart(6);
-  console.log(`  ${name.padEnd(26)} wall p50 ${f(w[w.length >> 1])} ms  min ${f(w[0])} ms   CPU p50 ${f(c[c.length >> 1])} ms  min ${f(c[0])} ms`);
+  console.log(
+    `  ${name.padEnd(26)} wall p50 ${f(w[w.length >> 1])} ms  min ${f(w[0])} ms   CPU p50 ${f(c[c.length >> 1])} ms  min ${f(c[0])} ms`,
+  );
 }

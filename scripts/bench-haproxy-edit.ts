@@ -26,7 +26,7 @@ const EDITS = Number(opt('edits') ?? 300);
 const root = resolve(opt('root') ?? resolve(__dirname, '..'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const service = require(`${root}/server/src/service/languageService`) as typeof import('../server/src/service/languageService');
-let memoOf: ((doc: TextDocument) => { computed: number; reused: number } | undefined) | undefined;
+let memoOf: ((bag: Record<string, unknown>) => { computed: number; reused: number } | undefined) | undefined;
 try {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   memoOf = require(`${root}/server/src/languages/haproxy/validation`).haproxyValidationMemo;
@@ -65,7 +65,11 @@ for (let e = 0; e < EDITS; e++) {
     if (typed.length === word.length) typing = false;
   } else {
     typed = typed.slice(0, -1);
-    TextDocument.update(doc, [{ range: { start: { line, character: col - 1 }, end: { line, character: col } }, text: '' }], doc.version + 1);
+    TextDocument.update(
+      doc,
+      [{ range: { start: { line, character: col - 1 }, end: { line, character: col } }, text: '' }],
+      doc.version + 1,
+    );
     if (!typed.length) typing = true;
   }
   const h0 = getHeapStatistics().used_heap_size;
@@ -80,7 +84,7 @@ for (let e = 0; e < EDITS; e++) {
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)] ?? NaN;
 const mean = cpu.reduce((a, b) => a + b, 0) / cpu.length;
-const memo = memoOf?.(doc);
+const memo = memoOf?.(cache.memoOf(doc.uri));
 console.log(
   `haproxy edit (5,000 lines, ${cpu.length} edits after 20 of warm-up, ${root}): CPU per edit mean ${mean.toFixed(2)} ms, median ${median(cpu).toFixed(2)} ms, p99 ${sorted(cpu)[Math.floor(cpu.length * 0.99)].toFixed(2)} ms; allocated per edit median ${(median(alloc) / 1e6).toFixed(2)} MB (${alloc.length} runs without a collection)${memo ? `; last run: ${memo.computed} sections computed, ${memo.reused} taken over` : ''}`,
 );

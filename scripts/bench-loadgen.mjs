@@ -24,10 +24,18 @@ if (sh('node', ['-e', `require('fs').accessSync(${JSON.stringify(path.resolve('d
   process.exit(1);
 }
 
-
-
 function wrk(port) {
-  const cmd = ['taskset', '-c', String(GEN_CPU), 'wrk', '-t1', `-c${connections}`, `-d${durationS}s`, '--latency', `http://127.0.0.1:${port}/`];
+  const cmd = [
+    'taskset',
+    '-c',
+    String(GEN_CPU),
+    'wrk',
+    '-t1',
+    `-c${connections}`,
+    `-d${durationS}s`,
+    '--latency',
+    `http://127.0.0.1:${port}/`,
+  ];
   const r = timed(cmd, durationS + 30);
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(r.out)?.[1]);
   const p50 = parseWrkLatency(/^\s+50%\s+(\S+)/m.exec(r.out)?.[1] ?? '');
@@ -41,7 +49,19 @@ function h2load(port) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'proxy-tuner-h2load-'));
   const log = path.join(dir, 'requests.log');
   try {
-    const cmd = ['taskset', '-c', String(GEN_CPU), 'h2load', '--h1', '-t1', `-c${connections}`, `-D${durationS}`, '--warm-up-time=1', `--log-file=${log}`, `http://127.0.0.1:${port}/`];
+    const cmd = [
+      'taskset',
+      '-c',
+      String(GEN_CPU),
+      'h2load',
+      '--h1',
+      '-t1',
+      `-c${connections}`,
+      `-D${durationS}`,
+      '--warm-up-time=1',
+      `--log-file=${log}`,
+      `http://127.0.0.1:${port}/`,
+    ];
     const r = timed(cmd, durationS + 30);
     const rps = Number(/finished in [\d.]+\w+, ([\d.]+) req\/s/.exec(r.out)?.[1]);
     if (!Number.isFinite(rps)) throw new Error(`h2load output not understood:\n${r.out}${r.err}`);
@@ -86,7 +106,9 @@ try {
             : builtin({ port: nginx.port, connections, durationS, warmupS: 1, cpu: GEN_CPU });
       results[tool].push(r);
       cmds[tool] = r.cmd;
-      console.log(`repeat ${rep + 1} ${tool.padEnd(8)} ${Math.round(r.rps)} req/s  p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms  ${Math.round(r.perCpu)} req/CPU-s  errors ${r.errors}  (load ${loadavg()})`);
+      console.log(
+        `repeat ${rep + 1} ${tool.padEnd(8)} ${Math.round(r.rps)} req/s  p50 ${r.p50.toFixed(3)} ms  p99 ${r.p99.toFixed(3)} ms  ${Math.round(r.perCpu)} req/CPU-s  errors ${r.errors}  (load ${loadavg()})`,
+      );
     }
   }
 } finally {
@@ -149,4 +171,6 @@ Per-run numbers:
 ${results.builtin.map((b, i) => `| ${i + 1} | ${Math.round(b.rps)} | ${Math.round(results.wrk[i].rps)} | ${Math.round(results.h2load[i].rps)} | ${b.p99.toFixed(3)} | ${results.wrk[i].p99.toFixed(3)} | ${results.h2load[i].p99.toFixed(3)} |`).join('\n')}
 `;
 const file = writeDocSection('bench:loadgen', body);
-console.log(`\nbuilt-in/wrk req/s ${rpsRatio.toFixed(2)}, per CPU-second ${cpuRatio.toFixed(2)}; built-in/h2load P99 ${p99Ratio.toFixed(2)}; written to ${file}`);
+console.log(
+  `\nbuilt-in/wrk req/s ${rpsRatio.toFixed(2)}, per CPU-second ${cpuRatio.toFixed(2)}; built-in/h2load P99 ${p99Ratio.toFixed(2)}; written to ${file}`,
+);

@@ -46,7 +46,13 @@ const langsArg = args.indexOf('--langs');
 const SESSION_LANGS = new Set(langsArg >= 0 ? String(args[langsArg + 1] ?? '').split(',') : ['nginx', 'haproxy']);
 const partsArg = args.indexOf('--parts');
 /** `--parts 5` (or `3,5`): only those sections, a quick look that never writes the docs. */
-const PARTS = new Set(partsArg >= 0 ? String(args[partsArg + 1] ?? '').split(',').map(Number) : [1, 2, 3, 4, 5]);
+const PARTS = new Set(
+  partsArg >= 0
+    ? String(args[partsArg + 1] ?? '')
+        .split(',')
+        .map(Number)
+    : [1, 2, 3, 4, 5],
+);
 const ALL_PARTS = [1, 2, 3, 4, 5].every((n) => PARTS.has(n));
 const write = !args.includes('--no-write') && ALL_PARTS;
 
@@ -74,9 +80,20 @@ const now = () => performance.now();
 
 /** Wall and CPU (user+sys of the child) of one process, through /usr/bin/time. */
 function timed(cmd, cmdArgs, cwd = tmp) {
-  const r = spawnSync('/usr/bin/time', ['-f', '\n@@%e %U %S %M', cmd, ...cmdArgs], { cwd, encoding: 'utf8', timeout: 300_000, maxBuffer: 256 * 1024 * 1024 });
+  const r = spawnSync('/usr/bin/time', ['-f', '\n@@%e %U %S %M', cmd, ...cmdArgs], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   const m = /@@([\d.]+) ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(r.stderr ?? '');
-  return { code: r.status, wall: m ? Number(m[1]) : NaN, cpu: m ? Number(m[2]) + Number(m[3]) : NaN, maxRssKb: m ? Number(m[4]) : NaN, out: `${r.stdout}${r.stderr}` };
+  return {
+    code: r.status,
+    wall: m ? Number(m[1]) : NaN,
+    cpu: m ? Number(m[2]) + Number(m[3]) : NaN,
+    maxRssKb: m ? Number(m[4]) : NaN,
+    out: `${r.stdout}${r.stderr}`,
+  };
 }
 
 function nginxCheck(file) {
@@ -168,7 +185,15 @@ for (const b of big) {
     bw.push(r.wall * 1000);
     bc.push(r.cpu * 1000);
   }
-  bigRows.push({ label: b.label, lines: b.text.split('\n').length, kb: Math.round(b.text.length / 1024), parse: median(p), validate: median(v), binWall: median(bw), binCpu: median(bc) });
+  bigRows.push({
+    label: b.label,
+    lines: b.text.split('\n').length,
+    kb: Math.round(b.text.length / 1024),
+    parse: median(p),
+    validate: median(v),
+    binWall: median(bw),
+    binCpu: median(bc),
+  });
   console.log(`${b.label}: parse ${f1(median(p))} ms, validate ${f1(median(v))} ms, binary ${f1(median(bw))} ms wall`);
 }
 
@@ -178,7 +203,10 @@ const file4000 = big[2].file;
 const checkRuns = [];
 for (let k = 0; k < (PARTS.has(3) ? CHECK_REPEATS : 0); k++) {
   // interleaved, order alternated, so both see the same load
-  const pair = k % 2 ? [() => nginxCheck(file4000), () => timed(process.execPath, [cli, 'check', file4000])] : [() => timed(process.execPath, [cli, 'check', file4000]), () => nginxCheck(file4000)];
+  const pair =
+    k % 2
+      ? [() => nginxCheck(file4000), () => timed(process.execPath, [cli, 'check', file4000])]
+      : [() => timed(process.execPath, [cli, 'check', file4000]), () => nginxCheck(file4000)];
   const a = pair[0]();
   const b = pair[1]();
   const [check, ngx] = k % 2 ? [b, a] : [a, b];
@@ -199,7 +227,7 @@ for (const b of PARTS.has(4) ? [big[0], big[3]] : []) {
   const cache = new service.ParseCache();
   service.validate(doc, b.lang, {}, cache); // the editor has parsed it already
   let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   // the first requests of a session build the suggestion tables: timed apart, as the cold start
   let t0 = now();
   service.complete(doc, b.lang, doc.positionAt(Math.floor(b.text.length / 2)), {}, cache);
@@ -257,59 +285,68 @@ const HAPROXY_SESSION = {
 };
 /** One editing session against a fresh server, started as the VS Code client starts it (the same node options). */
 async function editingSession(spec = NGINX_SESSION) {
-const { line, word, indent } = spec;
-const client = new LspClient(['--stdio'], serverEnv(), [...SERVER_EXEC_ARGV]);
-try {
-  await client.initialize();
-  spawnSync('mkdir', ['-p', path.dirname(path.join(tmp, spec.file))]);
-  const uri = `file://${path.join(tmp, spec.file)}`;
-  client.notify('textDocument/didOpen', { textDocument: { uri, languageId: spec.lang, version: 1, text: spec.text } });
-  await client.diagnosticsFor(uri, 1, 120_000);
-  // settle: a few requests so lazily built tables exist before the "before" figure
-  await client.request('textDocument/completion', { textDocument: { uri }, position: { line, character: indent } });
-  await new Promise((r) => setTimeout(r, 500));
-  const rssBefore = rssKb(client.proc.pid);
-  const cpuBefore = cpuS(client.proc.pid);
-  let version = 1;
-  let typed = '';
-  let typing = true;
-  const latencies = [];
-  let rssWarm;
-  // a new line to type into
-  version++;
-  client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: `${' '.repeat(indent)}\n` }] });
-  const t0 = now();
-  for (let e = 0; e < EDITS; ) {
-    let lastSent = 0;
-    for (let k = 0; k < BURST && e < EDITS; k++, e++) {
-      version++;
-      const col = indent + typed.length;
-      if (typing) {
-        const ch = word[typed.length];
-        typed += ch;
-        client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: col }, end: { line, character: col } }, text: ch }] });
-        if (typed.length === word.length) typing = false;
-      } else {
-        typed = typed.slice(0, -1);
-        client.notify('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ range: { start: { line, character: col - 1 }, end: { line, character: col } }, text: '' }] });
-        if (typed.length === 0) typing = true;
+  const { line, word, indent } = spec;
+  const client = new LspClient(['--stdio'], serverEnv(), [...SERVER_EXEC_ARGV]);
+  try {
+    await client.initialize();
+    spawnSync('mkdir', ['-p', path.dirname(path.join(tmp, spec.file))]);
+    const uri = `file://${path.join(tmp, spec.file)}`;
+    client.notify('textDocument/didOpen', { textDocument: { uri, languageId: spec.lang, version: 1, text: spec.text } });
+    await client.diagnosticsFor(uri, 1, 120_000);
+    // settle: a few requests so lazily built tables exist before the "before" figure
+    await client.request('textDocument/completion', { textDocument: { uri }, position: { line, character: indent } });
+    await new Promise((r) => setTimeout(r, 500));
+    const rssBefore = rssKb(client.proc.pid);
+    const cpuBefore = cpuS(client.proc.pid);
+    let version = 1;
+    let typed = '';
+    let typing = true;
+    const latencies = [];
+    let rssWarm;
+    // a new line to type into
+    version++;
+    client.notify('textDocument/didChange', {
+      textDocument: { uri, version },
+      contentChanges: [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: `${' '.repeat(indent)}\n` }],
+    });
+    const t0 = now();
+    for (let e = 0; e < EDITS;) {
+      let lastSent = 0;
+      for (let k = 0; k < BURST && e < EDITS; k++, e++) {
+        version++;
+        const col = indent + typed.length;
+        if (typing) {
+          const ch = word[typed.length];
+          typed += ch;
+          client.notify('textDocument/didChange', {
+            textDocument: { uri, version },
+            contentChanges: [{ range: { start: { line, character: col }, end: { line, character: col } }, text: ch }],
+          });
+          if (typed.length === word.length) typing = false;
+        } else {
+          typed = typed.slice(0, -1);
+          client.notify('textDocument/didChange', {
+            textDocument: { uri, version },
+            contentChanges: [{ range: { start: { line, character: col - 1 }, end: { line, character: col } }, text: '' }],
+          });
+          if (typed.length === 0) typing = true;
+        }
+        lastSent = now();
       }
-      lastSent = now();
+      const v = version;
+      await client.diagnosticsFor(uri, v, 60_000);
+      if (rssWarm === undefined && e >= EDITS / 10) rssWarm = rssKb(client.proc.pid);
+      latencies.push(now() - lastSent);
+      client.notifications.length = 0; // keep the client's own memory flat
     }
-    const v = version;
-    await client.diagnosticsFor(uri, v, 60_000);
-    if (rssWarm === undefined && e >= EDITS / 10) rssWarm = rssKb(client.proc.pid);
-    latencies.push(now() - lastSent);
-    client.notifications.length = 0; // keep the client's own memory flat
+    const sessionS = (now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 500));
+    const rssAfter = rssKb(client.proc.pid);
+    const serverCpuS = cpuS(client.proc.pid) - cpuBefore;
+    return { latencies, rssBefore, rssWarm, rssAfter, sessionS, versions: version, p99: pct(latencies, 99), serverCpuS };
+  } finally {
+    await client.stop();
   }
-  const sessionS = (now() - t0) / 1000;
-  await new Promise((r) => setTimeout(r, 500));
-  const rssAfter = rssKb(client.proc.pid);
-  const serverCpuS = cpuS(client.proc.pid) - cpuBefore;
-  return { latencies, rssBefore, rssWarm, rssAfter, sessionS, versions: version, p99: pct(latencies, 99), serverCpuS };
-} finally {
-  await client.stop();
-}
 }
 // several sessions, each against a fresh server: one session's p99 (its 2nd-slowest burst of 200)
 // moves by +-30% from run to run on this machine; the median session is reported in detail
@@ -323,11 +360,13 @@ const p99s = sessions.map((x) => f1(x.p99)).join(', ');
 const growths = sessions.map((x) => (x.rssAfter - x.rssBefore) / x.rssBefore);
 // the HAProxy file as many sessions as the nginx one, each against a fresh server, each reported
 const haproxySessions = [];
-for (let k = 0; k < (PARTS.has(5) && SESSION_LANGS.has('haproxy') ? SESSIONS : 0); k++) haproxySessions.push(await editingSession(HAPROXY_SESSION));
+for (let k = 0; k < (PARTS.has(5) && SESSION_LANGS.has('haproxy') ? SESSIONS : 0); k++)
+  haproxySessions.push(await editingSession(HAPROXY_SESSION));
 const haproxySession = [...haproxySessions].sort((a, b) => a.p99 - b.p99)[Math.floor((haproxySessions.length - 1) / 2)];
 function haproxySessionSummary() {
   const kb = (x) => Math.round(x / 1024);
-  const one = (h) => `p50 ${f1(pct(h.latencies, 50))} ms, p99 ${f1(h.p99)} ms, max ${f1(Math.max(...h.latencies))} ms, server CPU ${h.serverCpuS.toFixed(2)} s for ${EDITS} edits, RSS ${kb(h.rssBefore)} → ${kb(h.rssAfter)} MB (${f1((100 * (h.rssAfter - h.rssBefore)) / h.rssBefore)}%)`;
+  const one = (h) =>
+    `p50 ${f1(pct(h.latencies, 50))} ms, p99 ${f1(h.p99)} ms, max ${f1(Math.max(...h.latencies))} ms, server CPU ${h.serverCpuS.toFixed(2)} s for ${EDITS} edits, RSS ${kb(h.rssBefore)} → ${kb(h.rssAfter)} MB (${f1((100 * (h.rssAfter - h.rssBefore)) / h.rssBefore)}%)`;
   return `${haproxySessions.length} sessions of ${haproxySession.latencies.length} bursts (a fresh server each), edit→diagnostics: ${haproxySessions.map((h, k) => `session ${k + 1}: ${one(h)}`).join('; ')}; p99 of the median session ${f1(haproxySession.p99)} ms`;
 }
 const maxGrowth = growths.length ? Math.max(...growths) : NaN;
@@ -336,7 +375,12 @@ const maxGrowth = growths.length ? Math.max(...growths) : NaN;
 const sessionDoc = TextDocument.create('file:///bench/session.conf', 'nginx', 1, sessionText);
 const computes = [];
 for (let k = 0; k < (PARTS.has(5) ? 30 : 0); k++) {
-  const d = TextDocument.create('file:///bench/session.conf', 'nginx', k + 2, sessionText.replace('    sendfile on;', k % 2 ? '    sendfile  on;' : '    sendfile on;'));
+  const d = TextDocument.create(
+    'file:///bench/session.conf',
+    'nginx',
+    k + 2,
+    sessionText.replace('    sendfile on;', k % 2 ? '    sendfile  on;' : '    sendfile on;'),
+  );
   const ws = service.createWorkspaceIndex({ open: { get: (u) => (u === d.uri ? d : undefined), all: () => [d] }, fs: nodeFileSystem });
   const t = now();
   service.validateInWorkspace(d, 'nginx', {}, ws);
@@ -348,14 +392,29 @@ const loadAfter = loadavg();
 if (!ALL_PARTS) {
   // a quick look at some sections: their figures only, nothing written
   for (const r of corpusRows) console.log(`corpus ${r.lang}: ${r.files} files, parse ${f1(r.parse)} ms, validate ${f1(r.validate)} ms`);
-  if (checkRuns.length) console.log(`check vs nginx -t: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
-  for (const r of latencyRows) console.log(`${r.label}: completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`);
+  if (checkRuns.length)
+    console.log(`check vs nginx -t: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
+  for (const r of latencyRows)
+    console.log(`${r.label}: completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`);
   if (session) {
     const mb = (kb) => Math.round(kb / 1024);
     console.log(`sessions: p99 ${p99s} ms; RSS growth ${growths.map((g) => f1(100 * g)).join(', ')}%; the median one:`);
-    console.log(`session: ${session.latencies.length} bursts, edit→diagnostics p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms, max ${f1(Math.max(...session.latencies))} ms; compute p50 ${f1(pct(computes, 50))} ms, p99 ${f1(pct(computes, 99))} ms`);
-    console.log(`session: first bursts ${session.latencies.slice(0, 8).map((x) => x.toFixed(0)).join(', ')} ms; slowest ${[...session.latencies].sort((a, b) => b - a).slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms`);
-    console.log(`session RSS: ${mb(session.rssBefore)} MB → warm ${mb(session.rssWarm)} MB → end ${mb(session.rssAfter)} MB (${f1((100 * (session.rssAfter - session.rssBefore)) / session.rssBefore)}%, after warm-up ${f1((100 * (session.rssAfter - session.rssWarm)) / session.rssWarm)}%)`);
+    console.log(
+      `session: ${session.latencies.length} bursts, edit→diagnostics p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms, max ${f1(Math.max(...session.latencies))} ms; compute p50 ${f1(pct(computes, 50))} ms, p99 ${f1(pct(computes, 99))} ms`,
+    );
+    console.log(
+      `session: first bursts ${session.latencies
+        .slice(0, 8)
+        .map((x) => x.toFixed(0))
+        .join(', ')} ms; slowest ${[...session.latencies]
+        .sort((a, b) => b - a)
+        .slice(0, 5)
+        .map((x) => x.toFixed(0))
+        .join(', ')} ms`,
+    );
+    console.log(
+      `session RSS: ${mb(session.rssBefore)} MB → warm ${mb(session.rssWarm)} MB → end ${mb(session.rssAfter)} MB (${f1((100 * (session.rssAfter - session.rssBefore)) / session.rssBefore)}%, after warm-up ${f1((100 * (session.rssAfter - session.rssWarm)) / session.rssWarm)}%)`,
+    );
   }
   if (haproxySession) console.log(`HAProxy session: ${haproxySessionSummary()}`);
   process.exit(0);
@@ -369,9 +428,14 @@ const corpusTable = corpusRows
   )
   .join('\n');
 const bigTable = bigRows
-  .map((r) => `| ${r.label} | ${r.lines} / ${r.kb} KB | ${f1(r.parse)} | ${f1(r.validate)} | ${f1(r.parse + r.validate)} | ${f1(r.binWall)} (CPU ${f1(r.binCpu)}) | ${f2((r.parse + r.validate) / r.binWall)} |`)
+  .map(
+    (r) =>
+      `| ${r.label} | ${r.lines} / ${r.kb} KB | ${f1(r.parse)} | ${f1(r.validate)} | ${f1(r.parse + r.validate)} | ${f1(r.binWall)} (CPU ${f1(r.binCpu)}) | ${f2((r.parse + r.validate) / r.binWall)} |`,
+  )
   .join('\n');
-const latTable = latencyRows.map((r) => `| ${r.label} | ${f1(r.coldMs)} | ${f2(r.comp50)} | ${f2(r.comp99)} | ${f2(r.hov50)} | ${f2(r.hov99)} |`).join('\n');
+const latTable = latencyRows
+  .map((r) => `| ${r.label} | ${f1(r.coldMs)} | ${f2(r.comp50)} | ${f2(r.comp99)} | ${f2(r.hov50)} | ${f2(r.hov99)} |`)
+  .join('\n');
 const compute50 = pct(computes, 50);
 const compute99 = pct(computes, 99);
 const growth = maxGrowth;
@@ -419,7 +483,18 @@ ${latTable}
 
 ### Editing session over LSP
 
-\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all), in ${sessions.length} sessions against a fresh server each (one session's p99, its second-slowest burst, moves by ±30% from run to run here): p99 per session ${p99s} ms. The figures below are the median session's. The server validates once the document has rested 3 ms after its last edit (\`proxyTuner.diagnostics.delay\`) and one more event-loop turn; a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing). After the first publication of a freshly opened document the server validates a copy of it in the background up to six times (warm-up: the first validations of a process run uncompiled code and take ~100 ms on this file, later ones ~10 ms; nothing is published, any edit stops it; docs/architecture.md). The latency is therefore the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms (slowest five: ${[...session.latencies].sort((x, y) => y - x).slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms; first five bursts: ${session.latencies.slice(0, 5).map((x) => x.toFixed(0)).join(', ')} ms). The compute alone (\`validateInWorkspace\` on the same file in this benchmark's own process, cold at first, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
+\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all), in ${sessions.length} sessions against a fresh server each (one session's p99, its second-slowest burst, moves by ±30% from run to run here): p99 per session ${p99s} ms. The figures below are the median session's. The server validates once the document has rested 3 ms after its last edit (\`proxyTuner.diagnostics.delay\`) and one more event-loop turn; a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing). After the first publication of a freshly opened document the server validates a copy of it in the background up to six times (warm-up: the first validations of a process run uncompiled code and take ~100 ms on this file, later ones ~10 ms; nothing is published, any edit stops it; docs/architecture.md). The latency is therefore the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms (slowest five: ${[
+  ...session.latencies,
+]
+  .sort((x, y) => y - x)
+  .slice(0, 5)
+  .map((x) => x.toFixed(0))
+  .join(', ')} ms; first five bursts: ${session.latencies
+  .slice(0, 5)
+  .map((x) => x.toFixed(0))
+  .join(
+    ', ',
+  )} ms). The compute alone (\`validateInWorkspace\` on the same file in this benchmark's own process, cold at first, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
 RSS (/proc/PID/status VmRSS) after opening, the first diagnostics and the warm-up: ${Math.round(session.rssBefore / 1024)} MB; after the first 10% of the edits: ${Math.round(session.rssWarm / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
 The live heap stays at ~17-20 MB all session (forced full GCs, 3,000 edits); what RSS adds comes from V8 sizing its heap and young generation and from glibc's per-thread arenas, bounded by \`--heap-growing-percent=10\` (server.ts), \`--max-semi-space-size=8\` and \`MALLOC_ARENA_MAX=2\` (client/src/serverLaunch.ts, with the measurements for each choice). Before those (and the warm-up) the same session grew 53-75%, levelling off after the first minute.
 The same session on a 5,000-line HAProxy file (\`gen-large-config.mjs haproxy --lines 5000\`, \`timeout server 30s\` typed on a new line of a backend in the middle): ${haproxySession ? haproxySessionSummary() : 'not run'}. HAProxy documents are re-parsed from their previous version at section granularity (docs/architecture.md), but the HAProxy parse costs ~4x nginx's per line (more objects per line: words, sample expressions, conditions) and its validation more again, so this is where editing latency is highest.

@@ -49,7 +49,10 @@ const cpuMs = (): number => {
 /** One session of EDITS keystrokes; `memo`: the server's path (a ParseCache), else no cache. */
 function session(memo: boolean): Sample[] {
   let doc = TextDocument.create(URI, 'nginx', 1, lines.join('\n'));
-  const ws = service.createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
+  const ws = service.createWorkspaceIndex({
+    fs: nodeFileSystem,
+    open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] },
+  });
   const cache = memo ? new service.ParseCache() : undefined;
   service.validateInWorkspace(doc, 'nginx', {}, ws, cache);
   let typed = '';
@@ -98,7 +101,14 @@ function session(memo: boolean): Sample[] {
       p.push(hr());
       b.push(heap());
       q.push(cpuMs());
-      out.push({ wall: 0, cpu: 0, bytes: undefined, phases: p.slice(1).map((x, i) => x - p[i]), phaseBytes: b.slice(1).map((x, i) => x - b[i]), phaseCpu: q.slice(1).map((x, i) => x - q[i]) });
+      out.push({
+        wall: 0,
+        cpu: 0,
+        bytes: undefined,
+        phases: p.slice(1).map((x, i) => x - p[i]),
+        phaseBytes: b.slice(1).map((x, i) => x - b[i]),
+        phaseCpu: q.slice(1).map((x, i) => x - q[i]),
+      });
     } else service.validateInWorkspace(doc, 'nginx', {}, ws, cache);
     const wall = hr() - t0;
     const cpu = cpuMs() - c0;
@@ -124,14 +134,38 @@ for (let r = 0; r < ROUNDS; r++) {
 if (PHASES) {
   const names = ['parse', 'unit', 'validation', 'tuning', 'navigation'];
   for (const [mode, s] of Object.entries(results)) {
-    const kb = (i: number): string => (pct(s.map((x) => x.phaseBytes![i]).filter((x) => x >= 0), 50) / 1024).toFixed(0);
-    console.log(`${mode}: ${names.map((n, i) => `${n} wall p50 ${pct(s.map((x) => x.phases![i]), 50).toFixed(2)} ms, CPU mean ${mean(s.map((x) => x.phaseCpu![i])).toFixed(2)} ms, ${kb(i)} KB`).join(', ')}`);
+    const kb = (i: number): string =>
+      (
+        pct(
+          s.map((x) => x.phaseBytes![i]).filter((x) => x >= 0),
+          50,
+        ) / 1024
+      ).toFixed(0);
+    console.log(
+      `${mode}: ${names
+        .map(
+          (n, i) =>
+            `${n} wall p50 ${pct(
+              s.map((x) => x.phases![i]),
+              50,
+            ).toFixed(2)} ms, CPU mean ${mean(s.map((x) => x.phaseCpu![i])).toFixed(2)} ms, ${kb(i)} KB`,
+        )
+        .join(', ')}`,
+    );
   }
 } else {
   console.log('| path | edits | wall p50 ms | wall p99 ms | CPU ms per edit (mean) | allocated per edit (median) |');
   console.log('|---|---|---|---|---|---|');
   for (const [mode, s] of Object.entries(results)) {
     const bytes = s.map((x) => x.bytes).filter((x): x is number => x !== undefined);
-    console.log(`| ${mode === 'memo' ? 'server path (re-parse + memo)' : 'no cache (re-parse, every block judged)'} | ${s.length} | ${pct(s.map((x) => x.wall), 50).toFixed(2)} | ${pct(s.map((x) => x.wall), 99).toFixed(2)} | ${mean(s.map((x) => x.cpu)).toFixed(2)} | ${(pct(bytes, 50) / 1024).toFixed(0)} KB (${bytes.length} samples) |`);
+    console.log(
+      `| ${mode === 'memo' ? 'server path (re-parse + memo)' : 'no cache (re-parse, every block judged)'} | ${s.length} | ${pct(
+        s.map((x) => x.wall),
+        50,
+      ).toFixed(2)} | ${pct(
+        s.map((x) => x.wall),
+        99,
+      ).toFixed(2)} | ${mean(s.map((x) => x.cpu)).toFixed(2)} | ${(pct(bytes, 50) / 1024).toFixed(0)} KB (${bytes.length} samples) |`,
+    );
   }
 }

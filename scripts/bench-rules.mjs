@@ -38,7 +38,20 @@ function write(text, product) {
 }
 
 function benchOnce(file, binary, c) {
-  const args = [cli, 'bench', file, '--binary', binary, '-c', String(c.bench.connections), '--duration', `${durationS}s`, '--warmup', '500ms', '--json'];
+  const args = [
+    cli,
+    'bench',
+    file,
+    '--binary',
+    binary,
+    '-c',
+    String(c.bench.connections),
+    '--duration',
+    `${durationS}s`,
+    '--warmup',
+    '500ms',
+    '--json',
+  ];
   if (c.bench.scenario) args.push('--scenario', c.bench.scenario);
   const t0 = Date.now();
   const r = sh('node', args, { timeout: (durationS + 60) * 1000 });
@@ -104,8 +117,15 @@ try {
       const firesAfter = afterText === null ? null : ruleFires(c, afterText, b.version);
       const v = verdict(problem, firesBefore, firesAfter);
       results.push({ c, b, before, after, afterText, problem, firesBefore, firesAfter, verdict: v });
-      const show = (m) => (m ? (m.refused ? 'refused' : `${m.rps} req/s p99 ${m.p99} ms cpr ${m.cpr} err ${m.errors}${m.tlsResumed !== undefined ? ` resumed ${m.tlsResumed}/${m.tlsHandshakes}` : ''}`) : '-');
-      console.log(`${c.key.padEnd(44)} ${b.product} ${b.version.padEnd(7)} before: ${show(before)} | after: ${show(after)} | problem ${problem} fires ${firesBefore}/${firesAfter} -> ${v}  (load ${loadavg()})`);
+      const show = (m) =>
+        m
+          ? m.refused
+            ? 'refused'
+            : `${m.rps} req/s p99 ${m.p99} ms cpr ${m.cpr} err ${m.errors}${m.tlsResumed !== undefined ? ` resumed ${m.tlsResumed}/${m.tlsHandshakes}` : ''}`
+          : '-';
+      console.log(
+        `${c.key.padEnd(44)} ${b.product} ${b.version.padEnd(7)} before: ${show(before)} | after: ${show(after)} | problem ${problem} fires ${firesBefore}/${firesAfter} -> ${v}  (load ${loadavg()})`,
+      );
     }
   }
 } finally {
@@ -114,7 +134,9 @@ try {
 const wall = Math.round((Date.now() - t0) / 1000);
 const loadAfter = loadavg();
 const bad = results.filter((r) => r.verdict !== 'agrees');
-console.log(`\n${results.length} measurements in ${wall}s; ${bad.length} contradict the rule table${bad.length ? `: ${bad.map((r) => `${r.c.key}@${r.b.version}`).join(', ')}` : ''}`);
+console.log(
+  `\n${results.length} measurements in ${wall}s; ${bad.length} contradict the rule table${bad.length ? `: ${bad.map((r) => `${r.c.key}@${r.b.version}`).join(', ')}` : ''}`,
+);
 if (only) process.exit(bad.length ? 1 : 0);
 
 // ---- docs/rule-evidence.md ------------------------------------------------------------------
@@ -146,16 +168,34 @@ Rests on: ${c.restsOn}. Signal: ${c.signal}. Load: ${c.bench.scenario ?? 'http1-
 ${c.before.trimEnd()}
 \`\`\`
 </details>
-${afterTexts.map((t) => `<details><summary>after${afterTexts.length > 1 || rows.some((r) => r.afterText === null) ? ` (${rows.filter((r) => r.afterText === t).map((r) => r.b.version).join(', ')})` : ''}</summary>
+${afterTexts
+  .map(
+    (t) => `<details><summary>after${
+      afterTexts.length > 1 || rows.some((r) => r.afterText === null)
+        ? ` (${rows
+            .filter((r) => r.afterText === t)
+            .map((r) => r.b.version)
+            .join(', ')})`
+        : ''
+    }</summary>
 
 \`\`\`${c.product}
 ${t.trimEnd()}
 \`\`\`
-</details>`).join('\n')}
+</details>`,
+  )
+  .join('\n')}
 
 | binary | config | req/s | P99 ms | backend connections per request | notes |
 |---|---|---|---|---|---|
-${rows.flatMap((r) => [['before', r.before], ['after', r.after]].map(([w, m]) => `| ${r.b.product} ${r.b.version} | ${w} | ${cell(m, 'rps')} | ${cell(m, 'p99')} | ${cell(m, 'cpr')} | ${extra(m)} |`)).join('\n')}
+${rows
+  .flatMap((r) =>
+    [
+      ['before', r.before],
+      ['after', r.after],
+    ].map(([w, m]) => `| ${r.b.product} ${r.b.version} | ${w} | ${cell(m, 'rps')} | ${cell(m, 'p99')} | ${cell(m, 'cpr')} | ${extra(m)} |`),
+  )
+  .join('\n')}
 `;
 });
 

@@ -49,7 +49,20 @@ writeFileSync(files.after, AFTER);
 const cli = path.join(REPO, 'dist', 'cli.js');
 // The built-in Node backend, as the text below describes (`auto` now picks the native backend
 // for this scenario: bench:fidelity measures that one against wrk and h2load).
-const args = (f) => [cli, 'bench', f, '-c', String(connections), '--duration', `${durationS}s`, '--warmup', '1s', '--backend', 'node', '--json'];
+const args = (f) => [
+  cli,
+  'bench',
+  f,
+  '-c',
+  String(connections),
+  '--duration',
+  `${durationS}s`,
+  '--warmup',
+  '1s',
+  '--backend',
+  'node',
+  '--json',
+];
 
 const runs = { before: [], after: [] };
 const loadBefore = loadavg();
@@ -61,9 +74,21 @@ try {
       if (r.code !== 0) throw new Error(`${which}: ${r.err}`);
       const j = JSON.parse(r.out);
       const errs = Object.values(j.errors).reduce((a, b) => a + b, 0);
-      runs[which].push({ rps: j.rps, p50: j.latencyMs.p50, p99: j.latencyMs.p99, cpr: j.backend.connectionsPerRequest, proxyCpu: j.cpuSeconds.proxy, backendCpu: j.cpuSeconds.backend, genCpu: j.cpuSeconds.generator, errors: errs, version: j.proxy.version });
+      runs[which].push({
+        rps: j.rps,
+        p50: j.latencyMs.p50,
+        p99: j.latencyMs.p99,
+        cpr: j.backend.connectionsPerRequest,
+        proxyCpu: j.cpuSeconds.proxy,
+        backendCpu: j.cpuSeconds.backend,
+        genCpu: j.cpuSeconds.generator,
+        errors: errs,
+        version: j.proxy.version,
+      });
       const x = runs[which].at(-1);
-      console.log(`repeat ${rep + 1} ${which.padEnd(6)} ${x.rps} req/s  p50 ${x.p50} ms  p99 ${x.p99} ms  upstream conns/request ${x.cpr}  nginx cpu ${x.proxyCpu}s  errors ${errs}  (load ${loadavg()})`);
+      console.log(
+        `repeat ${rep + 1} ${which.padEnd(6)} ${x.rps} req/s  p50 ${x.p50} ms  p99 ${x.p99} ms  upstream conns/request ${x.cpr}  nginx cpu ${x.proxyCpu}s  errors ${errs}  (load ${loadavg()})`,
+      );
     }
   }
 } finally {

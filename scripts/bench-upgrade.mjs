@@ -32,7 +32,10 @@ http {
     }
 }
 `;
-const UPSTREAM = SEED.replace('    server {', '    upstream app {\n        server 127.0.0.1:1980;\n    }\n    server {').replace('http://127.0.0.1:1980;', 'http://app;');
+const UPSTREAM = SEED.replace('    server {', '    upstream app {\n        server 127.0.0.1:1980;\n    }\n    server {').replace(
+  'http://127.0.0.1:1980;',
+  'http://app;',
+);
 const FIXED = UPSTREAM.replace('        server 127.0.0.1:1980;\n', '        server 127.0.0.1:1980;\n        keepalive 64;\n').replace(
   'proxy_pass http://app;',
   'proxy_pass http://app;\n            proxy_http_version 1.1;\n            proxy_set_header Connection "";',
@@ -54,12 +57,35 @@ try {
     sh('mkdir', ['-p', d]);
     const f = path.join(d, 'nginx.conf');
     writeFileSync(f, text);
-    const r = sh('node', [cli, 'bench', f, '--binary', from.path, '--binary', to.path, '--rounds', String(rounds), '-c', String(connections), '--duration', `${durationS}s`, '--warmup', '1s', '--json'], { timeout: rounds * 2 * (durationS + 30) * 1000 });
+    const r = sh(
+      'node',
+      [
+        cli,
+        'bench',
+        f,
+        '--binary',
+        from.path,
+        '--binary',
+        to.path,
+        '--rounds',
+        String(rounds),
+        '-c',
+        String(connections),
+        '--duration',
+        `${durationS}s`,
+        '--warmup',
+        '1s',
+        '--json',
+      ],
+      { timeout: rounds * 2 * (durationS + 30) * 1000 },
+    );
     if (r.code !== 0) throw new Error(`${name}: ${r.err}`);
     const j = JSON.parse(r.out);
     const [a, b] = j.ab;
     rows.push({ name, a, b });
-    console.log(`${name}\n  ${a.version}: ${a.rps} req/s p99 ${a.p99} ms conn/req ${a.connectionsPerRequest} cpu ${a.proxyCpuSeconds}s | ${b.version}: ${b.rps} req/s p99 ${b.p99} ms conn/req ${b.connectionsPerRequest} cpu ${b.proxyCpuSeconds}s (load ${loadavg()})`);
+    console.log(
+      `${name}\n  ${a.version}: ${a.rps} req/s p99 ${a.p99} ms conn/req ${a.connectionsPerRequest} cpu ${a.proxyCpuSeconds}s | ${b.version}: ${b.rps} req/s p99 ${b.p99} ms conn/req ${b.connectionsPerRequest} cpu ${b.proxyCpuSeconds}s (load ${loadavg()})`,
+    );
   });
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,18 @@
 // (stream, mail, geoip, image-filter, xslt) from its own root. Nothing listens: `nginx -t` and
 // `haproxy -c` only parse. Bounded: every check has a 20 s timeout.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +38,13 @@ const only = opt('--only');
 const onlyFiles = opt('--files')?.split(',');
 const corpus = resolve(process.env.PROXY_TUNER_CORPUS ?? join(root, '../shared/corpus'));
 
-export const MATRIX_MODULES = ['ngx_stream_module.so', 'ngx_mail_module.so', 'ngx_http_geoip_module.so', 'ngx_http_image_filter_module.so', 'ngx_http_xslt_filter_module.so'];
+export const MATRIX_MODULES = [
+  'ngx_stream_module.so',
+  'ngx_mail_module.so',
+  'ngx_http_geoip_module.so',
+  'ngx_http_image_filter_module.so',
+  'ngx_http_xslt_filter_module.so',
+];
 /** The corpus's placeholder for the nginx-tests' %%TESTDIR%% (see the corpus README). */
 const CORPUS_PREFIX = '/tmp/corp/prefix';
 
@@ -47,7 +64,10 @@ export function loadBinaries() {
 }
 
 function readTsv(file) {
-  const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const lines = readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const h = lines[0];
   return lines.slice(1).map((r) => Object.fromEntries(h.map((k, i) => [k, r[i] ?? ''])));
 }
@@ -76,7 +96,11 @@ function stubCert(work) {
   if (certCache) return certCache;
   const key = join(work, 'stub.key');
   const crt = join(work, 'stub.crt');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-days', '30', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-days', '30', '-subj', '/CN=localhost'],
+    { stdio: 'ignore' },
+  );
   const k = readFileSync(key, 'utf8');
   const c = readFileSync(crt, 'utf8');
   const crl = join(work, 'stub.crl');
@@ -85,10 +109,15 @@ function stubCert(work) {
   mkdirSync(ca, { recursive: true });
   writeFileSync(join(ca, 'index.txt'), '');
   writeFileSync(join(ca, 'crlnumber'), '01\n');
-  writeFileSync(join(ca, 'openssl.cnf'), `[ca]\ndefault_ca=d\n[d]\ndatabase=${ca}/index.txt\ncrlnumber=${ca}/crlnumber\ndefault_md=sha256\ndefault_crl_days=30\n`);
+  writeFileSync(
+    join(ca, 'openssl.cnf'),
+    `[ca]\ndefault_ca=d\n[d]\ndatabase=${ca}/index.txt\ncrlnumber=${ca}/crlnumber\ndefault_md=sha256\ndefault_crl_days=30\n`,
+  );
   let crlText = '';
   try {
-    execFileSync('openssl', ['ca', '-gencrl', '-config', join(ca, 'openssl.cnf'), '-keyfile', key, '-cert', crt, '-out', crl], { stdio: 'ignore' });
+    execFileSync('openssl', ['ca', '-gencrl', '-config', join(ca, 'openssl.cnf'), '-keyfile', key, '-cert', crt, '-out', crl], {
+      stdio: 'ignore',
+    });
     crlText = readFileSync(crl, 'utf8');
   } catch {
     /* CRL files stay empty */
@@ -139,7 +168,9 @@ function prepare(lang, row, text, prefix, bin, work) {
       case 'stub-include':
       case 'stub': {
         const p = fx.what;
-        const target = p.startsWith(CORPUS_PREFIX) ? prefix + p.slice(CORPUS_PREFIX.length) : join(prefix, 'stub', p.replace(/[^A-Za-z0-9_.-]/g, '_'));
+        const target = p.startsWith(CORPUS_PREFIX)
+          ? prefix + p.slice(CORPUS_PREFIX.length)
+          : join(prefix, 'stub', p.replace(/[^A-Za-z0-9_.-]/g, '_'));
         writeStub(target, fx.kind, work);
         if (!p.startsWith(CORPUS_PREFIX)) t = replaceAll(t, p, target);
         break;
@@ -165,7 +196,8 @@ function prepare(lang, row, text, prefix, bin, work) {
         if (fx.line) setLine(fx.line, (l) => `#${l}`);
         break;
       case 'dropped-param':
-        if (fx.line) setLine(fx.line, (l) => l.replace(new RegExp(`\\s${fx.what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(=\\S*?)?(?=[\\s;])`), ''));
+        if (fx.line)
+          setLine(fx.line, (l) => l.replace(new RegExp(`\\s${fx.what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(=\\S*?)?(?=[\\s;])`), ''));
         break;
     }
   }
@@ -173,7 +205,10 @@ function prepare(lang, row, text, prefix, bin, work) {
   if (lang === 'nginx') {
     // the wrapping context opens on the file's first line and closes after its last
     const ctx = row.context || 'main';
-    const open = { main: '', http: 'events {} http { ', server: 'events {} http { server { ', location: 'events {} http { server { location / { ' }[ctx] ?? '';
+    const open =
+      { main: '', http: 'events {} http { ', server: 'events {} http { server { ', location: 'events {} http { server { location / { ' }[
+        ctx
+      ] ?? '';
     const close = { main: '', http: '\n}', server: '\n} }', location: '\n} } }' }[ctx] ?? '';
     t = open + t + close;
   }
@@ -205,17 +240,35 @@ function check(lang, bin, conf, prefix, hosts) {
   const modules = MATRIX_MODULES.map((m) => join(bin.modulesDir, m)).filter((m) => existsSync(m));
   const args =
     lang === 'nginx'
-      ? ['-t', '-q', '-p', `${prefix}/`, '-e', join(prefix, 'error.log'), '-g', modules.map((m) => `load_module ${m};`).join(' ') || 'worker_processes 1;', '-c', conf]
+      ? [
+          '-t',
+          '-q',
+          '-p',
+          `${prefix}/`,
+          '-e',
+          join(prefix, 'error.log'),
+          '-g',
+          modules.map((m) => `load_module ${m};`).join(' ') || 'worker_processes 1;',
+          '-c',
+          conf,
+        ]
       : ['-c', '-f', conf];
   if (!hosts.length) return run(bin.path, args, prefix);
   const hostsFile = join(prefix, 'hosts');
   writeFileSync(hostsFile, `127.0.0.1 localhost\n::1 localhost\n${hosts.map((h) => `127.0.0.1 ${h}`).join('\n')}\n`);
-  return run('bwrap', ['--bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--ro-bind', hostsFile, '/etc/hosts', '--die-with-parent', bin.path, ...args], prefix);
+  return run(
+    'bwrap',
+    ['--bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--ro-bind', hostsFile, '/etc/hosts', '--die-with-parent', bin.path, ...args],
+    prefix,
+  );
 }
 
 /** The first error's line and message, in the table's form (paths and pids taken out). */
 export function firstError(lang, out, confName, prefix) {
-  const clean = (s) => replaceAll(replaceAll(s, prefix, '%PREFIX%'), confName, '%FILE%').replace(/\s+/g, ' ').trim();
+  const clean = (s) =>
+    replaceAll(replaceAll(s, prefix, '%PREFIX%'), confName, '%FILE%')
+      .replace(/\s+/g, ' ')
+      .trim();
   if (lang === 'nginx') {
     const m = /\[emerg\] (?:\d+#\d+: )?(.*)/.exec(out);
     if (!m) return { line: 0, message: clean(out.split('\n')[0] ?? '') };
@@ -249,7 +302,8 @@ export function firstError(lang, out, confName, prefix) {
 }
 
 /** Errors of the environment rather than of the file (what a linter cannot see). */
-const ENV_ERROR = /does not support the QUIC|unknown service name|use-service|Lua file|'lua\.|host not found|No such file or directory|getpwnam|getgrnam|dlopen|cannot load certificate|BIO_new|PEM_read|SSL_CTX_use|unable to load|could not resolve|Cannot create|cannot open|unable to stat|Permission denied|is already loaded|unable to find CA file|unable to configure CA|failed to load|not found in CRL/i;
+const ENV_ERROR =
+  /does not support the QUIC|unknown service name|use-service|Lua file|'lua\.|host not found|No such file or directory|getpwnam|getgrnam|dlopen|cannot load certificate|BIO_new|PEM_read|SSL_CTX_use|unable to load|could not resolve|Cannot create|cannot open|unable to stat|Permission denied|is already loaded|unable to find CA file|unable to configure CA|failed to load|not found in CRL/i;
 
 /** ok, env or genuine, from the binary's error and what the corpus says of the file at 1.22/2.6. */
 export function classify(row, verdict, err) {
@@ -264,8 +318,25 @@ export function classify(row, verdict, err) {
 export function missingFile(lang, message) {
   const pats =
     lang === 'nginx'
-      ? [/open\(\) "([^"]+)" failed \(2:/, /cannot load certificate "([^"]+)"/, /BIO_new_file\("([^"]+)"\) failed/, /failed to load external entity "([^"]+)"/, /PEM_read_bio_\w+\("([^"]+)"\)/]
-      : [/unable to stat SSL certificate from file '([^']+)'/, /cannot open file '([^']+)'/, /error opening file '([^']+)'/, /Couldn't open the ca-file '([^']+)'/, /Couldn't open the crl-file '([^']+)'/, /error in Lua file '([^']+)'/, /failed to open pattern file <([^>]+)>/, /unable to load DH parameters from file <([^>]+)>/, /unable to load (?:SSL )?(?:private key|certificate) from file '([^']+)'/, /failed to open map file '([^']+)'/];
+      ? [
+          /open\(\) "([^"]+)" failed \(2:/,
+          /cannot load certificate "([^"]+)"/,
+          /BIO_new_file\("([^"]+)"\) failed/,
+          /failed to load external entity "([^"]+)"/,
+          /PEM_read_bio_\w+\("([^"]+)"\)/,
+        ]
+      : [
+          /unable to stat SSL certificate from file '([^']+)'/,
+          /cannot open file '([^']+)'/,
+          /error opening file '([^']+)'/,
+          /Couldn't open the ca-file '([^']+)'/,
+          /Couldn't open the crl-file '([^']+)'/,
+          /error in Lua file '([^']+)'/,
+          /failed to open pattern file <([^>]+)>/,
+          /unable to load DH parameters from file <([^>]+)>/,
+          /unable to load (?:SSL )?(?:private key|certificate) from file '([^']+)'/,
+          /failed to open map file '([^']+)'/,
+        ];
   for (const p of pats) {
     const m = p.exec(message);
     if (m) return m[1];
@@ -290,7 +361,8 @@ function stubFor(path, work) {
   if (/\.crl$/.test(lower)) return cert.crl;
   if (/crt-list|crtlist/.test(lower)) return `${join(work, 'stub-cert.pem')}\n`;
   if (/\.(pem|crt|cert|key|der)$/.test(lower) || /\/(certs?|ssl|tls)\//.test(lower)) return cert.combined;
-  if (/\.(http|html?)$/.test(lower) || /error/.test(lower)) return 'HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nstub\n';
+  if (/\.(http|html?)$/.test(lower) || /error/.test(lower))
+    return 'HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n\r\nstub\n';
   return '';
 }
 
@@ -356,8 +428,25 @@ async function judge(lang, bins, rows, work) {
         let cls = classify(row, verdict, err);
         if (bin === base) baseErr = verdict === 'error' ? err : undefined;
         // the corpus's binary accepted the file: an error ours adds at the same place is the environment's
-        if (verdict === 'error' && row.final_verdict === 'ok' && !/newer-version/.test(row.env_fixes) && baseErr && baseErr.line === err.line && baseErr.message === err.message) cls = 'env';
-        out.push({ product: lang, version: bin.version, file: row.file, verdict, class: cls, line: err.line || '', lines: (err.lines ?? []).join(','), message: err.message });
+        if (
+          verdict === 'error' &&
+          row.final_verdict === 'ok' &&
+          !/newer-version/.test(row.env_fixes) &&
+          baseErr &&
+          baseErr.line === err.line &&
+          baseErr.message === err.message
+        )
+          cls = 'env';
+        out.push({
+          product: lang,
+          version: bin.version,
+          file: row.file,
+          verdict,
+          class: cls,
+          line: err.line || '',
+          lines: (err.lines ?? []).join(','),
+          message: err.message,
+        });
         rmSync(prefix, { recursive: true, force: true });
       }
     }
@@ -377,13 +466,23 @@ async function main() {
       if (only && only !== lang) continue;
       let rows = readTsv(join(corpus, lang, 'verdicts.tsv'));
       if (onlyFiles) rows = rows.filter((r) => onlyFiles.includes(r.file));
-      all.push(...(await judge(lang, bins.filter((b) => b.product === lang), rows, work)));
+      all.push(
+        ...(await judge(
+          lang,
+          bins.filter((b) => b.product === lang),
+          rows,
+          work,
+        )),
+      );
     }
     all.sort((a, b) => (a.product + a.file + a.version < b.product + b.file + b.version ? -1 : 1));
     const head = ['product', 'version', 'file', 'verdict', 'class', 'line', 'lines', 'message'];
     const body = all.map((r) => head.map((k) => String(r[k]).replace(/[\t\n]/g, ' ')).join('\t'));
     mkdirSync(dirname(outFile), { recursive: true });
-    writeFileSync(outFile, `# GENERATED by scripts/corpus-verdicts.mjs from the shared corpus with the matrix binaries; do not edit\n${head.join('\t')}\n${body.join('\n')}\n`);
+    writeFileSync(
+      outFile,
+      `# GENERATED by scripts/corpus-verdicts.mjs from the shared corpus with the matrix binaries; do not edit\n${head.join('\t')}\n${body.join('\n')}\n`,
+    );
     const sum = {};
     for (const r of all) {
       const k = `${r.product} ${r.version}`;

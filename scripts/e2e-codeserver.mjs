@@ -125,9 +125,12 @@ export async function startCodeServer(opts = {}) {
   delete env.PASSWORD;
   delete env.HASHED_PASSWORD;
   const common = [
-    '--config', config,
-    '--user-data-dir', dirs.userData,
-    '--extensions-dir', dirs.extensions,
+    '--config',
+    config,
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',

@@ -33,7 +33,8 @@ function installedVersion() {
   const pkg = join(installDir, 'node_modules', 'code-server', 'package.json');
   if (!existsSync(pkg) || !existsSync(codeServerEntry)) return undefined;
   try {
-    return JSON.parse(spawnSync(process.execPath, ['-p', `JSON.stringify(require(${JSON.stringify(pkg)}))`], { encoding: 'utf8' }).stdout).version;
+    return JSON.parse(spawnSync(process.execPath, ['-p', `JSON.stringify(require(${JSON.stringify(pkg)}))`], { encoding: 'utf8' }).stdout)
+      .version;
   } catch {
     return undefined;
   }

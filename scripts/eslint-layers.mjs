@@ -40,7 +40,11 @@ const rule = {
         const to = relative(REPO, target);
         if (!mayImport(rel, to)) {
           const tl = layerOf(to);
-          context.report({ node, messageId: 'layer', data: { from: row.name, to: tl ? tl.name : to, spec, may: row.may.join(', ') || 'nothing' } });
+          context.report({
+            node,
+            messageId: 'layer',
+            data: { from: row.name, to: tl ? tl.name : to, spec, may: row.may.join(', ') || 'nothing' },
+          });
         }
         return;
       }
@@ -57,9 +61,11 @@ const rule = {
       ExportNamedDeclaration: (n) => n.source && check(n.source, n.source.value),
       ExportAllDeclaration: (n) => check(n.source, n.source.value),
       ImportExpression: (n) => n.source.type === 'Literal' && check(n.source, n.source.value),
-      TSImportEqualsDeclaration: (n) => n.moduleReference.type === 'TSExternalModuleReference' && check(n.moduleReference.expression, n.moduleReference.expression.value),
+      TSImportEqualsDeclaration: (n) =>
+        n.moduleReference.type === 'TSExternalModuleReference' && check(n.moduleReference.expression, n.moduleReference.expression.value),
       CallExpression: (n) => {
-        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments[0]?.type === 'Literal') check(n.arguments[0], n.arguments[0].value);
+        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments[0]?.type === 'Literal')
+          check(n.arguments[0], n.arguments[0].value);
       },
     };
   },

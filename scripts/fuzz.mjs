@@ -28,12 +28,17 @@ console.log(
 );
 const here = dirname(fileURLToPath(import.meta.url));
 for (const f of stats.failures) {
-  console.log(`\n--- input ${f.input} (${f.lang}, ${f.mutator} of ${f.source}) in ${f.entry}\n${f.error.split('\n').slice(0, 8).join('\n')}\nminimized: ${JSON.stringify(f.minimized)}`);
+  console.log(
+    `\n--- input ${f.input} (${f.lang}, ${f.mutator} of ${f.source}) in ${f.entry}\n${f.error.split('\n').slice(0, 8).join('\n')}\nminimized: ${JSON.stringify(f.minimized)}`,
+  );
   if (save) {
     const dir = join(here, '..', 'test', 'fuzz', 'regressions');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${f.lang}-${f.entry}-s${seed}-i${f.input}.json`);
-    writeFileSync(file, `${JSON.stringify({ lang: f.lang, entry: f.entry, text: f.minimized ?? f.text, found: `seed ${seed} input ${f.input} (${f.mutator} of ${f.source})` }, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ lang: f.lang, entry: f.entry, text: f.minimized ?? f.text, found: `seed ${seed} input ${f.input} (${f.mutator} of ${f.source})` }, null, 2)}\n`,
+    );
     console.log(`saved ${file}`);
   }
 }

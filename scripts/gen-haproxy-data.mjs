@@ -139,7 +139,16 @@ function proxyMatrix(lines, range) {
 function actionsMatrix(lines, range) {
   const out = new Map();
   if (!range) return out;
-  const cols = ['quic-initial', 'tcp-request connection', 'tcp-request session', 'tcp-request content', 'tcp-response content', 'http-request', 'http-response', 'http-after-response'];
+  const cols = [
+    'quic-initial',
+    'tcp-request connection',
+    'tcp-request session',
+    'tcp-request content',
+    'tcp-response content',
+    'http-request',
+    'http-response',
+    'http-after-response',
+  ];
   for (let i = range.from; i < range.to; i++) {
     const m = /^([a-z][a-z0-9_.-]*)(\s+\(deprecated\)|\s+[a-z0-9]+)?\s+((?:[X-]\s+){6,7}[X-])\s*$/.exec(lines[i]);
     if (!m) continue;
@@ -237,7 +246,10 @@ function extract(doc) {
   const gNames = new Set([...globalList(lines, globalRange), ...gSec.keys()]);
   for (const k of gNames) v.global.set(k, { syntax: gSyntax.get(k) ?? [], doc: gSec.get(k) ?? '3' });
 
-  const matrix = proxyMatrix(lines, rangeOf(tl, lines, (t) => /Proxy keywords matrix/.test(t.title)));
+  const matrix = proxyMatrix(
+    lines,
+    rangeOf(tl, lines, (t) => /Proxy keywords matrix/.test(t.title)),
+  );
   const ref = rangeOf(tl, lines, (t) => /Alphabetically sorted keywords reference/.test(t.title));
   const refHeads = headings(lines, ref);
   v.proxy = new Map();
@@ -247,7 +259,10 @@ function extract(doc) {
   }
 
   // Actions per rule set: the 4.3 matrix when the doc has one, else the 4.2 headings.
-  const am = actionsMatrix(lines, rangeOf(tl, lines, (t) => /Actions keywords matrix/.test(t.title)));
+  const am = actionsMatrix(
+    lines,
+    rangeOf(tl, lines, (t) => /Actions keywords matrix/.test(t.title)),
+  );
   v.actions = new Map();
   if (am.size) {
     for (const [a, e] of am) v.actions.set(a, { ...e, doc: '4.4' });
@@ -302,7 +317,8 @@ function extract(doc) {
     for (const h of headings(lines, r)) {
       const w = headWord(h);
       // "name(args) : type" (older docs) or "name(args) type" (newer ones)
-      if (!w || !(/ : [a-z]/.test(h) || /^\S+\s+(boolean|integer|string|binary|ip|ipv4|ipv6|address|method|signed integer)\s*$/.test(h))) continue;
+      if (!w || !(/ : [a-z]/.test(h) || /^\S+\s+(boolean|integer|string|binary|ip|ipv4|ipv6|address|method|signed integer)\s*$/.test(h)))
+        continue;
       if (!v.fetches.has(w)) v.fetches.set(w, { syntax: h, doc: t.num });
     }
     for (const d of aclDerivatives(lines, r)) v.aclDerivatives.add(d);
@@ -319,7 +335,10 @@ function extract(doc) {
     const m = /^'([a-z0-9]+[@+])/.exec(l);
     if (m) v.addressPrefixes.set(m[1], {});
   }
-  v.predefinedAcls = predefinedAcls(lines, rangeOf(tl, lines, (t) => /^Pre-defined ACLs$/.test(t.title)));
+  v.predefinedAcls = predefinedAcls(
+    lines,
+    rangeOf(tl, lines, (t) => /^Pre-defined ACLs$/.test(t.title)),
+  );
 
   v.sections = new Map();
   for (const [kw, pred] of OTHER_SECTIONS) {
@@ -357,7 +376,18 @@ function binaryFacts() {
     return undefined;
   }
   if (!out || !version) return undefined;
-  const f = { version, actions: new Map(), bind: new Map(), server: new Map(), converters: new Map(), fetches: new Map(), acl: new Map(), sections: new Map(), filters: [], services: [] };
+  const f = {
+    version,
+    actions: new Map(),
+    bind: new Map(),
+    server: new Map(),
+    converters: new Map(),
+    fetches: new Map(),
+    acl: new Map(),
+    sections: new Map(),
+    filters: [],
+    services: [],
+  };
   let part = '';
   let sect = '';
   for (const line of out.split('\n')) {
@@ -376,12 +406,19 @@ function binaryFacts() {
       }
       const t = line.trim();
       let m;
-      if ((m = /^(http-request|http-response|http-after-response|tcp-request (?:connection|session|content)|tcp-response content) ([a-z][a-z0-9_.-]*)/.exec(t))) {
+      if (
+        (m =
+          /^(http-request|http-response|http-after-response|tcp-request (?:connection|session|content)|tcp-response content) ([a-z][a-z0-9_.-]*)/.exec(
+            t,
+          ))
+      ) {
         const e = f.actions.get(m[2]) ?? { sets: [], doc: '4.2' };
         if (!e.sets.includes(m[1])) e.sets.push(m[1]);
         f.actions.set(m[2], e);
-      } else if ((m = /^bind <addr> (?:ssl |quic )?(\S+)( \+(-?)\d+)?/.exec(t))) f.bind.set(m[1], { takesArg: !!m[2], variadic: m[3] === '-' });
-      else if ((m = /^server <name> <addr> (?:ssl )?(\S+)( \+(-?)\d+)?/.exec(t))) f.server.set(m[1], { takesArg: !!m[2], variadic: m[3] === '-' });
+      } else if ((m = /^bind <addr> (?:ssl |quic )?(\S+)( \+(-?)\d+)?/.exec(t)))
+        f.bind.set(m[1], { takesArg: !!m[2], variadic: m[3] === '-' });
+      else if ((m = /^server <name> <addr> (?:ssl )?(\S+)( \+(-?)\d+)?/.exec(t)))
+        f.server.set(m[1], { takesArg: !!m[2], variadic: m[3] === '-' });
       else if (!t.includes(' ')) {
         if (!f.sections.has(sect)) f.sections.set(sect, new Set());
         f.sections.get(sect).add(t);
@@ -448,7 +485,9 @@ function main() {
   try {
     const prev = JSON.parse(readFileSync(join(outDir, 'keywords.json'), 'utf8'));
     if (prev.versions?.length > versions.length && !process.argv.includes('--force')) {
-      console.error(`data/ covers ${prev.versions.join(', ')}; these sources only ${versions.join(', ')}. Give --git DIR (a HAProxy clone) or --force.`);
+      console.error(
+        `data/ covers ${prev.versions.join(', ')}; these sources only ${versions.join(', ')}. Give --git DIR (a HAProxy clone) or --force.`,
+      );
       process.exit(1);
     }
   } catch {
@@ -464,10 +503,16 @@ function main() {
   if (bin) {
     const same = per.find(([ver]) => ver === bin.version)?.[1];
     if (same) {
-      for (const [n] of bin.bind) if (!same.bind.has(n) && binOnly.add('bind:' + n)) same.bind.set(n, { syntax: [], doc: same.bind.values().next().value?.doc ?? '5.1' });
-      for (const [n] of bin.server) if (!same.server.has(n) && binOnly.add('server:' + n)) same.server.set(n, { syntax: [], doc: same.server.values().next().value?.doc ?? '5.2' });
-      for (const [n] of bin.converters) if (!same.converters.has(n) && binOnly.add('converters:' + n)) same.converters.set(n, { syntax: '', doc: '7.3.1' });
-      for (const [n] of bin.fetches) if (!same.fetches.has(n) && binOnly.add('fetches:' + n)) same.fetches.set(n, { syntax: '', doc: '7.3' });
+      for (const [n] of bin.bind)
+        if (!same.bind.has(n) && binOnly.add('bind:' + n))
+          same.bind.set(n, { syntax: [], doc: same.bind.values().next().value?.doc ?? '5.1' });
+      for (const [n] of bin.server)
+        if (!same.server.has(n) && binOnly.add('server:' + n))
+          same.server.set(n, { syntax: [], doc: same.server.values().next().value?.doc ?? '5.2' });
+      for (const [n] of bin.converters)
+        if (!same.converters.has(n) && binOnly.add('converters:' + n)) same.converters.set(n, { syntax: '', doc: '7.3.1' });
+      for (const [n] of bin.fetches)
+        if (!same.fetches.has(n) && binOnly.add('fetches:' + n)) same.fetches.set(n, { syntax: '', doc: '7.3' });
       for (const [n] of bin.acl) same.aclDerivatives.add(n);
       for (const [n, e] of bin.actions) {
         if (!same.actions.has(n)) binOnly.add('actions:' + n);
@@ -475,7 +520,8 @@ function main() {
         for (const s of e.sets) if (!cur.sets.includes(s)) cur.sets.push(s);
         same.actions.set(n, cur);
       }
-      for (const n of bin.sections.get('global') ?? []) if (!same.global.has(n) && binOnly.add('global:' + n)) same.global.set(n, { syntax: [], doc: '3' });
+      for (const n of bin.sections.get('global') ?? [])
+        if (!same.global.has(n) && binOnly.add('global:' + n)) same.global.set(n, { syntax: [], doc: '3' });
     }
   }
 
@@ -498,7 +544,10 @@ function main() {
   const server = mergeTable(pv('server'), versions, optPick());
   // Arity: the binary's registered count when known ("+1" one value, "+-1" a variable number),
   // else whether the documented syntax has a placeholder after the name.
-  for (const [table, binMap] of [[bind, bin?.bind], [server, bin?.server]]) {
+  for (const [table, binMap] of [
+    [bind, bin?.bind],
+    [server, bin?.server],
+  ]) {
     for (const [name, e] of Object.entries(table)) {
       const b = binMap?.get(name);
       e.takesArg = b ? b.takesArg : (e.syntax ?? []).some((s) => /^\S+\s+[<\[{]/.test(s));
@@ -524,7 +573,11 @@ function main() {
     versions,
     () => ({}),
   );
-  const actions = mergeTable(pv('actions'), versions, (i) => ({ sets: i.sets.sort(), doc: i.doc, ...(i.deprecated ? { deprecated: true } : {}) }));
+  const actions = mergeTable(pv('actions'), versions, (i) => ({
+    sets: i.sets.sort(),
+    doc: i.doc,
+    ...(i.deprecated ? { deprecated: true } : {}),
+  }));
   // Older docs describe some rule sets' actions in prose, not as headings: an action first seen
   // when its rule sets were first documented one by one is not "new" in that version.
   const setFirst = new Map();
@@ -579,7 +632,8 @@ function main() {
   }
 
   const header = {
-    $comment: 'GENERATED by scripts/gen-haproxy-data.mjs from HAProxy configuration.txt per release and `haproxy -dKall`; do not edit. Hand-kept exceptions live in overrides.ts.',
+    $comment:
+      'GENERATED by scripts/gen-haproxy-data.mjs from HAProxy configuration.txt per release and `haproxy -dKall`; do not edit. Hand-kept exceptions live in overrides.ts.',
     versions,
     binaryVersion: bin?.version,
     source: gitDir ? 'configuration.txt at release tags (git) + haproxy -dKall' : 'Debian configuration.txt (2.6) + haproxy -dKall',
@@ -590,7 +644,14 @@ function main() {
   const logFormatAliases = mergeTable(pv('logAliases'), versions, (i) => ({ ...i }));
   write('keywords.json', { sections, global, proxy, actions, addressPrefixes, logFormatAliases });
   write('options.json', { bind, server });
-  write('samples.json', { fetches, converters, aclDerivatives: acls, predefinedAcls: predefined, filters: bin?.filters ?? [], services: bin?.services ?? [] });
+  write('samples.json', {
+    fetches,
+    converters,
+    aclDerivatives: acls,
+    predefinedAcls: predefined,
+    filters: bin?.filters ?? [],
+    services: bin?.services ?? [],
+  });
   const count = (o) => Object.keys(o).length;
   console.log(
     `versions ${versions.join(' ')}; global ${count(global)}, proxy ${count(proxy)}, actions ${count(actions)}, bind ${count(bind)}, server ${count(server)}, fetches ${count(fetches)}, converters ${count(converters)}, acl derivatives ${count(acls)}, sections ${count(sections)}`,

@@ -57,7 +57,14 @@ export function nginxConfig({ servers = 0, lines = 0 } = {}) {
       '            proxy_set_header Host $host;',
       '        }',
     );
-    if (kind === 2) out.push('        location /static/ {', '            proxy_cache static;', '            proxy_cache_valid 200 10m;', `            proxy_pass http://app_${u};`, '        }');
+    if (kind === 2)
+      out.push(
+        '        location /static/ {',
+        '            proxy_cache static;',
+        '            proxy_cache_valid 200 10m;',
+        `            proxy_pass http://app_${u};`,
+        '        }',
+      );
     out.push('    }');
   }
   out.push('}', '');
@@ -85,9 +92,15 @@ export function haproxyConfig({ backends = 0, lines = 0 } = {}) {
   ];
   const want = (i) => (backends ? i < backends : out.length < lines - 25);
   for (let f = 0, i = 0; want(i); f++) {
-    out.push(`frontend fe_${f}`, `    bind 127.0.0.1:${8000 + (f % 1000)}`, '    http-request set-header X-Forwarded-Proto http', '    option forwardfor');
+    out.push(
+      `frontend fe_${f}`,
+      `    bind 127.0.0.1:${8000 + (f % 1000)}`,
+      '    http-request set-header X-Forwarded-Proto http',
+      '    option forwardfor',
+    );
     const first = i;
-    for (let k = 0; k < 20 && want(i); k++, i++) out.push(`    acl host_${i} hdr(host) -i site${i}.example.test`, `    use_backend be_${i} if host_${i}`);
+    for (let k = 0; k < 20 && want(i); k++, i++)
+      out.push(`    acl host_${i} hdr(host) -i site${i}.example.test`, `    use_backend be_${i} if host_${i}`);
     out.push(`    default_backend be_${first}`, '');
     for (let b = first; b < i; b++) {
       out.push(
@@ -116,7 +129,10 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     console.error('usage: node scripts/gen-large-config.mjs nginx|haproxy (--lines N | --servers N | --backends N) [--out FILE]');
     process.exit(2);
   }
-  const text = lang === 'nginx' ? nginxConfig({ servers: num('servers'), lines: num('lines') || 10000 }) : haproxyConfig({ backends: num('backends'), lines: num('lines') || 10000 });
+  const text =
+    lang === 'nginx'
+      ? nginxConfig({ servers: num('servers'), lines: num('lines') || 10000 })
+      : haproxyConfig({ backends: num('backends'), lines: num('lines') || 10000 });
   if (outIdx >= 0) writeFileSync(args[outIdx + 1], text);
   else process.stdout.write(text);
 }

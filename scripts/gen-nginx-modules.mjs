@@ -25,37 +25,272 @@ const OUT = join(here, '..', 'server', 'src', 'nginx', 'data', 'modules.json');
  */
 const ALL = ['bookworm', 'trixie', 'sid'];
 const MODULES = [
-  { so: 'ndk_http_module', name: 'ndk', title: 'Nginx Development Kit', pkg: 'libnginx-mod-http-ndk', repo: 'vision5/ngx_devel_kit', suites: ALL, paths: ['src/ndk.c'] },
-  { so: 'ngx_http_auth_pam_module', name: 'auth-pam', title: 'PAM authentication', pkg: 'libnginx-mod-http-auth-pam', repo: 'sto/ngx_http_auth_pam_module', suites: ALL },
-  { so: 'ngx_http_brotli_filter_module', name: 'brotli', title: 'Brotli compression (filter)', pkg: 'libnginx-mod-http-brotli-filter', repo: 'google/ngx_brotli', suites: ALL, modules: ['ngx_http_brotli_filter_module'] },
-  { so: 'ngx_http_brotli_static_module', name: 'brotli-static', title: 'Brotli compression (precompressed files)', pkg: 'libnginx-mod-http-brotli-static', repo: 'google/ngx_brotli', suites: ALL, modules: ['ngx_http_brotli_static_module'] },
-  { so: 'ngx_http_cache_purge_module', name: 'cache-purge', title: 'Cache purge', pkg: 'libnginx-mod-http-cache-purge', repo: 'nginx-modules/ngx_cache_purge', suites: ALL },
-  { so: 'ngx_http_dav_ext_module', name: 'dav-ext', title: 'WebDAV extensions (PROPFIND, OPTIONS, LOCK, UNLOCK)', pkg: 'libnginx-mod-http-dav-ext', repo: 'arut/nginx-dav-ext-module', suites: ALL },
-  { so: 'ngx_http_echo_module', name: 'echo', title: 'echo', pkg: 'libnginx-mod-http-echo', repo: 'openresty/echo-nginx-module', suites: ALL },
-  { so: 'ngx_http_fancyindex_module', name: 'fancyindex', title: 'Fancy indexes', pkg: 'libnginx-mod-http-fancyindex', repo: 'aperezdc/ngx-fancyindex', suites: ALL },
-  { so: 'ngx_http_geoip2_module', name: 'geoip2', title: 'GeoIP2 (http)', pkg: 'libnginx-mod-http-geoip2', repo: 'leev/ngx_http_geoip2_module', suites: ALL, modules: ['ngx_http_geoip2_module'] },
-  { so: 'ngx_stream_geoip2_module', name: 'geoip2-stream', title: 'GeoIP2 (stream)', pkg: 'libnginx-mod-stream-geoip2', repo: 'leev/ngx_http_geoip2_module', suites: ALL, modules: ['ngx_stream_geoip2_module'], requires: ['ngx_stream_module'] },
-  { so: 'ngx_http_headers_more_filter_module', name: 'headers-more', title: 'headers-more', pkg: 'libnginx-mod-http-headers-more-filter', repo: 'openresty/headers-more-nginx-module', suites: ALL },
-  { so: 'ngx_http_js_module', name: 'njs', title: 'njs (http)', pkg: 'libnginx-mod-http-js', repo: 'nginx/njs', suites: ALL, modules: ['ngx_http_js_module'], doc: 'https://nginx.org/en/docs/http/ngx_http_js_module.html' },
-  { so: 'ngx_stream_js_module', name: 'njs-stream', title: 'njs (stream)', pkg: 'libnginx-mod-stream-js', repo: 'nginx/njs', suites: ALL, modules: ['ngx_stream_js_module'], requires: ['ngx_stream_module'], doc: 'https://nginx.org/en/docs/stream/ngx_stream_js_module.html' },
-  { so: 'ngx_http_lua_module', name: 'lua', title: 'Lua (OpenResty lua-nginx-module)', pkg: 'libnginx-mod-http-lua', repo: 'openresty/lua-nginx-module', suites: ALL, requires: ['ndk_http_module'] },
-  { so: 'ngx_http_memc_module', name: 'memc', title: 'memc (extended memcached)', pkg: 'libnginx-mod-http-memc', repo: 'openresty/memc-nginx-module', suites: ALL },
-  { so: 'ngx_http_modsecurity_module', name: 'modsecurity', title: 'ModSecurity', pkg: 'libnginx-mod-http-modsecurity', repo: 'owasp-modsecurity/ModSecurity-nginx', suites: ALL },
-  { so: 'ngx_http_set_misc_module', name: 'set-misc', title: 'set-misc', pkg: 'libnginx-mod-http-set-misc', repo: 'openresty/set-misc-nginx-module', suites: ALL, requires: ['ndk_http_module'] },
-  { so: 'ngx_http_srcache_filter_module', name: 'srcache', title: 'srcache (subrequest cache)', pkg: 'libnginx-mod-http-srcache-filter', repo: 'openresty/srcache-nginx-module', suites: ALL },
-  { so: 'ngx_http_subs_filter_module', name: 'subs-filter', title: 'Substitutions filter', pkg: 'libnginx-mod-http-subs-filter', repo: 'yaoweibin/ngx_http_substitutions_filter_module', suites: ALL },
-  { so: 'ngx_http_uploadprogress_module', name: 'uploadprogress', title: 'Upload progress', pkg: 'libnginx-mod-http-uploadprogress', repo: 'masterzen/nginx-upload-progress-module', suites: ALL },
-  { so: 'ngx_http_upstream_fair_module', name: 'upstream-fair', title: 'Upstream fair balancer', pkg: 'libnginx-mod-http-upstream-fair', repo: 'gnosek/nginx-upstream-fair', suites: ALL },
-  { so: 'ngx_nchan_module', name: 'nchan', title: 'Nchan pub/sub', pkg: 'libnginx-mod-nchan', repo: 'slact/nchan', suites: ALL, paths: ['src/nchan_module.c', 'src/nchan_config_commands.c'], doc: 'https://nchan.io/#configuration' },
-  { so: 'ngx_rtmp_module', name: 'rtmp', title: 'RTMP', pkg: 'libnginx-mod-rtmp', repo: 'arut/nginx-rtmp-module', suites: ALL, doc: 'https://github.com/arut/nginx-rtmp-module/wiki/Directives' },
-  { so: 'ngx_http_auth_spnego_module', name: 'auth-spnego', title: 'SPNEGO/Kerberos authentication', pkg: 'libnginx-mod-http-auth-spnego', repo: 'stnoonan/spnego-http-auth-nginx-module', suites: ['trixie', 'sid'] },
-  { so: 'ngx_http_push_stream_module', name: 'push-stream', title: 'Push stream', pkg: 'libnginx-mod-http-push-stream', repo: 'wandenberg/nginx-push-stream-module', suites: ['trixie', 'sid'] },
-  { so: 'ngx_http_auth_jwt_module', name: 'auth-jwt', title: 'JWT authentication (TeslaGov)', pkg: 'libnginx-mod-http-auth-jwt', repo: 'TeslaGov/ngx-http-auth-jwt-module', suites: ['sid'] },
-  { so: 'ngx_http_eval_module', name: 'eval', title: 'eval', pkg: 'libnginx-mod-http-eval', repo: 'openresty/nginx-eval-module', suites: ['sid'] },
-  { so: 'ngx_http_hmac_secure_link_module', name: 'hmac-secure-link', title: 'HMAC secure link', pkg: 'libnginx-mod-http-hmac-secure-link', repo: 'nginx-modules/ngx_http_hmac_secure_link_module', suites: ['sid'] },
-  { so: 'ngx_http_xss_filter_module', name: 'xss', title: 'xss (cross-site JSONP)', pkg: 'libnginx-mod-http-xss', repo: 'openresty/xss-nginx-module', suites: ['sid'] },
-  { so: 'ngx_http_zstd_filter_module', name: 'zstd', title: 'Zstandard compression (filter)', pkg: 'libnginx-mod-http-zstd-filter', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_filter_module'] },
-  { so: 'ngx_http_zstd_static_module', name: 'zstd-static', title: 'Zstandard compression (precompressed files)', pkg: 'libnginx-mod-http-zstd-static', repo: 'myguard-labs/nginx-zstd-module', suites: ['sid'], modules: ['ngx_http_zstd_static_module'] },
+  {
+    so: 'ndk_http_module',
+    name: 'ndk',
+    title: 'Nginx Development Kit',
+    pkg: 'libnginx-mod-http-ndk',
+    repo: 'vision5/ngx_devel_kit',
+    suites: ALL,
+    paths: ['src/ndk.c'],
+  },
+  {
+    so: 'ngx_http_auth_pam_module',
+    name: 'auth-pam',
+    title: 'PAM authentication',
+    pkg: 'libnginx-mod-http-auth-pam',
+    repo: 'sto/ngx_http_auth_pam_module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_brotli_filter_module',
+    name: 'brotli',
+    title: 'Brotli compression (filter)',
+    pkg: 'libnginx-mod-http-brotli-filter',
+    repo: 'google/ngx_brotli',
+    suites: ALL,
+    modules: ['ngx_http_brotli_filter_module'],
+  },
+  {
+    so: 'ngx_http_brotli_static_module',
+    name: 'brotli-static',
+    title: 'Brotli compression (precompressed files)',
+    pkg: 'libnginx-mod-http-brotli-static',
+    repo: 'google/ngx_brotli',
+    suites: ALL,
+    modules: ['ngx_http_brotli_static_module'],
+  },
+  {
+    so: 'ngx_http_cache_purge_module',
+    name: 'cache-purge',
+    title: 'Cache purge',
+    pkg: 'libnginx-mod-http-cache-purge',
+    repo: 'nginx-modules/ngx_cache_purge',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_dav_ext_module',
+    name: 'dav-ext',
+    title: 'WebDAV extensions (PROPFIND, OPTIONS, LOCK, UNLOCK)',
+    pkg: 'libnginx-mod-http-dav-ext',
+    repo: 'arut/nginx-dav-ext-module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_echo_module',
+    name: 'echo',
+    title: 'echo',
+    pkg: 'libnginx-mod-http-echo',
+    repo: 'openresty/echo-nginx-module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_fancyindex_module',
+    name: 'fancyindex',
+    title: 'Fancy indexes',
+    pkg: 'libnginx-mod-http-fancyindex',
+    repo: 'aperezdc/ngx-fancyindex',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_geoip2_module',
+    name: 'geoip2',
+    title: 'GeoIP2 (http)',
+    pkg: 'libnginx-mod-http-geoip2',
+    repo: 'leev/ngx_http_geoip2_module',
+    suites: ALL,
+    modules: ['ngx_http_geoip2_module'],
+  },
+  {
+    so: 'ngx_stream_geoip2_module',
+    name: 'geoip2-stream',
+    title: 'GeoIP2 (stream)',
+    pkg: 'libnginx-mod-stream-geoip2',
+    repo: 'leev/ngx_http_geoip2_module',
+    suites: ALL,
+    modules: ['ngx_stream_geoip2_module'],
+    requires: ['ngx_stream_module'],
+  },
+  {
+    so: 'ngx_http_headers_more_filter_module',
+    name: 'headers-more',
+    title: 'headers-more',
+    pkg: 'libnginx-mod-http-headers-more-filter',
+    repo: 'openresty/headers-more-nginx-module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_js_module',
+    name: 'njs',
+    title: 'njs (http)',
+    pkg: 'libnginx-mod-http-js',
+    repo: 'nginx/njs',
+    suites: ALL,
+    modules: ['ngx_http_js_module'],
+    doc: 'https://nginx.org/en/docs/http/ngx_http_js_module.html',
+  },
+  {
+    so: 'ngx_stream_js_module',
+    name: 'njs-stream',
+    title: 'njs (stream)',
+    pkg: 'libnginx-mod-stream-js',
+    repo: 'nginx/njs',
+    suites: ALL,
+    modules: ['ngx_stream_js_module'],
+    requires: ['ngx_stream_module'],
+    doc: 'https://nginx.org/en/docs/stream/ngx_stream_js_module.html',
+  },
+  {
+    so: 'ngx_http_lua_module',
+    name: 'lua',
+    title: 'Lua (OpenResty lua-nginx-module)',
+    pkg: 'libnginx-mod-http-lua',
+    repo: 'openresty/lua-nginx-module',
+    suites: ALL,
+    requires: ['ndk_http_module'],
+  },
+  {
+    so: 'ngx_http_memc_module',
+    name: 'memc',
+    title: 'memc (extended memcached)',
+    pkg: 'libnginx-mod-http-memc',
+    repo: 'openresty/memc-nginx-module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_modsecurity_module',
+    name: 'modsecurity',
+    title: 'ModSecurity',
+    pkg: 'libnginx-mod-http-modsecurity',
+    repo: 'owasp-modsecurity/ModSecurity-nginx',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_set_misc_module',
+    name: 'set-misc',
+    title: 'set-misc',
+    pkg: 'libnginx-mod-http-set-misc',
+    repo: 'openresty/set-misc-nginx-module',
+    suites: ALL,
+    requires: ['ndk_http_module'],
+  },
+  {
+    so: 'ngx_http_srcache_filter_module',
+    name: 'srcache',
+    title: 'srcache (subrequest cache)',
+    pkg: 'libnginx-mod-http-srcache-filter',
+    repo: 'openresty/srcache-nginx-module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_subs_filter_module',
+    name: 'subs-filter',
+    title: 'Substitutions filter',
+    pkg: 'libnginx-mod-http-subs-filter',
+    repo: 'yaoweibin/ngx_http_substitutions_filter_module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_uploadprogress_module',
+    name: 'uploadprogress',
+    title: 'Upload progress',
+    pkg: 'libnginx-mod-http-uploadprogress',
+    repo: 'masterzen/nginx-upload-progress-module',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_http_upstream_fair_module',
+    name: 'upstream-fair',
+    title: 'Upstream fair balancer',
+    pkg: 'libnginx-mod-http-upstream-fair',
+    repo: 'gnosek/nginx-upstream-fair',
+    suites: ALL,
+  },
+  {
+    so: 'ngx_nchan_module',
+    name: 'nchan',
+    title: 'Nchan pub/sub',
+    pkg: 'libnginx-mod-nchan',
+    repo: 'slact/nchan',
+    suites: ALL,
+    paths: ['src/nchan_module.c', 'src/nchan_config_commands.c'],
+    doc: 'https://nchan.io/#configuration',
+  },
+  {
+    so: 'ngx_rtmp_module',
+    name: 'rtmp',
+    title: 'RTMP',
+    pkg: 'libnginx-mod-rtmp',
+    repo: 'arut/nginx-rtmp-module',
+    suites: ALL,
+    doc: 'https://github.com/arut/nginx-rtmp-module/wiki/Directives',
+  },
+  {
+    so: 'ngx_http_auth_spnego_module',
+    name: 'auth-spnego',
+    title: 'SPNEGO/Kerberos authentication',
+    pkg: 'libnginx-mod-http-auth-spnego',
+    repo: 'stnoonan/spnego-http-auth-nginx-module',
+    suites: ['trixie', 'sid'],
+  },
+  {
+    so: 'ngx_http_push_stream_module',
+    name: 'push-stream',
+    title: 'Push stream',
+    pkg: 'libnginx-mod-http-push-stream',
+    repo: 'wandenberg/nginx-push-stream-module',
+    suites: ['trixie', 'sid'],
+  },
+  {
+    so: 'ngx_http_auth_jwt_module',
+    name: 'auth-jwt',
+    title: 'JWT authentication (TeslaGov)',
+    pkg: 'libnginx-mod-http-auth-jwt',
+    repo: 'TeslaGov/ngx-http-auth-jwt-module',
+    suites: ['sid'],
+  },
+  {
+    so: 'ngx_http_eval_module',
+    name: 'eval',
+    title: 'eval',
+    pkg: 'libnginx-mod-http-eval',
+    repo: 'openresty/nginx-eval-module',
+    suites: ['sid'],
+  },
+  {
+    so: 'ngx_http_hmac_secure_link_module',
+    name: 'hmac-secure-link',
+    title: 'HMAC secure link',
+    pkg: 'libnginx-mod-http-hmac-secure-link',
+    repo: 'nginx-modules/ngx_http_hmac_secure_link_module',
+    suites: ['sid'],
+  },
+  {
+    so: 'ngx_http_xss_filter_module',
+    name: 'xss',
+    title: 'xss (cross-site JSONP)',
+    pkg: 'libnginx-mod-http-xss',
+    repo: 'openresty/xss-nginx-module',
+    suites: ['sid'],
+  },
+  {
+    so: 'ngx_http_zstd_filter_module',
+    name: 'zstd',
+    title: 'Zstandard compression (filter)',
+    pkg: 'libnginx-mod-http-zstd-filter',
+    repo: 'myguard-labs/nginx-zstd-module',
+    suites: ['sid'],
+    modules: ['ngx_http_zstd_filter_module'],
+  },
+  {
+    so: 'ngx_http_zstd_static_module',
+    name: 'zstd-static',
+    title: 'Zstandard compression (precompressed files)',
+    pkg: 'libnginx-mod-http-zstd-static',
+    repo: 'myguard-labs/nginx-zstd-module',
+    suites: ['sid'],
+    modules: ['ngx_http_zstd_static_module'],
+  },
 ];
 
 // nginx's context flags, as our context names (see childContext in server/src/languages/nginx/ast.ts)
@@ -109,7 +344,8 @@ function stripComments(text) {
 function defines(texts) {
   const out = new Map();
   for (const t of texts) {
-    for (const m of t.matchAll(/^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+((?:[^\n\\]|\\\n)+)/gm)) out.set(m[1], m[2].replace(/\\\n/g, ' ').trim());
+    for (const m of t.matchAll(/^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+((?:[^\n\\]|\\\n)+)/gm))
+      out.set(m[1], m[2].replace(/\\\n/g, ' ').trim());
   }
   return out;
 }
@@ -180,10 +416,12 @@ function extract(dir, spec) {
     if (!p.endsWith('.c')) continue;
     for (const m of t.matchAll(/ngx_command_t\s+(\w+)\s*\[\s*\]\s*=\s*\{([\s\S]*?)\n\s*\}\s*;/g)) {
       const entries = [];
-      for (const e of m[2].matchAll(/\{\s*ngx_string\s*\(\s*"([^"]+)"\s*\)\s*,\s*([^,]+?)\s*,/g)) entries.push({ name: e[1], tokens: flagTokens(e[2], defs) });
+      for (const e of m[2].matchAll(/\{\s*ngx_string\s*\(\s*"([^"]+)"\s*\)\s*,\s*([^,]+?)\s*,/g))
+        entries.push({ name: e[1], tokens: flagTokens(e[2], defs) });
       arrays.set(m[1], { file: p, entries });
     }
-    for (const m of t.matchAll(/ngx_module_t\s+(\w+)\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*&?\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)/g)) moduleOf.set(m[3], { module: m[1], type: m[4] });
+    for (const m of t.matchAll(/ngx_module_t\s+(\w+)\s*=\s*\{\s*NGX_MODULE_V1\s*,\s*&?\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)/g))
+      moduleOf.set(m[3], { module: m[1], type: m[4] });
   }
   // the variables a module registers (`ngx_http_variable_t` / `ngx_stream_variable_t` tables):
   // names, and whether a name is a prefix (NGX_HTTP_VAR_PREFIX)
@@ -192,7 +430,8 @@ function extract(dir, spec) {
     if (!p.endsWith('.c') || (spec.paths && !spec.paths.includes(p))) continue;
     if (spec.modules && !spec.modules.some((m) => t.includes(`ngx_module_t  ${m}`) || t.includes(`ngx_module_t ${m}`))) continue;
     for (const m of t.matchAll(/ngx_(?:http|stream)_variable_t\s+\w+\s*\[\s*\]\s*=\s*\{([\s\S]*?)\n\s*\}\s*;/g)) {
-      for (const e of m[1].matchAll(/\{\s*ngx_string\s*\(\s*"([^"]+)"\s*\)([^}]*)\}/g)) variables.push({ name: e[1], prefix: /VAR_PREFIX/.test(e[2]) });
+      for (const e of m[1].matchAll(/\{\s*ngx_string\s*\(\s*"([^"]+)"\s*\)([^}]*)\}/g))
+        variables.push({ name: e[1], prefix: /VAR_PREFIX/.test(e[2]) });
     }
   }
   const rows = [];
@@ -214,7 +453,8 @@ if (!src) {
 // the suites' gaps scripts/probe-nginx-modules.ts recorded are kept
 const previous = existsSync(OUT) ? JSON.parse(readFileSync(OUT, 'utf8')) : { modules: {} };
 const out = {
-  generated: 'scripts/gen-nginx-modules.mjs; do not edit. Facts only (directive names, context flags, argument-count flags, the module and .so) read from each module\'s ngx_command_t tables at the repository commit recorded per module; no source text is copied. missingIn: scripts/probe-nginx-modules.ts.',
+  generated:
+    "scripts/gen-nginx-modules.mjs; do not edit. Facts only (directive names, context flags, argument-count flags, the module and .so) read from each module's ngx_command_t tables at the repository commit recorded per module; no source text is copied. missingIn: scripts/probe-nginx-modules.ts.",
   modules: {},
   directives: {},
 };
@@ -238,7 +478,8 @@ for (const spec of MODULES) {
     doc: spec.doc ?? `https://github.com/${spec.repo}#readme`,
     source: { repo: `https://github.com/${spec.repo}`, commit, files },
   };
-  if (variables.length) out.modules[spec.so].variables = [...new Map(variables.map((v) => [v.name, v])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  if (variables.length)
+    out.modules[spec.so].variables = [...new Map(variables.map((v) => [v.name, v])).values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   if (previous.modules?.[spec.so]?.missingIn) out.modules[spec.so].missingIn = previous.modules[spec.so].missingIn;
   for (const r of rows) {
     const { name, file: _f, cmodule: _c, ...facts } = r;
@@ -252,4 +493,6 @@ for (const spec of MODULES) {
 }
 out.directives = Object.fromEntries(Object.entries(out.directives).sort(([a], [b]) => (a < b ? -1 : 1)));
 writeFileSync(OUT, `${JSON.stringify(out, null, 1)}\n`);
-console.log(`${Object.keys(out.directives).length} directive names, ${Object.keys(out.modules).length} modules -> ${OUT}${problems ? ` (${problems} problems)` : ''}`);
+console.log(
+  `${Object.keys(out.directives).length} directive names, ${Object.keys(out.modules).length} modules -> ${OUT}${problems ? ` (${problems} problems)` : ''}`,
+);

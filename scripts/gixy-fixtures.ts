@@ -40,7 +40,9 @@ let totalAll = 0;
 for (const plugin of readdirSync(root).sort()) {
   const rule = RULE[plugin];
   const dir = join(root, plugin);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.conf')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.conf'))
+    .sort();
   if (!rule) {
     console.log(`${plugin.padEnd(26)} (no rule of ours) ${files.length} configs`);
     continue;
@@ -53,7 +55,10 @@ for (const plugin of readdirSync(root).sort()) {
     const found = nginxTuning(doc, parseNginx(text), {}).filter((d) => d.code === rule);
     const expected = !f.endsWith('_fp.conf');
     if (expected === found.length > 0) agree++;
-    else diffs.push(`    ${f}: gixy expects ${expected ? 'a finding' : 'none'}, we report ${found.length ? found.map((d) => `line ${d.range.start.line + 1}`).join(', ') : 'none'}`);
+    else
+      diffs.push(
+        `    ${f}: gixy expects ${expected ? 'a finding' : 'none'}, we report ${found.length ? found.map((d) => `line ${d.range.start.line + 1}`).join(', ') : 'none'}`,
+      );
   }
   agreeAll += agree;
   totalAll += files.length;

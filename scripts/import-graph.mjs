@@ -10,7 +10,8 @@ import { LAYERS, PURE_BUILTINS, layerOf, mayImport } from './layers.mjs';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOTS = ['protocol', 'server/src', 'bench/src', 'cli/src', 'client/src', 'webview/src'];
-const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[\s;])import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[\s;])import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 function walk(dir, out) {
   if (!existsSync(dir)) return out;
@@ -59,17 +60,31 @@ const layerName = (rel) => {
 /** Strongly connected components of more than one node (Tarjan), for a graph given as a Map. */
 export function loops(adj) {
   let index = 0;
-  const idx = new Map(), low = new Map(), on = new Set(), stack = [], out = [];
+  const idx = new Map(),
+    low = new Map(),
+    on = new Set(),
+    stack = [],
+    out = [];
   const visit = (v) => {
-    idx.set(v, index); low.set(v, index); index++; stack.push(v); on.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    on.add(v);
     for (const w of adj.get(v) ?? []) {
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-      else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
     }
     if (low.get(v) === idx.get(v)) {
       const c = [];
       let w;
-      do { w = stack.pop(); on.delete(w); c.push(w); } while (w !== v);
+      do {
+        w = stack.pop();
+        on.delete(w);
+        c.push(w);
+      } while (w !== v);
       if (c.length > 1) out.push(c.sort());
     }
   };
@@ -85,7 +100,8 @@ export function analyse(repo = REPO) {
   for (const e of edges) {
     if (!e.to) continue;
     fileAdj.get(e.from)?.add(e.to);
-    const a = layerName(e.from), b = layerName(e.to);
+    const a = layerName(e.from),
+      b = layerName(e.to);
     if (a !== b) {
       const k = `${a} -> ${b}`;
       layerEdges.set(k, (layerEdges.get(k) ?? 0) + 1);
@@ -107,7 +123,8 @@ export function analyse(repo = REPO) {
     if (!layer) continue;
     const isNode = e.pkg.startsWith('node:');
     if (PURE_BUILTINS.includes(e.pkg)) continue;
-    if (isNode ? !layer.node : layer.packages !== '*' && !layer.packages.some((p) => e.pkg === p || e.pkg.startsWith(p + '/'))) badPackages.push(e);
+    if (isNode ? !layer.node : layer.packages !== '*' && !layer.packages.some((p) => e.pkg === p || e.pkg.startsWith(p + '/')))
+      badPackages.push(e);
   }
   return {
     files: files.length,

@@ -7,23 +7,77 @@
 // modules (I/O); `packages` lists the npm packages it may import (a prefix match), or '*'.
 export const LAYERS = [
   { name: 'protocol', prefix: 'protocol/', may: [], node: false, packages: ['vscode-languageserver-types'] },
-  { name: 'core', prefix: 'server/src/core/', may: ['protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  {
+    name: 'core',
+    prefix: 'server/src/core/',
+    may: ['protocol'],
+    node: false,
+    packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
+  },
   // the one language detector: a name and a text in, nginx or HAProxy out (a leaf the bench can use)
   { name: 'detect', prefix: 'server/src/languages/detect.ts', may: ['core', 'nginx-syntax', 'haproxy-syntax'], node: false, packages: [] },
-  { name: 'nginx', prefix: 'server/src/languages/nginx/', may: ['core', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain', '@nginx/reference-lib'] },
-  { name: 'haproxy', prefix: 'server/src/languages/haproxy/', may: ['core', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain'] },
+  {
+    name: 'nginx',
+    prefix: 'server/src/languages/nginx/',
+    may: ['core', 'protocol'],
+    node: false,
+    packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain', '@nginx/reference-lib'],
+  },
+  {
+    name: 'haproxy',
+    prefix: 'server/src/languages/haproxy/',
+    may: ['core', 'protocol'],
+    node: false,
+    packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument', 'chevrotain'],
+  },
   // the client: the service's published surface only (service/published.ts), never the rest of server/src
   { name: 'published', prefix: 'server/src/service/published.ts', may: ['core', 'detect', 'nginx', 'haproxy'], node: false, packages: [] },
-  { name: 'service', prefix: 'server/src/service/', may: ['core', 'detect', 'nginx', 'haproxy', 'protocol'], node: false, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  {
+    name: 'service',
+    prefix: 'server/src/service/',
+    may: ['core', 'detect', 'nginx', 'haproxy', 'protocol'],
+    node: false,
+    packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
+  },
   // host implements the interfaces the service declares (service/host.ts): host -> service, never back
-  { name: 'host', prefix: 'server/src/host/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'protocol', 'bench'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
-  { name: 'lsp', prefix: 'server/src/lsp/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'protocol'], node: true, packages: ['vscode-languageserver', 'vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  {
+    name: 'host',
+    prefix: 'server/src/host/',
+    may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'protocol', 'bench'],
+    node: true,
+    packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
+  },
+  {
+    name: 'lsp',
+    prefix: 'server/src/lsp/',
+    may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'protocol'],
+    node: true,
+    packages: ['vscode-languageserver', 'vscode-languageserver-types', 'vscode-languageserver-textdocument'],
+  },
   { name: 'server-types', prefix: 'server/src/types/', may: [], node: false, packages: '*' },
   // bench: 'k6/...' appears only inside the k6 script bench/src/export.ts writes (a template string)
-  { name: 'bench', prefix: 'bench/src/', may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol'], node: true, packages: ['k6'] },
-  { name: 'cli', prefix: 'cli/src/', may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'bench', 'protocol'], node: true, packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'] },
+  {
+    name: 'bench',
+    prefix: 'bench/src/',
+    may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol'],
+    node: true,
+    packages: ['k6'],
+  },
+  {
+    name: 'cli',
+    prefix: 'cli/src/',
+    may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'host', 'bench', 'protocol'],
+    node: true,
+    packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
+  },
   // the client runs the benchmark engine in-process and uses the service's published surface only
-  { name: 'client', prefix: 'client/src/', may: ['protocol', 'bench', 'core', 'published'], node: true, packages: ['vscode', 'vscode-languageclient'] },
+  {
+    name: 'client',
+    prefix: 'client/src/',
+    may: ['protocol', 'bench', 'core', 'published'],
+    node: true,
+    packages: ['vscode', 'vscode-languageclient'],
+  },
   { name: 'webview', prefix: 'webview/src/', may: ['protocol'], node: false, packages: ['chart.js', '@vscode-elements/elements'] },
 ];
 
@@ -40,7 +94,11 @@ export const SYNTAX = {
     'server/src/languages/nginx/data.ts',
     'server/src/languages/nginx/modules.ts',
   ],
-  'haproxy-syntax': ['server/src/languages/haproxy/parser.ts', 'server/src/languages/haproxy/ast.ts', 'server/src/languages/haproxy/overrides.ts'],
+  'haproxy-syntax': [
+    'server/src/languages/haproxy/parser.ts',
+    'server/src/languages/haproxy/ast.ts',
+    'server/src/languages/haproxy/overrides.ts',
+  ],
 };
 
 /** node's built-ins that do no I/O (string work on paths and URLs): allowed in every layer. */
@@ -59,7 +117,7 @@ export function mayImport(fromRel, toRel) {
   const fromName = from.syntaxOf ?? from.name;
   const toName = to.syntaxOf && to.syntaxOf !== fromName ? to.name : (to.syntaxOf ?? to.name);
   if (fromName === toName) return true;
-  const may = (LAYERS.find((l) => l.name === fromName)?.may) ?? [];
+  const may = LAYERS.find((l) => l.name === fromName)?.may ?? [];
   if (may.includes(toName)) return true;
   // a layer allowed a language's whole tree may use its syntax too
   if (to.syntaxOf && may.includes(to.syntaxOf)) return true;

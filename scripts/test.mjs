@@ -9,7 +9,11 @@ const which = process.argv[2] ?? 'all';
 
 function find(dir, pred, out = []) {
   let names = [];
-  try { names = readdirSync(dir); } catch { return out; }
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return out;
+  }
   for (const n of names) {
     const p = join(dir, n);
     if (statSync(p).isDirectory()) find(p, pred, out);

@@ -18,7 +18,7 @@ export function fixture(marked: string, uri = 'file:///fixture', languageId = 'p
   let cursorOffset: number | undefined;
   const ranges: { start: number; end: number }[] = [];
   let open: number | undefined;
-  for (let i = 0; i < marked.length; ) {
+  for (let i = 0; i < marked.length;) {
     if (marked.startsWith('<|>', i)) {
       cursorOffset = text.length;
       i += 3;

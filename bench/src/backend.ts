@@ -53,10 +53,7 @@ type ToChild =
   | { id: number; op: 'stats'; reset?: boolean }
   | { id: number; op: 'range'; from: number; to: number };
 
-type FromChild =
-  | { op: 'ready'; ports: BackendPorts }
-  | { op: 'fatal'; message: string }
-  | { id: number; op: 'ok'; stats?: BackendStats };
+type FromChild = { op: 'ready'; ports: BackendPorts } | { op: 'fatal'; message: string } | { id: number; op: 'ok'; stats?: BackendStats };
 
 const DEFAULT_BODY = Buffer.from(JSON.stringify({ ok: true, service: 'proxy-tuner-backend', items: [1, 2, 3] }) + '\n');
 
@@ -247,7 +244,11 @@ export function runBackendChild(): void {
         send({ id: m.id, op: 'ok', stats: range(m.from, m.to) });
       } else if (m.op === 'stats') {
         const hadAny = Object.keys(methods).length > 0;
-        send({ id: m.id, op: 'ok', stats: { ...stats, methods: { ...methods }, bodyBytesMin: hadAny ? bodyMin : 0, bodyBytesMax: bodyMax } });
+        send({
+          id: m.id,
+          op: 'ok',
+          stats: { ...stats, methods: { ...methods }, bodyBytesMin: hadAny ? bodyMin : 0, bodyBytesMax: bodyMax },
+        });
         if (m.reset) {
           methods = {};
           bodyMin = Number.POSITIVE_INFINITY;
@@ -267,10 +268,15 @@ export function runBackendChild(): void {
     secure ? listen(secure) : Promise.resolve(0),
     listen(echo),
     listen(h2),
-    ...(hostFds.length === 4 ? [onFd(mkPlain(), hostFds[0]), onFd(mkSecure(), hostFds[1]), onFd(mkEcho(), hostFds[2]), onFd(mkH2(), hostFds[3])] : []),
+    ...(hostFds.length === 4
+      ? [onFd(mkPlain(), hostFds[0]), onFd(mkSecure(), hostFds[1]), onFd(mkEcho(), hostFds[2]), onFd(mkH2(), hostFds[3])]
+      : []),
   ]).then(
     ([h, s, t, h2c, hh, hs, ht, hh2]) =>
-      send({ op: 'ready', ports: { http: h, https: s, tcp: t, h2c, ...(hh !== undefined ? { host: { http: hh, https: hs, tcp: ht, h2c: hh2 } } : {}) } }),
+      send({
+        op: 'ready',
+        ports: { http: h, https: s, tcp: t, h2c, ...(hh !== undefined ? { host: { http: hh, https: hs, tcp: ht, h2c: hh2 } } : {}) },
+      }),
     (e: Error) => {
       send({ op: 'fatal', message: e.message });
       process.exit(1);

@@ -72,15 +72,44 @@ export class Containment {
       holder = root
         ? spawn(
             'bwrap',
-            ['--unshare-net', '--bind', '/', '/', '--dev', '/dev', '--info-fd', '3', '--', '/bin/sh', '-c', HOLDER, 'proxy-tuner-netns', dir],
+            [
+              '--unshare-net',
+              '--bind',
+              '/',
+              '/',
+              '--dev',
+              '/dev',
+              '--info-fd',
+              '3',
+              '--',
+              '/bin/sh',
+              '-c',
+              HOLDER,
+              'proxy-tuner-netns',
+              dir,
+            ],
             { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true },
           )
         : // unprivileged: a user namespace of our own (we are its root) holding the network
           // namespace; its loopback is brought up by `ip`, and `nsenter --user --net` can join it
-          spawn('unshare', ['--user', '--map-root-user', '--net', '--', '/bin/sh', '-c', `ip link set lo up || exit 3\necho ready\n${HOLDER}`, 'proxy-tuner-netns', dir], {
-            stdio: ['pipe', 'pipe', 'pipe'],
-            detached: true,
-          });
+          spawn(
+            'unshare',
+            [
+              '--user',
+              '--map-root-user',
+              '--net',
+              '--',
+              '/bin/sh',
+              '-c',
+              `ip link set lo up || exit 3\necho ready\n${HOLDER}`,
+              'proxy-tuner-netns',
+              dir,
+            ],
+            {
+              stdio: ['pipe', 'pipe', 'pipe'],
+              detached: true,
+            },
+          );
     } catch (e) {
       return Containment.rewriteOnly(dir, `${root ? 'bwrap' : 'unshare'} could not start: ${(e as Error).message}`);
     }
@@ -141,7 +170,7 @@ export class Containment {
   /** The command that runs `cmd args` contained (unchanged in rewrite-only mode). */
   wrap(cmd: string, args: string[]): WrappedCommand {
     if (!this.contained) return { cmd, args };
-    if (this.disposed) throw new Error('the run\'s containment was already closed');
+    if (this.disposed) throw new Error("the run's containment was already closed");
     const root = process.getuid?.() === 0;
     const enter = root
       ? [`--net=/proc/${this.netnsPid}/ns/net`]
@@ -196,7 +225,9 @@ export function unavailableReason(): string | null {
   else {
     const tools = process.getuid?.() === 0 ? ['bwrap', 'nsenter'] : ['bwrap', 'nsenter', 'unshare', 'ip'];
     const missing = tools.filter((t) => spawnSync(t, t === 'ip' ? ['-V'] : ['--version'], { stdio: 'ignore', timeout: 5000 }).status !== 0);
-    cachedReason = missing.length ? `${missing.join(', ')} not installed (Debian/Ubuntu: apt-get install bubblewrap util-linux iproute2)` : null;
+    cachedReason = missing.length
+      ? `${missing.join(', ')} not installed (Debian/Ubuntu: apt-get install bubblewrap util-linux iproute2)`
+      : null;
   }
   return cachedReason;
 }

@@ -169,11 +169,18 @@ export default function () {
 `;
 }
 
-const py = (v: unknown) => JSON.stringify(v).replace(/\bnull\b/g, 'None').replace(/\btrue\b/g, 'True').replace(/\bfalse\b/g, 'False');
+const py = (v: unknown) =>
+  JSON.stringify(v)
+    .replace(/\bnull\b/g, 'None')
+    .replace(/\btrue\b/g, 'True')
+    .replace(/\bfalse\b/g, 'False');
 
 /** A locustfile (Locust 2.x) with the same task mix, for `--master` / `--worker` runs. */
 export function locustfile(s: ExportScenario, meta: { source: string; generatedAt: string }): string {
-  const classes = s.kindBy === 'per-connection' ? s.requests.map((r, i) => ({ r, i, weight: r.weight, tasks: [r] })) : [{ r: s.requests[0], i: 0, weight: 1, tasks: s.requests }];
+  const classes =
+    s.kindBy === 'per-connection'
+      ? s.requests.map((r, i) => ({ r, i, weight: r.weight, tasks: [r] }))
+      : [{ r: s.requests[0], i: 0, weight: 1, tasks: s.requests }];
   const userClass = (c: (typeof classes)[number]) => {
     const name = classes.length === 1 ? 'ProxyTunerUser' : `ProxyTunerUser${c.i + 1}`;
     const tls = c.tasks[0].tls;

@@ -75,10 +75,7 @@ export interface DoneMessage {
 }
 
 export type WorkerMessage =
-  | BatchMessage
-  | DoneMessage
-  | { type: 'ready'; worker: number }
-  | { type: 'fatal'; worker: number; message: string };
+  BatchMessage | DoneMessage | { type: 'ready'; worker: number } | { type: 'fatal'; worker: number; message: string };
 
 const READ_BUF_SIZE = 64 * 1024;
 const TCP_MESSAGE = Buffer.alloc(TCP_ECHO_BYTES, 0x61);
@@ -107,8 +104,7 @@ interface Batch {
 function classify(err: NodeJS.ErrnoException | undefined, connected: boolean, tlsConn: boolean): ErrorKind {
   const code = err?.code ?? '';
   if (!connected) {
-    if (tlsConn && (code.startsWith('ERR_SSL') || code === 'ECONNRESET' || /ssl|tls|handshake/i.test(err?.message ?? '')))
-      return 'tls';
+    if (tlsConn && (code.startsWith('ERR_SSL') || code === 'ECONNRESET' || /ssl|tls|handshake/i.test(err?.message ?? ''))) return 'tls';
     return 'connect';
   }
   if (code === 'ETIMEDOUT') return 'timeout';

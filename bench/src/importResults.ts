@@ -81,7 +81,13 @@ function baseResult(engine: 'k6' | 'locust', file: string, sc: ExportScenario | 
   if (sc) {
     try {
       const u = new URL(sc.baseUrl);
-      listener = { host: u.hostname, port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80), tls: u.protocol === 'https:', http2: scenarioFacts(scenario).transport === 'http2', stream: false };
+      listener = {
+        host: u.hostname,
+        port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80),
+        tls: u.protocol === 'https:',
+        http2: scenarioFacts(scenario).transport === 'http2',
+        stream: false,
+      };
     } catch {
       // no URL: left empty
     }
@@ -121,7 +127,8 @@ export function fromK6Summary(text: string, file: string, sc: ExportScenario | n
   const metric = (name: string) => m[`${name}{scenario:main}`] ?? m[name];
   const dur = metric('http_req_duration') as Record<string, number> | undefined;
   const reqs = metric('http_reqs') as Record<string, number> | undefined;
-  if (!dur || !reqs || typeof reqs.count !== 'number') throw new ImportError(`${file}: no http_req_duration / http_reqs metrics: not an HTTP test's summary`);
+  if (!dur || !reqs || typeof reqs.count !== 'number')
+    throw new ImportError(`${file}: no http_req_duration / http_reqs metrics: not an HTTP test's summary`);
   const gauge = (name: string) => {
     const g = m[name] as { value?: number } | undefined;
     return typeof g?.value === 'number' ? g.value : undefined;
@@ -130,23 +137,39 @@ export function fromK6Summary(text: string, file: string, sc: ExportScenario | n
   const r = baseResult('k6', file, sc, { connections });
   const mainOnly = m['http_req_duration{scenario:main}'] !== undefined;
   const durationS = gauge('proxy_tuner_duration_s') ?? sc?.durationS ?? (j.state?.testRunDurationMs ?? 0) / 1000;
-  if (!(durationS > 0)) throw new ImportError(`${file}: the measured duration is unknown (no proxy_tuner_duration_s gauge, no --scenario file, no testRunDurationMs)`);
+  if (!(durationS > 0))
+    throw new ImportError(
+      `${file}: the measured duration is unknown (no proxy_tuner_duration_s gauge, no --scenario file, no testRunDurationMs)`,
+    );
   r.durationS = durationS;
   r.requests = reqs.count;
   r.rps = Math.round(reqs.count / durationS);
   const p = (k: string) => (typeof dur[k] === 'number' ? r3(dur[k]) : 0);
   r.latencyMs = { p50: p('med'), p90: p('p(90)'), p99: p('p(99)'), p999: p('p(99.9)'), max: p('max'), mean: p('avg') };
-  r.distribution = ([[0, 'min'], [50, 'med'], [90, 'p(90)'], [95, 'p(95)'], [99, 'p(99)'], [99.9, 'p(99.9)'], [100, 'max']] as [number, string][])
+  r.distribution = (
+    [
+      [0, 'min'],
+      [50, 'med'],
+      [90, 'p(90)'],
+      [95, 'p(95)'],
+      [99, 'p(99)'],
+      [99.9, 'p(99.9)'],
+      [100, 'max'],
+    ] as [number, string][]
+  )
     .filter(([, k]) => typeof dur[k] === 'number')
     .map(([q, k]) => [q, r3(dur[k])]);
   const failed = metric('http_req_failed') as { value?: number; passes?: number } | undefined;
   // a Rate's "passes" counts its non-zero samples: for http_req_failed, the failed requests
   const nFailed = typeof failed?.passes === 'number' ? failed.passes : Math.round((failed?.value ?? 0) * reqs.count);
   r.errors.non2xx = nFailed;
-  if (nFailed > 0) r.warnings.push(`k6 counts failed requests (4xx/5xx answers and transport errors) together: ${nFailed} shown as non-2xx`);
-  if (!mainOnly) r.warnings.push('the summary has no {scenario:main} sub-metrics (not a proxy-tuner export?): the figures include any warm-up');
+  if (nFailed > 0)
+    r.warnings.push(`k6 counts failed requests (4xx/5xx answers and transport errors) together: ${nFailed} shown as non-2xx`);
+  if (!mainOnly)
+    r.warnings.push('the summary has no {scenario:main} sub-metrics (not a proxy-tuner export?): the figures include any warm-up');
   const dropped = (m.dropped_iterations as { count?: number } | undefined)?.count ?? 0;
-  if (dropped > 0) r.warnings.push(`k6 dropped ${dropped} iterations: the arrival rate needed more VUs than allowed, so the offered rate was not kept`);
+  if (dropped > 0)
+    r.warnings.push(`k6 dropped ${dropped} iterations: the arrival rate needed more VUs than allowed, so the offered rate was not kept`);
   const th = (dur.thresholds ?? undefined) as unknown as Record<string, boolean> | undefined;
   // in --summary-export a threshold's value is true when it FAILED
   for (const [expr, failedTh] of Object.entries(th ?? {})) r.warnings.push(`k6 threshold ${expr}: ${failedTh ? 'failed' : 'passed'}`);
@@ -155,7 +178,12 @@ export function fromK6Summary(text: string, file: string, sc: ExportScenario | n
 }
 
 /** Locust `--csv` stats (OUT_stats.csv), with its history and failures files beside it. */
-export function fromLocustCsv(statsText: string, file: string, sc: ExportScenario | null, side: { history?: string; failures?: string }): BenchResult {
+export function fromLocustCsv(
+  statsText: string,
+  file: string,
+  sc: ExportScenario | null,
+  side: { history?: string; failures?: string },
+): BenchResult {
   const rows = csvRows(statsText);
   const agg = rows.find((x) => x.Name === 'Aggregated');
   if (!agg || agg['Request Count'] === undefined) throw new ImportError(`${file}: no "Aggregated" row: not a Locust --csv stats file`);
@@ -164,9 +192,17 @@ export function fromLocustCsv(statsText: string, file: string, sc: ExportScenari
   const rps = num(agg['Requests/s']);
   r.rps = Math.round(rps);
   r.durationS = rps > 0 ? Math.round((r.requests / rps) * 100) / 100 : (sc?.durationS ?? 0);
-  r.latencyMs = { p50: num(agg['50%']), p90: num(agg['90%']), p99: num(agg['99%']), p999: num(agg['99.9%']), max: r3(num(agg['Max Response Time'])), mean: r3(num(agg['Average Response Time'])) };
+  r.latencyMs = {
+    p50: num(agg['50%']),
+    p90: num(agg['90%']),
+    p99: num(agg['99%']),
+    p999: num(agg['99.9%']),
+    max: r3(num(agg['Max Response Time'])),
+    mean: r3(num(agg['Average Response Time'])),
+  };
   r.distribution = [[0, r3(num(agg['Min Response Time']))]] as [number, number][];
-  for (const q of ['50', '66', '75', '80', '90', '95', '98', '99', '99.9', '99.99']) if (agg[`${q}%`] !== undefined && agg[`${q}%`] !== 'N/A') r.distribution.push([Number(q), num(agg[`${q}%`])]);
+  for (const q of ['50', '66', '75', '80', '90', '95', '98', '99', '99.9', '99.99'])
+    if (agg[`${q}%`] !== undefined && agg[`${q}%`] !== 'N/A') r.distribution.push([Number(q), num(agg[`${q}%`])]);
   r.distribution.push([100, r.latencyMs.max]);
   const failures = num(agg['Failure Count']);
   if (side.failures) {
@@ -214,7 +250,9 @@ export function fromLocustCsv(statsText: string, file: string, sc: ExportScenari
     r.perSecond = samples;
     if (!sc) r.connections = Math.max(0, ...samples.map((s) => s.load));
   }
-  r.warnings.push('Locust reports response times in whole milliseconds above 100 ms and percentiles rounded to 2 significant digits; it is a closed model (each user waits for its answer)');
+  r.warnings.push(
+    'Locust reports response times in whole milliseconds above 100 ms and percentiles rounded to 2 significant digits; it is a closed model (each user waits for its answer)',
+  );
   return r;
 }
 

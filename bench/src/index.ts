@@ -32,7 +32,13 @@ export interface RunHooks {
   onProgress?(sample: SecondSample): void;
   signal?: AbortSignal;
   /** Called with the sandbox once the proxy accepts connections (tests, the panel's "show config"). */
-  onProxyReady?(info: { pgid: number; dir: string; listeners: SandboxListener[]; backend: Backend | NativeBackend; mode: 'namespace' | 'rewrite-only' }): void;
+  onProxyReady?(info: {
+    pgid: number;
+    dir: string;
+    listeners: SandboxListener[];
+    backend: Backend | NativeBackend;
+    mode: 'namespace' | 'rewrite-only';
+  }): void;
   /** Called once the proxy has stopped, before its folder is removed (tests read what it left there). */
   onProxyStopped?(info: { dir: string }): void;
 }
@@ -64,7 +70,8 @@ export interface ResolvedOptions {
 /** Checks and completes options; throws BenchUsageError. */
 export function resolveOptions(o: BenchOptions): ResolvedOptions {
   const scenario = o.scenario ?? 'http1-keepalive';
-  if (!(SCENARIOS as readonly string[]).includes(scenario)) throw new BenchUsageError(`unknown scenario "${scenario}" (one of: ${SCENARIOS.join(', ')})`);
+  if (!(SCENARIOS as readonly string[]).includes(scenario))
+    throw new BenchUsageError(`unknown scenario "${scenario}" (one of: ${SCENARIOS.join(', ')})`);
   const int = (v: number | undefined, def: number, min: number, max: number, what: string) => {
     const x = v ?? def;
     if (!Number.isFinite(x) || x < min || x > max) throw new BenchUsageError(`${what} must be between ${min} and ${max} (got ${v})`);
@@ -78,12 +85,15 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   const threads = Math.floor(int(o.threads, 1, 1, 16, 'threads'));
   const timeoutMs = int(o.timeoutMs, 5000, 10, 120_000, 'timeout (ms)');
   const path = o.path ?? '/';
-  if (!path.startsWith('/') || /[\s\r\n]/.test(path)) throw new BenchUsageError(`path must start with "/" and contain no spaces (got "${path}")`);
+  if (!path.startsWith('/') || /[\s\r\n]/.test(path))
+    throw new BenchUsageError(`path must start with "/" and contain no spaces (got "${path}")`);
   if (o.backend?.responseBytes !== undefined && (o.backend.responseBytes < 0 || o.backend.responseBytes > MAX_RESPONSE_BYTES))
     throw new BenchUsageError(`response size must be at most ${MAX_RESPONSE_BYTES} bytes`);
-  if (o.step && (!(o.step.percent > 0) || !(o.step.intervalMs >= 100))) throw new BenchUsageError('step load needs a percent > 0 and an interval >= 100 ms');
+  if (o.step && (!(o.step.percent > 0) || !(o.step.intervalMs >= 100)))
+    throw new BenchUsageError('step load needs a percent > 0 and an interval >= 100 ms');
   const method = o.method ?? 'GET';
-  if (!(HTTP_METHODS as readonly string[]).includes(method)) throw new BenchUsageError(`method must be one of ${HTTP_METHODS.join(', ')} (got "${method}")`);
+  if (!(HTTP_METHODS as readonly string[]).includes(method))
+    throw new BenchUsageError(`method must be one of ${HTTP_METHODS.join(', ')} (got "${method}")`);
   const own = sendsOwnRequests(scenario);
   if (o.method !== undefined && own)
     throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a method cannot be given with it`);
@@ -91,19 +101,24 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
   if (o.body !== undefined) {
     if (typeof o.body !== 'string') throw new BenchUsageError('body must be a string');
     if (own) throw new BenchUsageError(`scenario "${scenario}" sets its own requests: a body cannot be given with it`);
-    if (BODYLESS_METHODS.includes(method)) throw new BenchUsageError(`a request body needs a method that carries one (POST, PUT, PATCH, DELETE, OPTIONS), not ${method}`);
+    if (BODYLESS_METHODS.includes(method))
+      throw new BenchUsageError(`a request body needs a method that carries one (POST, PUT, PATCH, DELETE, OPTIONS), not ${method}`);
     body = Buffer.from(o.body, 'utf8');
-    if (body.length > MAX_REQUEST_BODY_BYTES) throw new BenchUsageError(`body must be at most ${MAX_REQUEST_BODY_BYTES} bytes (got ${body.length})`);
+    if (body.length > MAX_REQUEST_BODY_BYTES)
+      throw new BenchUsageError(`body must be at most ${MAX_REQUEST_BODY_BYTES} bytes (got ${body.length})`);
   }
   const contentType = o.contentType ?? 'application/octet-stream';
   if (o.contentType !== undefined && body === null) throw new BenchUsageError('a content type needs a body');
-  if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(contentType)) throw new BenchUsageError(`content type must be printable ASCII, at most 255 characters (got "${contentType}")`);
+  if (!/^[\x21-\x7e][\x20-\x7e]{0,254}$/.test(contentType))
+    throw new BenchUsageError(`content type must be printable ASCII, at most 255 characters (got "${contentType}")`);
   if (o.listener !== undefined) {
     if (o.target) throw new BenchUsageError('a listener line picks a block of the config: not with a target');
-    if (!Number.isInteger(o.listener.line) || o.listener.line < 1) throw new BenchUsageError(`listener line must be a positive integer (got ${o.listener.line})`);
+    if (!Number.isInteger(o.listener.line) || o.listener.line < 1)
+      throw new BenchUsageError(`listener line must be a positive integer (got ${o.listener.line})`);
   }
   if (!o.configPath && !o.target) throw new BenchUsageError('a config file (or a target) is required');
-  if (o.target && !isLoopbackAddress(o.target.host)) throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
+  if (o.target && !isLoopbackAddress(o.target.host))
+    throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
   return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs, method, body, contentType };
 }
 
@@ -153,11 +168,16 @@ export function pickListener(
     listeners = all.filter((l) => l.block && l.block.line === block.line && path.resolve(l.block.file) === file);
     const where = `${file}:${block.line}`;
     if (listeners.length === 0)
-      throw new BenchUsageError(`${where}: no listener belongs to a block starting on this line (an nginx \`server\` or a HAProxy \`frontend\`/\`listen\` header)`);
+      throw new BenchUsageError(
+        `${where}: no listener belongs to a block starting on this line (an nginx \`server\` or a HAProxy \`frontend\`/\`listen\` header)`,
+      );
     try {
       return pickListener(listeners, scenario);
     } catch (e) {
-      if (e instanceof BenchUsageError) throw new BenchUsageError(`${where}: the block's listeners (${listeners.map((l) => l.original.trim()).join('; ')}) do not suit: ${e.message}`);
+      if (e instanceof BenchUsageError)
+        throw new BenchUsageError(
+          `${where}: the block's listeners (${listeners.map((l) => l.original.trim()).join('; ')}) do not suit: ${e.message}`,
+        );
       throw e;
     }
   }
@@ -169,15 +189,24 @@ export function pickListener(
   switch (facts.listener) {
     case 'stream':
       main = listeners.find((l) => l.stream && !l.udp && !l.ssl);
-      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a plain TCP (L4) listener: nginx \`stream { server { listen ...; } }\` or a HAProxy frontend in \`mode tcp\``);
+      if (!main)
+        throw new BenchUsageError(
+          `scenario "${scenario}" needs a plain TCP (L4) listener: nginx \`stream { server { listen ...; } }\` or a HAProxy frontend in \`mode tcp\``,
+        );
       return { main };
     case 'tls':
       main = secure[0];
-      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs a TLS listener (nginx \`listen ... ssl\`, HAProxy \`bind ... ssl crt ...\`)`);
+      if (!main)
+        throw new BenchUsageError(
+          `scenario "${scenario}" needs a TLS listener (nginx \`listen ... ssl\`, HAProxy \`bind ... ssl crt ...\`)`,
+        );
       return { main };
     case 'http2':
       main = http.find((l) => l.http2 && l.ssl) ?? http.find((l) => l.http2);
-      if (!main) throw new BenchUsageError(`scenario "${scenario}" needs an HTTP/2 listener (nginx \`listen ... http2\`, HAProxy \`bind ... alpn h2\` or \`proto h2\`)`);
+      if (!main)
+        throw new BenchUsageError(
+          `scenario "${scenario}" needs an HTTP/2 listener (nginx \`listen ... http2\`, HAProxy \`bind ... alpn h2\` or \`proto h2\`)`,
+        );
       return { main };
     case 'plain-http':
       main = plain[0];
@@ -243,7 +272,13 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     let proxyInfo: BenchResult['proxy'];
     if (options.target) {
       main = { host: options.target.host, port: options.target.port, tls: !!options.target.tls || needsTls(r.scenario) };
-      listenerInfo = { host: main.host, port: main.port, tls: main.tls, http2: facts.transport === 'http2', stream: facts.transport === 'tcp' };
+      listenerInfo = {
+        host: main.host,
+        port: main.port,
+        tls: main.tls,
+        http2: facts.transport === 'http2',
+        stream: facts.transport === 'tcp',
+      };
       proxyInfo = { kind: 'external', binary: '', version: '' };
     } else {
       sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
@@ -273,9 +308,16 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         backendInfo = { kind: 'node', why: plan.kind === 'node' ? plan.why : 'the native backend did not start' };
       }
       sandbox.setBackend(backend.ports);
-      if (facts.mix && facts.mix.tlsClose > 0 && !picked.tls) warnings.push(`${r.scenario}: the config has no TLS listener; the TLS share runs as plain short connections`);
+      if (facts.mix && facts.mix.tlsClose > 0 && !picked.tls)
+        warnings.push(`${r.scenario}: the config has no TLS listener; the TLS share runs as plain short connections`);
       await sandbox.start(signal);
-      hooks.onProxyReady?.({ pgid: sandbox.pgid, dir: sandbox.dir, listeners: sandbox.listeners, backend, mode: sandbox.containment?.mode ?? 'rewrite-only' });
+      hooks.onProxyReady?.({
+        pgid: sandbox.pgid,
+        dir: sandbox.dir,
+        listeners: sandbox.listeners,
+        backend,
+        mode: sandbox.containment?.mode ?? 'rewrite-only',
+      });
       warnings.push(...sandbox.warnings);
       main = toTarget(picked.main);
       tlsTarget = picked.tls ? toTarget(picked.tls) : undefined;
@@ -299,28 +341,44 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     });
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
-    const bstats = be ? await be.statsBetween(load.measuredFrom, load.measuredTo) : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
+    const bstats = be
+      ? await be.statsBetween(load.measuredFrom, load.measuredTo)
+      : { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
     // what reached the backend through the proxy (before a direct baseline adds its own requests)
     const tcp = facts.transport === 'tcp';
     const life = be && !tcp ? await be.stats() : null;
-    const received = life && life.methods ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 } : undefined;
+    const received =
+      life && life.methods
+        ? { methods: life.methods, bodyBytesMin: life.bodyBytesMin ?? 0, bodyBytesMax: life.bodyBytesMax ?? 0 }
+        : undefined;
     const receivedRequests = life ? (life.methods ? Object.values(life.methods).reduce((a, b) => a + b, 0) : life.requests) : undefined;
     const bConn = tcp ? bstats.tcpConnections : bstats.connections;
     const bReq = tcp ? load.requests : bstats.requests;
 
     if (load.tlsFull + load.tlsResumed > 0 && facts.tls === 'resume' && load.tlsResumed === 0)
       warnings.push(`${r.scenario}: no TLS session was resumed (the server offers neither session tickets nor a session cache)`);
-    if (sb?.proxyExited) warnings.push(`${sb.kind} exited during the run (crashed or killed): the requests after that failed, so these numbers do not measure the config`);
-    if (be instanceof NativeBackend && be.exited) warnings.push(`the native ${be.kind} backend exited during the run: the requests after that failed`);
+    if (sb?.proxyExited)
+      warnings.push(
+        `${sb.kind} exited during the run (crashed or killed): the requests after that failed, so these numbers do not measure the config`,
+      );
+    if (be instanceof NativeBackend && be.exited)
+      warnings.push(`the native ${be.kind} backend exited during the run: the requests after that failed`);
     if (load.inFlightDropped > 0) warnings.push(`${load.inFlightDropped} request(s) still in flight at the end were not counted`);
 
     let direct: DirectResult | undefined;
     if (options.direct && be) {
       const hp = be.hostPorts;
       const port = tcp ? hp.tcp : facts.transport === 'http2' ? hp.h2c : needsTls(r.scenario) ? hp.https : hp.http;
-      if (facts.transport === 'http2' && listenerInfo.tls) warnings.push(`direct baseline for ${r.scenario}: HTTP/2 without TLS (h2c) straight to the backend`);
+      if (facts.transport === 'http2' && listenerInfo.tls)
+        warnings.push(`direct baseline for ${r.scenario}: HTTP/2 without TLS (h2c) straight to the backend`);
       const dl = await runLoad(
-        loadOptions(r, { host: '127.0.0.1', port, tls: needsTls(r.scenario) }, 'localhost', options, tlsTarget ? { host: '127.0.0.1', port: hp.https, tls: true } : undefined),
+        loadOptions(
+          r,
+          { host: '127.0.0.1', port, tls: needsTls(r.scenario) },
+          'localhost',
+          options,
+          tlsTarget ? { host: '127.0.0.1', port: hp.https, tls: true } : undefined,
+        ),
         { signal },
       );
       const ds = await be.statsBetween(dl.measuredFrom, dl.measuredTo);
@@ -345,7 +403,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const loadEnd = loadavg();
     const cpus = os.cpus().length;
     if (loadStart[0] > cpus * 0.5)
-      warnings.push(`the machine was busy before the run (load average ${loadStart[0]} on ${cpus} CPUs): absolute numbers are noisy, compare ratios measured in one run`);
+      warnings.push(
+        `the machine was busy before the run (load average ${loadStart[0]} on ${cpus} CPUs): absolute numbers are noisy, compare ratios measured in one run`,
+      );
     return {
       scenario: r.scenario,
       model: r.rate > 0 ? 'open' : 'closed',
@@ -366,7 +426,14 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         generatorProcess: round2(load.processCpuSeconds),
         backend: round2(backendCpu),
       },
-      backend: { ...(be ? backendInfo : {}), connections: bConn, requests: bReq, connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0, received, receivedRequests },
+      backend: {
+        ...(be ? backendInfo : {}),
+        connections: bConn,
+        requests: bReq,
+        connectionsPerRequest: bReq > 0 ? Math.round((bConn / bReq) * 10000) / 10000 : 0,
+        received,
+        receivedRequests,
+      },
       direct,
       cost,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
@@ -396,7 +463,13 @@ export const SATURATED_CORE = 0.9;
 
 /** The bench's own CPU per request and which part, if not the proxy, limited the run. */
 export function costOf(
-  load: { requests: number; durationS: number; generatorCpuSeconds: number; processCpuSeconds: number; busiestThreadCpuSeconds: number | null },
+  load: {
+    requests: number;
+    durationS: number;
+    generatorCpuSeconds: number;
+    processCpuSeconds: number;
+    busiestThreadCpuSeconds: number | null;
+  },
   proxyCpu: number,
   backendCpu: number,
   threads: number,
@@ -409,7 +482,11 @@ export function costOf(
   // the native backend runs one worker (nginx) or one thread (HAProxy), the Node backend one thread
   const backendCoreShare = Math.round((backendCpu / load.durationS) * 100) / 100;
   const bottleneck =
-    generatorCoreShare >= SATURATED_CORE || backendCoreShare >= SATURATED_CORE ? (generatorCoreShare >= backendCoreShare ? 'generator' : 'backend') : undefined;
+    generatorCoreShare >= SATURATED_CORE || backendCoreShare >= SATURATED_CORE
+      ? generatorCoreShare >= backendCoreShare
+        ? 'generator'
+        : 'backend'
+      : undefined;
   return {
     benchCpuUsPerRequest: us(gen + backendCpu),
     generatorCpuUsPerRequest: us(gen),
@@ -468,15 +545,33 @@ export async function exportScenario(options: BenchOptions, p99ThresholdMs: numb
     }
   }
   const body = r.body ? r.body.toString('utf8') : null;
-  const one = (close: boolean, tls = false): ExportRequest => ({ weight: 1, method: r.method, path: r.path, body, contentType: body !== null ? r.contentType : null, close, tls });
-  const notes: string[] = ['only the requests are exported: the answers come from the proxy you point it at and its real upstreams (no built-in backend)'];
+  const one = (close: boolean, tls = false): ExportRequest => ({
+    weight: 1,
+    method: r.method,
+    path: r.path,
+    body,
+    contentType: body !== null ? r.contentType : null,
+    close,
+    tls,
+  });
+  const notes: string[] = [
+    'only the requests are exported: the answers come from the proxy you point it at and its real upstreams (no built-in backend)',
+  ];
   let requests: ExportRequest[];
   let kindBy: ExportScenario['kindBy'] = 'per-request';
   if (facts.requests === 'get-post-mix') {
     const posts = GET_POST_MIX.postAt.length;
     requests = [
       { weight: GET_POST_MIX.of - posts, method: 'GET', path: r.path, body: null, contentType: null, close: false, tls: false },
-      { weight: posts, method: 'POST', path: r.path, body: GET_POST_MIX.postBody, contentType: GET_POST_MIX.postContentType, close: false, tls: false },
+      {
+        weight: posts,
+        method: 'POST',
+        path: r.path,
+        body: GET_POST_MIX.postBody,
+        contentType: GET_POST_MIX.postContentType,
+        close: false,
+        tls: false,
+      },
     ];
     notes.push(
       `${Math.round(((GET_POST_MIX.of - posts) / GET_POST_MIX.of) * 100)}% GET / ${Math.round((posts / GET_POST_MIX.of) * 100)}% POST drawn at random per request (the built-in generator interleaves them in a fixed order)`,

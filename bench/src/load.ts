@@ -187,14 +187,17 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
         measureAt = startAt + warmupMs;
         endAt = measureAt + durationMs;
         for (const w of workers) w.postMessage({ type: 'start', startAt, measureAt, endAt });
-        measureTimer = setTimeout(() => {
-          cpuAtMeasure = process.cpuUsage();
-          mainCpuAtMeasure = threadCpuSeconds();
-          hooks.onMeasureStart?.();
-        }, Math.max(0, measureAt - epochNow()));
+        measureTimer = setTimeout(
+          () => {
+            cpuAtMeasure = process.cpuUsage();
+            mainCpuAtMeasure = threadCpuSeconds();
+            hooks.onMeasureStart?.();
+          },
+          Math.max(0, measureAt - epochNow()),
+        );
         if (hardTimer) clearTimeout(hardTimer);
         // Until the workers are ready: a bound on their start-up.
-      hardTimer = setTimeout(() => finish(new Error('load generator threads did not start within 30 s')), 30_000);
+        hardTimer = setTimeout(() => finish(new Error('load generator threads did not start within 30 s')), 30_000);
       };
       for (let i = 0; i < threads; i++) {
         const cfg: WorkerConfig = {
@@ -224,8 +227,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
           if (m.type === 'batch') onBatch(m);
           else if (m.type === 'ready') {
             if (++ready === threads) begin();
-          }
-          else if (m.type === 'done') {
+          } else if (m.type === 'done') {
             inFlightDropped += m.inFlightDropped;
             workersCpu = workersCpu === null || m.cpuSeconds === null ? null : workersCpu + m.cpuSeconds;
             if (m.cpuSeconds !== null) busiestWorkerCpu = Math.max(busiestWorkerCpu, m.cpuSeconds);

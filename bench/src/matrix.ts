@@ -82,8 +82,6 @@ export function findMatrixBinary(
   binaries: MatrixBinary[] = loadMatrix(),
 ): MatrixBinary | undefined {
   const want = version.trim();
-  const hits = binaries.filter(
-    (b) => b.product === product && (b.version === want || b.version.startsWith(want + '.')),
-  );
+  const hits = binaries.filter((b) => b.product === product && (b.version === want || b.version.startsWith(want + '.')));
   return hits[hits.length - 1];
 }

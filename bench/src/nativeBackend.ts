@@ -63,7 +63,8 @@ interface Counters {
 export function checkNativeOptions(o: BackendOptions): void {
   if (o.latency) throw new NativeBackendUnsupported('an added latency needs the built-in backend');
   const status = o.status ?? 200;
-  if (!Number.isInteger(status) || status < 200 || status > 599) throw new NativeBackendUnsupported('backend status must be an integer from 200 to 599');
+  if (!Number.isInteger(status) || status < 200 || status > 599)
+    throw new NativeBackendUnsupported('backend status must be an integer from 200 to 599');
   const size = o.responseBytes ?? Buffer.byteLength(DEFAULT_NATIVE_BODY);
   if (status !== 200 && status < 300 && size > INLINE_MAX && status !== 204)
     throw new NativeBackendUnsupported(`a ${status} response larger than ${INLINE_MAX} bytes needs the built-in backend`);
@@ -95,7 +96,8 @@ export function nginxBackendConfig(a: {
   else if (a.body !== null) answer = `return ${a.status} ${quote(a.body)};`;
   else if (a.status === 200) answer = 'try_files /body =500;';
   else answer = `return ${a.status};`;
-  const errorPage = a.body === null && !noBody && a.status !== 200 ? `        error_page ${a.status} /body;\n        location = /body { internal; }\n` : '';
+  const errorPage =
+    a.body === null && !noBody && a.status !== 200 ? `        error_page ${a.status} /body;\n        location = /body { internal; }\n` : '';
   const hh = a.host;
   const h2 = a.http2Directive
     ? `    server {\n        listen 127.0.0.1:${a.ports.h2c};\n${hh ? `        listen 127.0.0.1:${hh.h2c};\n` : ''}        http2 on;\n`
@@ -128,7 +130,14 @@ export function nginxBackendConfig(a: {
     '    server {',
     `        listen 127.0.0.1:${a.ports.http};`,
     ...(hh ? [`        listen 127.0.0.1:${hh.http};`] : []),
-    ...(a.tls ? [`        listen 127.0.0.1:${a.ports.https} ssl;`, ...(hh ? [`        listen 127.0.0.1:${hh.https} ssl;`] : []), `        ssl_certificate ${a.tls.certFile};`, `        ssl_certificate_key ${a.tls.keyFile};`] : []),
+    ...(a.tls
+      ? [
+          `        listen 127.0.0.1:${a.ports.https} ssl;`,
+          ...(hh ? [`        listen 127.0.0.1:${hh.https} ssl;`] : []),
+          `        ssl_certificate ${a.tls.certFile};`,
+          `        ssl_certificate_key ${a.tls.keyFile};`,
+        ]
+      : []),
     locations + '    }',
     h2 + locations + '    }',
     '    server {',
@@ -170,10 +179,17 @@ export function haproxyBackendConfig(a: {
     'frontend pt_backend',
     `    bind 127.0.0.1:${a.ports.http}`,
     ...(hf ? [`    bind fd@${hf.http}`] : []),
-    ...(a.tls ? [`    bind 127.0.0.1:${a.ports.https} ssl crt ${a.tls.pemFile}`, ...(hf ? [`    bind fd@${hf.https} ssl crt ${a.tls.pemFile}`] : [])] : []),
+    ...(a.tls
+      ? [
+          `    bind 127.0.0.1:${a.ports.https} ssl crt ${a.tls.pemFile}`,
+          ...(hf ? [`    bind fd@${hf.https} ssl crt ${a.tls.pemFile}`] : []),
+        ]
+      : []),
     `    bind 127.0.0.1:${a.ports.h2c} proto h2`,
     ...(hf ? [`    bind fd@${hf.h2c} proto h2`] : []),
-    noBody ? `    http-request return status ${a.status}` : `    http-request return status ${a.status} content-type application/json file ${a.dir}/www/body`,
+    noBody
+      ? `    http-request return status ${a.status}`
+      : `    http-request return status ${a.status} content-type application/json file ${a.dir}/www/body`,
     'frontend pt_stats',
     hf ? `    bind fd@${hf.status}` : `    bind 127.0.0.1:${a.ports.status}`,
     '    stats enable',
@@ -287,7 +303,14 @@ export class NativeBackend {
                 http2Directive: versionAtLeast(version, [1, 25, 1]),
                 host: hostPortsOf,
               })
-            : haproxyBackendConfig({ dir, ports, status, bodyBytes: body.length, tls, hostFds: hl.length ? { http: fdOf(0), https: fdOf(1), h2c: fdOf(2), status: fdOf(3) } : undefined });
+            : haproxyBackendConfig({
+                dir,
+                ports,
+                status,
+                bodyBytes: body.length,
+                tls,
+                hostFds: hl.length ? { http: fdOf(0), https: fdOf(1), h2c: fdOf(2), status: fdOf(3) } : undefined,
+              });
         writeFileSync(conf, text, { mode: 0o600 });
         const args =
           choice.kind === 'nginx' ? ['-p', dir + '/', '-c', conf, '-e', path.join(dir, 'logs', 'error.log')] : ['-db', '-f', conf];
@@ -305,7 +328,9 @@ export class NativeBackend {
         }
         let ok = true;
         // contained: only the host-side sockets can be probed from here (the others are in the namespace)
-        const probe = hostPortsOf ? [hostPortsOf.http, hostPortsOf.https, hostPortsOf.h2c, hostPortsOf.status] : [ports.http, ports.https, ports.h2c, ports.status];
+        const probe = hostPortsOf
+          ? [hostPortsOf.http, hostPortsOf.https, hostPortsOf.h2c, hostPortsOf.status]
+          : [ports.http, ports.https, ports.h2c, ports.status];
         for (const p of probe) {
           if (p && !(await waitForPort(p, 10_000, () => !proc.exited))) {
             ok = false;
@@ -341,7 +366,9 @@ export class NativeBackend {
           // none
         }
         const text2 = `${info.output}\n${log}`.trim();
-        lastError = new Error(`the native ${choice.kind} backend did not start: ${text2.split('\n').find((l) => /emerg|alert|error|ALERT/i.test(l)) ?? text2.slice(0, 400)}`);
+        lastError = new Error(
+          `the native ${choice.kind} backend did not start: ${text2.split('\n').find((l) => /emerg|alert|error|ALERT/i.test(l)) ?? text2.slice(0, 400)}`,
+        );
         if (!/Address already in use|cannot bind/i.test(text2)) break;
       }
     } catch (e) {
@@ -356,25 +383,29 @@ export class NativeBackend {
   private poll(): Promise<void> {
     if (this.polling || this.stopped) return this.polling ?? Promise.resolve();
     this.polling = new Promise<void>((resolve) => {
-      const req = http.get({ host: '127.0.0.1', port: this.statusPort, path: this.kind === 'nginx' ? '/' : '/;csv', agent: this.agent, timeout: 2000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          if (text.length < 65536) text += c;
-        });
-        res.on('end', () => {
-          this.ownRequests++;
-          const c = this.kind === 'nginx' ? parseStubStatus(text) : parseHaproxyCsv(text);
-          // nginx's counters are global: they include this request and our own connection(s).
-          if (c) {
-            const own = this.kind === 'nginx' ? { connections: this.ownConnections, requests: this.ownRequests } : { connections: 0, requests: 0 };
-            this.samples.push({ at: Date.now(), connections: c.connections - own.connections, requests: c.requests - own.requests });
-            if (this.samples.length > 12_000) this.samples.splice(0, 6000);
-          }
-          resolve();
-        });
-        res.on('error', () => resolve());
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port: this.statusPort, path: this.kind === 'nginx' ? '/' : '/;csv', agent: this.agent, timeout: 2000 },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            if (text.length < 65536) text += c;
+          });
+          res.on('end', () => {
+            this.ownRequests++;
+            const c = this.kind === 'nginx' ? parseStubStatus(text) : parseHaproxyCsv(text);
+            // nginx's counters are global: they include this request and our own connection(s).
+            if (c) {
+              const own =
+                this.kind === 'nginx' ? { connections: this.ownConnections, requests: this.ownRequests } : { connections: 0, requests: 0 };
+              this.samples.push({ at: Date.now(), connections: c.connections - own.connections, requests: c.requests - own.requests });
+              if (this.samples.length > 12_000) this.samples.splice(0, 6000);
+            }
+            resolve();
+          });
+          res.on('error', () => resolve());
+        },
+      );
       req.on('socket', (s) => {
         if (!(req as http.ClientRequest & { reusedSocket?: boolean }).reusedSocket) this.ownConnections++;
         void s;
@@ -396,7 +427,11 @@ export class NativeBackend {
         const a = s[i - 1];
         const b = s[i];
         const f = b.at === a.at ? 1 : (t - a.at) / (b.at - a.at);
-        return { at: t, connections: a.connections + f * (b.connections - a.connections), requests: a.requests + f * (b.requests - a.requests) };
+        return {
+          at: t,
+          connections: a.connections + f * (b.connections - a.connections),
+          requests: a.requests + f * (b.requests - a.requests),
+        };
       }
     }
     return s[s.length - 1];
@@ -412,7 +447,12 @@ export class NativeBackend {
     const a = this.at(from);
     const b = this.at(to);
     if (!a || !b) return { connections: 0, requests: 0, tcpConnections: 0, tcpBytes: 0 };
-    return { connections: Math.max(0, Math.round(b.connections - a.connections)), requests: Math.max(0, Math.round(b.requests - a.requests)), tcpConnections: 0, tcpBytes: 0 };
+    return {
+      connections: Math.max(0, Math.round(b.connections - a.connections)),
+      requests: Math.max(0, Math.round(b.requests - a.requests)),
+      tcpConnections: 0,
+      tcpBytes: 0,
+    };
   }
 
   /** Whole-life counters (no per-method accounting: that is the Node backend's). */

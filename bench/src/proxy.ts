@@ -204,7 +204,8 @@ export async function waitForPort(port: number, timeoutMs: number, stillRunning:
 }
 
 export const INSTALL_HINT: Record<'nginx' | 'haproxy', string> = {
-  nginx: 'nginx was not found on PATH; install it (Debian/Ubuntu: `apt-get install nginx`) or pass its path (--binary / proxyTuner.nginx.path).',
+  nginx:
+    'nginx was not found on PATH; install it (Debian/Ubuntu: `apt-get install nginx`) or pass its path (--binary / proxyTuner.nginx.path).',
   haproxy:
     'haproxy was not found on PATH; install it (Debian/Ubuntu: `apt-get install haproxy`) or pass its path (--binary / proxyTuner.haproxy.path).',
 };

@@ -6,11 +6,20 @@ import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample }
 import { readFileSync, statSync } from 'node:fs';
 import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
 import { scenarioFacts } from '../../protocol/scenarios';
-import { BenchUsageError, ConfigCheckError, EXPORT_ENGINES, exportScenario, k6Script, locustfile, runBenchmark, SandboxRefusal, type ExportEngine } from '../../bench/src/index';
+import {
+  BenchUsageError,
+  ConfigCheckError,
+  EXPORT_ENGINES,
+  exportScenario,
+  k6Script,
+  locustfile,
+  runBenchmark,
+  SandboxRefusal,
+  type ExportEngine,
+} from '../../bench/src/index';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, UsageError, type FlagSpec } from './args';
-
 
 const HELP = `usage: proxy-tuner bench FILE [options]
 
@@ -118,7 +127,8 @@ export function parseSize(s: string, what: string): number {
 
 function parseNumber(s: string, what: string, integer = true): number {
   const n = Number(s);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${what}: expected ${integer ? 'an integer' : 'a number'} (got '${s}')`);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)))
+    throw new UsageError(`${what}: expected ${integer ? 'an integer' : 'a number'} (got '${s}')`);
   return n;
 }
 
@@ -165,7 +175,8 @@ export function benchOptionsFromArgs(argv: string[]): {
   let exportFile: string | undefined;
   if (ei >= 0 && ei + 2 < argv.length + 1) {
     exportFile = argv[ei + 2];
-    if (exportFile === undefined || exportFile.startsWith('-')) throw new UsageError('--export: expected an engine (k6 or locust) and an output file');
+    if (exportFile === undefined || exportFile.startsWith('-'))
+      throw new UsageError('--export: expected an engine (k6 or locust) and an output file');
     argv = [...argv.slice(0, ei + 2), ...argv.slice(ei + 3)];
   }
   const split = splitBinaries(argv);
@@ -184,7 +195,8 @@ export function benchOptionsFromArgs(argv: string[]): {
     if (!m) throw new UsageError(`--target: expected HOST:PORT (got '${target}')`);
     o.target = { host: m[1].replace(/^\[|\]$/g, ''), port: Number(m[2]) };
   } else {
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing FILE (nginx.conf or haproxy.cfg)' : 'exactly one FILE expected');
+    if (positionals.length !== 1)
+      throw new UsageError(positionals.length === 0 ? 'missing FILE (nginx.conf or haproxy.cfg)' : 'exactly one FILE expected');
     o.configPath = positionals[0];
   }
   const scenario = get('scenario');
@@ -229,15 +241,21 @@ export function benchOptionsFromArgs(argv: string[]): {
   if (flags.has('direct')) o.direct = true;
   const backend: BenchOptions['backend'] = {};
   if (get('response-bytes')) backend.responseBytes = parseSize(get('response-bytes')!, '--response-bytes');
-  if (get('latency')) backend.latency = { kind: 'fixed', ms: parseDuration(get('latency')!.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--latency') };
+  if (get('latency'))
+    backend.latency = { kind: 'fixed', ms: parseDuration(get('latency')!.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--latency') };
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
   if (get('backend')) backend.kind = get('backend') as BackendKindOption;
   if (Object.keys(backend).length) o.backend = backend;
   let exportTo: { engine: ExportEngine; file: string; p99ThresholdMs: number } | undefined;
   if (flags.has('export')) {
     const p99 = get('p99-threshold');
-    exportTo = { engine: get('export') as ExportEngine, file: exportFile!, p99ThresholdMs: p99 ? parseDuration(p99.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--p99-threshold') : 250 };
-    if (o.configPath && path.resolve(exportFile!) === path.resolve(o.configPath)) throw new UsageError('--export: the output file is the config itself');
+    exportTo = {
+      engine: get('export') as ExportEngine,
+      file: exportFile!,
+      p99ThresholdMs: p99 ? parseDuration(p99.replace(/^(\d+(?:\.\d+)?)$/, '$1ms'), '--p99-threshold') : 250,
+    };
+    if (o.configPath && path.resolve(exportFile!) === path.resolve(o.configPath))
+      throw new UsageError('--export: the output file is the config itself');
   } else if (get('p99-threshold')) throw new UsageError('--p99-threshold goes with --export');
   return { options: o, json: flags.has('json'), help: false, binaries, rounds, exportTo };
 }
@@ -283,22 +301,33 @@ export function formatAbTable(sides: AbSide[], rounds: number): string {
   const ratio = (x: number, y: number) => (y > 0 ? `x${(x / y).toFixed(2)}` : '-');
   const lines: string[] = [];
   const r0 = first.runs[0];
-  lines.push(`A/B: the same config on ${sides.length} binaries — ${r0.scenario}, ${r0.model === 'open' ? `open model ${r0.rate} req/s` : 'closed model'}, ${r0.connections} connections, ${r0.durationS}s per run, ${rounds} round(s), order alternated`);
+  lines.push(
+    `A/B: the same config on ${sides.length} binaries — ${r0.scenario}, ${r0.model === 'open' ? `open model ${r0.rate} req/s` : 'closed model'}, ${r0.connections} connections, ${r0.durationS}s per run, ${rounds} round(s), order alternated`,
+  );
   lines.push('');
-  lines.push(`${'binary'.padEnd(24)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('conn/req', 9)} ${pad('proxy cpu', 10)} ${pad('errors', 7)}   vs first`);
+  lines.push(
+    `${'binary'.padEnd(24)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('conn/req', 9)} ${pad('proxy cpu', 10)} ${pad('errors', 7)}   vs first`,
+  );
   for (const s of sides) {
     const name = `${r0.proxy.kind} ${s.version}`.padEnd(24);
     const vs = s === first ? '' : `req/s ${ratio(s.rps, first.rps)}, p99 ${ratio(s.p99, first.p99)}`;
-    lines.push(`${name} ${pad(s.rps, 9)} ${pad(s.p50, 8)} ${pad(s.p99, 8)} ${pad(s.connectionsPerRequest, 9)} ${pad(s.proxyCpuSeconds + 's', 10)} ${pad(s.errors, 7)}   ${vs}`);
+    lines.push(
+      `${name} ${pad(s.rps, 9)} ${pad(s.p50, 8)} ${pad(s.p99, 8)} ${pad(s.connectionsPerRequest, 9)} ${pad(s.proxyCpuSeconds + 's', 10)} ${pad(s.errors, 7)}   ${vs}`,
+    );
   }
   lines.push('');
-  for (const s of sides) lines.push(`${r0.proxy.kind} ${s.version}: ${s.runs[0]?.proxy.binary || s.binary}; per round req/s ${s.runs.map((r) => r.rps).join(', ')}, p99 ${s.runs.map((r) => r.latencyMs.p99).join(', ')} ms`);
+  for (const s of sides)
+    lines.push(
+      `${r0.proxy.kind} ${s.version}: ${s.runs[0]?.proxy.binary || s.binary}; per round req/s ${s.runs.map((r) => r.rps).join(', ')}, p99 ${s.runs.map((r) => r.latencyMs.p99).join(', ')} ms`,
+    );
   for (const s of sides) {
     const reuse = s.connectionsPerRequest > 0.5 && scenarioFacts(r0.scenario).transport !== 'tcp';
     if (reuse) lines.push(`${r0.proxy.kind} ${s.version}: a new upstream connection per request (${s.connectionsPerRequest} per request)`);
   }
   // one line per kind of warning (the busy-machine one differs only in its numbers)
-  const warnings = [...new Map(sides.flatMap((s) => s.runs.flatMap((r) => r.warnings)).map((w) => [w.replace(/[\d.]+/g, '#'), w])).values()];
+  const warnings = [
+    ...new Map(sides.flatMap((s) => s.runs.flatMap((r) => r.warnings)).map((w) => [w.replace(/[\d.]+/g, '#'), w])).values(),
+  ];
   for (const w of warnings) lines.push(`warning: ${w}`);
   return lines.join('\n') + '\n';
 }
@@ -313,7 +342,12 @@ export function resultJson(r: BenchResult): unknown {
     latencyMs: { p50: r.latencyMs.p50, p90: r.latencyMs.p90, p99: r.latencyMs.p99, p999: r.latencyMs.p999, max: r.latencyMs.max },
     perSecond: r.perSecond.map((s) => ({ t: s.t, rps: s.rps, p50: s.p50, p99: s.p99, p999: s.p999, errors: s.errors })),
     errors: r.errors,
-    cpuSeconds: { proxy: r.cpuSeconds.proxy, generator: r.cpuSeconds.generator, generatorProcess: r.cpuSeconds.generatorProcess, backend: r.cpuSeconds.backend },
+    cpuSeconds: {
+      proxy: r.cpuSeconds.proxy,
+      generator: r.cpuSeconds.generator,
+      generatorProcess: r.cpuSeconds.generatorProcess,
+      backend: r.cpuSeconds.backend,
+    },
     backend: r.backend,
     model: r.model,
     connections: r.connections,
@@ -351,7 +385,9 @@ export function formatTable(r: BenchResult): string {
       `${r.connections} connections, ${r.durationS}s on ${r.listener.tls ? 'https' : 'http'}://${r.listener.host}:${r.listener.port}`,
   );
   lines.push('');
-  lines.push(`             ${pad('req/s', 9)} ${pad('p50 ms', 9)} ${pad('p90 ms', 9)} ${pad('p99 ms', 9)} ${pad('p99.9 ms', 9)} ${pad('max ms', 9)} ${pad('errors', 7)}`);
+  lines.push(
+    `             ${pad('req/s', 9)} ${pad('p50 ms', 9)} ${pad('p90 ms', 9)} ${pad('p99 ms', 9)} ${pad('p99.9 ms', 9)} ${pad('max ms', 9)} ${pad('errors', 7)}`,
+  );
   const row = (name: string, rps: number, l: typeof L, e: number) =>
     `${name.padEnd(12)} ${pad(rps, 9)} ${pad(l.p50, 9)} ${pad(l.p90, 9)} ${pad(l.p99, 9)} ${pad(l.p999, 9)} ${pad(l.max, 9)} ${pad(e, 7)}`;
   const total = (e: BenchResult['errors']) => Object.values(e).reduce((a, b) => a + b, 0);
@@ -359,26 +395,38 @@ export function formatTable(r: BenchResult): string {
   if (r.direct) lines.push(row('direct', r.direct.rps, r.direct.latencyMs, total(r.direct.errors)));
   lines.push('');
   lines.push(`requests     ${r.requests}${errs ? `   errors: ${errs}` : ''}`);
-  if (!r.imported) lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
+  if (!r.imported)
+    lines.push(`cpu seconds  proxy ${r.cpuSeconds.proxy}, generator ${r.cpuSeconds.generator}, backend ${r.cpuSeconds.backend}`);
   if (r.cost)
     lines.push(
       `bench cost   ${r.cost.benchCpuUsPerRequest} us CPU per request (generator ${r.cost.generatorCpuUsPerRequest}, backend ${r.cost.backendCpuUsPerRequest}; proxy ${r.cost.proxyCpuUsPerRequest}); ` +
         `busiest generator thread ${Math.round(r.cost.generatorCoreShare * 100)}% of a core, backend ${Math.round(r.cost.backendCoreShare * 100)}%`,
     );
-  if (r.imported) lines.push(`imported     ${r.imported.engine} results from ${r.imported.file}${r.imported.workers ? ` (${r.imported.workers} workers)` : ''}`);
+  if (r.imported)
+    lines.push(
+      `imported     ${r.imported.engine} results from ${r.imported.file}${r.imported.workers ? ` (${r.imported.workers} workers)` : ''}`,
+    );
   if (r.backend.kind) lines.push(`backend kind ${backendLabel(r.backend)}`);
-  if (!r.imported) lines.push(
-    `backend      ${r.backend.connections} connections for ${r.backend.requests} requests (${r.backend.connectionsPerRequest} per request)` +
-      (r.backend.connectionsPerRequest > 0.5 && scenarioFacts(r.scenario).transport !== 'tcp' && r.listener.stream === false
-        ? ' — a new upstream connection per request: upstream keep-alive is off'
-        : ''),
-  );
+  if (!r.imported)
+    lines.push(
+      `backend      ${r.backend.connections} connections for ${r.backend.requests} requests (${r.backend.connectionsPerRequest} per request)` +
+        (r.backend.connectionsPerRequest > 0.5 && scenarioFacts(r.scenario).transport !== 'tcp' && r.listener.stream === false
+          ? ' — a new upstream connection per request: upstream keep-alive is off'
+          : ''),
+    );
   const rec = r.backend.received;
   if (rec && Object.keys(rec.methods).length > 0)
     lines.push(
-      `received     ${Object.entries(rec.methods).map(([m, n]) => `${m} ${n}`).join(', ')}; request bodies ${rec.bodyBytesMin === rec.bodyBytesMax ? rec.bodyBytesMin : `${rec.bodyBytesMin}-${rec.bodyBytesMax}`} bytes (whole run)`,
+      `received     ${Object.entries(rec.methods)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(
+          ', ',
+        )}; request bodies ${rec.bodyBytesMin === rec.bodyBytesMax ? rec.bodyBytesMin : `${rec.bodyBytesMin}-${rec.bodyBytesMax}`} bytes (whole run)`,
     );
-  else if (r.backend.receivedRequests !== undefined && !r.imported) lines.push(`received     ${r.backend.receivedRequests} requests (whole run; per-method accounting is the built-in backend's: --backend node)`);
+  else if (r.backend.receivedRequests !== undefined && !r.imported)
+    lines.push(
+      `received     ${r.backend.receivedRequests} requests (whole run; per-method accounting is the built-in backend's: --backend node)`,
+    );
   if (r.tls) lines.push(`tls          ${r.tls.handshakes} handshakes, ${r.tls.resumed} resumed a session`);
   if (r.sandbox)
     lines.push(
@@ -387,7 +435,8 @@ export function formatTable(r: BenchResult): string {
   if (r.direct && r.direct.rps > 0) lines.push(`proxy cost   ${Math.round((r.rps / r.direct.rps) * 100)}% of the direct throughput`);
   lines.push('');
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
-  for (const s of r.perSecond) lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
+  for (const s of r.perSecond)
+    lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
   for (const w of r.warnings) lines.push(`warning: ${w}`);
   if (!r.imported) lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
   return lines.join('\n') + '\n';
@@ -422,12 +471,15 @@ export async function benchCommand(argv: string[]): Promise<number> {
         const order = round % 2 === 0 ? parsed.binaries : [...parsed.binaries].reverse();
         for (const binary of order) {
           if (tty) process.stderr.write(`\r\x1b[K${binary}: starting`);
-          const r = await runBenchmark({ ...parsed.options, binary }, {
-            signal: ac.signal,
-            onProgress: (s) => {
-              if (tty) process.stderr.write(`\r\x1b[K${binary}: ${progressLine(s)}`);
+          const r = await runBenchmark(
+            { ...parsed.options, binary },
+            {
+              signal: ac.signal,
+              onProgress: (s) => {
+                if (tty) process.stderr.write(`\r\x1b[K${binary}: ${progressLine(s)}`);
+              },
             },
-          });
+          );
           runs.get(binary)!.push(r);
         }
       }
@@ -435,7 +487,24 @@ export async function benchCommand(argv: string[]): Promise<number> {
       const sides = parsed.binaries.map((b) => abSide(b, runs.get(b)!));
       process.stdout.write(
         parsed.json
-          ? JSON.stringify({ ab: sides.map((s) => ({ binary: s.binary, version: s.version, rps: s.rps, p50: s.p50, p99: s.p99, connectionsPerRequest: s.connectionsPerRequest, proxyCpuSeconds: s.proxyCpuSeconds, errors: s.errors, runs: s.runs.map(resultJson) })), rounds: parsed.rounds }, null, 2) + '\n'
+          ? JSON.stringify(
+              {
+                ab: sides.map((s) => ({
+                  binary: s.binary,
+                  version: s.version,
+                  rps: s.rps,
+                  p50: s.p50,
+                  p99: s.p99,
+                  connectionsPerRequest: s.connectionsPerRequest,
+                  proxyCpuSeconds: s.proxyCpuSeconds,
+                  errors: s.errors,
+                  runs: s.runs.map(resultJson),
+                })),
+                rounds: parsed.rounds,
+              },
+              null,
+              2,
+            ) + '\n'
           : formatAbTable(sides, parsed.rounds),
       );
       return 0;
@@ -480,7 +549,10 @@ export async function benchCommand(argv: string[]): Promise<number> {
 async function exportCommand(options: BenchOptions, to: { engine: ExportEngine; file: string; p99ThresholdMs: number }): Promise<number> {
   try {
     const s = await exportScenario(options, to.p99ThresholdMs);
-    const meta = { source: options.configPath ? path.basename(options.configPath) : `${options.target?.host}:${options.target?.port}`, generatedAt: new Date().toISOString() };
+    const meta = {
+      source: options.configPath ? path.basename(options.configPath) : `${options.target?.host}:${options.target?.port}`,
+      generatedAt: new Date().toISOString(),
+    };
     writeFileSync(to.file, to.engine === 'k6' ? k6Script(s, meta) : locustfile(s, meta));
     process.stdout.write(
       `wrote ${to.file}: ${to.engine} ${s.scenario}, ${s.model === 'open' ? `${s.rate} req/s` : `${s.connections} connections`}, ${s.warmupS}s warm-up + ${s.durationS}s, P99 threshold ${s.p99ThresholdMs} ms, target ${s.baseUrl} (BASE_URL overrides it)\n`,

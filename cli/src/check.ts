@@ -119,7 +119,8 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   const unknownRule = fixRules.find((id) => !findRule(id));
   if (unknownRule) return fail(out, `--fix-rule: no rule '${unknownRule}' (proxy-tuner rules lists them)`);
   if (flags.has('unsafe-fixes') && !fixing) return fail(out, '--unsafe-fixes goes with --fix (or --fix-rule)');
-  if (write && !fixing) return fail(out, '--write goes with --fix (check never changes a file otherwise; `proxy-tuner format --write` formats)');
+  if (write && !fixing)
+    return fail(out, '--write goes with --fix (check never changes a file otherwise; `proxy-tuner format --write` formats)');
   let jobs = defaultJobs();
   if (flags.has('jobs')) {
     jobs = Number(flags.get('jobs'));
@@ -131,7 +132,10 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   const configs = new ProjectConfigs();
   let expanded;
   try {
-    expanded = expandFiles(args.filter((a) => a !== '-'), configs);
+    expanded = expandFiles(
+      args.filter((a) => a !== '-'),
+      configs,
+    );
   } catch (err) {
     return fail(out, (err as Error).message);
   }
@@ -154,7 +158,8 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     out.stderr(summary([], expanded.ignored));
     return 0;
   }
-  if (fixing && !write && inputs.length > 1) return fail(out, '--fix prints one fixed file; give exactly one FILE, or add --write to fix them all in place');
+  if (fixing && !write && inputs.length > 1)
+    return fail(out, '--fix prints one fixed file; give exactly one FILE, or add --write to fix them all in place');
 
   // a project config that is not JSON is an error; a wrong entry in one is a warning, once
   const told = new Set<string>();

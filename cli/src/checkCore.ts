@@ -134,7 +134,11 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
     }
     for (const g of group) {
       const settings = settingsFor.get(g.file);
-      results.push({ file: g.file, language: g.language, diagnostics: validateInWorkspace(g.doc, g.language, settings, ws).sort(byPosition) });
+      results.push({
+        file: g.file,
+        language: g.language,
+        diagnostics: validateInWorkspace(g.doc, g.language, settings, ws).sort(byPosition),
+      });
     }
     i = j;
   }

@@ -1,7 +1,20 @@
 // What `check` and `format` share: turning FILE arguments into files (folders walked), the
 // project config of each file (`.proxy-tuner.json`, found by walking up), the settings a file is
 // judged with, and writing a file back atomically with its mode kept.
-import { chmodSync, chownSync, closeSync, fsyncSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  fsyncSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { findProjectConfig, isIgnored, type ProjectConfig } from '../../server/src/service/projectConfig';
 
@@ -11,7 +24,10 @@ export function looksLikeConfig(path: string): boolean {
   const base = p.slice(p.lastIndexOf('/') + 1);
   if (/\.(conf|cfg|nginx)$/i.test(base)) return true;
   if (/^(nginx|haproxy)(\.|$)/i.test(base) && !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|bak|orig|rej|swp)$/i.test(base)) return true;
-  return /\/(sites-enabled|sites-available)\/[^/]+$/i.test(p) && !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua|bak|orig|rej|swp)$/i.test(base);
+  return (
+    /\/(sites-enabled|sites-available)\/[^/]+$/i.test(p) &&
+    !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua|bak|orig|rej|swp)$/i.test(base)
+  );
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
@@ -97,7 +113,8 @@ export function expandFiles(args: string[], configs: ProjectConfigs): Expanded {
     if (st.isDirectory()) {
       const found: string[] = [];
       walk(arg, 0, found);
-      if (found.length === 0) missing.push({ arg, reason: 'is a directory holding no nginx or HAProxy config (*.conf, *.cfg, sites-enabled/*)' });
+      if (found.length === 0)
+        missing.push({ arg, reason: 'is a directory holding no nginx or HAProxy config (*.conf, *.cfg, sites-enabled/*)' });
       for (const f of found) add(f);
     } else add(arg);
   }

@@ -72,14 +72,18 @@ export async function formatCommand(argv: string[], out: Output = processOutput)
   const indentFlag = flags.get('indent') as string | undefined;
   if (indentFlag !== undefined) {
     if (indentFlag === 'tab') indent = { tabSize: 4, insertSpaces: false };
-    else if (/^\d+$/.test(indentFlag) && Number(indentFlag) >= 1 && Number(indentFlag) <= 16) indent = { tabSize: Number(indentFlag), insertSpaces: true };
+    else if (/^\d+$/.test(indentFlag) && Number(indentFlag) >= 1 && Number(indentFlag) <= 16)
+      indent = { tabSize: Number(indentFlag), insertSpaces: true };
     else return fail(`--indent must be a number of spaces (1-16) or 'tab' (got '${indentFlag}')`);
   }
   const language = flags.get('language') as LanguageId | undefined;
   const configs = new ProjectConfigs();
   let expanded;
   try {
-    expanded = expandFiles(args.filter((a) => a !== '-'), configs);
+    expanded = expandFiles(
+      args.filter((a) => a !== '-'),
+      configs,
+    );
   } catch (err) {
     return fail((err as Error).message);
   }
@@ -151,7 +155,10 @@ export async function formatCommand(argv: string[], out: Output = processOutput)
     } else out.stdout(`${input.file} (unchanged)\n`);
   }
   if (mode === 'check') {
-    if (different.length) out.stderr(`[warn] ${different.length === 1 ? 'A file is' : `${different.length} files are`} not formatted. Run proxy-tuner format --write to fix.\n`);
+    if (different.length)
+      out.stderr(
+        `[warn] ${different.length === 1 ? 'A file is' : `${different.length} files are`} not formatted. Run proxy-tuner format --write to fix.\n`,
+      );
     else if (!failed) out.stderr(`${inputs.length === 1 ? 'The file is' : `All ${inputs.length} files are`} formatted.\n`);
   }
   if (failed) return 2;

@@ -42,7 +42,10 @@ export async function importCommand(argv: string[]): Promise<number> {
       process.stdout.write(HELP);
       return 0;
     }
-    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'missing RESULTS (a k6 summary JSON or a Locust _stats.csv)' : 'exactly one RESULTS file expected');
+    if (positionals.length !== 1)
+      throw new UsageError(
+        positionals.length === 0 ? 'missing RESULTS (a k6 summary JSON or a Locust _stats.csv)' : 'exactly one RESULTS file expected',
+      );
   } catch (e) {
     process.stderr.write(`import: ${(e as Error).message}\n(see: proxy-tuner import --help)\n`);
     return 2;
@@ -58,7 +61,8 @@ export async function importCommand(argv: string[]): Promise<number> {
       } catch (e) {
         throw new ImportError(`--against ${a}: ${(e as Error).message}`);
       }
-      if (typeof against?.rps !== 'number' || typeof against?.latencyMs?.p99 !== 'number') throw new ImportError(`--against ${a}: not the JSON of \`proxy-tuner bench --json\``);
+      if (typeof against?.rps !== 'number' || typeof against?.latencyMs?.p99 !== 'number')
+        throw new ImportError(`--against ${a}: not the JSON of \`proxy-tuner bench --json\``);
     }
     if (flags.has('json')) {
       process.stdout.write(JSON.stringify(against ? { run: resultJson(r), against } : resultJson(r), null, 2) + '\n');
@@ -66,8 +70,11 @@ export async function importCommand(argv: string[]): Promise<number> {
     }
     process.stdout.write(formatTable(r));
     if (against) {
-      const label = (x: BenchResult) => (x.imported ? `${x.imported.engine} (imported)` : `${x.proxy?.kind ?? 'local'} ${x.proxy?.version ?? ''} (local)`.trim());
-      process.stdout.write('\n' + compareLines({ label: `A: ${label(against)}`, r: against }, { label: `B: ${label(r)}`, r }).join('\n') + '\n');
+      const label = (x: BenchResult) =>
+        x.imported ? `${x.imported.engine} (imported)` : `${x.proxy?.kind ?? 'local'} ${x.proxy?.version ?? ''} (local)`.trim();
+      process.stdout.write(
+        '\n' + compareLines({ label: `A: ${label(against)}`, r: against }, { label: `B: ${label(r)}`, r }).join('\n') + '\n',
+      );
     }
     return 0;
   } catch (e) {

@@ -74,16 +74,17 @@ if (isCheckWorker) {
 }
 
 const argv = process.argv.slice(2);
-if (!isCheckWorker) main(argv).then(
-  (code) => {
-    process.exitCode = code;
-    // `check` exits as soon as its report is written: a natural exit first tears down a heap that
-    // held the whole tree (~0.03 s on the 4,000-server file), and `check` has nothing left to
-    // finish. `bench` ends naturally: its children and temp folder are cleaned up on the way.
-    if (argv[0] === 'check' || argv[0] === 'format') process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-  },
-  (err: unknown) => {
-    process.stderr.write(`proxy-tuner: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 3;
-  },
-);
+if (!isCheckWorker)
+  main(argv).then(
+    (code) => {
+      process.exitCode = code;
+      // `check` exits as soon as its report is written: a natural exit first tears down a heap that
+      // held the whole tree (~0.03 s on the 4,000-server file), and `check` has nothing left to
+      // finish. `bench` ends naturally: its children and temp folder are cleaned up on the way.
+      if (argv[0] === 'check' || argv[0] === 'format') process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+    },
+    (err: unknown) => {
+      process.stderr.write(`proxy-tuner: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 3;
+    },
+  );

@@ -63,7 +63,13 @@ export type FromWorker = { type: 'done'; id: number; results: FileResult[] } | {
  * Checks the inputs on `jobs` worker threads running `script` (the CLI bundle itself). Results
  * come back in input order.
  */
-export async function checkInParallel(inputs: Input[], opts: CheckOptions, jobs: number, script: string, progress?: Progress): Promise<FileResult[]> {
+export async function checkInParallel(
+  inputs: Input[],
+  opts: CheckOptions,
+  jobs: number,
+  script: string,
+  progress?: Progress,
+): Promise<FileResult[]> {
   const batches = batchesOf(inputs);
   const results: FileResult[] = new Array(inputs.length);
   let next = 0;
@@ -72,38 +78,40 @@ export async function checkInParallel(inputs: Input[], opts: CheckOptions, jobs:
   const n = Math.max(1, Math.min(jobs, batches.length));
   try {
     await Promise.all(
-      Array.from({ length: n }, () =>
-        new Promise<void>((resolveWorker, reject) => {
-          const w = new Worker(script, { workerData: { proxyTunerCheckWorker: true, opts } });
-          workers.push(w);
-          let finished = false;
-          const send = () => {
-            if (next >= batches.length) {
-              finished = true;
-              void w.terminate();
-              resolveWorker();
-              return;
-            }
-            const id = next++;
-            const message: ToWorker = { type: 'batch', id, inputs: batches[id].map((i) => inputs[i]) };
-            w.postMessage(message);
-          };
-          w.on('message', (m: FromWorker) => {
-            if (m.type === 'failed') {
-              reject(new Error(m.error));
-              return;
-            }
-            batches[m.id].forEach((inputIndex, k) => (results[inputIndex] = m.results[k]));
-            done += m.results.length;
-            progress?.update(done, inputs.length);
+      Array.from(
+        { length: n },
+        () =>
+          new Promise<void>((resolveWorker, reject) => {
+            const w = new Worker(script, { workerData: { proxyTunerCheckWorker: true, opts } });
+            workers.push(w);
+            let finished = false;
+            const send = () => {
+              if (next >= batches.length) {
+                finished = true;
+                void w.terminate();
+                resolveWorker();
+                return;
+              }
+              const id = next++;
+              const message: ToWorker = { type: 'batch', id, inputs: batches[id].map((i) => inputs[i]) };
+              w.postMessage(message);
+            };
+            w.on('message', (m: FromWorker) => {
+              if (m.type === 'failed') {
+                reject(new Error(m.error));
+                return;
+              }
+              batches[m.id].forEach((inputIndex, k) => (results[inputIndex] = m.results[k]));
+              done += m.results.length;
+              progress?.update(done, inputs.length);
+              send();
+            });
+            w.on('error', reject);
+            w.on('exit', (code) => {
+              if (!finished) reject(new Error(`a check worker stopped (exit code ${code}) before its work was done`));
+            });
             send();
-          });
-          w.on('error', reject);
-          w.on('exit', (code) => {
-            if (!finished) reject(new Error(`a check worker stopped (exit code ${code}) before its work was done`));
-          });
-          send();
-        }),
+          }),
       ),
     );
   } finally {

@@ -73,7 +73,13 @@ export function formatGithub(results: FileResult[]): string {
     const file = escapeProperty(r.file.split(sep).join('/'));
     for (const d of r.diagnostics) {
       const { start, end } = d.range;
-      const props = [`file=${file}`, `line=${start.line + 1}`, `col=${start.character + 1}`, `endLine=${end.line + 1}`, `endColumn=${end.character + 1}`];
+      const props = [
+        `file=${file}`,
+        `line=${start.line + 1}`,
+        `col=${start.character + 1}`,
+        `endLine=${end.line + 1}`,
+        `endColumn=${end.character + 1}`,
+      ];
       if (d.code !== undefined) props.push(`title=${escapeProperty(String(d.code))}`);
       out.push(`::${GITHUB_LEVEL[severityName(d)]} ${props.join(',')}::${escapeData(String(d.message))}`);
     }
@@ -84,7 +90,12 @@ export function formatGithub(results: FileResult[]): string {
 // ---------------------------------------------------------------------------------------------
 // SARIF 2.1.0 (OASIS): one run, the tool's rule table, one result per diagnostic.
 
-const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = { error: 'error', warning: 'warning', information: 'note', hint: 'note' };
+const SARIF_LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
+  error: 'error',
+  warning: 'warning',
+  information: 'note',
+  hint: 'note',
+};
 
 export const SARIF_SCHEMA = 'https://json.schemastore.org/sarif-2.1.0.json';
 export const RULES_DOC = 'https://example.invalid/proxy-tuner/docs/rules.md';
@@ -104,12 +115,24 @@ function region(r: Range): SarifRegion {
 function sarifRule(r: RuleMeta): Record<string, unknown> {
   const rule: Record<string, unknown> = {
     id: r.id,
-    name: r.id.split('/')[1].replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase()).replace(/^[a-z]/, (c) => c.toUpperCase()),
+    name: r.id
+      .split('/')[1]
+      .replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase())
+      .replace(/^[a-z]/, (c) => c.toUpperCase()),
     shortDescription: { text: r.title.replace(/`/g, '') },
     fullDescription: { text: r.why.replace(/`/g, '') },
-    help: { text: `${r.why.replace(/`/g, '')}${r.fix ? `\nFix: ${r.fix.replace(/`/g, '')}` : ''}`, markdown: `${r.why}${r.fix ? `\n\n**Fix**: ${r.fix}` : ''}` },
+    help: {
+      text: `${r.why.replace(/`/g, '')}${r.fix ? `\nFix: ${r.fix.replace(/`/g, '')}` : ''}`,
+      markdown: `${r.why}${r.fix ? `\n\n**Fix**: ${r.fix}` : ''}`,
+    },
     defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-    properties: { category: r.category, language: r.language, tags: [r.language, r.category], ...(r.since ? { since: r.since } : {}), ...(r.until ? { until: r.until } : {}) },
+    properties: {
+      category: r.category,
+      language: r.language,
+      tags: [r.language, r.category],
+      ...(r.since ? { since: r.since } : {}),
+      ...(r.until ? { until: r.until } : {}),
+    },
   };
   // the rule's own documentation link; rules without one point at the generated rules page
   rule.helpUri = r.docUrl || `${RULES_DOC}#${r.id.replace(/[^a-z0-9 -]/g, '')}`;

@@ -51,7 +51,10 @@ export function rulesCommand(argv: string[], out: Output = processOutput): numbe
     out.stderr(`proxy-tuner rules: unexpected '${positionals[0]}' (to read one rule: proxy-tuner explain ${positionals[0]})\n`);
     return 2;
   }
-  const rules = allRules().filter((r) => (!flags.has('language') || r.language === flags.get('language')) && (!flags.has('category') || r.category === flags.get('category')));
+  const rules = allRules().filter(
+    (r) =>
+      (!flags.has('language') || r.language === flags.get('language')) && (!flags.has('category') || r.category === flags.get('category')),
+  );
   if (flags.get('format') === 'json') {
     const rows = rules.map((r) => ({
       id: r.id,
@@ -71,7 +74,8 @@ export function rulesCommand(argv: string[], out: Output = processOutput): numbe
   const idWidth = Math.max(...rules.map((r) => r.id.length), 4);
   const catWidth = Math.max(...rules.map((r) => r.category.length), 8);
   const lines = [`${'rule'.padEnd(idWidth)}  ${'category'.padEnd(catWidth)}  ${'severity'.padEnd(11)}  what it flags`];
-  for (const r of rules) lines.push(`${r.id.padEnd(idWidth)}  ${r.category.padEnd(catWidth)}  ${r.severity.padEnd(11)}  ${r.title.replace(/`/g, '')}`);
+  for (const r of rules)
+    lines.push(`${r.id.padEnd(idWidth)}  ${r.category.padEnd(catWidth)}  ${r.severity.padEnd(11)}  ${r.title.replace(/`/g, '')}`);
   out.stdout(`${lines.join('\n')}\n`);
   out.stderr(`${rules.length} rules (proxy-tuner explain RULE for one)\n`);
   return 0;
@@ -104,7 +108,9 @@ export function explainCommand(argv: string[], out: Output = processOutput): num
   const r = findRule(argv[0]);
   if (!r) {
     const near = nearest(argv[0]);
-    out.stderr(`proxy-tuner explain: no rule '${argv[0]}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (proxy-tuner rules lists them)\n`);
+    out.stderr(
+      `proxy-tuner explain: no rule '${argv[0]}'${near.length ? `; did you mean ${near.join(', ')}?` : ''} (proxy-tuner rules lists them)\n`,
+    );
     return 2;
   }
   const text = [

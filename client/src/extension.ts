@@ -3,13 +3,7 @@
 // in the server; client-side features (the benchmark panel, CodeLens) register through
 // `clientFeatures` below so this file stays a list of wiring, not logic.
 import * as vscode from 'vscode';
-import {
-  LanguageClient,
-  State,
-  TransportKind,
-  type LanguageClientOptions,
-  type ServerOptions,
-} from 'vscode-languageclient/node';
+import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { registerBenchmarkPanel } from './benchmark/index';
 import { SERVER_EXEC_ARGV, serverEnv } from './serverLaunch';
 import { registerValidateCommand } from './validateCommand';
@@ -56,9 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = new LanguageClient('proxyTuner', 'Proxy Tuner', serverOptions, clientOptions);
   const status = createStatus(client);
   context.subscriptions.push(status.item, status.listener);
-  context.subscriptions.push(
-    vscode.commands.registerCommand('proxyTuner.showServerOutput', () => client?.outputChannel.show(true)),
-  );
+  context.subscriptions.push(vscode.commands.registerCommand('proxyTuner.showServerOutput', () => client?.outputChannel.show(true)));
 
   try {
     await client.start();
@@ -85,8 +77,7 @@ function createStatus(c: LanguageClient): { item: vscode.LanguageStatusItem; lis
   const show = (state: State) => {
     item.busy = state === State.Starting;
     item.severity = state === State.Stopped ? vscode.LanguageStatusSeverity.Warning : vscode.LanguageStatusSeverity.Information;
-    item.text =
-      state === State.Running ? 'Proxy Tuner' : state === State.Starting ? 'Proxy Tuner: starting' : 'Proxy Tuner: stopped';
+    item.text = state === State.Running ? 'Proxy Tuner' : state === State.Starting ? 'Proxy Tuner: starting' : 'Proxy Tuner: stopped';
     item.detail = state === State.Running ? 'language server running' : undefined;
   };
   show(c.state);

@@ -39,10 +39,13 @@ export function registerValidateCommand(_context: vscode.ExtensionContext, clien
       return null;
     }
     if (!vscode.workspace.isTrusted) {
-      void vscode.window.showInformationMessage('Proxy Tuner: validating with the binary runs nginx/haproxy, which needs a trusted workspace.');
+      void vscode.window.showInformationMessage(
+        'Proxy Tuner: validating with the binary runs nginx/haproxy, which needs a trusted workspace.',
+      );
       return null;
     }
-    if (doc.isDirty) void vscode.window.showInformationMessage('Proxy Tuner: the binary checks the file as saved; unsaved edits are not included.');
+    if (doc.isDirty)
+      void vscode.window.showInformationMessage('Proxy Tuner: the binary checks the file as saved; unsaved edits are not included.');
     return run(doc, false);
   });
 

@@ -67,7 +67,8 @@ export const CASES: EvidenceCase[] = [
     key: 'nginx/proxy-pass-no-upstream',
     rule: 'nginx/proxy-pass-no-upstream',
     product: 'nginx',
-    restsOn: 'the implicit upstream of `proxy_pass` to an address keeps no idle connections (the 1.29.7 default covers `upstream` blocks only)',
+    restsOn:
+      'the implicit upstream of `proxy_pass` to an address keeps no idle connections (the 1.29.7 default covers `upstream` blocks only)',
     before: nginx(SERVER('            proxy_pass http://127.0.0.1:1980;\n')),
     after: KA_FIX,
     bench: { connections: 20 },
@@ -148,7 +149,7 @@ export const CASES: EvidenceCase[] = [
     before: TLS_SERVER('').replace('listen 8443 ssl;', 'listen 8443 ssl http2;'),
     after: (v) => (cmp(v, '1.25.1') >= 0 ? TLS_SERVER('        http2 on;\n') : null),
     bench: { scenario: 'https-keepalive', connections: 10 },
-    signal: 'the binary\'s own config test warns that `listen ... http2` is deprecated',
+    signal: "the binary's own config test warns that `listen ... http2` is deprecated",
     problem: (b) => b.warnings.some((w) => /http2.*deprecated|deprecated.*http2/i.test(w)),
   },
   {
@@ -205,7 +206,8 @@ export const CASES: EvidenceCase[] = [
     before: `global\n    nbproc 2\n${HA('')}`,
     after: `global\n    nbthread 2\n${HA('')}`,
     bench: { connections: 10 },
-    signal: 'the binary runs the config in multi-process mode (a refusal by `haproxy -c` means the problem cannot happen: the config does not load, and the HAProxy module reports the removed keyword as an error)',
+    signal:
+      'the binary runs the config in multi-process mode (a refusal by `haproxy -c` means the problem cannot happen: the config does not load, and the HAProxy module reports the removed keyword as an error)',
     problem: (b) => b.refused === undefined,
   },
 ];
@@ -216,17 +218,32 @@ export const CASES: EvidenceCase[] = [
  * or here).
  */
 export const NOT_MEASURED: { rule: string; why: string }[] = [
-  { rule: 'nginx/worker-processes-not-auto', why: 'more workers only help when nginx is the bottleneck; on these 2 cores the load generator and the Node backend take most of the CPU' },
-  { rule: 'nginx/worker-rlimit-nofile', why: 'needs more concurrent connections than the soft fd limit (1024 here) allows the generator itself' },
-  { rule: 'nginx/redundant-event-setting', why: 'the lines change nothing by definition (epoll is picked, accept_mutex is off since 1.11.3): nothing to measure' },
+  {
+    rule: 'nginx/worker-processes-not-auto',
+    why: 'more workers only help when nginx is the bottleneck; on these 2 cores the load generator and the Node backend take most of the CPU',
+  },
+  {
+    rule: 'nginx/worker-rlimit-nofile',
+    why: 'needs more concurrent connections than the soft fd limit (1024 here) allows the generator itself',
+  },
+  {
+    rule: 'nginx/redundant-event-setting',
+    why: 'the lines change nothing by definition (epoll is picked, accept_mutex is off since 1.11.3): nothing to measure',
+  },
   { rule: 'nginx/sendfile-off', why: 'static files: the bench proxies to its backend' },
   { rule: 'nginx/tcp-nopush-off', why: 'static files: the bench proxies to its backend' },
-  { rule: 'nginx/gzip-min-length', why: 'compression of tiny bodies: CPU per response below what a short run resolves on a shared machine' },
+  {
+    rule: 'nginx/gzip-min-length',
+    why: 'compression of tiny bodies: CPU per response below what a short run resolves on a shared machine',
+  },
   { rule: 'nginx/access-log-unbuffered', why: 'a write per request: below what a short run resolves on a shared machine' },
   { rule: 'nginx/ssl-protocols-old', why: 'security rule (default TLSv1/1.1 before 1.23.4): the bench client speaks TLS 1.2+ only' },
-  { rule: 'nginx/http2-missing', why: 'browser-style parallel requests; the bench measures one config\'s own protocol' },
-  { rule: 'haproxy/global-maxconn', why: 'the derived limit depends on the service manager\'s fd limit, not on the config' },
-  { rule: 'haproxy/ssl-old-protocols', why: 'security rule (TLSv1.2 minimum by default since 2.2): no binary before 2.2 in the matrix, and the bench client speaks TLS 1.2+ only' },
+  { rule: 'nginx/http2-missing', why: "browser-style parallel requests; the bench measures one config's own protocol" },
+  { rule: 'haproxy/global-maxconn', why: "the derived limit depends on the service manager's fd limit, not on the config" },
+  {
+    rule: 'haproxy/ssl-old-protocols',
+    why: 'security rule (TLSv1.2 minimum by default since 2.2): no binary before 2.2 in the matrix, and the bench client speaks TLS 1.2+ only',
+  },
   { rule: 'haproxy/splice-auto', why: 'CPU for large TCP transfers: below what a short run resolves on a shared machine' },
 ];
 

@@ -45,7 +45,9 @@ describe('language server under abuse (stdio)', () => {
     ensureBuilt();
     server = new LspClient();
     await server.initialize();
-    server.notify('textDocument/didOpen', { textDocument: { uri: normal, languageId: 'nginx', version: 1, text: 'events {}\nhttp {\n  server {\n    listen 8080;\n  }\n}\n' } });
+    server.notify('textDocument/didOpen', {
+      textDocument: { uri: normal, languageId: 'nginx', version: 1, text: 'events {}\nhttp {\n  server {\n    listen 8080;\n  }\n}\n' },
+    });
     await server.diagnosticsFor(normal, 1, SLOW);
   });
 
@@ -64,10 +66,18 @@ describe('language server under abuse (stdio)', () => {
       const answer = await server.requestRaw(method, params, SLOW);
       assert.equal(answer.error, undefined, `${method} on ${uri}: ${JSON.stringify(answer.error)}`);
     }
-    const hover = await server.requestRaw('textDocument/hover', { textDocument: { uri: normal }, position: { line: 3, character: 5 } }, SLOW);
+    const hover = await server.requestRaw(
+      'textDocument/hover',
+      { textDocument: { uri: normal }, position: { line: 3, character: 5 } },
+      SLOW,
+    );
     assert.equal(hover.error, undefined);
     assert.match(JSON.stringify(hover.result), /listen/i, 'a normal document still gets a real hover');
-    const completion = await server.request('textDocument/completion', { textDocument: { uri: normal }, position: { line: 3, character: 4 } }, SLOW);
+    const completion = await server.request(
+      'textDocument/completion',
+      { textDocument: { uri: normal }, position: { line: 3, character: 4 } },
+      SLOW,
+    );
     assert.ok(completionLabels(completion).length > 0);
     const rss = rssMb(server.proc.pid!);
     peakRss = Math.max(peakRss, rss);
@@ -104,16 +114,36 @@ describe('language server under abuse (stdio)', () => {
   });
 
   it('one 1 MB line (HAProxy, no spaces; nginx, one directive of 1 MB)', async () => {
-    await openAndAnswer('file:///tmp/proxy-tuner-abuse/line.cfg', 'haproxy', `frontend f\n  bind :80\n  http-request set-header X ${'a%['.repeat(350_000)}\n`, 2);
-    await openAndAnswer('file:///tmp/proxy-tuner-abuse/line.conf', 'nginx', `events {} http { server { ${'proxy_set_header X y; '.repeat(48_000)} } }`, 0);
+    await openAndAnswer(
+      'file:///tmp/proxy-tuner-abuse/line.cfg',
+      'haproxy',
+      `frontend f\n  bind :80\n  http-request set-header X ${'a%['.repeat(350_000)}\n`,
+      2,
+    );
+    await openAndAnswer(
+      'file:///tmp/proxy-tuner-abuse/line.conf',
+      'nginx',
+      `events {} http { server { ${'proxy_set_header X y; '.repeat(48_000)} } }`,
+      0,
+    );
   });
 
   it('10,000 levels of nesting (nginx blocks closed and unclosed, HAProxy condition braces)', async () => {
-    const closed = await openAndAnswer('file:///tmp/proxy-tuner-abuse/deep.conf', 'nginx', `events {}\nhttp {\n${'location / {\n'.repeat(10_000)}${'}\n'.repeat(10_001)}`, 5000);
+    const closed = await openAndAnswer(
+      'file:///tmp/proxy-tuner-abuse/deep.conf',
+      'nginx',
+      `events {}\nhttp {\n${'location / {\n'.repeat(10_000)}${'}\n'.repeat(10_001)}`,
+      5000,
+    );
     assert.ok(Array.isArray(closed));
     const open = await openAndAnswer('file:///tmp/proxy-tuner-abuse/deep-open.conf', 'nginx', 'server { '.repeat(10_000), 0);
     assert.ok(open.length > 0, 'unclosed blocks are reported');
-    await openAndAnswer('file:///tmp/proxy-tuner-abuse/deep.cfg', 'haproxy', `frontend f\n  bind :80\n  http-request deny if ${'{ '.repeat(10_000)}\n`, 2);
+    await openAndAnswer(
+      'file:///tmp/proxy-tuner-abuse/deep.cfg',
+      'haproxy',
+      `frontend f\n  bind :80\n  http-request deny if ${'{ '.repeat(10_000)}\n`,
+      2,
+    );
   });
 
   it('binary garbage: as document text and as raw bytes inside the frame', async () => {
@@ -123,7 +153,15 @@ describe('language server under abuse (stdio)', () => {
     const raw = Buffer.from(garbage(100_000, 3).filter((b) => b >= 0x20 && b !== 0x22 && b !== 0x5c));
     const uri = 'file:///tmp/proxy-tuner-abuse/raw.conf';
     const v = ++version;
-    server.writeFrame(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${uri}","languageId":"nginx","version":${v},"text":"`), raw, Buffer.from('"}}}')]));
+    server.writeFrame(
+      Buffer.concat([
+        Buffer.from(
+          `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${uri}","languageId":"nginx","version":${v},"text":"`,
+        ),
+        raw,
+        Buffer.from('"}}}'),
+      ]),
+    );
     await server.diagnosticsFor(uri, v, SLOW);
     await assertAnswers(uri, 0);
   });
@@ -137,17 +175,37 @@ describe('language server under abuse (stdio)', () => {
     await openAndAnswer('file:///tmp/proxy-tuner-abuse/utf16.conf', 'nginx', utf16.toString('latin1'), 4);
     await openAndAnswer('file:///tmp/proxy-tuner-abuse/utf16.cfg', 'haproxy', utf16.toString('utf8'), 4);
     // lone surrogates as JSON escapes (JSON.stringify keeps them as \\udXXX)
-    await openAndAnswer('file:///tmp/proxy-tuner-abuse/surrogates.conf', 'nginx', `events {}\nhttp {\n  server_name \ud800x\udfff;\n  \udc00 on;\n  return 200 "\ud83d";\n}\n`, 2);
+    await openAndAnswer(
+      'file:///tmp/proxy-tuner-abuse/surrogates.conf',
+      'nginx',
+      `events {}\nhttp {\n  server_name \ud800x\udfff;\n  \udc00 on;\n  return 200 "\ud83d";\n}\n`,
+      2,
+    );
     // and as raw bytes in the frame: Latin-1 bytes, UTF-16 bytes (NULs make the JSON invalid: the message is lost, the server lives), CESU-8 surrogates
     for (const [name, bytes] of [
       ['raw-latin1.conf', latin1],
       ['raw-utf16.conf', utf16],
-      ['raw-cesu.conf', Buffer.concat([Buffer.from('events {}\nhttp { server_name '), Buffer.from([0xed, 0xa0, 0x80, 0xed, 0xbf, 0xbf]), Buffer.from('; }\n')])],
+      [
+        'raw-cesu.conf',
+        Buffer.concat([
+          Buffer.from('events {}\nhttp { server_name '),
+          Buffer.from([0xed, 0xa0, 0x80, 0xed, 0xbf, 0xbf]),
+          Buffer.from('; }\n'),
+        ]),
+      ],
     ] as const) {
       const uri = `file:///tmp/proxy-tuner-abuse/${name}`;
       const v = ++version;
       const safe = Buffer.from(bytes.filter((b) => b !== 0x22 && b !== 0x5c && b !== 0x0a));
-      server.writeFrame(Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${uri}","languageId":"nginx","version":${v},"text":"`), safe, Buffer.from('"}}}')]));
+      server.writeFrame(
+        Buffer.concat([
+          Buffer.from(
+            `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"${uri}","languageId":"nginx","version":${v},"text":"`,
+          ),
+          safe,
+          Buffer.from('"}}}'),
+        ]),
+      );
       if (!safe.includes(0)) await server.diagnosticsFor(uri, v, SLOW);
       await assertAnswers(name === 'raw-utf16.conf' ? normal : uri, 0);
     }

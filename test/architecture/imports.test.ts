@@ -65,7 +65,10 @@ test('project references allow no more than the layers do', () => {
   const rows = LAYERS as { name: string; may: string[] }[];
   const mayOf = (l: string) => rows.find((r) => r.name === l)!.may;
   for (const [dir, layers] of Object.entries(projects)) {
-    const cfg = JSON.parse(readFileSync(join(REPO, dir, 'tsconfig.json'), 'utf8')) as { references?: { path: string }[]; compilerOptions?: { lib?: string[] } };
+    const cfg = JSON.parse(readFileSync(join(REPO, dir, 'tsconfig.json'), 'utf8')) as {
+      references?: { path: string }[];
+      compilerOptions?: { lib?: string[] };
+    };
     for (const ref of cfg.references ?? []) {
       const target = join(dir, ref.path).replace(/\\/g, '/');
       const refLayers = projects[target];
@@ -74,6 +77,10 @@ test('project references allow no more than the layers do', () => {
       assert.ok(ok, `${dir}/tsconfig.json references ${target}: none of ${layers.join(', ')} may import ${refLayers.join(', ')}`);
     }
     const lib = cfg.compilerOptions?.lib ?? [];
-    assert.equal(lib.some((l) => l.toUpperCase().startsWith('DOM')), dir === 'webview/src', `${dir}: the DOM lib is for the webview only`);
+    assert.equal(
+      lib.some((l) => l.toUpperCase().startsWith('DOM')),
+      dir === 'webview/src',
+      `${dir}: the DOM lib is for the webview only`,
+    );
   }
 });

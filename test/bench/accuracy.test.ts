@@ -27,7 +27,15 @@ after(async () => {
 });
 
 test('percentiles follow a known latency distribution (90% 10 ms, 10% 200 ms)', async (t) => {
-  const b = await Backend.start({ latency: { kind: 'choice', values: [{ ms: 10, weight: 9 }, { ms: 200, weight: 1 }] } });
+  const b = await Backend.start({
+    latency: {
+      kind: 'choice',
+      values: [
+        { ms: 10, weight: 9 },
+        { ms: 200, weight: 1 },
+      ],
+    },
+  });
   // Timer lateness of this process during the run: how busy the (shared) machine is right now.
   const delay = monitorEventLoopDelay({ resolution: 5 });
   try {
@@ -37,7 +45,9 @@ test('percentiles follow a known latency distribution (90% 10 ms, 10% 200 ms)', 
     // The backend and the generator are busier than this process: they see more of it.
     const noise = (3 * delay.percentile(99)) / 1e6;
     const s = summarize(r.whole);
-    t.diagnostic(`requests ${r.requests}, p50 ${s.p50} ms, p90 ${s.p90} ms, p99 ${s.p99} ms, max ${s.max} ms; margin for machine noise ${noise.toFixed(1)} ms`);
+    t.diagnostic(
+      `requests ${r.requests}, p50 ${s.p50} ms, p90 ${s.p90} ms, p99 ${s.p99} ms, max ${s.max} ms; margin for machine noise ${noise.toFixed(1)} ms`,
+    );
     assert.ok(r.requests > 100, `too few requests: ${r.requests}`);
     assert.equal(r.errors.connect + r.errors.reset + r.errors.timeout, 0);
     // A timer never fires early; late by at most a margin plus the lateness measured meanwhile.
@@ -79,7 +89,9 @@ test('open model: a backend stall shows in P99 as computed from the stall length
     // Requests due during the stall wait (stall - x) for x uniform over the stall: they are
     // stallMs/durationMs of all requests, so the 1% slowest start at stallMs * (1 - 0.01 * durationMs / stallMs).
     const expectedP99 = stallMs * (1 - (0.01 * durationMs) / stallMs);
-    t.diagnostic(`stall ${stallMs} ms at ${rate} req/s over ${durationMs} ms: p99 ${s.p99} ms (expected ${expectedP99}), p99.9 ${s.p999} ms, max ${s.max} ms, p50 ${s.p50} ms, requests ${r.requests}`);
+    t.diagnostic(
+      `stall ${stallMs} ms at ${rate} req/s over ${durationMs} ms: p99 ${s.p99} ms (expected ${expectedP99}), p99.9 ${s.p999} ms, max ${s.max} ms, p50 ${s.p50} ms, requests ${r.requests}`,
+    );
     assert.ok(Math.abs(s.p99 - expectedP99) <= expectedP99 * 0.1, `p99 ${s.p99} ms, expected ${expectedP99} ms ±10%`);
     assert.ok(s.max >= stallMs * 0.9, `max ${s.max}`);
     // The offered rate was kept: the requests due during the stall were sent afterwards, not skipped.

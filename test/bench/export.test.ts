@@ -9,7 +9,17 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chooseNativeBinary, exportScenario, k6Script, listenerOrigin, locustfile, NativeBackend, ProxySandbox, readScenarioLine, runBenchmark } from '../../bench/src/index';
+import {
+  chooseNativeBinary,
+  exportScenario,
+  k6Script,
+  listenerOrigin,
+  locustfile,
+  NativeBackend,
+  ProxySandbox,
+  readScenarioLine,
+  runBenchmark,
+} from '../../bench/src/index';
 import { compareLines, csvFields, importResults } from '../../bench/src/importResults';
 import { benchOptionsFromArgs, formatTable } from '../../cli/src/bench';
 import { eventually, liveDescendants, tempConfig } from './helpers';
@@ -87,15 +97,58 @@ test('k6 exports type-check against @types/k6 (closed, open, get-post-mix, mixed
     const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
     const r = spawnSync(
       process.execPath,
-      [tsc, '--noEmit', '--allowJs', '--checkJs', '--strict', '--target', 'es2020', '--module', 'es2020', '--moduleResolution', 'node', '--lib', 'es2020',
-        '--types', 'k6', '--typeRoots', path.join(REPO, 'node_modules', '@types'), '--skipLibCheck', ...files],
+      [
+        tsc,
+        '--noEmit',
+        '--allowJs',
+        '--checkJs',
+        '--strict',
+        '--target',
+        'es2020',
+        '--module',
+        'es2020',
+        '--moduleResolution',
+        'node',
+        '--lib',
+        'es2020',
+        '--types',
+        'k6',
+        '--typeRoots',
+        path.join(REPO, 'node_modules', '@types'),
+        '--skipLibCheck',
+        ...files,
+      ],
       { encoding: 'utf8', timeout: 120_000 },
     );
     assert.equal(r.status, 0, `tsc on the k6 exports:\n${r.stdout}${r.stderr}`);
     // and a mistake is caught (the check is real)
     const bad = path.join(work, 'k6-bad.js');
-    writeFileSync(bad, readFileSync(files[0], 'utf8').replace("http.request(k.method,", 'http.request(42,'));
-    const rb = spawnSync(process.execPath, [tsc, '--noEmit', '--allowJs', '--checkJs', '--strict', '--target', 'es2020', '--module', 'es2020', '--moduleResolution', 'node', '--lib', 'es2020', '--types', 'k6', '--typeRoots', path.join(REPO, 'node_modules', '@types'), '--skipLibCheck', bad], { encoding: 'utf8', timeout: 120_000 });
+    writeFileSync(bad, readFileSync(files[0], 'utf8').replace('http.request(k.method,', 'http.request(42,'));
+    const rb = spawnSync(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--allowJs',
+        '--checkJs',
+        '--strict',
+        '--target',
+        'es2020',
+        '--module',
+        'es2020',
+        '--moduleResolution',
+        'node',
+        '--lib',
+        'es2020',
+        '--types',
+        'k6',
+        '--typeRoots',
+        path.join(REPO, 'node_modules', '@types'),
+        '--skipLibCheck',
+        bad,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
     assert.notEqual(rb.status, 0, 'a wrong argument type must fail the check');
   } finally {
     cfg.cleanup();
@@ -127,7 +180,10 @@ test('k6 summary import (fixture in the documented --summary-export format)', ()
   assert.equal(r.connections, 50);
   assert.deepEqual(r.latencyMs, { p50: 1.8, p90: 3.1, p99: 7.2, p999: 21.7, max: 60.4, mean: 2.1 });
   assert.equal(r.errors.non2xx, 12);
-  assert.ok(r.warnings.some((w) => /threshold p\(99\)<250: passed/.test(w)), r.warnings.join('\n'));
+  assert.ok(
+    r.warnings.some((w) => /threshold p\(99\)<250: passed/.test(w)),
+    r.warnings.join('\n'),
+  );
   assert.ok(r.warnings.some((w) => /dropped 37 iterations/.test(w)));
   assert.match(formatTable(r), /k6 run \(imported\)/);
   assert.throws(() => importResults(path.join(__dirname, 'fixtures', 'k6-summary.json') + '.missing'), /cannot read/);
@@ -160,20 +216,35 @@ test('the Locust export runs distributed (master + 2 workers, sid root) against 
     await sb.start();
     const port = sb.listeners.find((l) => !l.ssl)!.port;
     const t0 = Date.now();
-    const run = await runLocustDistributed({ root: where.root, locustfileText: readFileSync(file, 'utf8'), env: { BASE_URL: `http://127.0.0.1:${port}` }, workers: 2, timeoutS: 60, outDir: work });
+    const run = await runLocustDistributed({
+      root: where.root,
+      locustfileText: readFileSync(file, 'utf8'),
+      env: { BASE_URL: `http://127.0.0.1:${port}` },
+      workers: 2,
+      timeoutS: 60,
+      outDir: work,
+    });
     const t1 = Date.now();
     assert.equal(run.code, 0, run.masterOutput.slice(-3000));
     const reached = await be.statsBetween(t0, t1);
     const r = importResults(path.join(work, 'out'), file);
     const builtin = await runBenchmark(opts);
-    t.diagnostic(`locust (master + 2 workers): ${r.requests} requests in ${r.durationS} s, ${r.rps} req/s, p50 ${r.latencyMs.p50} ms, p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms, failures ${Object.values(r.errors).reduce((a, b) => a + b, 0)}; the native backend saw ${reached.requests} requests on ${reached.connections} connections`);
-    t.diagnostic(`built-in, same scenario: ${builtin.requests} requests in ${builtin.durationS} s, ${builtin.rps} req/s, p50 ${builtin.latencyMs.p50} ms, p90 ${builtin.latencyMs.p90} ms, p99 ${builtin.latencyMs.p99} ms; backend ${builtin.backend.kind}, bench CPU ${builtin.cost?.benchCpuUsPerRequest} us/request`);
+    t.diagnostic(
+      `locust (master + 2 workers): ${r.requests} requests in ${r.durationS} s, ${r.rps} req/s, p50 ${r.latencyMs.p50} ms, p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms, failures ${Object.values(r.errors).reduce((a, b) => a + b, 0)}; the native backend saw ${reached.requests} requests on ${reached.connections} connections`,
+    );
+    t.diagnostic(
+      `built-in, same scenario: ${builtin.requests} requests in ${builtin.durationS} s, ${builtin.rps} req/s, p50 ${builtin.latencyMs.p50} ms, p90 ${builtin.latencyMs.p90} ms, p99 ${builtin.latencyMs.p99} ms; backend ${builtin.backend.kind}, bench CPU ${builtin.cost?.benchCpuUsPerRequest} us/request`,
+    );
     for (const line of compareLines({ label: 'A: built-in', r: builtin }, { label: 'B: locust', r })) t.diagnostic(line);
     assert.equal(r.imported?.engine, 'locust');
     assert.equal(r.scenario, 'http1-keepalive');
     assert.equal(r.connections, 20);
     assert.ok(r.requests > 500, `requests ${r.requests}`);
-    assert.equal(Object.values(r.errors).reduce((a, b) => a + b, 0), 0, JSON.stringify(r.errors));
+    assert.equal(
+      Object.values(r.errors).reduce((a, b) => a + b, 0),
+      0,
+      JSON.stringify(r.errors),
+    );
     // the warm-up is not counted: about 3 s measured of 4 s of load (Locust's boundaries are coarse)
     assert.ok(r.durationS > 1.5 && r.durationS < 3.8, `measured ${r.durationS} s`);
     assert.ok(r.requests < reached.requests, `imported ${r.requests} of the ${reached.requests} the backend served (warm-up included)`);

@@ -35,8 +35,17 @@ test('SIGKILL of the process running a benchmark leaves no proxy, backend or tem
     assert.ok(liveInGroup(info.pgid).length >= 2, 'the proxy runs (supervisor + nginx master/worker)');
     assert.ok(existsSync(info.dir));
     child.kill('SIGKILL');
-    assert.ok(await eventually(() => liveInGroup(info.pgid).length === 0, 8000), `left in the proxy group: ${liveInGroup(info.pgid).join(' ')}`);
-    assert.ok(await eventually(() => { const s = readStat(info.backendPid); return s === null || s.state === 'Z'; }, 5000), 'the backend child is still running');
+    assert.ok(
+      await eventually(() => liveInGroup(info.pgid).length === 0, 8000),
+      `left in the proxy group: ${liveInGroup(info.pgid).join(' ')}`,
+    );
+    assert.ok(
+      await eventually(() => {
+        const s = readStat(info.backendPid);
+        return s === null || s.state === 'Z';
+      }, 5000),
+      'the backend child is still running',
+    );
     assert.ok(await eventually(() => !existsSync(info.dir), 5000), `sandbox folder left: ${info.dir}`);
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

@@ -12,9 +12,19 @@ import { freePorts } from '../../bench/src/proxy';
 /** The sid root with Locust, or why there is none (a test skips with that reason). */
 export function locustRoot(): { root: string } | { skip: string } {
   if (process.getuid?.() !== 0) return { skip: 'chroot needs root' };
-  const roots = [...new Set(loadMatrix(matrixDir(process.env, path.join(__dirname, '..', '..'))).map((b) => b.root).filter((r) => r))];
+  const roots = [
+    ...new Set(
+      loadMatrix(matrixDir(process.env, path.join(__dirname, '..', '..')))
+        .map((b) => b.root)
+        .filter((r) => r),
+    ),
+  ];
   const root = roots.find((r) => existsSync(path.join(r, 'usr', 'bin', 'locust')));
-  return root ? { root } : { skip: `no version-matrix root with python3-locust (scripts/provision-matrix.sh installs it into sid); roots: ${roots.join(', ') || 'none'}` };
+  return root
+    ? { root }
+    : {
+        skip: `no version-matrix root with python3-locust (scripts/provision-matrix.sh installs it into sid); roots: ${roots.join(', ') || 'none'}`,
+      };
 }
 
 export interface LocustRun {
@@ -42,7 +52,14 @@ function groupKill(c: ChildProcess, sig: NodeJS.Signals): void {
  * Runs `locustfileText` with a master (headless, `--csv`) and `workers` workers; `outDir` on the
  * host receives copies of the CSV files. Resolves when the master has exited (at most `timeoutS`).
  */
-export async function runLocustDistributed(a: { root: string; locustfileText: string; env: Record<string, string>; workers: number; timeoutS: number; outDir: string }): Promise<LocustRun> {
+export async function runLocustDistributed(a: {
+  root: string;
+  locustfileText: string;
+  env: Record<string, string>;
+  workers: number;
+  timeoutS: number;
+  outDir: string;
+}): Promise<LocustRun> {
   const tmp = mkdtempSync(path.join(a.root, 'tmp', 'proxy-tuner-locust-'));
   const inRoot = '/' + path.relative(a.root, tmp);
   const procDir = path.join(a.root, 'proc');
@@ -58,9 +75,25 @@ export async function runLocustDistributed(a: { root: string; locustfileText: st
     const [port] = await freePorts(1);
     const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1', ...a.env };
     const locust = (args: string[]) =>
-      spawn('chroot', [a.root, '/usr/bin/locust', '-f', `${inRoot}/locustfile.py`, '--loglevel', 'WARNING', ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      spawn('chroot', [a.root, '/usr/bin/locust', '-f', `${inRoot}/locustfile.py`, '--loglevel', 'WARNING', ...args], {
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     let masterOut = '';
-    const master = locust(['--master', '--headless', '--expect-workers', String(a.workers), '--master-bind-host', '127.0.0.1', '--master-bind-port', String(port), '--csv', `${inRoot}/out`, '--only-summary']);
+    const master = locust([
+      '--master',
+      '--headless',
+      '--expect-workers',
+      String(a.workers),
+      '--master-bind-host',
+      '127.0.0.1',
+      '--master-bind-port',
+      String(port),
+      '--csv',
+      `${inRoot}/out`,
+      '--only-summary',
+    ]);
     kids.push(master);
     const keep = (b: Buffer) => {
       if (masterOut.length < 200_000) masterOut += b.toString();
@@ -87,8 +120,19 @@ export async function runLocustDistributed(a: { root: string; locustfileText: st
       const f = path.join(tmp, n);
       return existsSync(f) ? readFileSync(f, 'utf8') : '';
     };
-    const files = { stats: path.join(a.outDir, 'out_stats.csv'), history: path.join(a.outDir, 'out_stats_history.csv'), failures: path.join(a.outDir, 'out_failures.csv') };
-    const run: LocustRun = { code, masterOutput: masterOut, stats: read('out_stats.csv'), history: read('out_stats_history.csv'), failures: read('out_failures.csv'), files };
+    const files = {
+      stats: path.join(a.outDir, 'out_stats.csv'),
+      history: path.join(a.outDir, 'out_stats_history.csv'),
+      failures: path.join(a.outDir, 'out_failures.csv'),
+    };
+    const run: LocustRun = {
+      code,
+      masterOutput: masterOut,
+      stats: read('out_stats.csv'),
+      history: read('out_stats_history.csv'),
+      failures: read('out_failures.csv'),
+      files,
+    };
     writeFileSync(files.stats, run.stats);
     writeFileSync(files.history, run.history);
     writeFileSync(files.failures, run.failures);

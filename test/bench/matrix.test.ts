@@ -14,9 +14,12 @@ import { liveDescendants, tempConfig } from './helpers';
 const binaries = loadMatrix();
 const skip = binaries.length === 0 && !process.env.CI ? 'no .matrix (scripts/provision-matrix.sh)' : false;
 
-const NGINX_LITERAL = 'events {}\nhttp {\n    access_log off;\n    server {\n        listen 1990;\n        location / { proxy_pass http://127.0.0.1:1980; }\n    }\n}\n';
-const NGINX_UPSTREAM = 'events {}\nhttp {\n    access_log off;\n    upstream app { server 127.0.0.1:1980; }\n    server {\n        listen 1990;\n        location / { proxy_pass http://app; }\n    }\n}\n';
-const HAPROXY = 'defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\nfrontend fe\n    bind :8080\n    default_backend be\nbackend be\n    server s1 127.0.0.1:1980\n';
+const NGINX_LITERAL =
+  'events {}\nhttp {\n    access_log off;\n    server {\n        listen 1990;\n        location / { proxy_pass http://127.0.0.1:1980; }\n    }\n}\n';
+const NGINX_UPSTREAM =
+  'events {}\nhttp {\n    access_log off;\n    upstream app { server 127.0.0.1:1980; }\n    server {\n        listen 1990;\n        location / { proxy_pass http://app; }\n    }\n}\n';
+const HAPROXY =
+  'defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\nfrontend fe\n    bind :8080\n    default_backend be\nbackend be\n    server s1 127.0.0.1:1980\n';
 
 const short = { connections: 5, durationMs: 1000, warmupMs: 300 };
 
@@ -34,8 +37,18 @@ describe('one benchmark per binary of the version matrix', { skip }, () => {
 
   it('has all six binaries', () => {
     assert.ok(matrixDir(), 'a .matrix folder');
-    for (const [p, v] of [['nginx', '1.22'], ['nginx', '1.26'], ['nginx', '1.30'], ['haproxy', '2.6'], ['haproxy', '3.0'], ['haproxy', '3.2']]) {
-      assert.ok(binaries.some((b) => b.product === p && b.version.startsWith(v + '.')), `${p} ${v}`);
+    for (const [p, v] of [
+      ['nginx', '1.22'],
+      ['nginx', '1.26'],
+      ['nginx', '1.30'],
+      ['haproxy', '2.6'],
+      ['haproxy', '3.0'],
+      ['haproxy', '3.2'],
+    ]) {
+      assert.ok(
+        binaries.some((b) => b.product === p && b.version.startsWith(v + '.')),
+        `${p} ${v}`,
+      );
     }
   });
 
@@ -44,11 +57,21 @@ describe('one benchmark per binary of the version matrix', { skip }, () => {
       const literal = await bench('nginx.conf', NGINX_LITERAL, b.path);
       assert.equal(literal.proxy.version, b.version);
       assert.ok(literal.requests > 100, `${literal.requests} requests`);
-      assert.equal(Object.values(literal.errors).reduce((x, y) => x + y, 0), 0);
-      assert.ok(literal.backend.connectionsPerRequest > 0.9, `literal proxy_pass: ${literal.backend.connectionsPerRequest} connections per request`);
+      assert.equal(
+        Object.values(literal.errors).reduce((x, y) => x + y, 0),
+        0,
+      );
+      assert.ok(
+        literal.backend.connectionsPerRequest > 0.9,
+        `literal proxy_pass: ${literal.backend.connectionsPerRequest} connections per request`,
+      );
       const upstream = await bench('nginx.conf', NGINX_UPSTREAM, b.path);
       const reuses = upstream.backend.connectionsPerRequest < 0.1;
-      assert.equal(reuses, compareVersions(b.version, '1.29.7') >= 0, `upstream without keepalive: ${upstream.backend.connectionsPerRequest} connections per request`);
+      assert.equal(
+        reuses,
+        compareVersions(b.version, '1.29.7') >= 0,
+        `upstream without keepalive: ${upstream.backend.connectionsPerRequest} connections per request`,
+      );
     });
   }
 
@@ -57,7 +80,10 @@ describe('one benchmark per binary of the version matrix', { skip }, () => {
       const r = await bench('haproxy.cfg', HAPROXY, b.path);
       assert.equal(r.proxy.version.split('-')[0], b.version);
       assert.ok(r.requests > 100, `${r.requests} requests`);
-      assert.equal(Object.values(r.errors).reduce((x, y) => x + y, 0), 0);
+      assert.equal(
+        Object.values(r.errors).reduce((x, y) => x + y, 0),
+        0,
+      );
       assert.ok(r.backend.connectionsPerRequest < 0.1, `${r.backend.connectionsPerRequest} connections per request`);
     });
   }

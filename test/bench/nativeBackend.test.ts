@@ -54,42 +54,52 @@ async function requests(port: number, n: number, m: number, method = 'GET'): Pro
 }
 
 for (const kind of ['nginx', 'haproxy'] as const) {
-  test(`native ${kind} backend: requested size and status, counted connections, nothing left after stop`, { skip: !findBinary(kind) }, async () => {
-    const binary = findBinary(kind)!;
-    const b = await NativeBackend.start({ responseBytes: 100_000, status: 200 }, { kind, binary });
-    let dir = '';
-    try {
-      dir = b.dir;
-      assert.ok(existsSync(dir));
-      const t0 = Date.now();
-      await new Promise((r) => setTimeout(r, 250));
-      const got = await requests(b.ports.http, 20, 5);
-      await new Promise((r) => setTimeout(r, 250));
-      const t1 = Date.now();
-      assert.equal(got.length, 25);
-      for (const g of got) {
-        assert.equal(g.status, 200);
-        assert.equal(g.bytes, 100_000);
-        assert.match(g.type, /application\/json/);
+  test(
+    `native ${kind} backend: requested size and status, counted connections, nothing left after stop`,
+    { skip: !findBinary(kind) },
+    async () => {
+      const binary = findBinary(kind)!;
+      const b = await NativeBackend.start({ responseBytes: 100_000, status: 200 }, { kind, binary });
+      let dir = '';
+      try {
+        dir = b.dir;
+        assert.ok(existsSync(dir));
+        const t0 = Date.now();
+        await new Promise((r) => setTimeout(r, 250));
+        const got = await requests(b.ports.http, 20, 5);
+        await new Promise((r) => setTimeout(r, 250));
+        const t1 = Date.now();
+        assert.equal(got.length, 25);
+        for (const g of got) {
+          assert.equal(g.status, 200);
+          assert.equal(g.bytes, 100_000);
+          assert.match(g.type, /application\/json/);
+        }
+        const s = await b.statsBetween(t0, t1);
+        assert.equal(s.requests, 25, JSON.stringify(s));
+        assert.equal(s.connections, 6, JSON.stringify(s));
+        assert.ok(b.cpuSeconds() >= 0);
+      } finally {
+        const pgid = b.pgid;
+        await b.stop();
+        assert.ok(await eventually(() => liveInGroup(pgid).length === 0), 'backend processes left');
+        assert.ok(!existsSync(dir), 'backend folder left');
       }
-      const s = await b.statsBetween(t0, t1);
-      assert.equal(s.requests, 25, JSON.stringify(s));
-      assert.equal(s.connections, 6, JSON.stringify(s));
-      assert.ok(b.cpuSeconds() >= 0);
-    } finally {
-      const pgid = b.pgid;
-      await b.stop();
-      assert.ok(await eventually(() => liveInGroup(pgid).length === 0), 'backend processes left');
-      assert.ok(!existsSync(dir), 'backend folder left');
-    }
-  });
+    },
+  );
 
   test(`native ${kind} backend: a 503 with the default body, HEAD, and the 1 MiB body`, { skip: !findBinary(kind) }, async () => {
     const binary = findBinary(kind)!;
     const b = await NativeBackend.start({ status: 503 }, { kind, binary });
     try {
       const got = await requests(b.ports.http, 2, 0);
-      assert.deepEqual(got.map((g) => [g.status, g.bytes]), [[503, Buffer.byteLength(DEFAULT_NATIVE_BODY)], [503, Buffer.byteLength(DEFAULT_NATIVE_BODY)]]);
+      assert.deepEqual(
+        got.map((g) => [g.status, g.bytes]),
+        [
+          [503, Buffer.byteLength(DEFAULT_NATIVE_BODY)],
+          [503, Buffer.byteLength(DEFAULT_NATIVE_BODY)],
+        ],
+      );
       const head = await requests(b.ports.http, 1, 0, 'HEAD');
       assert.equal(head[0].status, 503);
     } finally {
@@ -98,7 +108,13 @@ for (const kind of ['nginx', 'haproxy'] as const) {
     const big = await NativeBackend.start({ responseBytes: 1024 * 1024 }, { kind, binary });
     try {
       const got = await requests(big.ports.http, 2, 0);
-      assert.deepEqual(got.map((g) => [g.status, g.bytes]), [[200, 1024 * 1024], [200, 1024 * 1024]]);
+      assert.deepEqual(
+        got.map((g) => [g.status, g.bytes]),
+        [
+          [200, 1024 * 1024],
+          [200, 1024 * 1024],
+        ],
+      );
     } finally {
       await big.stop();
     }
@@ -106,7 +122,10 @@ for (const kind of ['nginx', 'haproxy'] as const) {
 }
 
 test('status page parsers', () => {
-  assert.deepEqual(parseStubStatus('Active connections: 2 \nserver accepts handled requests\n 17 17 230 \nReading: 0 Writing: 1 Waiting: 1 \n'), { connections: 17, requests: 230 });
+  assert.deepEqual(
+    parseStubStatus('Active connections: 2 \nserver accepts handled requests\n 17 17 230 \nReading: 0 Writing: 1 Waiting: 1 \n'),
+    { connections: 17, requests: 230 },
+  );
   assert.equal(parseStubStatus('nothing'), null);
   const csv = '# pxname,svname,qcur,stot,req_tot,conn_tot\npt_stats,FRONTEND,,3,3,1\npt_backend,FRONTEND,,40,41,7\n';
   assert.deepEqual(parseHaproxyCsv(csv), { connections: 7, requests: 41 });
@@ -124,7 +143,10 @@ test('runBenchmark: auto takes the native backend for fixed responses, the Node 
     assert.ok(native.requests > 10);
     // literal proxy_pass: nginx opens an upstream connection per request
     assert.ok(native.backend.connectionsPerRequest > 0.9, JSON.stringify(native.backend));
-    assert.ok(Math.abs(native.backend.requests - native.requests) <= native.requests * 0.2 + 20, `${native.backend.requests} vs ${native.requests}`);
+    assert.ok(
+      Math.abs(native.backend.requests - native.requests) <= native.requests * 0.2 + 20,
+      `${native.backend.requests} vs ${native.requests}`,
+    );
     assert.ok(native.cost && native.cost.benchCpuUsPerRequest > 0, JSON.stringify(native.cost));
     const post = await runBenchmark({ configPath: cfg.file, durationMs: 300, warmupMs: 0, connections: 2, method: 'POST', body: 'abc' });
     assert.equal(post.backend.kind, 'node');
@@ -133,7 +155,13 @@ test('runBenchmark: auto takes the native backend for fixed responses, the Node 
     const forced = await runBenchmark({ configPath: cfg.file, durationMs: 300, warmupMs: 0, connections: 2, backend: { kind: 'node' } });
     assert.equal(forced.backend.kind, 'node');
     await assert.rejects(
-      runBenchmark({ configPath: cfg.file, durationMs: 300, warmupMs: 0, connections: 2, backend: { kind: 'native', latency: { kind: 'fixed', ms: 5 } } }),
+      runBenchmark({
+        configPath: cfg.file,
+        durationMs: 300,
+        warmupMs: 0,
+        connections: 2,
+        backend: { kind: 'native', latency: { kind: 'fixed', ms: 5 } },
+      }),
       /native backend cannot serve this run: an added latency/,
     );
   } finally {

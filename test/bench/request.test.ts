@@ -18,7 +18,11 @@ const hooks = { onProxyReady: (i: { dir: string }) => void ourDirs.push(i.dir) }
 
 after(async () => {
   assert.ok(await eventually(() => liveDescendants().length === 0), `child processes left: ${liveDescendants().join(' ')}`);
-  assert.deepEqual(ourDirs.filter((d) => existsSync(d)), [], 'sandbox folders left behind');
+  assert.deepEqual(
+    ourDirs.filter((d) => existsSync(d)),
+    [],
+    'sandbox folders left behind',
+  );
 });
 
 /** Requests the backend received over the whole run (warm-up included), whatever the method. */
@@ -84,7 +88,10 @@ test('options: method and body are checked (known method, body size, no body wit
 test('nginx forwards the method and the body: PUT with 5000 bytes over HTTP/1.1, POST over HTTP/2, DELETE without body', async () => {
   const cfg = tempConfig('nginx.conf', TWO_SERVERS.replace('listen 8443 ssl;', 'listen 8443 ssl http2;'));
   try {
-    const put = await runBenchmark({ ...short, configPath: cfg.file, listener: { line: 8 }, method: 'PUT', body: 'p'.repeat(5000), contentType: 'application/json' }, hooks);
+    const put = await runBenchmark(
+      { ...short, configPath: cfg.file, listener: { line: 8 }, method: 'PUT', body: 'p'.repeat(5000), contentType: 'application/json' },
+      hooks,
+    );
     assert.equal(errorsOf(put), 0, JSON.stringify(put.errors));
     assert.ok(put.requests > 5, `requests ${put.requests}`);
     const rp = put.backend.received!;
@@ -93,14 +100,20 @@ test('nginx forwards the method and the body: PUT with 5000 bytes over HTTP/1.1,
     assert.equal(rp.bodyBytesMin, 5000);
     assert.equal(rp.bodyBytesMax, 5000);
 
-    const h2 = await runBenchmark({ ...short, configPath: cfg.file, listener: { line: 8 }, scenario: 'http2', method: 'POST', body: '{"a":1}' }, hooks);
+    const h2 = await runBenchmark(
+      { ...short, configPath: cfg.file, listener: { line: 8 }, scenario: 'http2', method: 'POST', body: '{"a":1}' },
+      hooks,
+    );
     assert.equal(errorsOf(h2), 0, JSON.stringify(h2.errors));
     assert.equal(h2.listener.http2, true);
     assert.deepEqual(Object.keys(h2.backend.received!.methods), ['POST']);
     assert.equal(h2.backend.received!.bodyBytesMin, 7);
     assert.equal(h2.backend.received!.bodyBytesMax, 7);
 
-    const del = await runBenchmark({ ...short, configPath: cfg.file, listener: { line: 8 }, method: 'DELETE', scenario: 'http1-close' }, hooks);
+    const del = await runBenchmark(
+      { ...short, configPath: cfg.file, listener: { line: 8 }, method: 'DELETE', scenario: 'http1-close' },
+      hooks,
+    );
     assert.equal(errorsOf(del), 0, JSON.stringify(del.errors));
     assert.deepEqual(Object.keys(del.backend.received!.methods), ['DELETE']);
     assert.equal(del.backend.received!.bodyBytesMax, 0);
@@ -117,7 +130,10 @@ test('HEAD gets answers without a body (no time-outs) and reaches the backend as
   );
   try {
     // per-method accounting: the built-in backend's
-    const head = await runBenchmark({ ...short, configPath: cfg.file, listener: { line: 8 }, method: 'HEAD', backend: { kind: 'node' } }, hooks);
+    const head = await runBenchmark(
+      { ...short, configPath: cfg.file, listener: { line: 8 }, method: 'HEAD', backend: { kind: 'node' } },
+      hooks,
+    );
     assert.equal(errorsOf(head), 0, JSON.stringify(head.errors));
     assert.ok(head.requests > 5);
     assert.deepEqual(Object.keys(head.backend.received!.methods), ['HEAD']);
@@ -166,11 +182,14 @@ test('a listener line with no suitable listener is a usage error naming the line
   );
   try {
     // server one has no TLS listener
-    await assert.rejects(runBenchmark({ ...short, configPath: cfg.file, listener: { line: 4 }, scenario: 'https-keepalive' }, hooks), (e: Error) => {
-      assert.ok(e instanceof BenchUsageError, e.message);
-      assert.match(e.message, /nginx\.conf:4: .*listen 8081.*TLS listener/);
-      return true;
-    });
+    await assert.rejects(
+      runBenchmark({ ...short, configPath: cfg.file, listener: { line: 4 }, scenario: 'https-keepalive' }, hooks),
+      (e: Error) => {
+        assert.ok(e instanceof BenchUsageError, e.message);
+        assert.match(e.message, /nginx\.conf:4: .*listen 8081.*TLS listener/);
+        return true;
+      },
+    );
     // line 6 is a location, not a server
     await assert.rejects(runBenchmark({ ...short, configPath: cfg.file, listener: { line: 6 } }, hooks), (e: Error) => {
       assert.ok(e instanceof BenchUsageError);
@@ -199,7 +218,15 @@ test("the CodeLens path: each server's location route, through the panel's optio
     const lineOf = (offset: number) => TWO_SERVERS.slice(0, offset).split('\n').length;
     const results: BenchResult[] = [];
     for (const route of routes) {
-      const panel = { ...DEFAULT_RUN_OPTIONS, durationS: 1, warmupS: 0, connections: 2, path: route.path, method: 'POST' as const, body: '{"n":1}' };
+      const panel = {
+        ...DEFAULT_RUN_OPTIONS,
+        durationS: 1,
+        warmupS: 0,
+        connections: 2,
+        path: route.path,
+        method: 'POST' as const,
+        body: '{"n":1}',
+      };
       results.push(await runBenchmark(toBenchOptions(panel, cfg.file, 'nginx', undefined, lineOf(route.blockOffset)), hooks));
     }
     const [one, two] = results;
@@ -215,7 +242,10 @@ test("the CodeLens path: each server's location route, through the panel's optio
 });
 
 test("listeners know their block's header line: nginx servers (also a listen from a file included in the server), HAProxy sections", async () => {
-  const nginx = tempConfig('nginx.conf', 'events {}\nhttp {\n  server {\n    include listen.conf;\n    server_name inc.test;\n  }\n  server { listen 82; }\n  server {\n    server_name nolisten.test;\n  }\n}\n');
+  const nginx = tempConfig(
+    'nginx.conf',
+    'events {}\nhttp {\n  server {\n    include listen.conf;\n    server_name inc.test;\n  }\n  server { listen 82; }\n  server {\n    server_name nolisten.test;\n  }\n}\n',
+  );
   writeFileSync(path.join(nginx.dir, 'listen.conf'), '\n\nlisten 81 ssl;\n');
   const sb = ProxySandbox.create({ configPath: nginx.file });
   try {
@@ -231,13 +261,19 @@ test("listeners know their block's header line: nginx servers (also a listen fro
     assert.deepEqual(noListen?.block, { file: nginx.file, line: 8 });
     // the included listen is the first server's own (TLS) listener
     assert.equal(pickListener(sb.listeners, 'https-keepalive', { line: 3, file: nginx.file }).main.line, 3);
-    assert.throws(() => pickListener(sb.listeners, 'https-keepalive', { line: 7, file: nginx.file }), /nginx\.conf:7: .*listen 82.*TLS listener/);
+    assert.throws(
+      () => pickListener(sb.listeners, 'https-keepalive', { line: 7, file: nginx.file }),
+      /nginx\.conf:7: .*listen 82.*TLS listener/,
+    );
     assert.equal(pickListener(sb.listeners, 'http1-keepalive', { line: 8, file: nginx.file }).main.serverName, 'nolisten.test');
   } finally {
     await sb.dispose();
     nginx.cleanup();
   }
-  const hap = tempConfig('haproxy.cfg', 'defaults\n  mode http\n\nfrontend a\n  bind :80\n  bind :81,:82\n\nlisten b\n  mode tcp\n  bind :90\n');
+  const hap = tempConfig(
+    'haproxy.cfg',
+    'defaults\n  mode http\n\nfrontend a\n  bind :80\n  bind :81,:82\n\nlisten b\n  mode tcp\n  bind :90\n',
+  );
   const hs = ProxySandbox.create({ configPath: hap.file });
   try {
     hs.plan({ http: 1001, https: 1002, tcp: 1003 });

@@ -24,15 +24,14 @@ function plan(name: string, text: string, extra?: (dir: string) => void) {
 const portOf = (text: string, re: RegExp) => re.exec(text)?.[1];
 
 test('includes are resolved into private copies, with their own lines kept', () => {
-  const r = plan(
-    'nginx.conf',
-    'events {}\nhttp {\n    include conf.d/*.conf;\n}\n',
-    (dir) => {
-      mkdirSync(path.join(dir, 'conf.d'));
-      writeFileSync(path.join(dir, 'conf.d', 'a.conf'), 'upstream u { server 10.0.0.5:80; }\nserver {\n  listen 8080;\n  location / { proxy_pass http://u; }\n}\n');
-      writeFileSync(path.join(dir, 'conf.d', 'b.conf'), '\n\nserver { listen 8081; location / { proxy_pass http://example.org; } }\n');
-    },
-  );
+  const r = plan('nginx.conf', 'events {}\nhttp {\n    include conf.d/*.conf;\n}\n', (dir) => {
+    mkdirSync(path.join(dir, 'conf.d'));
+    writeFileSync(
+      path.join(dir, 'conf.d', 'a.conf'),
+      'upstream u { server 10.0.0.5:80; }\nserver {\n  listen 8080;\n  location / { proxy_pass http://u; }\n}\n',
+    );
+    writeFileSync(path.join(dir, 'conf.d', 'b.conf'), '\n\nserver { listen 8081; location / { proxy_pass http://example.org; } }\n');
+  });
   assert.equal(r.copies.length, 3);
   const main = r.copies.find((c) => c.original.endsWith('nginx.conf'))!;
   assert.match(main.text, /include "?[^;]*\/inc\/1\/\*"?;/);
@@ -42,8 +41,14 @@ test('includes are resolved into private copies, with their own lines kept', () 
   const b = r.copies.find((c) => c.original.endsWith('b.conf'))!;
   assert.match(b.text.split('\n')[2], /proxy_pass http:\/\/127\.0\.0\.1:1001;/);
   assert.equal(r.listeners.length, 2);
-  assert.deepEqual(r.listeners.map((l) => path.basename(l.file)), ['a.conf', 'b.conf']);
-  assert.deepEqual(r.listeners.map((l) => l.line), [3, 3]);
+  assert.deepEqual(
+    r.listeners.map((l) => path.basename(l.file)),
+    ['a.conf', 'b.conf'],
+  );
+  assert.deepEqual(
+    r.listeners.map((l) => l.line),
+    [3, 3],
+  );
 });
 
 test('one original address gives one port; a server without listen gets one; unsupported listen flags go', () => {
@@ -76,7 +81,11 @@ test('non-HTTP passes point at the backend with a warning; system paths move int
 
 test('scripting modules and variable targets are refused with their line', () => {
   const cases: [string, number, RegExp][] = [
-    ['events {}\nhttp {\n  server {\n    listen 80;\n    location / {\n      content_by_lua_block { ngx.say(1) }\n    }\n  }\n}\n', 6, /content_by_lua_block/],
+    [
+      'events {}\nhttp {\n  server {\n    listen 80;\n    location / {\n      content_by_lua_block { ngx.say(1) }\n    }\n  }\n}\n',
+      6,
+      /content_by_lua_block/,
+    ],
     ['events {}\nstream {\n  server {\n    listen 9000;\n    proxy_pass $upstream_addr;\n  }\n}\n', 5, /variables/],
     ['events {}\nhttp {\n  server {\n    listen 80;\n    location / { grpc_pass grpc://$host:50051; }\n  }\n}\n', 5, /grpc_pass/],
   ];

@@ -96,12 +96,20 @@ async function assertNothingLeft(): Promise<void> {
 after(async () => {
   await assertNothingLeft();
   assert.ok(ourDirs.length > 0);
-  assert.deepEqual(ourDirs.filter((d) => existsSync(d)), [], 'sandbox folders left behind');
+  assert.deepEqual(
+    ourDirs.filter((d) => existsSync(d)),
+    [],
+    'sandbox folders left behind',
+  );
 });
 
 function assertServed(r: BenchResult) {
   assert.ok(r.requests > 10, `requests ${r.requests}`);
-  assert.equal(r.errors.connect + r.errors.reset + r.errors.timeout + r.errors.non2xx + r.errors.protocol + r.errors.tls, 0, JSON.stringify(r.errors));
+  assert.equal(
+    r.errors.connect + r.errors.reset + r.errors.timeout + r.errors.non2xx + r.errors.protocol + r.errors.tls,
+    0,
+    JSON.stringify(r.errors),
+  );
 }
 
 test('nginx runs a rewritten copy: public and hostname upstreams reach the built-in backend; file untouched', async () => {
@@ -194,7 +202,12 @@ test('refused: proxy_pass built from variables, a public resolver (nginx) and na
   const cases: [string, string, number, RegExp][] = [
     ['nginx.conf', 'events {}\nhttp {\n  server {\n    listen 80;\n    location / { proxy_pass http://$host; }\n  }\n}\n', 5, /variables/],
     ['nginx.conf', 'events {}\nhttp {\n  resolver 8.8.8.8;\n  server { listen 80; }\n}\n', 3, /resolver 8\.8\.8\.8/],
-    ['haproxy.cfg', 'global\n  maxconn 100\nresolvers dns\n  nameserver d1 8.8.8.8:53\nfrontend f\n  mode http\n  bind :80\n', 4, /nameserver/],
+    [
+      'haproxy.cfg',
+      'global\n  maxconn 100\nresolvers dns\n  nameserver d1 8.8.8.8:53\nfrontend f\n  mode http\n  bind :80\n',
+      4,
+      /nameserver/,
+    ],
   ];
   for (const [name, text, line, re] of cases) {
     const cfg = tempConfig(name, text);
@@ -234,15 +247,18 @@ test('cancel through the AbortSignal stops the proxy and the backend', async () 
   try {
     const ac = new AbortController();
     let ready = false;
-    const p = runBenchmark({ configPath: cfg.file, durationMs: 20_000, warmupMs: 0, connections: 2 }, {
-      signal: ac.signal,
-      onProxyReady: (i) => {
-        lastPgid = i.pgid;
-        ourDirs.push(i.dir);
-        ready = true;
-        setTimeout(() => ac.abort(), 300);
+    const p = runBenchmark(
+      { configPath: cfg.file, durationMs: 20_000, warmupMs: 0, connections: 2 },
+      {
+        signal: ac.signal,
+        onProxyReady: (i) => {
+          lastPgid = i.pgid;
+          ourDirs.push(i.dir);
+          ready = true;
+          setTimeout(() => ac.abort(), 300);
+        },
       },
-    });
+    );
     await assert.rejects(p, (e: Error) => e.name === 'AbortError');
     assert.ok(ready);
     await assertNothingLeft();

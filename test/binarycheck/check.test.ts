@@ -37,19 +37,29 @@ describe('nginx -t on a sandboxed copy', () => {
     assert.equal(r.kind, 'nginx');
     assert.match(r.version, /^\d+\.\d+\.\d+$/);
     assert.equal(r.status, 'ok', r.output);
-    assert.deepEqual(r.messages.filter((m) => m.severity === 'error'), []);
+    assert.deepEqual(
+      r.messages.filter((m) => m.severity === 'error'),
+      [],
+    );
   });
 
   it('maps an error in an included file to that file and line', async () => {
     const main = write('inc/nginx.conf', 'events {}\nhttp {\n    include conf.d/*.conf;\n}\n');
-    const inc = write('inc/conf.d/site.conf', 'server {\n    listen 8080;\n\n    location / {\n        proxy_buffer_size 4k;\n        proxy_bufers 8 4k;\n    }\n}\n');
+    const inc = write(
+      'inc/conf.d/site.conf',
+      'server {\n    listen 8080;\n\n    location / {\n        proxy_buffer_size 4k;\n        proxy_bufers 8 4k;\n    }\n}\n',
+    );
     const r = await checkWithBinary({ configPath: main });
     assert.equal(r.status, 'error');
     const e = r.messages.find((m) => m.severity === 'error');
     assert.deepEqual(e, { severity: 'error', message: 'unknown directive "proxy_bufers"', file: inc, line: 6 });
     assert.ok(!r.output.includes('proxy-tuner-bench-'), `no sandbox path left in the output:\n${r.output}`);
     // as diagnostics: on the included file, the whole text of line 6 (0-based 5)
-    const byFile = binaryDiagnostics(r, main, (f, l) => (f === inc ? 'server {\n    listen 8080;\n\n    location / {\n        proxy_buffer_size 4k;\n        proxy_bufers 8 4k;\n'.split('\n')[l] : undefined));
+    const byFile = binaryDiagnostics(r, main, (f, l) =>
+      f === inc
+        ? 'server {\n    listen 8080;\n\n    location / {\n        proxy_buffer_size 4k;\n        proxy_bufers 8 4k;\n'.split('\n')[l]
+        : undefined,
+    );
     const d = byFile.get(inc)?.[0];
     assert.ok(d);
     assert.deepEqual(d.range, { start: { line: 5, character: 8 }, end: { line: 5, character: 26 } });
@@ -59,7 +69,10 @@ describe('nginx -t on a sandboxed copy', () => {
   });
 
   it('maps an error in the main file to its line (the sandbox keeps line numbers)', async () => {
-    const main = write('main/nginx.conf', 'user www-data;\npid /run/nginx.pid;\nevents {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate /etc/ssl/none.pem;\n        ssl_certificate_key /etc/ssl/none.key;\n        client_max_body_size 10q;\n    }\n}\n');
+    const main = write(
+      'main/nginx.conf',
+      'user www-data;\npid /run/nginx.pid;\nevents {}\nhttp {\n    server {\n        listen 443 ssl;\n        ssl_certificate /etc/ssl/none.pem;\n        ssl_certificate_key /etc/ssl/none.key;\n        client_max_body_size 10q;\n    }\n}\n',
+    );
     const r = await checkWithBinary({ configPath: main });
     assert.equal(r.status, 'error');
     const e = r.messages.find((m) => m.severity === 'error');
@@ -90,17 +103,25 @@ describe('nginx -t on a sandboxed copy', () => {
 });
 
 describe('haproxy -c on a sandboxed copy', () => {
-  const base = 'global\n    maxconn 100\n    pidfile /run/haproxy.pid\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n';
+  const base =
+    'global\n    maxconn 100\n    pidfile /run/haproxy.pid\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n';
 
   it('accepts a valid config whose server is a host name (rewritten to loopback)', async () => {
-    const cfg = write('ok/haproxy.cfg', base + 'frontend web\n    bind :80\n    default_backend app\nbackend app\n    server s1 app.internal.example:8080 check\n');
+    const cfg = write(
+      'ok/haproxy.cfg',
+      base + 'frontend web\n    bind :80\n    default_backend app\nbackend app\n    server s1 app.internal.example:8080 check\n',
+    );
     const r = await checkWithBinary({ configPath: cfg });
     assert.equal(r.kind, 'haproxy');
     assert.equal(r.status, 'ok', r.output);
   });
 
   it('maps an unknown keyword to its line', async () => {
-    const cfg = write('bad/haproxy.cfg', base + 'frontend web\n    bind :80\n    http-request deny if { path_beg /x }\n    timeout clinet 5s\n    default_backend app\nbackend app\n    server s1 127.0.0.1:8080\n');
+    const cfg = write(
+      'bad/haproxy.cfg',
+      base +
+        'frontend web\n    bind :80\n    http-request deny if { path_beg /x }\n    timeout clinet 5s\n    default_backend app\nbackend app\n    server s1 127.0.0.1:8080\n',
+    );
     const r = await checkWithBinary({ configPath: cfg });
     assert.equal(r.status, 'error');
     const e = r.messages.find((m) => m.severity === 'error');
@@ -115,7 +136,9 @@ describe('haproxy -c on a sandboxed copy', () => {
 
 describe('output parsers', () => {
   it('nginx: level, message, file and line', () => {
-    const m = parseNginxOutput('nginx: [warn] the "http2_max_field_size" directive is obsolete in /etc/nginx/a.conf:12\nnginx: [emerg] unexpected "}" in /etc/nginx/b.conf:40\nnginx: configuration file /etc/nginx/nginx.conf test failed\n');
+    const m = parseNginxOutput(
+      'nginx: [warn] the "http2_max_field_size" directive is obsolete in /etc/nginx/a.conf:12\nnginx: [emerg] unexpected "}" in /etc/nginx/b.conf:40\nnginx: configuration file /etc/nginx/nginx.conf test failed\n',
+    );
     assert.deepEqual(m, [
       { severity: 'warning', message: 'the "http2_max_field_size" directive is obsolete', file: '/etc/nginx/a.conf', line: 12 },
       { severity: 'error', message: 'unexpected "}"', file: '/etc/nginx/b.conf', line: 40 },
@@ -142,7 +165,11 @@ describe('through the language server (proxyTuner/validateWithBinary)', () => {
       await server.initialize();
       const uri = pathToFileURL(main).href;
       const incUri = pathToFileURL(inc).href;
-      const incDiags = server.waitForNotification('textDocument/publishDiagnostics', (p) => p.uri === incUri && p.diagnostics.some((d: any) => d.source === 'nginx -t'), 30_000);
+      const incDiags = server.waitForNotification(
+        'textDocument/publishDiagnostics',
+        (p) => p.uri === incUri && p.diagnostics.some((d: any) => d.source === 'nginx -t'),
+        30_000,
+      );
       const res = await server.request('proxyTuner/validateWithBinary', { uri }, 30_000);
       assert.equal(res.status, 'error');
       assert.equal(res.tool, 'nginx -t');

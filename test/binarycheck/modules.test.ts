@@ -4,7 +4,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
-import { loadedModules, localNginxBuild, moduleDiagnostics, moduleStatus, parseNginxV, type NginxBuildFacts } from '../../server/src/host/binaryFacts';
+import {
+  loadedModules,
+  localNginxBuild,
+  moduleDiagnostics,
+  moduleStatus,
+  parseNginxV,
+  type NginxBuildFacts,
+} from '../../server/src/host/binaryFacts';
 
 const V = `nginx version: nginx/1.22.1
 built with OpenSSL 3.0.11
@@ -40,20 +47,33 @@ describe('nginx -V', () => {
   });
 
   it('load_module lines count as loaded', () => {
-    assert.deepEqual(loadedModules('load_module modules/ngx_stream_module.so;\n  load_module "/usr/lib/nginx/modules/ngx_http_geoip_module.so";\n'), ['ngx_stream_module', 'ngx_http_geoip_module']);
-    assert.deepEqual(diags('load_module modules/ngx_stream_module.so;\nstream { server { listen 1; proxy_pass 127.0.0.1:2; } }\n', facts), []);
+    assert.deepEqual(
+      loadedModules('load_module modules/ngx_stream_module.so;\n  load_module "/usr/lib/nginx/modules/ngx_http_geoip_module.so";\n'),
+      ['ngx_stream_module', 'ngx_http_geoip_module'],
+    );
+    assert.deepEqual(
+      diags('load_module modules/ngx_stream_module.so;\nstream { server { listen 1; proxy_pass 127.0.0.1:2; } }\n', facts),
+      [],
+    );
   });
 
   it('one information diagnostic per missing module, on the directive', () => {
-    const text = 'http {\n  geoip_country /g.dat;\n  server { sub_filter a b; image_filter resize 10 10; image_filter_buffer 1m; autoindex on; }\n}\nstream { server { listen 1; } }\n';
+    const text =
+      'http {\n  geoip_country /g.dat;\n  server { sub_filter a b; image_filter resize 10 10; image_filter_buffer 1m; autoindex on; }\n}\nstream { server { listen 1; } }\n';
     const d = moduleDiagnostics(TextDocument.create('file:///n.conf', 'nginx', 1, text), parseNginx(text), facts);
     assert.deepEqual(
       d.map((x) => [x.range.start.line, x.message]),
       [
-        [1, '"geoip_country" is in ngx_http_geoip_module, which your nginx 1.22.1 has as a dynamic module that this config does not load (add `load_module modules/ngx_http_geoip_module.so;` at the top of the main config)'],
+        [
+          1,
+          '"geoip_country" is in ngx_http_geoip_module, which your nginx 1.22.1 has as a dynamic module that this config does not load (add `load_module modules/ngx_http_geoip_module.so;` at the top of the main config)',
+        ],
         [2, '"image_filter" is in ngx_http_image_filter_module, which is not built into your nginx 1.22.1 (see `nginx -V`)'],
         [2, '"autoindex" is in ngx_http_autoindex_module, which is not built into your nginx 1.22.1 (see `nginx -V`)'],
-        [4, '"stream" is in ngx_stream_core_module, which your nginx 1.22.1 has as a dynamic module that this config does not load (add `load_module modules/ngx_stream_module.so;` at the top of the main config)'],
+        [
+          4,
+          '"stream" is in ngx_stream_core_module, which your nginx 1.22.1 has as a dynamic module that this config does not load (add `load_module modules/ngx_stream_module.so;` at the top of the main config)',
+        ],
       ],
     );
     assert.ok(d.every((x) => x.severity === 3 && x.source === 'nginx -V' && x.code === 'nginx/module-not-in-binary'));

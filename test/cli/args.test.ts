@@ -32,7 +32,10 @@ describe('parseArgs', () => {
       [['--fix=1'], /takes no value/],
       [['--format', 'xml'], /must be one of text, json \(got 'xml'\)/],
     ] as const) {
-      assert.throws(() => parseArgs(argv, SPEC), (err: unknown) => err instanceof UsageError && message.test(err.message));
+      assert.throws(
+        () => parseArgs(argv, SPEC),
+        (err: unknown) => err instanceof UsageError && message.test(err.message),
+      );
     }
   });
 });

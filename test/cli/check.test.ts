@@ -41,7 +41,8 @@ function write(name: string, text: string): string {
   return rel;
 }
 
-const TEXT_LINE = /^(?<file>[^:\n]+):(?<line>\d+):(?<col>\d+): (?<severity>error|warning|information|hint): (?<message>.+) \[(?<code>[a-z]+\/[a-z0-9-]+)\]$/;
+const TEXT_LINE =
+  /^(?<file>[^:\n]+):(?<line>\d+):(?<col>\d+): (?<severity>error|warning|information|hint): (?<message>.+) \[(?<code>[a-z]+\/[a-z0-9-]+)\]$/;
 
 interface TextProblem {
   file: string;
@@ -292,7 +293,10 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
         problems.some((p) => p.code === 'haproxy/missing-timeout' && p.severity === 'warning'),
         r.stdout,
       );
-      assert.ok(problems.every((p) => p.severity !== 'error'), r.stdout);
+      assert.ok(
+        problems.every((p) => p.severity !== 'error'),
+        r.stdout,
+      );
       assert.equal(r.status, 0);
       const t = cli(['check', file]);
       assert.equal(t.status, 0);
@@ -310,7 +314,10 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       const anonymous = cli(['check', '--format', 'json', '-'], {}, ERROR_NGINX);
       assert.equal(anonymous.status, 1);
       const problems = JSON.parse(anonymous.stdout) as any[];
-      assert.ok(problems.some((x) => x.file === '<stdin>' && x.code === 'nginx/unknown-directive'), anonymous.stdout);
+      assert.ok(
+        problems.some((x) => x.file === '<stdin>' && x.code === 'nginx/unknown-directive'),
+        anonymous.stdout,
+      );
     });
 
     it('fixes stdin to stdout, and refuses a second -', () => {
@@ -332,7 +339,10 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       assert.deepEqual([p?.line, p?.col], [5, 5]);
       const recent = cli(['check', '--nginx-version=1.25.1', file]);
       assert.equal(recent.status, 0, recent.stdout);
-      assert.deepEqual(textProblems(recent.stdout).filter((x) => x.code === 'nginx/needs-newer-version'), []);
+      assert.deepEqual(
+        textProblems(recent.stdout).filter((x) => x.code === 'nginx/needs-newer-version'),
+        [],
+      );
     });
 
     it('judges against --haproxy-version', () => {
@@ -343,7 +353,10 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       const p = textProblems(old.stdout).find((x) => x.code === 'haproxy/needs-newer-version');
       assert.deepEqual([p?.line, p?.col], [3, 5]);
       const recent = cli(['check', '--haproxy-version', '3.0', file]);
-      assert.deepEqual(textProblems(recent.stdout).filter((x) => x.code === 'haproxy/needs-newer-version'), []);
+      assert.deepEqual(
+        textProblems(recent.stdout).filter((x) => x.code === 'haproxy/needs-newer-version'),
+        [],
+      );
     });
 
     it('defaults to the local nginx -v, and to the newest without one', () => {
@@ -377,7 +390,10 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       const after = JSON.parse(cli(['check', '--format', 'json', fixed]).stdout) as any[];
       assert.ok(after.length < before.length, `before: ${JSON.stringify(before)}\nafter: ${JSON.stringify(after)}`);
       const beforeCodes = new Set(before.map((p) => p.code));
-      assert.deepEqual(after.filter((p) => !beforeCodes.has(p.code)), []);
+      assert.deepEqual(
+        after.filter((p) => !beforeCodes.has(p.code)),
+        [],
+      );
       assert.ok(after.some((p) => p.code === 'nginx/unknown-directive'));
     });
 

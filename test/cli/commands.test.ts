@@ -20,8 +20,10 @@ function mk(files: Record<string, string>): string {
 // `listen`, `server_tokens` at column 0 and a `server {` block: the shape of gixy's test configs
 const SITE = 'server {\nlisten 80;\nserver_tokens on;\n}\n';
 const UNFORMATTED_NGINX = 'events {}\nhttp {\nserver {\n  listen   127.0.0.1:8080;\n        location / { return 200; }\n}\n}\n';
-const FORMATTED_NGINX_4 = 'events {}\nhttp {\n    server {\n        listen 127.0.0.1:8080;\n        location / {\n            return 200;\n        }\n    }\n}\n';
-const UNFORMATTED_HAPROXY = 'global\nmaxconn 100\ndefaults\n  mode http\n  timeout connect 5s\n  timeout client 5s\n  timeout server 5s\nfrontend web\n bind 127.0.0.1:8080\n default_backend app\nbackend app\n        server a 127.0.0.1:9000\n';
+const FORMATTED_NGINX_4 =
+  'events {}\nhttp {\n    server {\n        listen 127.0.0.1:8080;\n        location / {\n            return 200;\n        }\n    }\n}\n';
+const UNFORMATTED_HAPROXY =
+  'global\nmaxconn 100\ndefaults\n  mode http\n  timeout connect 5s\n  timeout client 5s\n  timeout server 5s\nfrontend web\n bind 127.0.0.1:8080\n default_backend app\nbackend app\n        server a 127.0.0.1:9000\n';
 
 describe('proxy-tuner CLI conventions (issue 18)', () => {
   before(() => ensureBuilt());
@@ -31,8 +33,22 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
 
   describe('check --format sarif', () => {
     it('writes a SARIF 2.1.0 log: the rule table with help URIs, results with regions and fixes', () => {
-      const root = mk({ 'seed002.conf': SEED002, 'web/lb.cfg': 'defaults\n    mode http\nfrontend web\n    bind 127.0.0.1:8080\n    default_backend app\nbackend app\n    server a 127.0.0.1:9000\n' });
-      const r = runCli(root, ['check', '--format', 'sarif', '--nginx-version', '1.22.1', '--haproxy-version', '2.6', 'seed002.conf', 'web']);
+      const root = mk({
+        'seed002.conf': SEED002,
+        'web/lb.cfg':
+          'defaults\n    mode http\nfrontend web\n    bind 127.0.0.1:8080\n    default_backend app\nbackend app\n    server a 127.0.0.1:9000\n',
+      });
+      const r = runCli(root, [
+        'check',
+        '--format',
+        'sarif',
+        '--nginx-version',
+        '1.22.1',
+        '--haproxy-version',
+        '2.6',
+        'seed002.conf',
+        'web',
+      ]);
       assert.equal(r.status, 0, r.stderr);
       const log = JSON.parse(r.stdout);
       assert.deepEqual(sarifProblems(log), []);
@@ -52,13 +68,21 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.deepEqual(loc.region, { startLine: 7, startColumn: 24, endLine: 7, endColumn: 45 });
       assert.equal(hit.fixes.length, 1);
       const replacements = hit.fixes[0].artifactChanges[0].replacements;
-      assert.ok(replacements.some((x: any) => /upstream backend_127_0_0_1_1980 \{/.test(x.insertedContent.text)), JSON.stringify(replacements));
-      assert.ok(results.some((x) => x.locations[0].physicalLocation.artifactLocation.uri === 'web/lb.cfg' && x.ruleId.startsWith('haproxy/')));
+      assert.ok(
+        replacements.some((x: any) => /upstream backend_127_0_0_1_1980 \{/.test(x.insertedContent.text)),
+        JSON.stringify(replacements),
+      );
+      assert.ok(
+        results.some((x) => x.locations[0].physicalLocation.artifactLocation.uri === 'web/lb.cfg' && x.ruleId.startsWith('haproxy/')),
+      );
       assert.equal(run.originalUriBaseIds['%SRCROOT%'].uri, `file://${root}/`);
     });
 
     it('the structural check rejects what the schema rejects', () => {
-      const good = { version: '2.1.0', runs: [{ tool: { driver: { name: 't', rules: [{ id: 'a' }] } }, results: [{ ruleId: 'a', ruleIndex: 0, message: { text: 'm' } }] }] };
+      const good = {
+        version: '2.1.0',
+        runs: [{ tool: { driver: { name: 't', rules: [{ id: 'a' }] } }, results: [{ ruleId: 'a', ruleIndex: 0, message: { text: 'm' } }] }],
+      };
       assert.deepEqual(sarifProblems(good), []);
       const bad = (mutate: (l: any) => void) => {
         const l = JSON.parse(JSON.stringify(good));
@@ -70,7 +94,10 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.ok(bad((l) => (l.runs[0].results[0].level = 'fatal')).length);
       assert.ok(bad((l) => (l.runs[0].results[0].message = {})).length);
       assert.ok(bad((l) => (l.runs[0].results[0].ruleIndex = 3)).length);
-      assert.ok(bad((l) => (l.runs[0].results[0].locations = [{ physicalLocation: { artifactLocation: { uri: 'a' }, region: { startLine: 0 } } }])).length);
+      assert.ok(
+        bad((l) => (l.runs[0].results[0].locations = [{ physicalLocation: { artifactLocation: { uri: 'a' }, region: { startLine: 0 } } }]))
+          .length,
+      );
       assert.ok(bad((l) => (l.runs[0].results[0].fixes = [{ artifactChanges: [] }])).length);
       assert.ok(bad((l) => (l.runs[0].tool.driver.rules[0].helpUri = 'not a uri')).length);
       assert.ok(bad((l) => (l.runs[0].results[0].severity = 'error')).length);
@@ -83,23 +110,42 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       const r = runCli(root, ['check', '--format', 'github', 'bad.conf', 'site.conf']);
       assert.equal(r.status, 1);
       const lines = r.stdout.trim().split('\n');
-      assert.ok(lines.every((l) => /^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=[a-z]+\/[a-z0-9-]+::.+$/.test(l)), r.stdout);
-      assert.ok(lines.includes("::error file=bad.conf,line=4,col=9,endLine=4,endColumn=14,title=nginx/unknown-directive::unknown directive \"listn\" (did you mean \"listen\"?)") || lines.some((l) => l.startsWith('::error file=bad.conf,line=4,col=9,endLine=4,endColumn=14,title=nginx/unknown-directive::')), r.stdout);
-      assert.ok(lines.some((l) => l.startsWith('::notice file=site.conf,line=3,col=15,') && l.includes('title=nginx/server-tokens-on')), r.stdout);
+      assert.ok(
+        lines.every((l) =>
+          /^::(error|warning|notice) file=[^,]+,line=\d+,col=\d+,endLine=\d+,endColumn=\d+,title=[a-z]+\/[a-z0-9-]+::.+$/.test(l),
+        ),
+        r.stdout,
+      );
+      assert.ok(
+        lines.includes(
+          '::error file=bad.conf,line=4,col=9,endLine=4,endColumn=14,title=nginx/unknown-directive::unknown directive "listn" (did you mean "listen"?)',
+        ) || lines.some((l) => l.startsWith('::error file=bad.conf,line=4,col=9,endLine=4,endColumn=14,title=nginx/unknown-directive::')),
+        r.stdout,
+      );
+      assert.ok(
+        lines.some((l) => l.startsWith('::notice file=site.conf,line=3,col=15,') && l.includes('title=nginx/server-tokens-on')),
+        r.stdout,
+      );
       assert.equal(r.stderr, '', 'no summary line in github mode');
     });
   });
 
   describe('language', () => {
-    it("judges a server block with `listen` at column 0 as nginx, and --language overrides", () => {
+    it('judges a server block with `listen` at column 0 as nginx, and --language overrides', () => {
       const root = mk({ 'site.conf': SITE, 'lb.conf': 'frontend web\n    bind 127.0.0.1:80\n' });
       const r = runCli(root, ['check', '--format', 'json', 'site.conf']);
       const codes = (JSON.parse(r.stdout) as any[]).map((p) => p.code);
       assert.ok(codes.length && codes.every((c) => c.startsWith('nginx/')), codes.join());
       const forced = runCli(root, ['check', '--format', 'json', '--language', 'haproxy', 'site.conf']);
-      assert.ok((JSON.parse(forced.stdout) as any[]).some((p) => p.code.startsWith('haproxy/')), forced.stdout);
+      assert.ok(
+        (JSON.parse(forced.stdout) as any[]).some((p) => p.code.startsWith('haproxy/')),
+        forced.stdout,
+      );
       const lb = runCli(root, ['check', '--format', 'json', '--language', 'nginx', 'lb.conf']);
-      assert.ok((JSON.parse(lb.stdout) as any[]).every((p) => p.code.startsWith('nginx/')), lb.stdout);
+      assert.ok(
+        (JSON.parse(lb.stdout) as any[]).every((p) => p.code.startsWith('nginx/')),
+        lb.stdout,
+      );
       assert.equal(runCli(root, ['check', '--language', 'apache', 'site.conf']).status, 2);
     });
   });
@@ -115,13 +161,19 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       const unsafe = runCli(root, ['check', '--nginx-version', '1.22.1', '--fix', '--unsafe-fixes', 'nginx.conf']);
       assert.equal(unsafe.status, 0, unsafe.stderr);
       assert.match(unsafe.stdout, /upstream backend_127_0_0_1_1980 \{\n\s+server 127\.0\.0\.1:1980;\n\s+keepalive 64;\n\s+\}/);
-      assert.match(unsafe.stdout, /proxy_pass http:\/\/backend_127_0_0_1_1980;\n\s+proxy_http_version 1\.1;\n\s+proxy_set_header Connection "";/);
+      assert.match(
+        unsafe.stdout,
+        /proxy_pass http:\/\/backend_127_0_0_1_1980;\n\s+proxy_http_version 1\.1;\n\s+proxy_set_header Connection "";/,
+      );
       assert.match(unsafe.stdout, /^worker_processes auto;$/m);
       assert.equal(readFileSync(join(root, 'nginx.conf'), 'utf8'), SEED002, 'printing never writes');
       // the fixed config has none of the keep-alive findings left
       const again = mk({ 'nginx.conf': unsafe.stdout });
       const left = JSON.parse(runCli(again, ['check', '--format', 'json', '--nginx-version', '1.22.1', 'nginx.conf']).stdout) as any[];
-      assert.deepEqual(left.filter((p) => /keepalive|proxy-pass-no-upstream/.test(p.code)), []);
+      assert.deepEqual(
+        left.filter((p) => /keepalive|proxy-pass-no-upstream/.test(p.code)),
+        [],
+      );
       assert.equal(runCli(root, ['check', '--unsafe-fixes', 'nginx.conf']).status, 2);
     });
 
@@ -131,7 +183,16 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(one.status, 0, one.stderr);
       assert.match(one.stdout, /keepalive 64;/);
       assert.doesNotMatch(one.stdout, /worker_processes/);
-      const two = runCli(root, ['check', '--nginx-version', '1.22.1', '--fix-rule', 'nginx/proxy-pass-no-upstream', '--fix-rule', 'nginx/worker-processes-not-auto', 'nginx.conf']);
+      const two = runCli(root, [
+        'check',
+        '--nginx-version',
+        '1.22.1',
+        '--fix-rule',
+        'nginx/proxy-pass-no-upstream',
+        '--fix-rule',
+        'nginx/worker-processes-not-auto',
+        'nginx.conf',
+      ]);
       assert.match(two.stdout, /keepalive 64;/);
       assert.match(two.stdout, /^worker_processes auto;$/m);
       assert.doesNotMatch(two.stdout, /worker_rlimit_nofile/);
@@ -151,7 +212,11 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(statSync(join(root, 'a/nginx.conf')).mode & 0o777, 0o640);
       assert.ok(lstatSync(join(root, 'b/link.conf')).isSymbolicLink(), 'the link stays a link');
       // no temporary file left behind
-      for (const d of ['a', 'b', 'c']) assert.deepEqual(readdirSync(join(root, d)).filter((n) => n.includes('proxy-tuner')), []);
+      for (const d of ['a', 'b', 'c'])
+        assert.deepEqual(
+          readdirSync(join(root, d)).filter((n) => n.includes('proxy-tuner')),
+          [],
+        );
       assert.equal(runCli(root, ['check', '--fix', '--write', '-'], { input: SEED002 }).status, 2);
       assert.equal(runCli(root, ['check', '--write', 'a']).status, 2);
     });
@@ -181,14 +246,25 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.match(hap, /^frontend web\n {4}bind 127\.0\.0\.1:8080$/m);
       assert.equal(statSync(join(root, 'haproxy.cfg')).mode & 0o777, 0o600);
       assert.equal(runCli(root, ['format', '--check', 'nginx.conf', 'haproxy.cfg']).status, 0);
-      assert.deepEqual(readdirSync(root).filter((n) => n.includes('proxy-tuner')), []);
+      assert.deepEqual(
+        readdirSync(root).filter((n) => n.includes('proxy-tuner')),
+        [],
+      );
     });
 
     it('reads stdin to stdout, takes indentation from the project config or --indent, leaves a broken file alone (exit 2)', () => {
-      const root = mk({ '.proxy-tuner.json': '{"format": {"indent": 2}}', 'sub/x.conf': UNFORMATTED_NGINX, 'broken.conf': 'http {\n  server {\n' });
+      const root = mk({
+        '.proxy-tuner.json': '{"format": {"indent": 2}}',
+        'sub/x.conf': UNFORMATTED_NGINX,
+        'broken.conf': 'http {\n  server {\n',
+      });
       const stdin = runCli(root, ['format', '-'], { input: UNFORMATTED_NGINX });
       assert.equal(stdin.status, 0, stdin.stderr);
-      assert.equal(stdin.stdout, FORMATTED_NGINX_4.replace(/ {4}/g, '  '), 'indent 2 from .proxy-tuner.json (stdin is read as in the working folder)');
+      assert.equal(
+        stdin.stdout,
+        FORMATTED_NGINX_4.replace(/ {4}/g, '  '),
+        'indent 2 from .proxy-tuner.json (stdin is read as in the working folder)',
+      );
       const file = runCli(root, ['format', 'sub/x.conf']);
       assert.equal(file.stdout, FORMATTED_NGINX_4.replace(/ {4}/g, '  '));
       const tab = runCli(root, ['format', '--indent', 'tab', 'sub/x.conf']);
@@ -205,24 +281,35 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
 
   describe('project config (.proxy-tuner.json)', () => {
     it('gives target versions and rule severities, found by walking up; flags win', () => {
-      const http2 = 'events {}\nhttp {\n    server {\n        listen 127.0.0.1:8443;\n        http2 on;\n        server_tokens on;\n    }\n}\n';
+      const http2 =
+        'events {}\nhttp {\n    server {\n        listen 127.0.0.1:8443;\n        http2 on;\n        server_tokens on;\n    }\n}\n';
       const root = mk({
         'proj/.proxy-tuner.json': JSON.stringify({ nginx: { version: '1.22.1' }, rules: { 'nginx/server-tokens-on': 'error' } }),
         'proj/deep/er/site/nginx.conf': http2,
         'other/nginx.conf': http2,
       });
       const inProj = JSON.parse(runCli(root, ['check', '--format', 'json', 'proj/deep/er/site/nginx.conf']).stdout) as any[];
-      assert.ok(inProj.some((p) => p.code === 'nginx/needs-newer-version'), 'version 1.22.1 from the config');
+      assert.ok(
+        inProj.some((p) => p.code === 'nginx/needs-newer-version'),
+        'version 1.22.1 from the config',
+      );
       assert.equal(inProj.find((p) => p.code === 'nginx/server-tokens-on')?.severity, 'error');
       const outside = JSON.parse(runCli(root, ['check', '--format', 'json', 'other/nginx.conf']).stdout) as any[];
       assert.ok(!outside.some((p) => p.code === 'nginx/needs-newer-version'));
       assert.equal(outside.find((p) => p.code === 'nginx/server-tokens-on')?.severity, 'information');
-      const flagged = JSON.parse(runCli(root, ['check', '--format', 'json', '--nginx-version', '1.26.0', 'proj/deep/er/site/nginx.conf']).stdout) as any[];
+      const flagged = JSON.parse(
+        runCli(root, ['check', '--format', 'json', '--nginx-version', '1.26.0', 'proj/deep/er/site/nginx.conf']).stdout,
+      ) as any[];
       assert.ok(!flagged.some((p) => p.code === 'nginx/needs-newer-version'), 'the flag wins over the config');
     });
 
     it('ignores files by glob, named or walked', () => {
-      const root = mk({ '.proxy-tuner.json': '{"ignore": ["vendor/**", "*.bak.conf"]}', 'vendor/x/bad.conf': 'listn 80;\n', 'old.bak.conf': 'listn 80;\n', 'site.conf': SITE });
+      const root = mk({
+        '.proxy-tuner.json': '{"ignore": ["vendor/**", "*.bak.conf"]}',
+        'vendor/x/bad.conf': 'listn 80;\n',
+        'old.bak.conf': 'listn 80;\n',
+        'site.conf': SITE,
+      });
       const r = runCli(root, ['check', '.', 'old.bak.conf']);
       assert.equal(r.status, 0, r.stdout);
       // the ignored folder is not walked at all; the named (and walked) .bak file counts once
@@ -246,7 +333,12 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
     });
 
     it('refuses a config that is not JSON (exit 2), warns about unknown entries', () => {
-      const root = mk({ '.proxy-tuner.json': '{ nginx: ', 'site.conf': SITE, 'w/.proxy-tuner.json': '{"nginx": {"version": "new"}, "colour": 1}', 'w/site.conf': SITE });
+      const root = mk({
+        '.proxy-tuner.json': '{ nginx: ',
+        'site.conf': SITE,
+        'w/.proxy-tuner.json': '{"nginx": {"version": "new"}, "colour": 1}',
+        'w/site.conf': SITE,
+      });
       const r = runCli(root, ['check', 'site.conf']);
       assert.equal(r.status, 2);
       assert.match(r.stderr, /\.proxy-tuner\.json: not valid JSON/);
@@ -267,13 +359,16 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.ok(rows.length > 50);
       assert.equal(new Set(rows.map((r) => r.id)).size, rows.length);
       for (const r of rows) {
-        assert.ok(['nginx', 'haproxy'].includes(r.language) && r.category && r.severity && r.title && /^https?:\/\//.test(r.helpUri), JSON.stringify(r));
+        assert.ok(
+          ['nginx', 'haproxy'].includes(r.language) && r.category && r.severity && r.title && /^https?:\/\//.test(r.helpUri),
+          JSON.stringify(r),
+        );
       }
       const haproxy = JSON.parse(runCli(root, ['rules', '--format', 'json', '--language', 'haproxy']).stdout) as any[];
       assert.ok(haproxy.length > 5 && haproxy.every((r) => r.language === 'haproxy'));
     });
 
-    it("explains a rule: why, versions, fix, link; an unknown one suggests (exit 2)", () => {
+    it('explains a rule: why, versions, fix, link; an unknown one suggests (exit 2)', () => {
       const root = mk({});
       const r = runCli(root, ['explain', 'nginx/proxy-pass-no-upstream']);
       assert.equal(r.status, 0);
@@ -305,12 +400,16 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(all.stderr.split('\n').filter(Boolean).length, 1, 'only the summary on stderr');
       assert.equal(runCli(root, ['check', '-j', '0', '.']).status, 2);
       // on a terminal (a pty from util-linux's `script`), a progress line redrawn in place, then cleared
-      const script = spawnSync('script', ['-qec', `"${process.execPath}" "${BIN}" check -j 2 --nginx-version 1.22.1 . >/dev/null`, '/dev/null'], {
-        cwd: root,
-        encoding: 'utf8',
-        timeout: 120_000,
-        env: { ...process.env, PROXY_TUNER_NO_LOCAL_VERSION: '1' },
-      });
+      const script = spawnSync(
+        'script',
+        ['-qec', `"${process.execPath}" "${BIN}" check -j 2 --nginx-version 1.22.1 . >/dev/null`, '/dev/null'],
+        {
+          cwd: root,
+          encoding: 'utf8',
+          timeout: 120_000,
+          env: { ...process.env, PROXY_TUNER_NO_LOCAL_VERSION: '1' },
+        },
+      );
       if (script.error) return; // no `script` here: the terminal case is not checked
       assert.match(script.stdout, /\r\x1b\[Kchecked 140\/140 files\r\x1b\[K140 files checked: /, JSON.stringify(script.stdout));
     });

@@ -5,7 +5,15 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findBinary, localVersion, parseVersionOutput, prefetchLocalVersion, recordedVersion, recordVersion, versionCacheFile } from '../../server/src/host/localVersions';
+import {
+  findBinary,
+  localVersion,
+  parseVersionOutput,
+  prefetchLocalVersion,
+  recordedVersion,
+  recordVersion,
+  versionCacheFile,
+} from '../../server/src/host/localVersions';
 import { resolveSettings } from '../../server/src/service/settings';
 
 describe('local version probe', () => {

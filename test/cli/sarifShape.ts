@@ -65,7 +65,8 @@ function propertyBag(c: Ctx, v: Json, path: string): void {
   }
   if ('tags' in v) {
     const tags = v.tags;
-    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string') || new Set(tags).size !== tags.length) c.problems.push(`${path}.tags: must be unique strings`);
+    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string') || new Set(tags).size !== tags.length)
+      c.problems.push(`${path}.tags: must be unique strings`);
   }
 }
 
@@ -77,19 +78,52 @@ function artifactLocation(c: Ctx, v: Json, path: string): void {
 }
 
 function region(c: Ctx, v: Json, path: string): void {
-  if (!obj(c, v, path, ['startLine', 'startColumn', 'endLine', 'endColumn', 'charOffset', 'charLength', 'byteOffset', 'byteLength', 'snippet', 'message', 'sourceLanguage', 'properties'])) return;
-  if (!('startLine' in v) && !('charOffset' in v) && !('byteOffset' in v)) c.problems.push(`${path}: needs startLine, charOffset or byteOffset`);
+  if (
+    !obj(c, v, path, [
+      'startLine',
+      'startColumn',
+      'endLine',
+      'endColumn',
+      'charOffset',
+      'charLength',
+      'byteOffset',
+      'byteLength',
+      'snippet',
+      'message',
+      'sourceLanguage',
+      'properties',
+    ])
+  )
+    return;
+  if (!('startLine' in v) && !('charOffset' in v) && !('byteOffset' in v))
+    c.problems.push(`${path}: needs startLine, charOffset or byteOffset`);
   for (const k of ['startLine', 'startColumn', 'endLine', 'endColumn']) intMin(c, v[k], `${path}.${k}`, 1);
   const sl = v.startLine as number;
   const el = (v.endLine ?? sl) as number;
   if (isInt(sl) && isInt(el) && el < sl) c.problems.push(`${path}: ends (line ${el}) before it starts (line ${sl})`);
-  if (isInt(sl) && el === sl && isInt(v.startColumn) && isInt(v.endColumn) && v.endColumn < v.startColumn) c.problems.push(`${path}: end column before start column`);
+  if (isInt(sl) && el === sl && isInt(v.startColumn) && isInt(v.endColumn) && v.endColumn < v.startColumn)
+    c.problems.push(`${path}: end column before start column`);
 }
 
 const LEVELS = ['none', 'note', 'warning', 'error'];
 
 function reportingDescriptor(c: Ctx, v: Json, path: string): void {
-  const allowed = ['id', 'deprecatedIds', 'guid', 'deprecatedGuids', 'name', 'deprecatedNames', 'shortDescription', 'fullDescription', 'messageStrings', 'defaultConfiguration', 'helpUri', 'help', 'relationships', 'properties'];
+  const allowed = [
+    'id',
+    'deprecatedIds',
+    'guid',
+    'deprecatedGuids',
+    'name',
+    'deprecatedNames',
+    'shortDescription',
+    'fullDescription',
+    'messageStrings',
+    'defaultConfiguration',
+    'helpUri',
+    'help',
+    'relationships',
+    'properties',
+  ];
   if (!obj(c, v, path, allowed, ['id'])) return;
   str(c, v.id, `${path}.id`);
   if ('name' in v) str(c, v.name, `${path}.name`);
@@ -97,15 +131,49 @@ function reportingDescriptor(c: Ctx, v: Json, path: string): void {
   if ('fullDescription' in v) multiformat(c, v.fullDescription, `${path}.fullDescription`);
   if ('help' in v) multiformat(c, v.help, `${path}.help`);
   if ('helpUri' in v) uri(c, v.helpUri, `${path}.helpUri`, true);
-  if ('defaultConfiguration' in v && obj(c, v.defaultConfiguration, `${path}.defaultConfiguration`, ['enabled', 'level', 'rank', 'parameters', 'properties'])) {
+  if (
+    'defaultConfiguration' in v &&
+    obj(c, v.defaultConfiguration, `${path}.defaultConfiguration`, ['enabled', 'level', 'rank', 'parameters', 'properties'])
+  ) {
     const level = (v.defaultConfiguration as Record<string, Json>).level;
-    if (level !== undefined && !LEVELS.includes(level as string)) c.problems.push(`${path}.defaultConfiguration.level: not one of ${LEVELS}`);
+    if (level !== undefined && !LEVELS.includes(level as string))
+      c.problems.push(`${path}.defaultConfiguration.level: not one of ${LEVELS}`);
   }
   if ('properties' in v) propertyBag(c, v.properties, `${path}.properties`);
 }
 
 function result(c: Ctx, v: Json, path: string, rules: Record<string, Json>[]): void {
-  const allowed = ['guid', 'correlationGuid', 'ruleId', 'ruleIndex', 'rule', 'kind', 'level', 'message', 'analysisTarget', 'locations', 'hostedViewerUri', 'partialFingerprints', 'fingerprints', 'stacks', 'codeFlows', 'graphs', 'graphTraversals', 'relatedLocations', 'suppressions', 'baselineState', 'rank', 'attachments', 'workItemUris', 'provenance', 'fixes', 'taxa', 'webRequest', 'webResponse', 'properties'];
+  const allowed = [
+    'guid',
+    'correlationGuid',
+    'ruleId',
+    'ruleIndex',
+    'rule',
+    'kind',
+    'level',
+    'message',
+    'analysisTarget',
+    'locations',
+    'hostedViewerUri',
+    'partialFingerprints',
+    'fingerprints',
+    'stacks',
+    'codeFlows',
+    'graphs',
+    'graphTraversals',
+    'relatedLocations',
+    'suppressions',
+    'baselineState',
+    'rank',
+    'attachments',
+    'workItemUris',
+    'provenance',
+    'fixes',
+    'taxa',
+    'webRequest',
+    'webResponse',
+    'properties',
+  ];
   if (!obj(c, v, path, allowed, ['message'])) return;
   message(c, v.message, `${path}.message`);
   if ('ruleId' in v) str(c, v.ruleId, `${path}.ruleId`);
@@ -121,7 +189,8 @@ function result(c: Ctx, v: Json, path: string, rules: Record<string, Json>[]): v
     else
       v.locations.forEach((loc, i) => {
         const p = `${path}.locations[${i}]`;
-        if (!obj(c, loc, p, ['id', 'physicalLocation', 'logicalLocations', 'message', 'annotations', 'relationships', 'properties'])) return;
+        if (!obj(c, loc, p, ['id', 'physicalLocation', 'logicalLocations', 'message', 'annotations', 'relationships', 'properties']))
+          return;
         const pl = (loc as Record<string, Json>).physicalLocation;
         if (pl === undefined) return;
         if (!obj(c, pl, `${p}.physicalLocation`, ['address', 'artifactLocation', 'region', 'contextRegion', 'properties'])) return;
@@ -155,7 +224,10 @@ function result(c: Ctx, v: Json, path: string, rules: Record<string, Json>[]): v
             const r = `${q}.replacements[${k}]`;
             if (!obj(c, rep, r, ['deletedRegion', 'insertedContent', 'properties'], ['deletedRegion'])) return;
             region(c, rep.deletedRegion, `${r}.deletedRegion`);
-            if ('insertedContent' in rep && obj(c, rep.insertedContent, `${r}.insertedContent`, ['text', 'binary', 'rendered', 'properties'])) {
+            if (
+              'insertedContent' in rep &&
+              obj(c, rep.insertedContent, `${r}.insertedContent`, ['text', 'binary', 'rendered', 'properties'])
+            ) {
               str(c, (rep.insertedContent as Record<string, Json>).text, `${r}.insertedContent.text`);
             }
           });
@@ -176,12 +248,70 @@ export function sarifProblems(log: Json): string[] {
   }
   log.runs.forEach((run, i) => {
     const p = `$.runs[${i}]`;
-    const allowed = ['tool', 'invocations', 'conversion', 'language', 'versionControlProvenance', 'originalUriBaseIds', 'artifacts', 'logicalLocations', 'graphs', 'results', 'automationDetails', 'runAggregates', 'baselineGuid', 'redactionTokens', 'defaultEncoding', 'defaultSourceLanguage', 'newlineSequences', 'columnKind', 'externalPropertyFileReferences', 'threadFlowLocations', 'taxonomies', 'addresses', 'translations', 'policies', 'webRequests', 'webResponses', 'specialLocations', 'properties'];
+    const allowed = [
+      'tool',
+      'invocations',
+      'conversion',
+      'language',
+      'versionControlProvenance',
+      'originalUriBaseIds',
+      'artifacts',
+      'logicalLocations',
+      'graphs',
+      'results',
+      'automationDetails',
+      'runAggregates',
+      'baselineGuid',
+      'redactionTokens',
+      'defaultEncoding',
+      'defaultSourceLanguage',
+      'newlineSequences',
+      'columnKind',
+      'externalPropertyFileReferences',
+      'threadFlowLocations',
+      'taxonomies',
+      'addresses',
+      'translations',
+      'policies',
+      'webRequests',
+      'webResponses',
+      'specialLocations',
+      'properties',
+    ];
     if (!obj(c, run, p, allowed, ['tool'])) return;
     let rules: Record<string, Json>[] = [];
     if (obj(c, run.tool, `${p}.tool`, ['driver', 'extensions', 'properties'], ['driver'])) {
       const driver = (run.tool as Record<string, Json>).driver;
-      const dAllowed = ['guid', 'name', 'organization', 'product', 'productSuite', 'shortDescription', 'fullDescription', 'fullName', 'version', 'semanticVersion', 'dottedQuadFileVersion', 'releaseDateUtc', 'downloadUri', 'informationUri', 'globalMessageStrings', 'notifications', 'rules', 'taxa', 'locations', 'language', 'contents', 'isComprehensive', 'localizedDataSemanticVersion', 'minimumRequiredLocalizedDataSemanticVersion', 'associatedComponent', 'translationMetadata', 'supportedTaxonomies', 'properties'];
+      const dAllowed = [
+        'guid',
+        'name',
+        'organization',
+        'product',
+        'productSuite',
+        'shortDescription',
+        'fullDescription',
+        'fullName',
+        'version',
+        'semanticVersion',
+        'dottedQuadFileVersion',
+        'releaseDateUtc',
+        'downloadUri',
+        'informationUri',
+        'globalMessageStrings',
+        'notifications',
+        'rules',
+        'taxa',
+        'locations',
+        'language',
+        'contents',
+        'isComprehensive',
+        'localizedDataSemanticVersion',
+        'minimumRequiredLocalizedDataSemanticVersion',
+        'associatedComponent',
+        'translationMetadata',
+        'supportedTaxonomies',
+        'properties',
+      ];
       if (obj(c, driver, `${p}.tool.driver`, dAllowed, ['name'])) {
         str(c, driver.name, `${p}.tool.driver.name`);
         if ('informationUri' in driver) uri(c, driver.informationUri, `${p}.tool.driver.informationUri`, true);
@@ -205,7 +335,8 @@ export function sarifProblems(log: Json): string[] {
       if (!isObj(run.originalUriBaseIds)) c.problems.push(`${p}.originalUriBaseIds: not an object`);
       else for (const [k, loc] of Object.entries(run.originalUriBaseIds)) artifactLocation(c, loc, `${p}.originalUriBaseIds.${k}`);
     }
-    if ('columnKind' in run && !['utf16CodeUnits', 'unicodeCodePoints'].includes(run.columnKind as string)) c.problems.push(`${p}.columnKind: not a column kind`);
+    if ('columnKind' in run && !['utf16CodeUnits', 'unicodeCodePoints'].includes(run.columnKind as string))
+      c.problems.push(`${p}.columnKind: not a column kind`);
     if ('results' in run) {
       if (!Array.isArray(run.results)) c.problems.push(`${p}.results: not an array`);
       else run.results.forEach((r, j) => result(c, r, `${p}.results[${j}]`, rules));

@@ -19,7 +19,10 @@ function fakeBinary(dir: string, name: string, output: string): string {
 describe('installed binaries', () => {
   it('reads the versions nginx and HAProxy print for -v', () => {
     assert.deepEqual(parseVersionOutput('nginx version: nginx/1.30.6\n'), { kind: 'nginx', version: '1.30.6' });
-    assert.deepEqual(parseVersionOutput('HAProxy version 3.2.26-1 2025/11/27 - https://haproxy.org/\n'), { kind: 'haproxy', version: '3.2.26' });
+    assert.deepEqual(parseVersionOutput('HAProxy version 3.2.26-1 2025/11/27 - https://haproxy.org/\n'), {
+      kind: 'haproxy',
+      version: '3.2.26',
+    });
     assert.deepEqual(parseVersionOutput('HA-Proxy version 2.0.33 2023/08/05\n'), { kind: 'haproxy', version: '2.0.33' });
     assert.equal(parseVersionOutput('bash: nginx: command not found'), undefined);
   });
@@ -59,9 +62,17 @@ describe('installed binaries', () => {
     }
   });
 
-  it('lists the version matrix launchers by their real versions', { skip: !findMatrixBinary('nginx', '1.30') && 'no version matrix' }, async () => {
-    const m = loadMatrix();
-    const found = await discoverBinaries({ configured: {}, extra: m.map((b) => b.path), envPath: '/nonexistent' });
-    for (const b of m) assert.ok(found.some((f) => f.kind === b.product && f.version === b.version), `${b.product} ${b.version}`);
-  });
+  it(
+    'lists the version matrix launchers by their real versions',
+    { skip: !findMatrixBinary('nginx', '1.30') && 'no version matrix' },
+    async () => {
+      const m = loadMatrix();
+      const found = await discoverBinaries({ configured: {}, extra: m.map((b) => b.path), envPath: '/nonexistent' });
+      for (const b of m)
+        assert.ok(
+          found.some((f) => f.kind === b.product && f.version === b.version),
+          `${b.product} ${b.version}`,
+        );
+    },
+  );
 });

@@ -81,7 +81,18 @@ export function lint(product: 'nginx' | 'haproxy', file: string, version: string
 
 /** The linter at `version` against the binary's verdicts of that version. */
 export function score(rows: VersionVerdict[], product: 'nginx' | 'haproxy', version: string): VersionScore {
-  const s: VersionScore = { product, version, accepted: 0, falseErrors: [], filesWithFalseErrors: 0, genuine: 0, caught: 0, missed: [], agree: 0, judged: 0 };
+  const s: VersionScore = {
+    product,
+    version,
+    accepted: 0,
+    falseErrors: [],
+    filesWithFalseErrors: 0,
+    genuine: 0,
+    caught: 0,
+    missed: [],
+    agree: 0,
+    judged: 0,
+  };
   for (const r of rows) {
     if (r.product !== product || r.version !== version || r.class === 'env') continue;
     const errors = lint(product, r.file, version).filter((d) => d.severity === 1);

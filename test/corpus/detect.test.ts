@@ -37,7 +37,9 @@ describe('language detection on the corpus under neutral names', { skip: !availa
     let n = 0;
     for (const lang of LANGS) {
       const { dir } = corpusDir(lang);
-      for (const f of readdirSync(dir).filter((x) => /\.(conf|cfg)$/.test(x)).sort()) {
+      for (const f of readdirSync(dir)
+        .filter((x) => /\.(conf|cfg)$/.test(x))
+        .sort()) {
         const text = readFileSync(join(dir, f), 'utf8');
         for (const name of ['x.conf', 'x.cfg']) {
           // one folder per copy: HAProxy reads a folder's .cfg files together
@@ -70,8 +72,21 @@ describe('language detection on the corpus under neutral names', { skip: !availa
   });
 
   it("the editor: a file the extension's folder patterns put in the other language is switched to its own", () => {
-    const langs = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { contributes: { languages: { id: string; filenames?: string[]; extensions?: string[]; filenamePatterns?: string[] }[] } }).contributes.languages;
-    const glob = (g: string) => new RegExp('^' + g.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '\0').replace(/\*/g, '[^/]*').replace(/\0/g, '(?:.*/)?') + '$');
+    const langs = (
+      JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+        contributes: { languages: { id: string; filenames?: string[]; extensions?: string[]; filenamePatterns?: string[] }[] };
+      }
+    ).contributes.languages;
+    const glob = (g: string) =>
+      new RegExp(
+        '^' +
+          g
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*\*\//g, '\0')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\0/g, '(?:.*/)?') +
+          '$',
+      );
     // VS Code's choice: a file name first, then a pattern (on the path when it has a slash), then an extension
     const editorLanguage = (p: string): string | undefined => {
       const base = p.slice(p.lastIndexOf('/') + 1);
@@ -81,13 +96,18 @@ describe('language detection on the corpus under neutral names', { skip: !availa
         langs.find((l) => l.extensions?.some((e) => base.endsWith(e)))?.id
       );
     };
-    const places: Record<Lang, string[]> = { nginx: ['haproxy/x.cfg', 'etc/haproxy/conf.d/x.cfg'], haproxy: ['nginx/x.conf', 'conf.d/x.conf', 'sites-enabled/x'] };
+    const places: Record<Lang, string[]> = {
+      nginx: ['haproxy/x.cfg', 'etc/haproxy/conf.d/x.cfg'],
+      haproxy: ['nginx/x.conf', 'conf.d/x.conf', 'sites-enabled/x'],
+    };
     const wrong: string[] = [];
     let switched = 0;
     let total = 0;
     for (const lang of LANGS) {
       const { dir } = corpusDir(lang);
-      for (const f of readdirSync(dir).filter((x) => /\.(conf|cfg)$/.test(x)).sort()) {
+      for (const f of readdirSync(dir)
+        .filter((x) => /\.(conf|cfg)$/.test(x))
+        .sort()) {
         const text = readFileSync(join(dir, f), 'utf8');
         for (const rel of [...places[lang], ...places[lang === 'nginx' ? 'haproxy' : 'nginx']]) {
           const p = `/srv/cfg/${rel}`;
@@ -103,7 +123,10 @@ describe('language detection on the corpus under neutral names', { skip: !availa
     }
     assert.deepEqual(wrong, []);
     // every file placed in the other language's folders is switched; none in its own
-    const expected = LANGS.reduce((n, l) => n + readdirSync(corpusDir(l).dir).filter((x) => /\.(conf|cfg)$/.test(x)).length * places[l].length, 0);
+    const expected = LANGS.reduce(
+      (n, l) => n + readdirSync(corpusDir(l).dir).filter((x) => /\.(conf|cfg)$/.test(x)).length * places[l].length,
+      0,
+    );
     assert.equal(switched, expected);
     console.log(`# editor: ${switched} of ${total} placements switched to the detector's language, ${wrong.length} wrong`);
   });
@@ -126,7 +149,9 @@ describe('language detection on the corpus under neutral names', { skip: !availa
       if (!s) judged.set(p.file, (s = new Set()));
       s.add(lang);
     }
-    const wrong = [...judged].filter(([file, langs]) => langs.size !== 1 || !langs.has(langOf.get(file) ?? '?')).map(([f, l]) => `${f}: ${[...l]}`);
+    const wrong = [...judged]
+      .filter(([file, langs]) => langs.size !== 1 || !langs.has(langOf.get(file) ?? '?'))
+      .map(([f, l]) => `${f}: ${[...l]}`);
     assert.deepEqual(wrong, []);
     assert.ok(judged.size > copies.length / 2, `only ${judged.size} of ${copies.length} copies had a finding to tell their language by`);
   });

@@ -51,7 +51,9 @@ test('HAProxy corpus: no error on files HAProxy accepts; genuine errors caught',
       if (errors.some((e) => e.range.start.line + 1 === r.finalLine)) caught++;
     }
   }
-  console.log(`haproxy corpus: ${ok} final-ok files, ${falseErrors.length} false errors; genuine caught at the binary's line: ${caught}/${genuine} (${((100 * caught) / genuine).toFixed(1)}%)`);
+  console.log(
+    `haproxy corpus: ${ok} final-ok files, ${falseErrors.length} false errors; genuine caught at the binary's line: ${caught}/${genuine} (${((100 * caught) / genuine).toFixed(1)}%)`,
+  );
   assert.deepEqual(falseErrors, []);
   assert.ok(caught >= MIN_GENUINE_CAUGHT, `genuine caught fell to ${caught}/${genuine}`);
 });
@@ -83,7 +85,9 @@ test('HAProxy corpus: statements of newer versions are reported when judging for
 });
 
 test('HAProxy corpus: completion and hover answer anywhere without throwing', { skip: !available && 'corpus not found' }, () => {
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cfg')).slice(0, 60);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cfg'))
+    .slice(0, 60);
   let asked = 0;
   const missingHover: string[] = [];
   for (const f of files) {

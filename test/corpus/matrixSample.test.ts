@@ -23,34 +23,44 @@ function sample(rows: VersionVerdict[], product: string, n: number): string[] {
   const files = [...byFile.keys()].sort();
   const varying = files.filter((f) => new Set(byFile.get(f)!.map((r) => `${r.verdict}:${r.line}`)).size > 1);
   const steady = files.filter((f) => !varying.includes(f));
-  const pick = (list: string[], k: number) => Array.from({ length: Math.min(k, list.length) }, (_, i) => list[Math.floor((i * list.length) / Math.min(k, list.length))]);
+  const pick = (list: string[], k: number) =>
+    Array.from({ length: Math.min(k, list.length) }, (_, i) => list[Math.floor((i * list.length) / Math.min(k, list.length))]);
   return [...pick(varying, n - 4), ...pick(steady, 4)];
 }
 
-test('the verdict table holds: a sample of the corpus re-judged by every matrix binary', { skip: (!haveMatrix || !available) && 'needs the six matrix binaries and the corpus', timeout: 300_000 }, () => {
-  const rows = readTable();
-  const files = [...sample(rows, 'nginx', 12), ...sample(rows, 'haproxy', 12)];
-  const dir = mkdtempSync(join(tmpdir(), 'pt-verdicts-'));
-  try {
-    const out = join(dir, 'v.tsv');
-    const r = spawnSync('node', [join(root, 'scripts/corpus-verdicts.mjs'), '--files', files.join(','), '--out', out], { encoding: 'utf8', timeout: 280_000 });
-    assert.equal(r.status, 0, r.stderr);
-    const again = readTable(readFileSync(out, 'utf8'));
-    assert.equal(again.length, files.length * 3);
-    // by release branch: a matrix provisioned later may have a newer patch release (sid moves);
-    // then this test tells whether the table still holds for it
-    const key = (x: VersionVerdict) => `${x.product} ${x.version.split('.').slice(0, 2).join('.')} ${x.file}`;
-    const committed = new Map(rows.map((x) => [key(x), x]));
-    const differ: string[] = [];
-    for (const x of again) {
-      const c = committed.get(key(x));
-      if (!c || c.verdict !== x.verdict || c.class !== x.class || c.line !== x.line)
-        differ.push(`${key(x)}: table (${c?.version}) ${c?.verdict}/${c?.class}/${c?.line}, binary ${x.version} now ${x.verdict}/${x.class}/${x.line} ${x.message}`);
+test(
+  'the verdict table holds: a sample of the corpus re-judged by every matrix binary',
+  { skip: (!haveMatrix || !available) && 'needs the six matrix binaries and the corpus', timeout: 300_000 },
+  () => {
+    const rows = readTable();
+    const files = [...sample(rows, 'nginx', 12), ...sample(rows, 'haproxy', 12)];
+    const dir = mkdtempSync(join(tmpdir(), 'pt-verdicts-'));
+    try {
+      const out = join(dir, 'v.tsv');
+      const r = spawnSync('node', [join(root, 'scripts/corpus-verdicts.mjs'), '--files', files.join(','), '--out', out], {
+        encoding: 'utf8',
+        timeout: 280_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      const again = readTable(readFileSync(out, 'utf8'));
+      assert.equal(again.length, files.length * 3);
+      // by release branch: a matrix provisioned later may have a newer patch release (sid moves);
+      // then this test tells whether the table still holds for it
+      const key = (x: VersionVerdict) => `${x.product} ${x.version.split('.').slice(0, 2).join('.')} ${x.file}`;
+      const committed = new Map(rows.map((x) => [key(x), x]));
+      const differ: string[] = [];
+      for (const x of again) {
+        const c = committed.get(key(x));
+        if (!c || c.verdict !== x.verdict || c.class !== x.class || c.line !== x.line)
+          differ.push(
+            `${key(x)}: table (${c?.version}) ${c?.verdict}/${c?.class}/${c?.line}, binary ${x.version} now ${x.verdict}/${x.class}/${x.line} ${x.message}`,
+          );
+      }
+      assert.deepEqual(differ, []);
+      // the sample covers what the table is for: files some versions accept and others refuse
+      assert.ok(again.some((x) => x.verdict === 'ok') && again.some((x) => x.class === 'genuine'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    assert.deepEqual(differ, []);
-    // the sample covers what the table is for: files some versions accept and others refuse
-    assert.ok(again.some((x) => x.verdict === 'ok') && again.some((x) => x.class === 'genuine'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

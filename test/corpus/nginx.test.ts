@@ -53,7 +53,7 @@ test('nginx corpus: no error on files nginx accepts', { skip: !available && 'cor
   assert.deepEqual(bad, []);
 });
 
-test('nginx corpus: genuine errors caught at the binary\'s line', { skip: !available && 'corpus not found' }, () => {
+test("nginx corpus: genuine errors caught at the binary's line", { skip: !available && 'corpus not found' }, () => {
   const genuine = rows().filter((x) => x.finalClass === 'genuine');
   let caught = 0;
   const missed: string[] = [];
@@ -64,7 +64,9 @@ test('nginx corpus: genuine errors caught at the binary\'s line', { skip: !avail
     const quoted = /"([^"]+)"/.exec(r.finalMessage)?.[1];
     const hit = r.finalLine
       ? errors.some((d) => d.range.start.line + 1 === r.finalLine)
-      : errors.some((d) => quoted !== undefined && d.message.includes(`"${quoted}"`) && r.finalMessage.split(' ')[0] === d.message.split(' ')[0]);
+      : errors.some(
+          (d) => quoted !== undefined && d.message.includes(`"${quoted}"`) && r.finalMessage.split(' ')[0] === d.message.split(' ')[0],
+        );
     if (hit) caught++;
     else missed.push(`${r.file} (${r.finalMessage})`);
   }

@@ -25,7 +25,10 @@ export interface VerdictRow {
 }
 
 export function readVerdicts(dir: string): VerdictRow[] {
-  const lines = readFileSync(join(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+  const lines = readFileSync(join(dir, 'verdicts.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'));
   const h = lines[0];
   const col = (r: string[], n: string) => r[h.indexOf(n)] ?? '';
   return lines.slice(1).map((r) => ({

@@ -23,16 +23,23 @@ const MIN_CAUGHT: Record<string, number> = {
 
 for (const key of Object.keys(MIN_CAUGHT)) {
   const [product, version] = key.split(' ') as ['nginx' | 'haproxy', string];
-  test(`corpus at ${key}: no error where the binary accepts the file; its genuine errors caught at its line`, { skip: !available && 'corpus or verdict table not found' }, () => {
-    const rows = readTable();
-    assert.ok(rows.some((r) => r.product === product && r.version === version), `${key} in the table`);
-    const s = score(rows, product, version);
-    console.log(
-      `${key}: ${s.accepted} accepted files, ${s.filesWithFalseErrors} with false errors; genuine caught ${s.caught}/${s.genuine}; verdict agreement ${s.agree}/${s.judged}` +
-        (s.missed.length ? `\n  missed: ${s.missed.join('\n  missed: ')}` : ''),
-    );
-    assert.ok(s.accepted > 150, `only ${s.accepted} accepted files`);
-    assert.deepEqual(s.falseErrors, []);
-    assert.ok(s.caught >= MIN_CAUGHT[key], `${key}: caught ${s.caught}/${s.genuine}, expected at least ${MIN_CAUGHT[key]}`);
-  });
+  test(
+    `corpus at ${key}: no error where the binary accepts the file; its genuine errors caught at its line`,
+    { skip: !available && 'corpus or verdict table not found' },
+    () => {
+      const rows = readTable();
+      assert.ok(
+        rows.some((r) => r.product === product && r.version === version),
+        `${key} in the table`,
+      );
+      const s = score(rows, product, version);
+      console.log(
+        `${key}: ${s.accepted} accepted files, ${s.filesWithFalseErrors} with false errors; genuine caught ${s.caught}/${s.genuine}; verdict agreement ${s.agree}/${s.judged}` +
+          (s.missed.length ? `\n  missed: ${s.missed.join('\n  missed: ')}` : ''),
+      );
+      assert.ok(s.accepted > 150, `only ${s.accepted} accepted files`);
+      assert.deepEqual(s.falseErrors, []);
+      assert.ok(s.caught >= MIN_CAUGHT[key], `${key}: caught ${s.caught}/${s.genuine}, expected at least ${MIN_CAUGHT[key]}`);
+    },
+  );
 }

@@ -46,9 +46,18 @@ describe('editing help end-to-end (code-server + chromium)', { timeout: 25 * 60_
         return /keepalive 32 local/.test(t) && /proxy_http_version 1\.1/.test(t) ? t : false;
       });
       const lines = text.split('\n');
-      assert.ok(lines.some((l) => /upstream app \{\s*keepalive 32 local/.test(l)), `the keep-alive hint after the upstream header:\n${text}`);
-      assert.ok(lines.some((l) => /proxy_pass http:\/\/app;\s*proxy_http_version 1\.1/.test(l)), `the protocol hint after proxy_pass:\n${text}`);
-      assert.ok(lines.some((l) => /worker_processes 1;\s*events \{/.test(l)), `the worker hint before events:\n${text}`);
+      assert.ok(
+        lines.some((l) => /upstream app \{\s*keepalive 32 local/.test(l)),
+        `the keep-alive hint after the upstream header:\n${text}`,
+      );
+      assert.ok(
+        lines.some((l) => /proxy_pass http:\/\/app;\s*proxy_http_version 1\.1/.test(l)),
+        `the protocol hint after proxy_pass:\n${text}`,
+      );
+      assert.ok(
+        lines.some((l) => /worker_processes 1;\s*events \{/.test(l)),
+        `the worker hint before events:\n${text}`,
+      );
     });
   });
 
@@ -63,8 +72,18 @@ describe('editing help end-to-end (code-server + chromium)', { timeout: 25 * 60_
         async () => {
           const widget = page.locator('.editor-instance .parameter-hints-widget.visible');
           if ((await widget.count()) === 0) return false;
-          const label = (await widget.locator('.signature').innerText().catch(() => '')).replace(/\s+/g, ' ');
-          const param = (await widget.locator('.parameter.active').innerText().catch(() => '')).trim();
+          const label = (
+            await widget
+              .locator('.signature')
+              .innerText()
+              .catch(() => '')
+          ).replace(/\s+/g, ' ');
+          const param = (
+            await widget
+              .locator('.parameter.active')
+              .innerText()
+              .catch(() => '')
+          ).trim();
           return label.includes('proxy_set_header field value') && param ? param : false;
         },
         { retry: async () => page.keyboard.press('Control+Shift+Space') },
@@ -81,7 +100,10 @@ describe('editing help end-to-end (code-server + chromium)', { timeout: 25 * 60_
       await wb.screenshot('nginx-snippet-suggested');
       // the snippet is the best match of its own prefix: accept it
       await poll('the snippet to be the selected suggestion', async () => {
-        const focused = await page.locator('.editor-instance .suggest-widget.visible .monaco-list-row.focused .label-name').innerText().catch(() => '');
+        const focused = await page
+          .locator('.editor-instance .suggest-widget.visible .monaco-list-row.focused .label-name')
+          .innerText()
+          .catch(() => '');
         return focused.trim() === 'location-exact';
       });
       await page.keyboard.press('Enter');

@@ -38,16 +38,27 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 },
       // Messages and rule ids as the nginx module reports them (test/nginx/validation tests).
       const rows = await wb.problems(
         (rows) =>
-          rows.some((r) => r.includes('unknown directive "proxy_read_timout"; did you mean "proxy_read_timeout"?') && r.includes('nginx/unknown-directive')) &&
-          rows.some((r) => r.includes('invalid number of arguments in "proxy_set_header" directive') && r.includes('nginx/arg-count')),
+          rows.some(
+            (r) =>
+              r.includes('unknown directive "proxy_read_timout"; did you mean "proxy_read_timeout"?') &&
+              r.includes('nginx/unknown-directive'),
+          ) && rows.some((r) => r.includes('invalid number of arguments in "proxy_set_header" directive') && r.includes('nginx/arg-count')),
         'the unknown-directive and arg-count problems',
       );
-      assert.ok(rows.some((r) => /proxy_read_timout.*\[Ln 20, Col 13\]/.test(r)), `unknown directive reported at line 20:\n${rows.join('\n')}`);
+      assert.ok(
+        rows.some((r) => /proxy_read_timout.*\[Ln 20, Col 13\]/.test(r)),
+        `unknown directive reported at line 20:\n${rows.join('\n')}`,
+      );
       assert.ok(!rows.some((r) => r.includes('proxy_pass')), `no problem on the valid proxy_pass line:\n${rows.join('\n')}`);
       await poll('two error squiggles in the editor', async () => (await wb.squiggles('error')) >= 2);
       // the target version (the workspace's proxyTuner.nginx.version) in the status bar, and its end of life
-      await poll('"nginx 1.22.1" in the status bar', async () => (await page.locator('.statusbar-item').allInnerTexts()).some((t) => t.includes('nginx 1.22.1')));
-      await wb.problems((rows) => rows.some((r) => r.includes('nginx 1.22.1 is end-of-life') && r.includes('nginx/version-end-of-life')), 'the end-of-life information');
+      await poll('"nginx 1.22.1" in the status bar', async () =>
+        (await page.locator('.statusbar-item').allInnerTexts()).some((t) => t.includes('nginx 1.22.1')),
+      );
+      await wb.problems(
+        (rows) => rows.some((r) => r.includes('nginx 1.22.1 is end-of-life') && r.includes('nginx/version-end-of-life')),
+        'the end-of-life information',
+      );
     });
   });
 
@@ -64,9 +75,18 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 },
   it('nginx: completion follows the block context', async () => {
     await snap('nginx-completion-server', async () => {
       // Line 22 is an empty line inside server {}, after the location block.
-      const proxy = await wb.completeAt(22, 1, '        proxy_conn', (l) => l.includes('proxy_connect_timeout'), 'proxy_connect_timeout inside server {}');
+      const proxy = await wb.completeAt(
+        22,
+        1,
+        '        proxy_conn',
+        (l) => l.includes('proxy_connect_timeout'),
+        'proxy_connect_timeout inside server {}',
+      );
       await wb.screenshot('nginx-completion-proxy-conn');
-      assert.ok(proxy.every((l) => l.startsWith('proxy_')), `only proxy_* items: ${proxy.join(', ')}`);
+      assert.ok(
+        proxy.every((l) => l.startsWith('proxy_')),
+        `only proxy_* items: ${proxy.join(', ')}`,
+      );
       await wb.clearLine(22);
       const listen = await wb.completeAt(22, 1, '        liste', (l) => l.includes('listen'), 'listen inside server {}');
       assert.ok(listen.includes('listen'));
@@ -92,9 +112,14 @@ describe('editor end-to-end (code-server + chromium)', { timeout: 25 * 60_000 },
         (rows) => rows.some((r) => r.includes("'nbproc' was removed in HAProxy 2.5") && r.includes('haproxy/removed-keyword')),
         'the nbproc problem',
       );
-      assert.ok(rows.some((r) => /nbproc.*\[Ln 3, Col 5\]/.test(r)), `nbproc reported at line 3:\n${rows.join('\n')}`);
+      assert.ok(
+        rows.some((r) => /nbproc.*\[Ln 3, Col 5\]/.test(r)),
+        `nbproc reported at line 3:\n${rows.join('\n')}`,
+      );
       await poll('an error squiggle on nbproc', async () => (await wb.squiggles('error')) >= 1);
-      await poll('"HAProxy 2.6.12" in the status bar', async () => (await page.locator('.statusbar-item').allInnerTexts()).some((t) => t.includes('HAProxy 2.6.12')));
+      await poll('"HAProxy 2.6.12" in the status bar', async () =>
+        (await page.locator('.statusbar-item').allInnerTexts()).some((t) => t.includes('HAProxy 2.6.12')),
+      );
     });
     await snap('haproxy-hover', async () => {
       const text = await wb.hoverAt(16, 6, (t) => t.includes('balance <algorithm>'), 'the balance hover');

@@ -26,7 +26,12 @@ async function editorText(page: Page): Promise<string> {
 }
 
 async function cursor(page: Page): Promise<string> {
-  return (await page.locator('#status\\.editor\\.selection').innerText().catch(() => '')).trim();
+  return (
+    await page
+      .locator('#status\\.editor\\.selection')
+      .innerText()
+      .catch(() => '')
+  ).trim();
 }
 
 describe('navigation and formatting end-to-end (code-server + chromium)', { timeout: 25 * 60_000 }, () => {
@@ -84,7 +89,7 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
     });
   });
 
-  it('Validate with nginx -t shows the binary\'s message in Problems at its line', async () => {
+  it("Validate with nginx -t shows the binary's message in Problems at its line", async () => {
     await snap('validate-with-binary', async () => {
       await wb.openFile('check.conf');
       assert.equal(await wb.languageMode(), 'nginx');
@@ -93,7 +98,10 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
         (rows) => rows.some((r) => r.includes('unknown directive "gzip_typs"') && r.includes('nginx -t')),
         'the nginx -t problem',
       );
-      assert.ok(rows.some((r) => /unknown directive "gzip_typs".*nginx -t.*\[Ln 5, Col 9\]/.test(r)), `reported at line 5:\n${rows.join('\n')}`);
+      assert.ok(
+        rows.some((r) => /unknown directive "gzip_typs".*nginx -t.*\[Ln 5, Col 9\]/.test(r)),
+        `reported at line 5:\n${rows.join('\n')}`,
+      );
     });
   });
 
@@ -106,7 +114,17 @@ describe('navigation and formatting end-to-end (code-server + chromium)', { time
       const status = await page.locator('.statusbar').innerText();
       const size = Number(/Spaces: (\d+)/.exec(status)?.[1] ?? 4);
       const i = (n: number) => ' '.repeat(size * n);
-      const expected = ['events {}', 'http {', `${i(1)}server {`, `${i(2)}listen 8081;`, `${i(2)}location / {`, `${i(3)}return 200 "a  b";`, `${i(2)}}`, `${i(1)}}`, '}'].join('\n');
+      const expected = [
+        'events {}',
+        'http {',
+        `${i(1)}server {`,
+        `${i(2)}listen 8081;`,
+        `${i(2)}location / {`,
+        `${i(3)}return 200 "a  b";`,
+        `${i(2)}}`,
+        `${i(1)}}`,
+        '}',
+      ].join('\n');
       const text = await poll(
         'the formatted text',
         async () => {

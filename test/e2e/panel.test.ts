@@ -97,8 +97,14 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     await poll('the Benchmark CodeLens', async () => (await lens.count()) > 0, { timeout: 60_000 });
     // The route lenses are there too: the server and the location of the config.
     const lensTexts = await page.locator('.editor-instance .monaco-editor .codelens-decoration a').allInnerTexts();
-    assert.ok(lensTexts.some((t) => t.startsWith('Benchmark') && t.includes('1990')), `a lens on the server: ${lensTexts.join(' | ')}`);
-    assert.ok(lensTexts.some((t) => t === 'Benchmark /'), `a lens on the location: ${lensTexts.join(' | ')}`);
+    assert.ok(
+      lensTexts.some((t) => t.startsWith('Benchmark') && t.includes('1990')),
+      `a lens on the server: ${lensTexts.join(' | ')}`,
+    );
+    assert.ok(
+      lensTexts.some((t) => t === 'Benchmark /'),
+      `a lens on the location: ${lensTexts.join(' | ')}`,
+    );
     await lens.first().click();
 
     step('first run: waiting for the live chart to hold points');
@@ -112,9 +118,13 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     );
     step(`  live chart holds ${points} points`);
     await shot('panel-live');
-    await poll('the first run to finish', async () => (await attr('#status', 'data-state')) === 'done' && (await attr('#runs', 'data-count')) === '1', {
-      timeout: 60_000,
-    });
+    await poll(
+      'the first run to finish',
+      async () => (await attr('#status', 'data-state')) === 'done' && (await attr('#runs', 'data-count')) === '1',
+      {
+        timeout: 60_000,
+      },
+    );
     const curves = Number(await attr('#dist-wrap', 'data-curves'));
     assert.equal(curves, 1, 'the whole-run distribution of the run is drawn');
     const numbers = await panel().locator('#numbers').innerText();
@@ -153,7 +163,8 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     await page.keyboard.press('Enter');
 
     // Monaco renders spaces as no-break spaces.
-    const editorText = async () => (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+    const editorText = async () =>
+      (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
     await poll('the fix to be in the editor', async () => (await editorText()).includes('upstream backend_127_0_0_1_1980'), {
       timeout: 30_000,
     });
@@ -188,24 +199,36 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     await poll('the save to reach the disk', async () => readFileSync(join(workspace, 'nginx.conf'), 'utf8').includes('keepalive 64;'));
     await wb.command('Developer: Reload Window');
     await wb.ready();
-    await poll('the restored panel to show both runs compared', async () => (await attr('#runs', 'data-count').catch(() => null)) === '2' && (await attr('#compare', 'data-state').catch(() => null)) === 'ready', {
-      timeout: 90_000,
-    });
+    await poll(
+      'the restored panel to show both runs compared',
+      async () =>
+        (await attr('#runs', 'data-count').catch(() => null)) === '2' &&
+        (await attr('#compare', 'data-state').catch(() => null)) === 'ready',
+      {
+        timeout: 90_000,
+      },
+    );
     await shot('panel-after-reload');
 
     if (NEXT_NGINX) {
       step(`A/B: the same config on nginx 1.22.1 (PATH) and ${NEXT_NGINX.version} (proxyTuner.binaries) from the binary picker`);
       await poll('the binary pickers', async () => (await panel().locator('#binary-b vscode-option').count()) >= 3, { timeout: 30_000 });
       const pick = (id: string, value: string) =>
-        panel().locator(`#${id}`).evaluate((el, v) => {
-          (el as HTMLElement & { value: string }).value = v;
-          el.dispatchEvent(new Event('change', { bubbles: true }));
-        }, value);
+        panel()
+          .locator(`#${id}`)
+          .evaluate((el, v) => {
+            (el as HTMLElement & { value: string }).value = v;
+            el.dispatchEvent(new Event('change', { bubbles: true }));
+          }, value);
       await pick('binary', '/usr/sbin/nginx');
       await pick('binary-b', NEXT_NGINX.path);
       await poll('the Run A/B button', async () => (await panel().locator('#run').innerText()).trim() === 'Run A/B');
       await panel().locator('#run').click();
-      await poll('both A/B runs kept and compared', async () => (await attr('#runs', 'data-count')) === '4' && (await attr('#compare', 'data-state')) === 'ready', { timeout: 120_000, interval: 250 });
+      await poll(
+        'both A/B runs kept and compared',
+        async () => (await attr('#runs', 'data-count')) === '4' && (await attr('#compare', 'data-state')) === 'ready',
+        { timeout: 120_000, interval: 250 },
+      );
       const listed = await panel().locator('#runs').innerText();
       assert.match(listed, /nginx 1\.22\.1/, listed);
       assert.ok(listed.includes(`nginx ${NEXT_NGINX.version}`), listed);
@@ -222,16 +245,29 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
     await page.keyboard.press('Escape');
     await poll('the Benchmark CodeLens', async () => (await lens.count()) > 0);
     await lens.first().click();
-    await poll('the panel to show the error with its line', async () => {
-      if ((await attr('#status', 'data-state').catch(() => null)) !== 'error') return false;
-      const link = await panel().locator('#error-line').innerText().catch(() => '');
-      return link === 'Go to line 13';
-    }, { timeout: 60_000 });
+    await poll(
+      'the panel to show the error with its line',
+      async () => {
+        if ((await attr('#status', 'data-state').catch(() => null)) !== 'error') return false;
+        const link = await panel()
+          .locator('#error-line')
+          .innerText()
+          .catch(() => '');
+        return link === 'Go to line 13';
+      },
+      { timeout: 60_000 },
+    );
     const errorText = await panel().locator('#error-text').innerText();
     assert.match(errorText, /proxy_bogus/);
     assert.ok(!errorText.includes('proxy-tuner-panel-'), `the message names the user's file, not the temporary copy: ${errorText}`);
-    const problems = await wb.problems((rows) => rows.some((r) => r.includes('Benchmark:') && r.includes('proxy_bogus')), 'the benchmark diagnostic');
-    assert.ok(problems.some((r) => r.includes('Benchmark:') && /\[Ln 13/.test(r)), problems.join('\n'));
+    const problems = await wb.problems(
+      (rows) => rows.some((r) => r.includes('Benchmark:') && r.includes('proxy_bogus')),
+      'the benchmark diagnostic',
+    );
+    assert.ok(
+      problems.some((r) => r.includes('Benchmark:') && /\[Ln 13/.test(r)),
+      problems.join('\n'),
+    );
     await shot('panel-config-error');
 
     step('switching the color theme: the panel follows');

@@ -57,9 +57,13 @@ export class Workbench {
   /** Waits for the workbench and its file explorer to be up. */
   async ready(): Promise<void> {
     await this.page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 });
-    await poll('the explorer to list the workspace', async () => (await this.page.locator('.explorer-folders-view .monaco-list-row').count()) > 0, {
-      timeout: 120_000,
-    });
+    await poll(
+      'the explorer to list the workspace',
+      async () => (await this.page.locator('.explorer-folders-view .monaco-list-row').count()) > 0,
+      {
+        timeout: 120_000,
+      },
+    );
   }
 
   /** Quick Open (Ctrl+P) a file by name; waits until its editor is the active one. */
@@ -75,7 +79,12 @@ export class Workbench {
     });
     await page.keyboard.press('Enter');
     await poll(`the editor of "${name}" to be active`, async () => {
-      const tab = (await page.locator('.tabs-container .tab.active').innerText().catch(() => '')).trim();
+      const tab = (
+        await page
+          .locator('.tabs-container .tab.active')
+          .innerText()
+          .catch(() => '')
+      ).trim();
       return tab.startsWith(name) && (await page.locator('.editor-instance .monaco-editor .view-lines').count()) > 0;
     });
     await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor({ state: 'visible' });
@@ -110,7 +119,10 @@ export class Workbench {
     await input.fill(`:${line}:${column}`);
     await page.keyboard.press('Enter');
     await poll(`cursor at ${line}:${column}`, async () => {
-      const text = await page.locator('#status\\.editor\\.selection').innerText().catch(() => '');
+      const text = await page
+        .locator('#status\\.editor\\.selection')
+        .innerText()
+        .catch(() => '');
       return new RegExp(`Ln ${line}, Col ${column}\\b`).test(text);
     });
   }
@@ -123,15 +135,22 @@ export class Workbench {
   /** Opens the Problems panel and returns its rows' text once `expect` accepts it. */
   async problems(expect: (rows: string[]) => boolean, what: string): Promise<string[]> {
     const { page } = this;
-    if (!(await page.locator('.markers-panel').isVisible().catch(() => false))) {
+    if (
+      !(await page
+        .locator('.markers-panel')
+        .isVisible()
+        .catch(() => false))
+    ) {
       await this.command('View: Focus Problems (Errors, Warnings, Infos)').catch(async () => {
         await page.keyboard.press('Control+Shift+M');
       });
     }
     return poll(what, async () => {
-      const rows = await page.locator('.markers-panel .monaco-list-row').evaluateAll((els) =>
-        els.map((e) => `${(e as HTMLElement).innerText.replace(/\s+/g, ' ')} | ${e.getAttribute('aria-label') ?? ''}`),
-      );
+      const rows = await page
+        .locator('.markers-panel .monaco-list-row')
+        .evaluateAll((els) =>
+          els.map((e) => `${(e as HTMLElement).innerText.replace(/\s+/g, ' ')} | ${e.getAttribute('aria-label') ?? ''}`),
+        );
       return expect(rows) ? rows : false;
     });
   }
@@ -165,13 +184,7 @@ export class Workbench {
    * (rows shown, or "No suggestions."); returns the labels once `accept` takes them. The typed text
    * stays in the (unsaved) buffer.
    */
-  async completeAt(
-    line: number,
-    column: number,
-    prefix: string,
-    accept: (labels: string[]) => boolean,
-    what: string,
-  ): Promise<string[]> {
+  async completeAt(line: number, column: number, prefix: string, accept: (labels: string[]) => boolean, what: string): Promise<string[]> {
     const { page } = this;
     await this.focusEditor();
     await this.goto(line, column);
@@ -181,7 +194,12 @@ export class Workbench {
       async () => {
         const widget = page.locator('.editor-instance .suggest-widget.visible');
         if ((await widget.count()) === 0) return false;
-        const message = (await widget.locator('.message').innerText().catch(() => '')).trim();
+        const message = (
+          await widget
+            .locator('.message')
+            .innerText()
+            .catch(() => '')
+        ).trim();
         const names = (await widget.locator('.monaco-list-row .label-name').allInnerTexts()).map((s) => s.trim());
         if (names.length === 0 && !/no suggestions/i.test(message)) return false; // still loading
         return accept(names) ? names : false;
@@ -211,8 +229,16 @@ export class Workbench {
   async focusEditor(): Promise<void> {
     // View: Focus First Editor Group (a click could land on a widget that covers the text).
     await this.page.keyboard.press('Control+1');
-    await poll('the editor to have focus', async () => this.page.locator('.editor-instance .monaco-editor.focused').count().then((n) => n > 0), {
-      timeout: 5000,
-    });
+    await poll(
+      'the editor to have focus',
+      async () =>
+        this.page
+          .locator('.editor-instance .monaco-editor.focused')
+          .count()
+          .then((n) => n > 0),
+      {
+        timeout: 5000,
+      },
+    );
   }
 }

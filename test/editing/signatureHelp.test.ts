@@ -20,7 +20,11 @@ function sig(lang: LanguageId, marked: string, settings: ServiceSettings = {}): 
 }
 
 test('nginx: positional arguments', () => {
-  assert.deepEqual(sig('nginx', 'http { server { location / { proxy_set_header |; } } }'), { label: 'proxy_set_header field value;', param: 'field', count: 1 });
+  assert.deepEqual(sig('nginx', 'http { server { location / { proxy_set_header |; } } }'), {
+    label: 'proxy_set_header field value;',
+    param: 'field',
+    count: 1,
+  });
   assert.equal(sig('nginx', 'http { server { location / { proxy_set_header Host |; } } }')?.param, 'value');
   assert.equal(sig('nginx', 'http { server { location / { proxy_set_header X-A 1|; } } }')?.param, 'value');
   assert.equal(sig('nginx', 'http { server { location / { proxy_pass |; } } }')?.param, 'URL');
@@ -52,8 +56,16 @@ test('nginx: nothing on the name, after the `;`, in comments, for unknown direct
 });
 
 test('haproxy: keyword families, literal forms, options after the address', () => {
-  assert.deepEqual(sig('haproxy', 'backend b\n  balance |'), { label: 'balance <algorithm> [ <arguments> ]', param: '<algorithm>', count: 2 });
-  assert.deepEqual(sig('haproxy', 'backend b\n  balance url_param |'), { label: 'balance url_param <param> [check_post]', param: '<param>', count: 2 });
+  assert.deepEqual(sig('haproxy', 'backend b\n  balance |'), {
+    label: 'balance <algorithm> [ <arguments> ]',
+    param: '<algorithm>',
+    count: 2,
+  });
+  assert.deepEqual(sig('haproxy', 'backend b\n  balance url_param |'), {
+    label: 'balance url_param <param> [check_post]',
+    param: '<param>',
+    count: 2,
+  });
   assert.equal(sig('haproxy', 'backend b\n  timeout server |')?.param, '<timeout>');
   assert.equal(sig('haproxy', 'backend b\n  server s1 |')?.param, '<address>[:[port]]');
   assert.equal(sig('haproxy', 'backend b\n  server s1 127.0.0.1:80 check |')?.param, '[param*]');
@@ -71,8 +83,12 @@ test('haproxy: nothing on the keyword, in a condition, on section headers', () =
   assert.equal(sig('haproxy', 'frontend |f\n'), null);
 });
 
-test('haproxy: past a rule action, the action\'s own syntax (from the actions reference)', () => {
-  assert.deepEqual(sig('haproxy', 'frontend f\n  http-request set-header |'), { label: 'http-request set-header <name> <fmt> [ { if | unless } <condition> ]', param: '<name>', count: 1 });
+test("haproxy: past a rule action, the action's own syntax (from the actions reference)", () => {
+  assert.deepEqual(sig('haproxy', 'frontend f\n  http-request set-header |'), {
+    label: 'http-request set-header <name> <fmt> [ { if | unless } <condition> ]',
+    param: '<name>',
+    count: 1,
+  });
   assert.equal(sig('haproxy', 'frontend f\n  http-request set-header X-A |')?.param, '<fmt>');
   assert.equal(sig('haproxy', 'frontend f\n  http-request return status 200 content-type |')?.param, '[ content-type <type> ]');
   assert.equal(sig('haproxy', 'frontend f\n  http-request deny |')?.param, '[ { status | deny_status } <code> ]');

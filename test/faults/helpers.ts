@@ -38,9 +38,15 @@ export function trace(): RunTrace & { onProxyReady: (i: { pgid: number; dir: str
 
 /** The end state every fault must reach. */
 export async function assertCleanEnd(t: RunTrace, userFile: string, hashBefore: string): Promise<void> {
-  assert.ok(await eventually(() => liveInGroup(t.pgid).length === 0, 8000), `left in the proxy's process group: ${liveInGroup(t.pgid).join(' ')}`);
+  assert.ok(
+    await eventually(() => liveInGroup(t.pgid).length === 0, 8000),
+    `left in the proxy's process group: ${liveInGroup(t.pgid).join(' ')}`,
+  );
   for (const d of t.dirs) {
-    assert.ok(await eventually(() => processesMentioning(d).length === 0, 8000), `processes still naming ${d}: ${processesMentioning(d).join(' ')}`);
+    assert.ok(
+      await eventually(() => processesMentioning(d).length === 0, 8000),
+      `processes still naming ${d}: ${processesMentioning(d).join(' ')}`,
+    );
     assert.ok(await eventually(() => !existsSync(d), 5000), `sandbox folder left: ${d}`);
   }
   assert.ok(await eventually(() => liveDescendants().length === 0, 8000), `child processes left: ${liveDescendants().join(' ')}`);

@@ -69,7 +69,14 @@ backend app
 /** The same with a public resolver: nginx would query it at run time, so the engine refuses. */
 const NGINX_RESOLVER = NGINX.replace('http {\n', 'http {\n    resolver 8.8.8.8 1.1.1.1 valid=30s;\n');
 
-type Run = { interfaces: string[]; loUp: boolean; ok: boolean; requests?: number; error?: string; copies: { name: string; text: string }[] };
+type Run = {
+  interfaces: string[];
+  loUp: boolean;
+  ok: boolean;
+  requests?: number;
+  error?: string;
+  copies: { name: string; text: string }[];
+};
 
 function runInNamespace(file: string): Run {
   const fixture = path.join(__dirname, 'fixtures', 'netnsRun.ts');
@@ -110,9 +117,11 @@ function nginxAddresses(text: string): { directive: string; host: string | null 
       const inUpstream = parents[parents.length - 1] === 'upstream';
       if (d.name === 'listen' || (d.name === 'server' && inUpstream) || /^(proxy|fastcgi|grpc|uwsgi|scgi|memcached)_pass$/.test(d.name)) {
         const host = d.args[0] ? hostOf(d.args[0].value) : null;
-        if (d.args[0] && !(d.name !== 'listen' && !inUpstream && host !== null && upstreams.has(host))) out.push({ directive: d.name, host });
+        if (d.args[0] && !(d.name !== 'listen' && !inUpstream && host !== null && upstreams.has(host)))
+          out.push({ directive: d.name, host });
       }
-      if (d.name === 'resolver') for (const a of d.args) if (!a.value.includes('=')) out.push({ directive: 'resolver', host: hostOf(a.value) });
+      if (d.name === 'resolver')
+        for (const a of d.args) if (!a.value.includes('=')) out.push({ directive: 'resolver', host: hostOf(a.value) });
       if (d.block) walk(d.block.children, [...parents, d.name]);
     }
   };
@@ -145,42 +154,66 @@ for (const [kind, text, name, addresses] of [
   ['nginx', NGINX, 'nginx.conf', nginxAddresses],
   ['haproxy', HAPROXY, 'haproxy.cfg', haproxyAddresses],
 ] as const) {
-  test(`${kind} in a loopback-only network namespace: public listeners and upstreams are rewritten, the run serves`, { skip: (!canUnshare && 'needs root and unshare -n') || (!findBinary(kind) && `${kind} not installed`) }, () => {
-    const cfg = tempConfig(name, text);
+  test(
+    `${kind} in a loopback-only network namespace: public listeners and upstreams are rewritten, the run serves`,
+    { skip: (!canUnshare && 'needs root and unshare -n') || (!findBinary(kind) && `${kind} not installed`) },
+    () => {
+      const cfg = tempConfig(name, text);
+      try {
+        const run = runInNamespace(cfg.file);
+        assert.ok(run.loUp, 'lo brought up inside the namespace');
+        assert.deepEqual(run.interfaces, ['lo'], 'the namespace has loopback only');
+        assert.ok(run.ok, `the run failed: ${run.error}`);
+        assert.ok((run.requests ?? 0) > 0, 'requests were served through the rewritten upstreams');
+        assert.ok(run.copies.length > 0, 'the sandboxed copy was captured');
+        const found = run.copies.flatMap((c) => addresses(c.text));
+        // the check covers what the config had: listeners and upstreams at least
+        assert.ok(found.filter((a) => a.directive === 'listen' || a.directive === 'bind').length >= 2, JSON.stringify(found));
+        assert.ok(
+          found.some((a) => a.directive === 'server' || a.directive === 'proxy_pass'),
+          JSON.stringify(found),
+        );
+        assertOnlyLoopback(found);
+      } finally {
+        cfg.cleanup();
+      }
+    },
+  );
+}
+
+test(
+  'nginx with a public resolver in the namespace: refused with the line and a reason, nothing started',
+  { skip: (!canUnshare && 'needs root and unshare -n') || (!findBinary('nginx') && 'nginx not installed') },
+  () => {
+    const cfg = tempConfig('nginx.conf', NGINX_RESOLVER);
     try {
       const run = runInNamespace(cfg.file);
-      assert.ok(run.loUp, 'lo brought up inside the namespace');
-      assert.deepEqual(run.interfaces, ['lo'], 'the namespace has loopback only');
-      assert.ok(run.ok, `the run failed: ${run.error}`);
-      assert.ok((run.requests ?? 0) > 0, 'requests were served through the rewritten upstreams');
-      assert.ok(run.copies.length > 0, 'the sandboxed copy was captured');
-      const found = run.copies.flatMap((c) => addresses(c.text));
-      // the check covers what the config had: listeners and upstreams at least
-      assert.ok(found.filter((a) => a.directive === 'listen' || a.directive === 'bind').length >= 2, JSON.stringify(found));
-      assert.ok(found.some((a) => a.directive === 'server' || a.directive === 'proxy_pass'), JSON.stringify(found));
-      assertOnlyLoopback(found);
+      assert.equal(run.ok, false);
+      assert.match(run.error ?? '', /SandboxRefusal: .*nginx\.conf:5: `resolver 8\.8\.8\.8` is not a loopback address/);
+      assert.deepEqual(run.copies, [], 'the proxy never reached ready');
     } finally {
       cfg.cleanup();
     }
-  });
-}
-
-test('nginx with a public resolver in the namespace: refused with the line and a reason, nothing started', { skip: (!canUnshare && 'needs root and unshare -n') || (!findBinary('nginx') && 'nginx not installed') }, () => {
-  const cfg = tempConfig('nginx.conf', NGINX_RESOLVER);
-  try {
-    const run = runInNamespace(cfg.file);
-    assert.equal(run.ok, false);
-    assert.match(run.error ?? '', /SandboxRefusal: .*nginx\.conf:5: `resolver 8\.8\.8\.8` is not a loopback address/);
-    assert.deepEqual(run.copies, [], 'the proxy never reached ready');
-  } finally {
-    cfg.cleanup();
-  }
-});
+  },
+);
 
 test('the address checker itself: it finds the public addresses of the original configs', () => {
-  const n = nginxAddresses(NGINX_RESOLVER).filter((a) => a.host !== null && !isLoopback(a.host)).map((a) => `${a.directive} ${a.host}`);
-  assert.ok(n.includes('resolver 8.8.8.8') && n.includes('listen 198.51.100.1') && n.includes('server app.example.com') && n.includes('proxy_pass 198.51.100.20'), n.join(', '));
+  const n = nginxAddresses(NGINX_RESOLVER)
+    .filter((a) => a.host !== null && !isLoopback(a.host))
+    .map((a) => `${a.directive} ${a.host}`);
+  assert.ok(
+    n.includes('resolver 8.8.8.8') &&
+      n.includes('listen 198.51.100.1') &&
+      n.includes('server app.example.com') &&
+      n.includes('proxy_pass 198.51.100.20'),
+    n.join(', '),
+  );
   assert.ok(n.includes('listen 2001:db8::1') && n.includes('listen 0.0.0.0') && n.includes('proxy_pass 192.0.2.30'), n.join(', '));
-  const h = haproxyAddresses(HAPROXY).filter((a) => a.host !== null && !isLoopback(a.host)).map((a) => `${a.directive} ${a.host}`);
-  assert.deepEqual(h.sort(), ['bind 198.51.100.1', 'bind 2001:db8::1', 'log 192.0.2.99', 'server 203.0.113.10', 'server app.example.com'].sort());
+  const h = haproxyAddresses(HAPROXY)
+    .filter((a) => a.host !== null && !isLoopback(a.host))
+    .map((a) => `${a.directive} ${a.host}`);
+  assert.deepEqual(
+    h.sort(),
+    ['bind 198.51.100.1', 'bind 2001:db8::1', 'log 192.0.2.99', 'server 203.0.113.10', 'server app.example.com'].sort(),
+  );
 });

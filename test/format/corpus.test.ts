@@ -86,7 +86,11 @@ for (const lang of ['nginx', 'haproxy'] as Lang[]) {
         const before = await checkWithBinary({ configPath: join(a, name), kind: lang });
         const afterFmt = await checkWithBinary({ configPath: join(b, name), kind: lang });
         assert.notEqual(before.status, 'missing', `${lang} binary not found`);
-        const norm = (v: string, dir: string) => v.split(dir).join('<dir>').replace(/\/[^\s"']*proxy-tuner-bench-\w+/g, '<sandbox>');
+        const norm = (v: string, dir: string) =>
+          v
+            .split(dir)
+            .join('<dir>')
+            .replace(/\/[^\s"']*proxy-tuner-bench-\w+/g, '<sandbox>');
         const v1 = norm(verdict(before), a);
         const v2 = norm(verdict(afterFmt), b);
         if (before.status === 'refused') refused++;

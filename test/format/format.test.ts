@@ -16,7 +16,7 @@ describe('nginx formatting', () => {
     '',
     '',
     '        location / {    proxy_pass   http://app;  }',
-    '   log_format main \'$remote_addr  -  $request\'',
+    "   log_format main '$remote_addr  -  $request'",
     '                   "$status";',
     '}',
     '}',
@@ -48,11 +48,15 @@ describe('nginx formatting', () => {
   });
 
   it('uses tabs when asked', () => {
-    assert.equal(format('nginx', 'http {\nserver {\nlisten 80;\n}\n}\n', undefined, { tabSize: 4, insertSpaces: false }), 'http {\n\tserver {\n\t\tlisten 80;\n\t}\n}\n');
+    assert.equal(
+      format('nginx', 'http {\nserver {\nlisten 80;\n}\n}\n', undefined, { tabSize: 4, insertSpaces: false }),
+      'http {\n\tserver {\n\t\tlisten 80;\n\t}\n}\n',
+    );
   });
 
   it('keeps a Lua body byte for byte and map entries as written', () => {
-    const text = 'http {\n  content_by_lua_block {\n   local a  =  "x"   -- c\n      ngx.say(a)\n  }\nmap $host   $x {\n  default   0;\n  ~^a\\ b   "1  2";\n}\n}\n';
+    const text =
+      'http {\n  content_by_lua_block {\n   local a  =  "x"   -- c\n      ngx.say(a)\n  }\nmap $host   $x {\n  default   0;\n  ~^a\\ b   "1  2";\n}\n}\n';
     const out = format('nginx', text);
     assert.ok(out.includes('content_by_lua_block {\n   local a  =  "x"   -- c\n      ngx.say(a)\n  }'), out);
     assert.ok(out.includes('    map $host $x {\n        default 0;\n        ~^a\\ b "1  2";\n    }'), out);

@@ -44,7 +44,8 @@ export function shape(lang: Lang, text: string): string {
   if (lang === 'nginx') {
     const f = nginxModule.parse(text) as NginxFile;
     const raws = [] as [number, number][];
-    const collect = (l: Directive[]) => l.forEach((d) => (d.rawBody ? raws.push([d.rawBody.start, d.rawBody.end]) : d.block && collect(d.block.children)));
+    const collect = (l: Directive[]) =>
+      l.forEach((d) => (d.rawBody ? raws.push([d.rawBody.start, d.rawBody.end]) : d.block && collect(d.block.children)));
     collect(f.directives);
     const comments = f.comments.filter((c) => !raws.some(([s, e]) => c.start >= s && c.start < e)).map((c) => c.text.trimEnd());
     return JSON.stringify({ d: nginxShape(f.directives, text), c: comments, errors: f.errors.length });
@@ -52,7 +53,12 @@ export function shape(lang: Lang, text: string): string {
   const f = haproxyModule.parse(text) as HaproxyFile;
   return JSON.stringify({
     o: f.orphans.map((s) => s.words.map((w) => w.value)),
-    s: f.sections.map((s) => ({ k: s.keyword, n: s.name?.value, h: s.header.words.map((w) => w.value), st: s.statements.map((st) => st.words.map((w) => w.value)) })),
+    s: f.sections.map((s) => ({
+      k: s.keyword,
+      n: s.name?.value,
+      h: s.header.words.map((w) => w.value),
+      st: s.statements.map((st) => st.words.map((w) => w.value)),
+    })),
     c: f.comments.map((c) => c.text.trimEnd()),
     errors: f.errors.map((e) => e.message),
   });

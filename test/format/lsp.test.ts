@@ -9,8 +9,16 @@ import { LspClient } from '../lsp/rpcClient';
 import { format } from './helpers';
 
 const CASES = [
-  { lang: 'nginx' as const, uri: 'file:///tmp/pt-format/nginx.conf', text: 'events {}\nhttp {\nserver {\n  listen   80;\n      root /a;\n}\n}\n' },
-  { lang: 'haproxy' as const, uri: 'file:///tmp/pt-format/haproxy.cfg', text: '  global\nmaxconn    10\n\n\n backend b\n server   s1 127.0.0.1:80\n' },
+  {
+    lang: 'nginx' as const,
+    uri: 'file:///tmp/pt-format/nginx.conf',
+    text: 'events {}\nhttp {\nserver {\n  listen   80;\n      root /a;\n}\n}\n',
+  },
+  {
+    lang: 'haproxy' as const,
+    uri: 'file:///tmp/pt-format/haproxy.cfg',
+    text: '  global\nmaxconn    10\n\n\n backend b\n server   s1 127.0.0.1:80\n',
+  },
 ];
 
 describe('formatting over LSP', () => {
@@ -28,7 +36,10 @@ describe('formatting over LSP', () => {
         assert.ok(edits.length > 0);
         const out = applyEdits(doc, edits);
         assert.equal(out, format(c.lang, c.text, undefined, options));
-        assert.ok(out.split('\n').some((l) => l.startsWith('  ') && !l.startsWith('   ')), `two-space indentation used:\n${out}`);
+        assert.ok(
+          out.split('\n').some((l) => l.startsWith('  ') && !l.startsWith('   ')),
+          `two-space indentation used:\n${out}`,
+        );
         const range = { start: { line: 4, character: 0 }, end: { line: 4, character: 2 } };
         const redits = await server.request('textDocument/rangeFormatting', { textDocument: { uri: c.uri }, range, options });
         const rout = applyEdits(doc, redits);

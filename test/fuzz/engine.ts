@@ -66,8 +66,74 @@ export function inputSeed(seed: number, i: number): number {
 }
 
 const SPECIAL: Record<LanguageId, string[]> = {
-  nginx: ['{', '}', ';', '"', "'", '\\', '#', '$', '${', '~', '~*', '(', ')', '\n', '"\n', 'if', 'location', 'server', 'upstream', 'map', 'include', '*_by_lua_block {', 'http {', 'events {', 'stream {', '$host', '\u0000', '\uFEFF', '\uD800', 'é', '\r\n'],
-  haproxy: ['{', '}', '"', "'", '\\', '#', '%[', ']', '%{', '}', 'if', '!', '||', 'acl', 'global', 'defaults', 'frontend', 'backend', 'listen', 'server', 'bind', ':80', 'use_backend', '\n', '\n  ', '"\n', '\u0000', '\uFEFF', '\uD800', 'é', '\r\n', '$', '${'],
+  nginx: [
+    '{',
+    '}',
+    ';',
+    '"',
+    "'",
+    '\\',
+    '#',
+    '$',
+    '${',
+    '~',
+    '~*',
+    '(',
+    ')',
+    '\n',
+    '"\n',
+    'if',
+    'location',
+    'server',
+    'upstream',
+    'map',
+    'include',
+    '*_by_lua_block {',
+    'http {',
+    'events {',
+    'stream {',
+    '$host',
+    '\u0000',
+    '\uFEFF',
+    '\uD800',
+    'é',
+    '\r\n',
+  ],
+  haproxy: [
+    '{',
+    '}',
+    '"',
+    "'",
+    '\\',
+    '#',
+    '%[',
+    ']',
+    '%{',
+    '}',
+    'if',
+    '!',
+    '||',
+    'acl',
+    'global',
+    'defaults',
+    'frontend',
+    'backend',
+    'listen',
+    'server',
+    'bind',
+    ':80',
+    'use_backend',
+    '\n',
+    '\n  ',
+    '"\n',
+    '\u0000',
+    '\uFEFF',
+    '\uD800',
+    'é',
+    '\r\n',
+    '$',
+    '${',
+  ],
 };
 
 const MUTATORS = ['byteFlip', 'deleteTokens', 'duplicateTokens', 'insertSpecial', 'truncate', 'splice', 'soup', 'repeatBlock'] as const;
@@ -179,7 +245,10 @@ export interface Outcome {
   calls: number;
 }
 
-const SETTINGS: ServiceSettings[] = [{}, { nginxVersion: '1.22.1', haproxyVersion: '2.6', host: { cpuCount: 2, somaxconn: 4096, nofileLimit: 1024 } }];
+const SETTINGS: ServiceSettings[] = [
+  {},
+  { nginxVersion: '1.22.1', haproxyVersion: '2.6', host: { cpuCount: 2, somaxconn: 4096, nofileLimit: 1024 } },
+];
 
 function memoryFs(files: Map<string, string>): FileSystem {
   return {
@@ -258,7 +327,10 @@ export function exercise(lang: LanguageId, text: string, seed: number, positions
   for (let k = 0; k < positions; k++) offsets.push(Math.floor(r() * (text.length + 1)));
   const pos = (o: number): Position => doc.positionAt(o);
   // positions a client may send that lie outside the text
-  const odd: Position[] = [{ line: doc.lineCount + 3, character: 0 }, { line: 0, character: 10_000 }];
+  const odd: Position[] = [
+    { line: doc.lineCount + 3, character: 0 },
+    { line: 0, character: 10_000 },
+  ];
 
   const module = service.getModule(lang);
   const first = run('parse', () => module.parse(text));
@@ -280,7 +352,8 @@ export function exercise(lang: LanguageId, text: string, seed: number, positions
   for (const p of odd) run('hover', () => service.hover(doc, lang, p, settings, cache));
   for (const o of offsets) run('signatureHelp', () => service.signatureHelp(doc, lang, pos(o), settings, cache));
   for (const p of odd) run('signatureHelp', () => service.signatureHelp(doc, lang, p, settings, cache));
-  for (const o of offsets.slice(0, 4)) run('complete', () => service.complete(doc, lang, pos(o), { ...settings, completionSnippets: true }, cache));
+  for (const o of offsets.slice(0, 4))
+    run('complete', () => service.complete(doc, lang, pos(o), { ...settings, completionSnippets: true }, cache));
   const whole: Range = { start: pos(0), end: pos(text.length) };
   run('inlayHints', () => service.inlayHints(doc, lang, whole, settings, cache));
   run('codeActions', () => service.codeActions(doc, lang, whole, diagnostics, settings, cache));
@@ -290,7 +363,9 @@ export function exercise(lang: LanguageId, text: string, seed: number, positions
   run('format', () => service.format(doc, lang, undefined, { tabSize: 4, insertSpaces: true }, cache));
   const a = offsets[2] ?? 0;
   const b = offsets[3] ?? text.length;
-  run('formatRange', () => service.format(doc, lang, { start: pos(Math.min(a, b)), end: pos(Math.max(a, b)) }, { tabSize: 2, insertSpaces: false }, cache));
+  run('formatRange', () =>
+    service.format(doc, lang, { start: pos(Math.min(a, b)), end: pos(Math.max(a, b)) }, { tabSize: 2, insertSpaces: false }, cache),
+  );
   run('symbols', () => service.symbols(doc, lang, cache));
   run('folding', () => service.folding(doc, lang, cache));
   run('selectionRanges', () => service.selectionRanges(doc, lang, [...offsets.map(pos), ...odd], cache));
@@ -320,7 +395,7 @@ export function minimize(text: string, fails: (t: string) => boolean, maxSteps =
   let cur = text;
   let steps = 0;
   for (let chunk = Math.max(1, Math.floor(cur.length / 2)); chunk >= 1 && steps < maxSteps; chunk = Math.floor(chunk / 2)) {
-    for (let at = 0; at < cur.length && steps < maxSteps; ) {
+    for (let at = 0; at < cur.length && steps < maxSteps;) {
       const next = cur.slice(0, at) + cur.slice(at + chunk);
       steps++;
       if (next.length < cur.length && fails(next)) cur = next;
@@ -356,7 +431,16 @@ export interface FuzzStats {
   bytes: number;
   seconds: number;
   byMutator: Record<string, number>;
-  failures: { input: number; lang: LanguageId; mutator: Mutator; source: string; entry: string; error: string; text: string; minimized?: string }[];
+  failures: {
+    input: number;
+    lang: LanguageId;
+    mutator: Mutator;
+    source: string;
+    entry: string;
+    error: string;
+    text: string;
+    minimized?: string;
+  }[];
   slow: { input: number; lang: LanguageId; bytes: number; entry: string; ms: number; totalMs: number }[];
   slowest: { input: number; lang: LanguageId; bytes: number; entry: string; ms: number; totalMs: number };
 }
@@ -399,7 +483,14 @@ export function runFuzz(opts: {
     stats.calls += out.calls;
     stats.bytes += input.text.length;
     stats.byMutator[input.mutator] = (stats.byMutator[input.mutator] ?? 0) + 1;
-    const row = { input: i, lang: input.lang, bytes: input.text.length, entry: out.slowest.entry, ms: Math.round(out.slowest.ms), totalMs: Math.round(out.totalMs) };
+    const row = {
+      input: i,
+      lang: input.lang,
+      bytes: input.text.length,
+      entry: out.slowest.entry,
+      ms: Math.round(out.slowest.ms),
+      totalMs: Math.round(out.totalMs),
+    };
     if (out.slowest.ms > stats.slowest.ms) stats.slowest = row;
     if (out.slowest.ms > boundMs) {
       stats.slow.push(row);
@@ -410,12 +501,24 @@ export function runFuzz(opts: {
       const firstLine = f.error.split('\n')[0];
       if (seenEntries.has(f.entry + firstLine)) continue;
       seenEntries.add(f.entry + firstLine);
-      const rec: FuzzStats['failures'][number] = { input: i, lang: input.lang, mutator: input.mutator, source: input.source, entry: f.entry, error: f.error, text: input.text };
+      const rec: FuzzStats['failures'][number] = {
+        input: i,
+        lang: input.lang,
+        mutator: input.mutator,
+        source: input.source,
+        entry: f.entry,
+        error: f.error,
+        text: input.text,
+      };
       if (opts.minimizeFailures) {
-        rec.minimized = minimize(input.text, (t) => exercise(input.lang, t, inputSeed(opts.seed, i), 4, f.entry).failures.some((g) => g.error.split('\n')[0] === firstLine));
+        rec.minimized = minimize(input.text, (t) =>
+          exercise(input.lang, t, inputSeed(opts.seed, i), 4, f.entry).failures.some((g) => g.error.split('\n')[0] === firstLine),
+        );
       }
       stats.failures.push(rec);
-      opts.log?.(`FAILURE: seed ${opts.seed} input ${i} (${input.lang}, ${input.mutator} of ${input.source}) in ${f.entry}: ${f.error.split('\n').slice(0, 4).join(' | ')}`);
+      opts.log?.(
+        `FAILURE: seed ${opts.seed} input ${i} (${input.lang}, ${input.mutator} of ${input.source}) in ${f.entry}: ${f.error.split('\n').slice(0, 4).join(' | ')}`,
+      );
     }
     if (opts.log && performance.now() - lastLog > 10_000) {
       lastLog = performance.now();

@@ -17,9 +17,17 @@ test('regressions: every crash found by the fuzzer stays fixed', () => {
   for (const { file, reg } of regs) {
     const out = exercise(reg.lang, reg.text, 1, 8, reg.entry);
     assert.ok(out.calls > 0, `${file}: entry point ${reg.entry} was not exercised`);
-    assert.deepEqual(out.failures.map((f) => f.error.split('\n')[0]), [], `${file} (${reg.lang}, ${reg.entry}) throws again`);
+    assert.deepEqual(
+      out.failures.map((f) => f.error.split('\n')[0]),
+      [],
+      `${file} (${reg.lang}, ${reg.entry}) throws again`,
+    );
     // and the whole surface on the same text
-    assert.deepEqual(exercise(reg.lang, reg.text, 2, 8).failures.map((f) => `${f.entry}: ${f.error.split('\n')[0]}`), [], `${file}: another entry point throws`);
+    assert.deepEqual(
+      exercise(reg.lang, reg.text, 2, 8).failures.map((f) => `${f.entry}: ${f.error.split('\n')[0]}`),
+      [],
+      `${file}: another entry point throws`,
+    );
   }
 });
 
@@ -47,8 +55,14 @@ test(`fuzz: corpus mutations and token soups through every entry point (${second
   assert.ok(stats.inputs >= 10, `only ${stats.inputs} inputs in ${seconds} s`);
   assert.ok(Object.keys(stats.byMutator).length >= 4, `mutators used: ${Object.keys(stats.byMutator).join(', ')}`);
   assert.deepEqual(
-    stats.failures.map((f) => `seed ${seed} input ${f.input} ${f.lang} ${f.entry}: ${f.error.split('\n')[0]}\n  minimized: ${JSON.stringify(f.minimized ?? f.text.slice(0, 300))}`),
+    stats.failures.map(
+      (f) =>
+        `seed ${seed} input ${f.input} ${f.lang} ${f.entry}: ${f.error.split('\n')[0]}\n  minimized: ${JSON.stringify(f.minimized ?? f.text.slice(0, 300))}`,
+    ),
     [],
   );
-  assert.deepEqual(stats.slow.map((s) => `seed ${seed} input ${s.input} ${s.lang} (${s.bytes} chars): ${s.entry} ${s.ms} ms > ${Math.round(boundMs)} ms`), []);
+  assert.deepEqual(
+    stats.slow.map((s) => `seed ${seed} input ${s.input} ${s.lang} (${s.bytes} chars): ${s.entry} ${s.ms} ms > ${Math.round(boundMs)} ms`),
+    [],
+  );
 });

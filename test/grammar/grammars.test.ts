@@ -3,15 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import {
-  collectRegexes,
-  grammarFiles,
-  loadGrammar,
-  onigAccepts,
-  repoRoot,
-  tokenize,
-  withBackReferencesFilled,
-} from './harness';
+import { collectRegexes, grammarFiles, loadGrammar, onigAccepts, repoRoot, tokenize, withBackReferencesFilled } from './harness';
 
 interface Contributes {
   languages: { id: string; configuration: string }[];
@@ -109,30 +101,41 @@ describe('grammars over the real-world corpus', () => {
   for (const lang of ['nginx', 'haproxy'] as const) {
     const dir = join(corpus, lang);
     const verdicts = join(dir, 'verdicts.tsv');
-    it(`${lang}: every accepted file leaves no region open and no brace unmatched`, { skip: !existsSync(verdicts) && `no corpus at ${dir}` }, async () => {
-      const [header, ...rows] = readFileSync(verdicts, 'utf8').trim().split('\n').map((l) => l.split('\t'));
-      const file = header.indexOf('file');
-      const finalClass = header.indexOf('final_class');
-      const finalKind = header.indexOf('final_kind');
-      // Accepted, or stopped only at a directive of a module the binary lacks (the Lua block configs).
-      const accepted = rows
-        .filter((r) => r[finalClass] === 'ok' || (r[finalClass] === 'env-unfixed' && r[finalKind] === 'third-party-module'))
-        .map((r) => r[file]);
-      assert.ok(accepted.length > 100, `${accepted.length} accepted ${lang} files`);
-      const present = new Set(readdirSync(dir));
-      assert.deepEqual(accepted.filter((f) => !present.has(f)), [], 'every accepted file is in the corpus folder');
-      const open: string[] = [];
-      for (const f of accepted) {
-        const text = readFileSync(join(dir, f), 'utf8');
-        const probe = probes[lang];
-        const doc = await tokenize(`source.${lang}`, `${text}\n${probe.text}`);
-        const scopes = doc.tokensOf(probe.text.replace(';', ''), 0, text)[0]?.scopes;
-        if (JSON.stringify(scopes) !== JSON.stringify(probe.scopes)) open.push(`${f}: ${scopes?.join(' ')}`);
-        // A block closed too early shows up as an unmatched '}' further on.
-        const invalid = doc.tokens.find((t) => t.scopes.some((sc) => sc.startsWith('invalid.')));
-        if (invalid) open.push(`${f}:${invalid.line + 1}: ${invalid.text} [${invalid.scopes.join(' ')}]`);
-      }
-      assert.deepEqual(open, []);
-    });
+    it(
+      `${lang}: every accepted file leaves no region open and no brace unmatched`,
+      { skip: !existsSync(verdicts) && `no corpus at ${dir}` },
+      async () => {
+        const [header, ...rows] = readFileSync(verdicts, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => l.split('\t'));
+        const file = header.indexOf('file');
+        const finalClass = header.indexOf('final_class');
+        const finalKind = header.indexOf('final_kind');
+        // Accepted, or stopped only at a directive of a module the binary lacks (the Lua block configs).
+        const accepted = rows
+          .filter((r) => r[finalClass] === 'ok' || (r[finalClass] === 'env-unfixed' && r[finalKind] === 'third-party-module'))
+          .map((r) => r[file]);
+        assert.ok(accepted.length > 100, `${accepted.length} accepted ${lang} files`);
+        const present = new Set(readdirSync(dir));
+        assert.deepEqual(
+          accepted.filter((f) => !present.has(f)),
+          [],
+          'every accepted file is in the corpus folder',
+        );
+        const open: string[] = [];
+        for (const f of accepted) {
+          const text = readFileSync(join(dir, f), 'utf8');
+          const probe = probes[lang];
+          const doc = await tokenize(`source.${lang}`, `${text}\n${probe.text}`);
+          const scopes = doc.tokensOf(probe.text.replace(';', ''), 0, text)[0]?.scopes;
+          if (JSON.stringify(scopes) !== JSON.stringify(probe.scopes)) open.push(`${f}: ${scopes?.join(' ')}`);
+          // A block closed too early shows up as an unmatched '}' further on.
+          const invalid = doc.tokens.find((t) => t.scopes.some((sc) => sc.startsWith('invalid.')));
+          if (invalid) open.push(`${f}:${invalid.line + 1}: ${invalid.text} [${invalid.scopes.join(' ')}]`);
+        }
+        assert.deepEqual(open, []);
+      },
+    );
   }
 });

@@ -6,8 +6,19 @@ const haproxy = (text: string) => tokenize('source.haproxy', text);
 
 describe('HAProxy grammar: sections', () => {
   const named = [
-    'frontend', 'backend', 'listen', 'resolvers', 'peers', 'userlist', 'mailers', 'program', 'http-errors',
-    'ring', 'cache', 'log-forward', 'crt-store',
+    'frontend',
+    'backend',
+    'listen',
+    'resolvers',
+    'peers',
+    'userlist',
+    'mailers',
+    'program',
+    'http-errors',
+    'ring',
+    'cache',
+    'log-forward',
+    'crt-store',
   ];
 
   it('scopes every section keyword and the section name', async () => {
@@ -175,7 +186,7 @@ describe('HAProxy grammar: sample expressions and log formats', () => {
     'frontend fe',
     '    http-request set-header X-Host %[req.hdr(host),lower]',
     '    log-format "%ci:%cp [%tr] %{+Q}r %[var(txn.host)] 100%%"',
-    "    http-request set-path '%[path,regsub(\"^/(a)(/|$)\",\"/b\",g)]'",
+    '    http-request set-path \'%[path,regsub("^/(a)(/|$)","/b",g)]\'',
     '    http-request return status 200 content-type text/plain lf-string "%[src]"',
   ].join('\n');
 

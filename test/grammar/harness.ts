@@ -121,11 +121,7 @@ export class Tokenized {
   }
 }
 
-export async function tokenize(
-  scopeName: 'source.nginx' | 'source.haproxy',
-  text: string,
-  luaGrammar?: string,
-): Promise<Tokenized> {
+export async function tokenize(scopeName: 'source.nginx' | 'source.haproxy', text: string, luaGrammar?: string): Promise<Tokenized> {
   const grammar = await loadGrammar(scopeName, luaGrammar);
   const lines = text.split('\n');
   const out: Token[] = [];

@@ -28,8 +28,17 @@ for (const lang of ['nginx', 'haproxy'] as const) {
 
     it('uses # for comments and pairs the brackets', () => {
       assert.equal(conf.comments.lineComment, '#');
-      for (const pair of [['{', '}'], ['(', ')'], ['[', ']']]) assert.ok(conf.brackets.some((b) => b[0] === pair[0] && b[1] === pair[1]));
-      for (const open of ['{', '(', '[', '"', "'"]) assert.ok(conf.autoClosingPairs.some((p) => p.open === open), `auto-closes ${open}`);
+      for (const pair of [
+        ['{', '}'],
+        ['(', ')'],
+        ['[', ']'],
+      ])
+        assert.ok(conf.brackets.some((b) => b[0] === pair[0] && b[1] === pair[1]));
+      for (const open of ['{', '(', '[', '"', "'"])
+        assert.ok(
+          conf.autoClosingPairs.some((p) => p.open === open),
+          `auto-closes ${open}`,
+        );
       const quote = conf.autoClosingPairs.find((p) => p.open === '"');
       assert.deepEqual(quote?.notIn, ['string', 'comment']);
     });

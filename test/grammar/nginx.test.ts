@@ -28,7 +28,7 @@ describe('nginx grammar: directives and blocks', () => {
     'worker_processes auto;',
     'events { worker_connections 1024; }',
     'http {',
-    '    log_format main \'${status} $request\';',
+    "    log_format main '${status} $request';",
     '    upstream app {',
     '        server 127.0.0.1:8080 weight=5;',
     '    }',

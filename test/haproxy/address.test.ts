@@ -21,18 +21,86 @@ function ours(kind: 'bind' | 'server', addr: string, version?: string): { errors
   const line = kind === 'bind' ? 6 : 9;
   const { diags } = diagnose(config(kind, addr), version ? { haproxyVersion: version } : {});
   const on = diags.filter((d) => d.range.start.line === line);
-  return { errors: on.filter((d) => d.severity === 1).map((d) => `${d.code}: ${d.message}`), warnings: on.filter((d) => d.severity === 2).map((d) => `${d.code}: ${d.message}`) };
+  return {
+    errors: on.filter((d) => d.severity === 1).map((d) => `${d.code}: ${d.message}`),
+    warnings: on.filter((d) => d.severity === 2).map((d) => `${d.code}: ${d.message}`),
+  };
 }
 
 const SOCK = '/tmp/pt-address-test.sock';
 const FORMS: Record<'bind' | 'server', { good: string[]; bad: string[] }> = {
   bind: {
-    good: ['127.0.0.1:80', '[::1]:80', '::1:80', 'ipv6@::1:80', 'ipv6@[::1]:80', 'ipv4@127.0.0.1:80', '127.0.0.1:8000-8010', '127.0.0.1:80-80', '127.0.0.1:65535', `unix@${SOCK}`, SOCK, 'abns@pt-test', '127.0.0.1:80,127.0.0.1:81', 'tcp4@127.0.0.1:80', 'tcp6@[::1]:80', '127.0.0.2:8080'],
-    bad: ['127.0.0.1', '127.0.0.1:', 'ipv4@::1:80', 'ipv6@127.0.0.1:80', '127.0.0.1:8010-8000', '127.0.0.1:0', '127.0.0.1:65536', '127.0.0.1:99999', '127.0.0.1:+1', '127.0.0.1:-1', 'fd@x', 'fd@', 'udp@127.0.0.1:80', '300.1.1.1:80', 'ipv4@127.0.0.1', '127.0.0.1:80,127.0.0.1', '127.0.0.1:65016-', '127.0.0.1:65016--1024', '127.0.0.1:0-11', '127.0.0.1:66016-1024', '127.0.0.1:80-'],
+    good: [
+      '127.0.0.1:80',
+      '[::1]:80',
+      '::1:80',
+      'ipv6@::1:80',
+      'ipv6@[::1]:80',
+      'ipv4@127.0.0.1:80',
+      '127.0.0.1:8000-8010',
+      '127.0.0.1:80-80',
+      '127.0.0.1:65535',
+      `unix@${SOCK}`,
+      SOCK,
+      'abns@pt-test',
+      '127.0.0.1:80,127.0.0.1:81',
+      'tcp4@127.0.0.1:80',
+      'tcp6@[::1]:80',
+      '127.0.0.2:8080',
+    ],
+    bad: [
+      '127.0.0.1',
+      '127.0.0.1:',
+      'ipv4@::1:80',
+      'ipv6@127.0.0.1:80',
+      '127.0.0.1:8010-8000',
+      '127.0.0.1:0',
+      '127.0.0.1:65536',
+      '127.0.0.1:99999',
+      '127.0.0.1:+1',
+      '127.0.0.1:-1',
+      'fd@x',
+      'fd@',
+      'udp@127.0.0.1:80',
+      '300.1.1.1:80',
+      'ipv4@127.0.0.1',
+      '127.0.0.1:80,127.0.0.1',
+      '127.0.0.1:65016-',
+      '127.0.0.1:65016--1024',
+      '127.0.0.1:0-11',
+      '127.0.0.1:66016-1024',
+      '127.0.0.1:80-',
+    ],
   },
   server: {
-    good: ['127.0.0.1:80', '127.0.0.1', '[::1]:80', '::1:80', 'ipv6@::1:80', 'ipv4@127.0.0.1:80', '127.0.0.1:0', '127.0.0.1:+1', '127.0.0.1:-1', '127.0.0.1:', `unix@${SOCK}`, 'abns@pt-test', 'ipv4@127.0.0.1', '127.0.0.1:65535'],
-    bad: ['ipv4@::1:80', 'ipv6@127.0.0.1:80', '127.0.0.1:8000-8010', '127.0.0.1:65536', 'fd@3', 'fd@x', 'udp@127.0.0.1:80', '127.0.0.1:80,127.0.0.1:81', '300.1.1.1:80', '127.0.0.1:13005-13010'],
+    good: [
+      '127.0.0.1:80',
+      '127.0.0.1',
+      '[::1]:80',
+      '::1:80',
+      'ipv6@::1:80',
+      'ipv4@127.0.0.1:80',
+      '127.0.0.1:0',
+      '127.0.0.1:+1',
+      '127.0.0.1:-1',
+      '127.0.0.1:',
+      `unix@${SOCK}`,
+      'abns@pt-test',
+      'ipv4@127.0.0.1',
+      '127.0.0.1:65535',
+    ],
+    bad: [
+      'ipv4@::1:80',
+      'ipv6@127.0.0.1:80',
+      '127.0.0.1:8000-8010',
+      '127.0.0.1:65536',
+      'fd@3',
+      'fd@x',
+      'udp@127.0.0.1:80',
+      '127.0.0.1:80,127.0.0.1:81',
+      '300.1.1.1:80',
+      '127.0.0.1:13005-13010',
+    ],
   },
 };
 
@@ -45,7 +113,8 @@ describe('address forms (pure)', () => {
   }
 
   it('wildcard forms and variables', () => {
-    for (const a of [':80', '*:80', ':::80', '[::]:443', '${ADDR}:80', '"${ADDR}"']) assert.deepEqual(ours('bind', a), { errors: [], warnings: [] }, a);
+    for (const a of [':80', '*:80', ':::80', '[::]:443', '${ADDR}:80', '"${ADDR}"'])
+      assert.deepEqual(ours('bind', a), { errors: [], warnings: [] }, a);
   });
 
   it('messages say what is wrong', () => {
@@ -79,7 +148,10 @@ describe('address forms against the real haproxy -c', { skip: !bins.length && 'n
             const r = haproxyCheck(bin, dir, config(kind, a));
             const refused = r.status !== 0;
             const mine = ours(kind, a, bin.version).errors;
-            if (refused !== mine.length > 0) disagree.push(`${kind} ${a}: haproxy ${refused ? 'refuses' : 'accepts'} (${r.output.split('\n').filter((l) => /ALERT/.test(l))[0] ?? ''}), we say ${mine.join('; ') || 'nothing'}`);
+            if (refused !== mine.length > 0)
+              disagree.push(
+                `${kind} ${a}: haproxy ${refused ? 'refuses' : 'accepts'} (${r.output.split('\n').filter((l) => /ALERT/.test(l))[0] ?? ''}), we say ${mine.join('; ') || 'nothing'}`,
+              );
           }
         }
         assert.deepEqual(disagree, []);

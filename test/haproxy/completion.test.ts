@@ -86,7 +86,8 @@ test('the completion replaces the word being typed', () => {
 
 test('nothing inside comments; half-typed input never throws', () => {
   assert.deepEqual(labels('global\n  # max<|>\n'), []);
-  for (const t of ['<|>"', 'frontend "<|>', 'frontend f\n  acl <|>', 'x { <|>', 'frontend f\n  use_backend b if { <|>']) assert.ok(Array.isArray(labels(t)));
+  for (const t of ['<|>"', 'frontend "<|>', 'frontend f\n  acl <|>', 'x { <|>', 'frontend f\n  use_backend b if { <|>'])
+    assert.ok(Array.isArray(labels(t)));
 });
 
 test('log-format aliases after % in format strings', () => {

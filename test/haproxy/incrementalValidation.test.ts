@@ -96,8 +96,12 @@ function chain(name: string, text: string, seed: number, steps: number): { compu
     }
     const got = validate(doc, 'haproxy', settings, cache);
     const want = validate(TextDocument.create(uri, 'haproxy', doc.version, text), 'haproxy', settings);
-    assert.deepStrictEqual(got, want, `${name}: seed ${seed} step ${k} (settings ${JSON.stringify(settings)}) differs from a fresh validation`);
-    const memo = haproxyValidationMemo(doc);
+    assert.deepStrictEqual(
+      got,
+      want,
+      `${name}: seed ${seed} step ${k} (settings ${JSON.stringify(settings)}) differs from a fresh validation`,
+    );
+    const memo = haproxyValidationMemo(cache.memoOf(doc.uri));
     if (k > 0 && memo) {
       computed += memo.computed;
       sections += memo.computed + memo.reused;
@@ -107,7 +111,9 @@ function chain(name: string, text: string, seed: number, steps: number): { compu
 }
 
 test('incremental validation equals a fresh one: every HAProxy corpus file, 10 chained random edits each', () => {
-  const files = readdirSync(corpusDir).filter((f) => !f.endsWith('.md')).sort();
+  const files = readdirSync(corpusDir)
+    .filter((f) => !f.endsWith('.md'))
+    .sort();
   assert.ok(files.length > 100, `corpus at ${corpusDir}`);
   let seed = SEED;
   let computed = 0;
@@ -137,7 +143,7 @@ test('incremental validation equals a fresh one: a generated 5,000-line file, ty
     TextDocument.update(doc, [{ text: next }], doc.version + 1);
     const got = validate(doc, 'haproxy', {}, cache);
     assert.deepStrictEqual(got, validate(TextDocument.create(doc.uri, 'haproxy', doc.version, next), 'haproxy', {}), `typing step ${n}`);
-    const memo = haproxyValidationMemo(doc)!;
+    const memo = haproxyValidationMemo(cache.memoOf(doc.uri))!;
     assert.equal(memo.computed, 1, `typing step ${n}: ${memo.computed} sections computed, ${memo.reused} reused`);
   }
   for (let s = 0; s < 3; s++) chain('generated-5000.cfg', text, SEED + 5000 + s, 12);

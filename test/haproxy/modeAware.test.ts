@@ -15,8 +15,10 @@ const DEFAULTS = 'defaults\n  timeout connect 5s\n  timeout client 5s\n  timeout
 describe('mode-aware completion', () => {
   it('a tcp section: no http-request, stats, cookie, redirect; tcp keywords stay', () => {
     const tcp = labels('listen l\n  mode tcp\n  bind :1\n  <|>\n');
-    for (const k of ['http-request', 'http-response', 'http-after-response', 'stats', 'cookie', 'redirect', 'monitor-uri']) assert.ok(!tcp.includes(k), `${k} hidden in tcp mode`);
-    for (const k of ['tcp-request', 'server', 'balance', 'option', 'timeout', 'capture', 'default_backend']) assert.ok(tcp.includes(k), `${k} offered in tcp mode`);
+    for (const k of ['http-request', 'http-response', 'http-after-response', 'stats', 'cookie', 'redirect', 'monitor-uri'])
+      assert.ok(!tcp.includes(k), `${k} hidden in tcp mode`);
+    for (const k of ['tcp-request', 'server', 'balance', 'option', 'timeout', 'capture', 'default_backend'])
+      assert.ok(tcp.includes(k), `${k} offered in tcp mode`);
     const http = labels('listen l\n  mode http\n  bind :1\n  <|>\n');
     for (const k of ['http-request', 'stats', 'cookie', 'redirect']) assert.ok(http.includes(k), `${k} offered in http mode`);
   });
@@ -36,10 +38,16 @@ describe('mode-aware completion', () => {
 
   it('inherited from defaults: the last one before, or the one named by `from`', () => {
     assert.ok(!labels(`${DEFAULTS}  mode tcp\nfrontend f\n  <|>\n`).includes('http-request'));
-    assert.ok(labels(`${DEFAULTS}  mode tcp\nfrontend f\n  mode http\n  <|>\n`).includes('http-request'), 'the section overrides its defaults');
+    assert.ok(
+      labels(`${DEFAULTS}  mode tcp\nfrontend f\n  mode http\n  <|>\n`).includes('http-request'),
+      'the section overrides its defaults',
+    );
     assert.ok(labels(`defaults web\n  mode http\ndefaults raw\n  mode tcp\nfrontend f from web\n  <|>\n`).includes('http-request'));
     assert.ok(!labels(`defaults web\n  mode http\ndefaults raw\n  mode tcp\nfrontend f from raw\n  <|>\n`).includes('http-request'));
-    assert.ok(!labels(`defaults raw\n  mode tcp\ndefaults d2 from raw\n  timeout client 1s\nbackend b\n  <|>\n`).includes('http-request'), 'through a chain of defaults');
+    assert.ok(
+      !labels(`defaults raw\n  mode tcp\ndefaults d2 from raw\n  timeout client 1s\nbackend b\n  <|>\n`).includes('http-request'),
+      'through a chain of defaults',
+    );
     assert.ok(!labels(`defaults\n  mode tcp\n  <|>\n`).includes('http-request'), 'a tcp defaults section itself');
   });
 
@@ -49,7 +57,10 @@ describe('mode-aware completion', () => {
 });
 
 describe('HTTP-only keywords in tcp mode: warnings', () => {
-  const warned = (text: string) => diagnose(text).diags.filter((d) => d.code === 'haproxy/http-option-in-tcp').map((d) => `${d.range.start.line}: ${d.message}`);
+  const warned = (text: string) =>
+    diagnose(text)
+      .diags.filter((d) => d.code === 'haproxy/http-option-in-tcp')
+      .map((d) => `${d.range.start.line}: ${d.message}`);
 
   it('tcp is the default: a proxy without any mode line is told so', () => {
     assert.deepEqual(warned(`${DEFAULTS}backend b\n  http-request deny\n  server s 127.0.0.1:1\n`), [
@@ -63,7 +74,12 @@ describe('HTTP-only keywords in tcp mode: warnings', () => {
       "2: 'option forwardfor' needs 'mode http'; frontend 'f' runs in tcp mode, so HAProxy ignores it.",
       "3: 'option httplog' needs 'mode http'; frontend 'f' runs in tcp mode and falls back to 'option tcplog'.",
     ]);
-    assert.deepEqual(warned(`${base}frontend f\n  bind 127.0.0.1:1\n  option tcplog\n  no option forwardfor\n  default_backend b\nbackend b\n  no option forwardfor\n  server s 127.0.0.1:1\n`), []);
+    assert.deepEqual(
+      warned(
+        `${base}frontend f\n  bind 127.0.0.1:1\n  option tcplog\n  no option forwardfor\n  default_backend b\nbackend b\n  no option forwardfor\n  server s 127.0.0.1:1\n`,
+      ),
+      [],
+    );
   });
 });
 
@@ -88,7 +104,10 @@ describe('log-format completion', () => {
     assert.ok(at30.includes('+json') && !at30.includes('+utf8'));
     const f = fixture('frontend f\n  log-format "%{+Q,+<|>"\n');
     const item = haproxyModule.complete(f.doc, haproxyModule.parse(f.text), f.cursor!, {}).items.find((i) => i.label === '+E')!;
-    assert.equal(f.doc.offsetAt((item.textEdit as { range: { start: { line: number; character: number } } }).range.start), f.text.indexOf('+Q,') + 3);
+    assert.equal(
+      f.doc.offsetAt((item.textEdit as { range: { start: { line: number; character: number } } }).range.start),
+      f.text.indexOf('+Q,') + 3,
+    );
     assert.ok(labels('frontend f\n  log-format "%{+Q}<|>"\n').includes('ci'));
   });
 
@@ -140,7 +159,10 @@ describe('the HTTP-only table against the real haproxy -c', { skip: !bins.length
           // and our linter says so on that line, only in tcp mode (for the keywords our tables know:
           // 3.2's accept-unsafe-violations-* options are not in data/keywords.json yet)
           if (!matchProxyKeyword(line.split(' '))) continue;
-          const ours = (mode: string) => diagnose(conf(mode), { haproxyVersion: bin.version }).diags.filter((d) => d.code === 'haproxy/http-option-in-tcp').map((d) => d.range.start.line);
+          const ours = (mode: string) =>
+            diagnose(conf(mode), { haproxyVersion: bin.version })
+              .diags.filter((d) => d.code === 'haproxy/http-option-in-tcp')
+              .map((d) => d.range.start.line);
           assert.deepEqual(ours('tcp'), [10], `${name}: our warning in tcp mode`);
           assert.deepEqual(ours('http'), [], `${name}: nothing in http mode`);
         }

@@ -11,7 +11,14 @@ import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
 test('sections with names, header and body offsets', () => {
   const text = 'global\n  maxconn 10\n\nfrontend web\n  bind :80\nbackend app\n  server s1 127.0.0.1:8080\n';
   const f = parseHaproxy(text);
-  assert.deepEqual(f.sections.map((s) => [s.keyword, s.name?.value]), [['global', undefined], ['frontend', 'web'], ['backend', 'app']]);
+  assert.deepEqual(
+    f.sections.map((s) => [s.keyword, s.name?.value]),
+    [
+      ['global', undefined],
+      ['frontend', 'web'],
+      ['backend', 'app'],
+    ],
+  );
   const fe = f.sections[1];
   assert.equal(text.slice(fe.headerStart, fe.headerEnd), 'frontend web');
   assert.equal(text.slice(fe.bodyStart, fe.bodyEnd), '  bind :80\n');
@@ -22,7 +29,10 @@ test('sections with names, header and body offsets', () => {
 test('quotes and escapes as HAProxy reads them', () => {
   const f = parseHaproxy(`global\n  x 'a\\ b' "c\\"d" e\\ f "\${HOME}/x" '\${NOPE}' a"b c"d \\#x "\\x41"\n`);
   const w = f.sections[0].statements[0].args;
-  assert.deepEqual(w.map((x) => x.value), ['a\\ b', 'c"d', 'e f', '${HOME}/x', '${NOPE}', 'ab cd', '#x', 'A']);
+  assert.deepEqual(
+    w.map((x) => x.value),
+    ['a\\ b', 'c"d', 'e f', '${HOME}/x', '${NOPE}', 'ab cd', '#x', 'A'],
+  );
   assert.deepEqual(w[3].envVars, ['HOME']);
   assert.equal(w[4].envVars, undefined, 'single quotes do not expand variables');
   assert.equal(w[0].quoted, true);
@@ -32,7 +42,10 @@ test('quotes and escapes as HAProxy reads them', () => {
 test('`#` starts a comment outside quotes only; comments are kept', () => {
   const f = parseHaproxy('global\n  log "a#b" local0 # trailing\n# alone\n');
   const st = f.sections[0].statements[0];
-  assert.deepEqual(st.args.map((w) => w.value), ['a#b', 'local0']);
+  assert.deepEqual(
+    st.args.map((w) => w.value),
+    ['a#b', 'local0'],
+  );
   assert.equal(st.comment?.text, ' trailing');
   assert.equal(f.comments.length, 2);
 });
@@ -47,11 +60,20 @@ test('unmatched quote is a syntax issue, parsing goes on', () => {
 test('conditions: terms, negation, or-groups, anonymous ACLs', () => {
   const f = parseHaproxy('frontend f\n  http-request deny if a !b || { src 10.0.0.0/8 } or ! { path_beg /x }\n');
   const st = f.sections[0].statements[0];
-  assert.deepEqual(st.args.map((w) => w.value), ['deny']);
+  assert.deepEqual(
+    st.args.map((w) => w.value),
+    ['deny'],
+  );
   const c = st.condition!;
   assert.equal(c.keyword, 'if');
   assert.equal(c.groups.length, 3);
-  assert.deepEqual(c.groups[0].map((t) => [t.kind, t.name, t.negated]), [['acl', 'a', false], ['acl', 'b', true]]);
+  assert.deepEqual(
+    c.groups[0].map((t) => [t.kind, t.name, t.negated]),
+    [
+      ['acl', 'a', false],
+      ['acl', 'b', true],
+    ],
+  );
   assert.equal(c.groups[1][0].kind, 'anonymous');
   assert.equal(c.groups[1][0].sample?.fetch, 'src');
   assert.equal(c.groups[2][0].negated, true);
@@ -65,14 +87,25 @@ test('broken conditions are reported', () => {
 });
 
 test('sample expressions: fetch, args, converters, %[...] in log-format words', () => {
-  const f = parseHaproxy('frontend f\n  acl h req.hdr(host),lower,map_str(/etc/m.map,def) -m str x\n  http-request set-header X %[req.hdr(host),lower]-%[src]\n');
+  const f = parseHaproxy(
+    'frontend f\n  acl h req.hdr(host),lower,map_str(/etc/m.map,def) -m str x\n  http-request set-header X %[req.hdr(host),lower]-%[src]\n',
+  );
   const [acl, rule] = f.sections[0].statements;
   assert.equal(acl.acl?.name.value, 'h');
   const s = acl.acl!.sample!;
   assert.equal(s.fetch, 'req.hdr');
   assert.deepEqual(s.args, ['host']);
-  assert.deepEqual(s.converters.map((c) => [c.name, c.args]), [['lower', []], ['map_str', ['/etc/m.map', 'def']]]);
-  assert.deepEqual(rule.samples.map((x) => x.fetch), ['req.hdr', 'src']);
+  assert.deepEqual(
+    s.converters.map((c) => [c.name, c.args]),
+    [
+      ['lower', []],
+      ['map_str', ['/etc/m.map', 'def']],
+    ],
+  );
+  assert.deepEqual(
+    rule.samples.map((x) => x.fetch),
+    ['req.hdr', 'src'],
+  );
   assert.equal(f.text.slice(rule.samples[0].start, rule.samples[0].end), 'req.hdr(host),lower');
 });
 
@@ -113,8 +146,32 @@ test('statements before any section are orphans; no newline at end is fine; CRLF
 
 test('never throws on arbitrary input', () => {
   let seed = 42;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
-  const alphabet = ['global', 'frontend', ' ', '\n', '"', "'", '\\', '#', '{', '}', '!', '||', 'if', '%[', ']', '(', ')', ',', 'acl', 'x', '\r', '\t', '${'];
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const alphabet = [
+    'global',
+    'frontend',
+    ' ',
+    '\n',
+    '"',
+    "'",
+    '\\',
+    '#',
+    '{',
+    '}',
+    '!',
+    '||',
+    'if',
+    '%[',
+    ']',
+    '(',
+    ')',
+    ',',
+    'acl',
+    'x',
+    '\r',
+    '\t',
+    '${',
+  ];
   for (let n = 0; n < 300; n++) {
     let s = '';
     const len = Math.floor(rnd() * 80);
@@ -126,29 +183,47 @@ test('never throws on arbitrary input', () => {
 });
 
 test('a sample expression continues over words after a trailing comma', () => {
-  const f = parseHaproxy('frontend f\n  acl a req.hdr(x), lower,  map(a,b) -m found\n  use-server s if { req.ssl_sni, lower -m end .com }\n');
+  const f = parseHaproxy(
+    'frontend f\n  acl a req.hdr(x), lower,  map(a,b) -m found\n  use-server s if { req.ssl_sni, lower -m end .com }\n',
+  );
   const [acl, rule] = f.sections[0].statements;
-  assert.deepEqual(acl.acl!.sample!.converters.map((c) => c.name), ['lower', 'map']);
-  assert.deepEqual(acl.acl!.rest.map((w) => w.value), ['-m', 'found']);
-  assert.deepEqual(rule.condition!.terms[0].sample!.converters.map((c) => c.name), ['lower']);
+  assert.deepEqual(
+    acl.acl!.sample!.converters.map((c) => c.name),
+    ['lower', 'map'],
+  );
+  assert.deepEqual(
+    acl.acl!.rest.map((w) => w.value),
+    ['-m', 'found'],
+  );
+  assert.deepEqual(
+    rule.condition!.terms[0].sample!.converters.map((c) => c.name),
+    ['lower'],
+  );
 });
 
 test('addressesOf lists listening and connected addresses with their offsets', () => {
-  const text = 'frontend f\n  bind 127.0.0.1:80,:81 ssl crt /x.pem\nbackend b\n  server s1 10.0.0.1:8080 check\n  server-template w 3 app.local:80\npeers p\n  peer me 127.0.0.1:1024\n';
+  const text =
+    'frontend f\n  bind 127.0.0.1:80,:81 ssl crt /x.pem\nbackend b\n  server s1 10.0.0.1:8080 check\n  server-template w 3 app.local:80\npeers p\n  peer me 127.0.0.1:1024\n';
   const refs = addressesOf(parseHaproxy(text));
-  assert.deepEqual(refs.map((r) => [r.role, r.statement.keyword?.value, text.slice(r.word.start, r.word.end)]), [
-    ['listen', 'bind', '127.0.0.1:80,:81'],
-    ['connect', 'server', '10.0.0.1:8080'],
-    ['connect', 'server-template', 'app.local:80'],
-    ['connect', 'peer', '127.0.0.1:1024'],
-  ]);
+  assert.deepEqual(
+    refs.map((r) => [r.role, r.statement.keyword?.value, text.slice(r.word.start, r.word.end)]),
+    [
+      ['listen', 'bind', '127.0.0.1:80,:81'],
+      ['connect', 'server', '10.0.0.1:8080'],
+      ['connect', 'server-template', 'app.local:80'],
+      ['connect', 'peer', '127.0.0.1:1024'],
+    ],
+  );
 });
 
 // The tree's nodes are compact (docs/architecture.md): one layout per node kind, so V8 gives every
 // node of a kind one hidden class, and derived fields are prototype getters, not stored copies.
 test('every node of a kind has the same own fields in the same order, and the getters agree with them', () => {
   const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
-  const texts = [haproxyConfig({ lines: 3000 }), 'frontend f # c\n  acl a "x y" \'${Z}\' \\#\n  http-request deny if !a || { src 1.2.3.4 } b\n  log-format "%[src,lower] %{+Q}o"\n"unclosed\n'];
+  const texts = [
+    haproxyConfig({ lines: 3000 }),
+    'frontend f # c\n  acl a "x y" \'${Z}\' \\#\n  http-request deny if !a || { src 1.2.3.4 } b\n  log-format "%[src,lower] %{+Q}o"\n"unclosed\n',
+  ];
   if (existsSync(corpusDir)) for (const f of readdirSync(corpusDir)) texts.push(readFileSync(join(corpusDir, f), 'latin1'));
   const layouts = new Map<string, Set<string>>();
   const see = (kind: string, node: object) => {

@@ -21,7 +21,21 @@ import { nodeFileSystem } from '../../server/src/host/nodeHost';
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
 
 const ALPHABET = 'abcxyz_0123 \t\n\n"\'#\\${}().,:-!|';
-const SNIPPETS = ['backend b\n', 'frontend f\n  bind :80\n', '\n    server s1 127.0.0.1:80 check\n', 'defaults\n', '.if version_atleast(2.4)\n', '.endif\n', '.else\n', '# c\n', '"', 'acl a hdr(host) -i x\n', 'use_backend b if a !{ path_beg /x }\n', '\r\n', 'global\n'];
+const SNIPPETS = [
+  'backend b\n',
+  'frontend f\n  bind :80\n',
+  '\n    server s1 127.0.0.1:80 check\n',
+  'defaults\n',
+  '.if version_atleast(2.4)\n',
+  '.endif\n',
+  '.else\n',
+  '# c\n',
+  '"',
+  'acl a hdr(host) -i x\n',
+  'use_backend b if a !{ path_beg /x }\n',
+  '\r\n',
+  'global\n',
+];
 
 const edit = (text: string, r: () => number): string => randomEdit(text, r, ALPHABET, SNIPPETS, 20);
 
@@ -84,12 +98,20 @@ test('the server path: diagnostics of re-parsed versions through one index equal
       writeFileSync(path, text);
       const uri = pathToFileURL(path).href;
       let doc = TextDocument.create(uri, 'haproxy', 1, text);
-      const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
+      const ws = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] },
+      });
       const cache = new ParseCache();
       for (let k = 0; k < 8; k++) {
         const got = validateInWorkspace(doc, 'haproxy', settings, ws, cache);
         const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
-        const want = validateInWorkspace(fresh, 'haproxy', settings, createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
+        const want = validateInWorkspace(
+          fresh,
+          'haproxy',
+          settings,
+          createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }),
+        );
         assert.deepStrictEqual(got, want, `seed ${seed - 1} step ${k}`);
         text = edit(text, r);
         doc = TextDocument.create(uri, 'haproxy', doc.version + 1, text);

@@ -13,7 +13,8 @@ const BASE = `defaults
 `;
 
 test('a clean config has no diagnostics', () => {
-  const { diags } = diagnose(`global
+  const { diags } = diagnose(
+    `global
   maxconn 1000
   nbthread 2
   log stdout format raw local0
@@ -32,8 +33,13 @@ backend api
 backend app
   default-server check maxconn 100
   server a2 127.0.0.1:8082
-`, { haproxyVersion: '2.6' });
-  assert.deepEqual(diags.map((d) => `${d.code}: ${d.message}`), []);
+`,
+    { haproxyVersion: '2.6' },
+  );
+  assert.deepEqual(
+    diags.map((d) => `${d.code}: ${d.message}`),
+    [],
+  );
 });
 
 test('unknown keyword with did-you-mean and a replace fix', () => {
@@ -67,13 +73,20 @@ test('nbproc: fine in 2.4, removed in 2.5 with nbthread as the replacement', () 
 test('splice lines and `no log` in global are not keywords; the fix moves them to defaults as options', () => {
   const { f, diags } = diagnose(`global\n  splice request\n  splice auto\n  no log\n${BASE}`);
   assert.deepEqual(codes(diags), ['haproxy/unknown-keyword', 'haproxy/unknown-keyword', 'haproxy/unknown-keyword']);
-  assert.deepEqual(diags.map((d) => d.severity), [1, 1, 3], 'HAProxy accepts `no log` in global (it drops the global log targets)');
+  assert.deepEqual(
+    diags.map((d) => d.severity),
+    [1, 1, 3],
+    'HAProxy accepts `no log` in global (it drops the global log targets)',
+  );
   assert.match(diags[2].message, /only removes the global log targets/);
   assert.match(diags[0].message, /option splice-request/);
   assert.match(diags[1].message, /option splice-auto/);
   const fix = (diags[1].data as DiagnosticData).fixes![0];
   const fixed = applyEdits(f.doc, fix.edits);
-  assert.equal(fixed, `global\n  splice request\n  no log\ndefaults\n  option splice-auto\n  mode http\n  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\n`);
+  assert.equal(
+    fixed,
+    `global\n  splice request\n  no log\ndefaults\n  option splice-auto\n  mode http\n  timeout connect 5s\n  timeout client 30s\n  timeout server 30s\n`,
+  );
   const again = diagnose(fixed).diags.map((d) => d.message);
   assert.equal(again.length, 2, 'the moved line is valid where it landed');
 });
@@ -81,7 +94,10 @@ test('splice lines and `no log` in global are not keywords; the fix moves them t
 test('keyword not allowed here: error in defaults, ignored warning in a backend', () => {
   const { diags } = diagnose(`${BASE}  bind :80\nbackend b\n  bind :81\n  server s 127.0.0.1:1\n`);
   assert.deepEqual(codes(diags), ['haproxy/not-allowed-here', 'haproxy/ignored-here']);
-  assert.deepEqual(diags.map((d) => d.severity), [1, 2]);
+  assert.deepEqual(
+    diags.map((d) => d.severity),
+    [1, 2],
+  );
   const g = diagnose(`frontend f\n  nbthread 4\n  bind :80\n  timeout client 1s\n`).diags;
   assert.deepEqual(codes(g), ['haproxy/not-allowed-here']);
   assert.match(g[0].message, /'global' keyword/);
@@ -115,7 +131,9 @@ test('.if version_atleast blocks are judged at the target version', () => {
 });
 
 test('invalid time and size values', () => {
-  const { f, diags } = diagnose(`${BASE}  timeout queue <|30sec|>\nbackend b\n  stick-table type ip size <|1x|> expire <|5q|>\n  server s 127.0.0.1:1 check inter\n`);
+  const { f, diags } = diagnose(
+    `${BASE}  timeout queue <|30sec|>\nbackend b\n  stick-table type ip size <|1x|> expire <|5q|>\n  server s 127.0.0.1:1 check inter\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/invalid-time', 'haproxy/invalid-size', 'haproxy/invalid-time', 'haproxy/arg']);
   assert.equal(textOf(f, diags[0]), '30sec');
   assert.equal(textOf(f, diags[1]), '1x');
@@ -130,20 +148,26 @@ test('wrong arguments: global with arguments, frontend address on the header lin
 });
 
 test('use_backend/default_backend must name an existing backend; dynamic names are skipped', () => {
-  const { diags } = diagnose(`${BASE}frontend f\n  bind :80\n  use_backend %[req.hdr(host)]\n  use_backend apj if TRUE\n  default_backend app\nbackend api\n  server s 127.0.0.1:1\nlisten app\n  bind :81\n  server s 127.0.0.1:1\n`);
+  const { diags } = diagnose(
+    `${BASE}frontend f\n  bind :80\n  use_backend %[req.hdr(host)]\n  use_backend apj if TRUE\n  default_backend app\nbackend api\n  server s 127.0.0.1:1\nlisten app\n  bind :81\n  server s 127.0.0.1:1\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/unknown-backend']);
   assert.match(diags[0].message, /did you mean 'api'/);
 });
 
 test('ACLs: predefined ones exist, undeclared or later-declared ones are errors', () => {
-  const { diags } = diagnose(`${BASE}frontend f\n  bind :80\n  http-request deny if LOCALHOST METH_GET HTTP !TRUE\n  http-request deny if later\n  acl later src 1.2.3.4\n  http-request deny if nope || later\n`);
+  const { diags } = diagnose(
+    `${BASE}frontend f\n  bind :80\n  http-request deny if LOCALHOST METH_GET HTTP !TRUE\n  http-request deny if later\n  acl later src 1.2.3.4\n  http-request deny if nope || later\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/undeclared-acl', 'haproxy/undeclared-acl']);
   assert.match(diags[0].message, /before it is declared/);
   assert.match(diags[1].message, /'nope' is not declared/);
 });
 
 test('unknown fetches and converters, broken sample expressions', () => {
-  const { diags } = diagnose(`${BASE}frontend f\n  bind :80\n  acl a req.hdrr(host) -m found\n  http-request set-header X %[src,lowr]\n  http-request add-header name %[hdr(arg))]\n  http-request add-header name %[(arg)]\n`);
+  const { diags } = diagnose(
+    `${BASE}frontend f\n  bind :80\n  acl a req.hdrr(host) -m found\n  http-request set-header X %[src,lowr]\n  http-request add-header name %[hdr(arg))]\n  http-request add-header name %[(arg)]\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/unknown-fetch', 'haproxy/unknown-fetch', 'haproxy/syntax', 'haproxy/syntax']);
   assert.match(diags[0].message, /did you mean 'req.hdr'/);
   assert.match(diags[1].message, /converter 'lowr'; did you mean 'lower'/);
@@ -157,7 +181,9 @@ test('unknown rule actions, with suggestions from the rule set', () => {
 });
 
 test('duplicate proxies: same capability clashes, a frontend and a backend may share a name', () => {
-  const { diags } = diagnose(`${BASE}frontend x\n  bind :80\n  default_backend x\nbackend x\n  server s 127.0.0.1:1\nbackend x\n  server s 127.0.0.1:1\nlisten x\n  bind :81\n`);
+  const { diags } = diagnose(
+    `${BASE}frontend x\n  bind :80\n  default_backend x\nbackend x\n  server s 127.0.0.1:1\nbackend x\n  server s 127.0.0.1:1\nlisten x\n  bind :81\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/duplicate-proxy', 'haproxy/duplicate-proxy']);
 });
 
@@ -200,14 +226,21 @@ test('validation of a big config stays correct (maps built once)', () => {
 });
 
 test('frontend without bind and HTTP log options in tcp mode (inherited from defaults) are warnings', () => {
-  const { diags } = diagnose(`defaults d\n  mode http\n  option httplog\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend f\n  mode tcp\n  default_backend b\nbackend b\n  mode tcp\n  server s 127.0.0.1:1\n`);
+  const { diags } = diagnose(
+    `defaults d\n  mode http\n  option httplog\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend f\n  mode tcp\n  default_backend b\nbackend b\n  mode tcp\n  server s 127.0.0.1:1\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/no-bind', 'haproxy/http-option-in-tcp']);
-  assert.deepEqual(diags.map((d) => d.severity), [2, 2]);
+  assert.deepEqual(
+    diags.map((d) => d.severity),
+    [2, 2],
+  );
   assert.equal(diags[1].range.start.line, 2, 'reported where the option is written');
 });
 
 test('references to resolvers, caches, userlists, peers, servers and stick tables must exist', () => {
-  const { diags } = diagnose(`${BASE}resolvers dns\n  nameserver ns1 127.0.0.1:53\ncache c1\n  total-max-size 4\nuserlist admins\n  user a insecure-password x\nfrontend f\n  bind :80\n  http-request track-sc0 src table rates\n  http-request track-sc1 src table ratez\n  http-request auth if !{ http_auth(admin) }\n  http-request cache-use c2\n  default_backend b\nbackend rates\n  stick-table type ip size 1k expire 10s store http_req_rate(10s)\nbackend b\n  use-server s2 if TRUE\n  server s1 127.0.0.1:1 resolvers dnz\n  http-request track-sc0 src\n`);
+  const { diags } = diagnose(
+    `${BASE}resolvers dns\n  nameserver ns1 127.0.0.1:53\ncache c1\n  total-max-size 4\nuserlist admins\n  user a insecure-password x\nfrontend f\n  bind :80\n  http-request track-sc0 src table rates\n  http-request track-sc1 src table ratez\n  http-request auth if !{ http_auth(admin) }\n  http-request cache-use c2\n  default_backend b\nbackend rates\n  stick-table type ip size 1k expire 10s store http_req_rate(10s)\nbackend b\n  use-server s2 if TRUE\n  server s1 127.0.0.1:1 resolvers dnz\n  http-request track-sc0 src\n`,
+  );
   assert.deepEqual(
     diags.map((d) => d.message),
     [
@@ -225,26 +258,37 @@ test('references to resolvers, caches, userlists, peers, servers and stick table
 test('counts read with atol(): a unit is a warning (16k is read as 16), garbage and extra words are errors', () => {
   const { diags } = diagnose(`global\n  tune.bufsize 16k\n  maxconn lots\n  nbthread 2 4\n`);
   assert.deepEqual(codes(diags), ['haproxy/invalid-size', 'haproxy/invalid-size', 'haproxy/arg']);
-  assert.deepEqual(diags.map((d) => d.severity), [2, 1, 1]);
+  assert.deepEqual(
+    diags.map((d) => d.severity),
+    [2, 1, 1],
+  );
   assert.match(diags[0].message, /read as 16/);
 });
 
 test('misplaced server lines are refused, other backend keywords in a frontend only ignored; options without arguments refuse extra words', () => {
   const { diags } = diagnose(`${BASE}frontend f\n  bind :80\n  server s 127.0.0.1:1\n  balance roundrobin\n  option dontlognull please\n`);
   assert.deepEqual(codes(diags), ['haproxy/not-allowed-here', 'haproxy/ignored-here', 'haproxy/arg']);
-  assert.deepEqual(diags.map((d) => d.severity), [1, 2, 1]);
+  assert.deepEqual(
+    diags.map((d) => d.severity),
+    [1, 2, 1],
+  );
 });
 
 test('address prefixes are version-aware', () => {
   const t = `${BASE}frontend f\n  bind abnsz@sock\n  bind quic4@127.0.0.1:443 ssl crt /x.pem\n  default_backend b\nbackend b\n  server s ipv4@127.0.0.1:1\n`;
   const at26 = diagnose(t, { haproxyVersion: '2.6' }).diags;
-  assert.deepEqual(at26.map((d) => d.message), ["Address prefix 'abnsz@' needs HAProxy >= 3.1 (judging for 2.6).", "Address prefix 'quic4@' needs HAProxy >= 2.8 (judging for 2.6)."]);
+  assert.deepEqual(
+    at26.map((d) => d.message),
+    ["Address prefix 'abnsz@' needs HAProxy >= 3.1 (judging for 2.6).", "Address prefix 'quic4@' needs HAProxy >= 2.8 (judging for 2.6)."],
+  );
   assert.deepEqual(codes(diagnose(t).diags), []);
   assert.equal(diagnose(`${BASE}frontend f\n  bind foo@x\n`).diags[0].severity, 2);
 });
 
 test('log-format strings: known aliases pass, unknown ones are warnings, %% and %[...] are not aliases', () => {
-  const { f, diags } = diagnose(`${BASE}frontend f\n  bind :80\n  log-format "%ci:%cp [%tr] %{+Q}r 100%% %[src] %<|xx|>"\n  http-request set-header X-Id %<|qq|>-%[rand]\n`);
+  const { f, diags } = diagnose(
+    `${BASE}frontend f\n  bind :80\n  log-format "%ci:%cp [%tr] %{+Q}r 100%% %[src] %<|xx|>"\n  http-request set-header X-Id %<|qq|>-%[rand]\n`,
+  );
   assert.deepEqual(codes(diags), ['haproxy/log-format', 'haproxy/log-format']);
   assert.equal(textOf(f, diags[0]), 'xx');
   assert.equal(textOf(f, diags[1]), 'qq');

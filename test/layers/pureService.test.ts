@@ -18,10 +18,14 @@ const PURE_NODE = new Set(['node:url']);
 
 /** Module-level state that is a memo of a pure function, by `folder/file.ts:name`. */
 const MEMOS: Record<string, string> = {
+  'core/editDistance.ts:rowA': 'scratch rows of the distance table, written before they are read on every call (grown, never shrunk)',
+  'core/editDistance.ts:rowB': 'the second scratch row, likewise',
   'core/findingText.ts:eolCache': "the last text's line ending; answered anew for any other text (compared by value)",
   'core/findingText.ts:SPACES': "runs of spaces by length, each filled with the ' '.repeat(n) it stands for",
-  'core/rules.ts:linePositions': "per TextDocument (weakly), the line table of its text, recomputed when the document's text is not the one it was made from",
-  'core/rules.ts:scanned': 'per TextDocument (weakly), the suppression comments of its text, rescanned when the text differs (each call hands out fresh objects)',
+  'core/rules.ts:linePositions':
+    "per TextDocument (weakly), the line table of its text, recomputed when the document's text is not the one it was made from",
+  'core/rules.ts:scanned':
+    'per TextDocument (weakly), the suppression comments of its text, rescanned when the text differs (each call hands out fresh objects)',
 };
 
 function sources(): { rel: string; text: string }[] {
@@ -43,7 +47,30 @@ function runtimeImports(text: string): string[] {
   return out;
 }
 
-const NODE_BUILTINS = new Set(['fs', 'fs/promises', 'child_process', 'os', 'net', 'http', 'https', 'dgram', 'dns', 'worker_threads', 'cluster', 'process', 'readline', 'tls', 'v8', 'vm', 'url', 'path', 'crypto', 'stream', 'timers', 'perf_hooks']);
+const NODE_BUILTINS = new Set([
+  'fs',
+  'fs/promises',
+  'child_process',
+  'os',
+  'net',
+  'http',
+  'https',
+  'dgram',
+  'dns',
+  'worker_threads',
+  'cluster',
+  'process',
+  'readline',
+  'tls',
+  'v8',
+  'vm',
+  'url',
+  'path',
+  'crypto',
+  'stream',
+  'timers',
+  'perf_hooks',
+]);
 
 describe('the service and the core do no I/O (docs/architecture.md, invariant 2)', () => {
   it('import nothing of Node that reads, writes or starts anything, nor the host adapters or bench', () => {
@@ -63,10 +90,14 @@ describe('the service and the core do no I/O (docs/architecture.md, invariant 2)
     const found: string[] = [];
     for (const { rel, text } of sources()) {
       for (const m of text.matchAll(/^(?:export\s+)?(let|var)\s+([A-Za-z_$][\w$]*)/gm)) found.push(`${rel}:${m[2]}`);
-      for (const m of text.matchAll(/^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)\b[^=\n]*=\s*(new\s+(?:Map|Set|WeakMap|WeakSet|Array)\b|\[|\{)/gm)) {
+      for (const m of text.matchAll(
+        /^(?:export\s+)?const\s+([A-Za-z_$][\w$]*)\b[^=\n]*=\s*(new\s+(?:Map|Set|WeakMap|WeakSet|Array)\b|\[|\{)/gm,
+      )) {
         const name = m[1];
         const esc = name.replace(/\$/g, '\\$');
-        const writes = new RegExp(`\\b${esc}\\s*(\\.(set|add|delete|clear|push|pop|shift|unshift|splice|sort|reverse|fill)\\(|\\[[^\\]]*\\]\\s*(\\?\\?=|\\|\\|=|=(?!=))|\\.[A-Za-z_$][\\w$]*\\s*=(?!=))`);
+        const writes = new RegExp(
+          `\\b${esc}\\s*(\\.(set|add|delete|clear|push|pop|shift|unshift|splice|sort|reverse|fill)\\(|\\[[^\\]]*\\]\\s*(\\?\\?=|\\|\\|=|=(?!=))|\\.[A-Za-z_$][\\w$]*\\s*=(?!=))`,
+        );
         if (writes.test(text)) found.push(`${rel}:${name}`);
       }
     }

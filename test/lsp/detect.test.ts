@@ -41,7 +41,13 @@ describe('detectLanguage', () => {
     // a multi-line statement: its continuation lines are nginx's too
     assert.equal(detectLanguage('/srv/x.cfg', 'charset_types\n    text/css\n    text/plain\n    text/vtt;\n'), 'nginx');
     // HAProxy: headers (at column 0 or indented), anonymous ACL braces closing on their line
-    assert.equal(detectLanguage('/srv/x.conf', 'frontend fe\n    bind :80\n    use_backend b if { path_beg /api }\nbackend b\n    server s 127.0.0.1:81\n'), 'haproxy');
+    assert.equal(
+      detectLanguage(
+        '/srv/x.conf',
+        'frontend fe\n    bind :80\n    use_backend b if { path_beg /api }\nbackend b\n    server s 127.0.0.1:81\n',
+      ),
+      'haproxy',
+    );
     assert.equal(detectLanguage('/srv/x.conf', '    global\n        maxconn 10\n    defaults\n        mode http\n'), 'haproxy');
     // a HAProxy folder does not make nginx text HAProxy, nor an nginx folder HAProxy text nginx
     assert.equal(detectLanguage('/etc/haproxy/extra/site.conf', NGINX_TEXT), 'nginx');
@@ -65,7 +71,7 @@ describe('languageOf (the server, per document)', () => {
 });
 
 describe('languageCorrection (the editor: a language VS Code gave by a package.json pattern)', () => {
-  it("switches a document the folder put in the wrong language, and only then", () => {
+  it('switches a document the folder put in the wrong language, and only then', () => {
     assert.equal(languageCorrection('nginx', '/etc/nginx/conf.d/lb.conf', HAPROXY_TEXT), 'haproxy');
     assert.equal(languageCorrection('haproxy', '/etc/haproxy/conf.d/site.cfg', NGINX_TEXT), 'nginx');
     assert.equal(languageCorrection('nginx', '/etc/nginx/sites-enabled/haproxy-edge', ''), 'haproxy'); // the name tells first

@@ -37,7 +37,11 @@ function memoryFs(files: Record<string, string>): FileSystem & { reads: string[]
       return files[p];
     },
     stat: (p) =>
-      p in files ? { mtimeMs: 1, size: files[p].length, isFile: true, isDirectory: false } : dirs.has(p) ? { mtimeMs: 1, size: 0, isFile: false, isDirectory: true } : undefined,
+      p in files
+        ? { mtimeMs: 1, size: files[p].length, isFile: true, isDirectory: false }
+        : dirs.has(p)
+          ? { mtimeMs: 1, size: 0, isFile: false, isDirectory: true }
+          : undefined,
     readDir: (p) => (dirs.has(p) ? [...dirs.get(p)!] : undefined),
     realpath: (p) => p,
   };
@@ -46,7 +50,8 @@ function memoryFs(files: Record<string, string>): FileSystem & { reads: string[]
 const FILES: Record<string, string> = {
   '/srv/etc/nginx/nginx.conf': 'events {}\nhttp {\n    include conf.d/*.conf;\n}\n',
   '/srv/etc/nginx/conf.d/upstreams.conf': 'upstream app {\n    server 127.0.0.1:8080;\n    keepalive 8;\n}\n',
-  '/srv/etc/nginx/conf.d/site.conf': 'server {\n    listen 127.0.0.1:8443;\n    http2 on;\n    location / {\n        proxy_pass http://app;\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n    }\n    location /x {\n        proxy_pass http://nowhere;\n    }\n}\n',
+  '/srv/etc/nginx/conf.d/site.conf':
+    'server {\n    listen 127.0.0.1:8443;\n    http2 on;\n    location / {\n        proxy_pass http://app;\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n    }\n    location /x {\n        proxy_pass http://nowhere;\n    }\n}\n',
 };
 const SITE = 'file:///srv/etc/nginx/conf.d/site.conf';
 
@@ -97,7 +102,12 @@ async function start(localNginx: string): Promise<Started> {
     logs.push(p.message);
   });
   client.listen();
-  await client.sendRequest('initialize', { processId: null, rootUri: 'file:///srv/etc/nginx', capabilities: {}, initializationOptions: {} });
+  await client.sendRequest('initialize', {
+    processId: null,
+    rootUri: 'file:///srv/etc/nginx',
+    capabilities: {},
+    initializationOptions: {},
+  });
   void client.sendNotification('initialized', {});
   return {
     client,
@@ -109,7 +119,10 @@ async function start(localNginx: string): Promise<Started> {
       const hit = diagnostics.get(uri)?.find(pred);
       if (hit) return Promise.resolve(hit);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no matching diagnostics for ${uri}; got ${JSON.stringify(diagnostics.get(uri))}`)), 10_000);
+        const timer = setTimeout(
+          () => reject(new Error(`no matching diagnostics for ${uri}; got ${JSON.stringify(diagnostics.get(uri))}`)),
+          10_000,
+        );
         waiters.push({ uri, pred, resolve: (p) => (clearTimeout(timer), resolve(p)) });
       });
     },
@@ -135,9 +148,11 @@ describe('language server in-process (startServer with a fake host)', () => {
     current?.stop();
   });
 
-  it('publishes diagnostics of an opened document, judged at the host\'s local version and in the context of the include tree the fake disk holds', async () => {
+  it("publishes diagnostics of an opened document, judged at the host's local version and in the context of the include tree the fake disk holds", async () => {
     for (const s of [old, current]) {
-      void s.client.sendNotification('textDocument/didOpen', { textDocument: { uri: SITE, languageId: 'nginx', version: 1, text: FILES['/srv/etc/nginx/conf.d/site.conf'] } });
+      void s.client.sendNotification('textDocument/didOpen', {
+        textDocument: { uri: SITE, languageId: 'nginx', version: 1, text: FILES['/srv/etc/nginx/conf.d/site.conf'] },
+      });
     }
     const at122 = await old.waitFor(SITE, (p) => p.version === 1);
     const at130 = await current.waitFor(SITE, (p) => p.version === 1);
@@ -147,9 +162,19 @@ describe('language server in-process (startServer with a fake host)', () => {
     assert.equal(http2(at130).length, 0, JSON.stringify(at130.diagnostics));
     // `app` is defined in a file only the fake file system has (read through the include of nginx.conf); `nowhere` in none
     const undefinedRefs = at130.diagnostics.filter((d) => d.code === 'nginx/undefined-reference');
-    assert.deepEqual(undefinedRefs.map((d) => d.range.start.line), [9], codes(at130).join(', '));
-    assert.ok(current.fs.reads.includes('/srv/etc/nginx/nginx.conf') && current.fs.reads.includes('/srv/etc/nginx/conf.d/upstreams.conf'), 'read through the host file system');
-    assert.ok(current.logs.some((l) => l.includes('judging configs against nginx 1.30.6')), current.logs.join('\n'));
+    assert.deepEqual(
+      undefinedRefs.map((d) => d.range.start.line),
+      [9],
+      codes(at130).join(', '),
+    );
+    assert.ok(
+      current.fs.reads.includes('/srv/etc/nginx/nginx.conf') && current.fs.reads.includes('/srv/etc/nginx/conf.d/upstreams.conf'),
+      'read through the host file system',
+    );
+    assert.ok(
+      current.logs.some((l) => l.includes('judging configs against nginx 1.30.6')),
+      current.logs.join('\n'),
+    );
   });
 
   it('an edit gives the diagnostics of the new version', async () => {
@@ -158,14 +183,26 @@ describe('language server in-process (startServer with a fake host)', () => {
       contentChanges: [{ range: { start: { line: 9, character: 25 }, end: { line: 9, character: 32 } }, text: 'app' }],
     });
     const p = await current.waitFor(SITE, (x) => x.version === 2);
-    assert.deepEqual(p.diagnostics.filter((d) => d.code === 'nginx/undefined-reference'), []);
+    assert.deepEqual(
+      p.diagnostics.filter((d) => d.code === 'nginx/undefined-reference'),
+      [],
+    );
   });
 
   it('answers feature requests through the same connection', async () => {
-    const hover = (await current.client.sendRequest('textDocument/hover', { textDocument: { uri: SITE }, position: { line: 4, character: 10 } })) as { contents: unknown } | null;
+    const hover = (await current.client.sendRequest('textDocument/hover', {
+      textDocument: { uri: SITE },
+      position: { line: 4, character: 10 },
+    })) as { contents: unknown } | null;
     assert.match(JSON.stringify(hover?.contents), /proxy_pass/);
-    const defs = (await current.client.sendRequest('textDocument/definition', { textDocument: { uri: SITE }, position: { line: 4, character: 27 } })) as { uri: string }[];
-    assert.deepEqual(defs.map((d) => d.uri), ['file:///srv/etc/nginx/conf.d/upstreams.conf']);
+    const defs = (await current.client.sendRequest('textDocument/definition', {
+      textDocument: { uri: SITE },
+      position: { line: 4, character: 27 },
+    })) as { uri: string }[];
+    assert.deepEqual(
+      defs.map((d) => d.uri),
+      ['file:///srv/etc/nginx/conf.d/upstreams.conf'],
+    );
   });
 
   it('runs "Validate with nginx -t" through the host runner and puts its messages on the lines they name', async () => {

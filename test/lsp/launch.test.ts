@@ -21,13 +21,20 @@ describe("the client's launch options", () => {
     try {
       await server.initialize();
       const uri = 'file:///launch-test/nginx.conf';
-      server.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'nginx', version: 1, text: 'http {\n    bogus_directive on;\n}\n' } });
+      server.notify('textDocument/didOpen', {
+        textDocument: { uri, languageId: 'nginx', version: 1, text: 'http {\n    bogus_directive on;\n}\n' },
+      });
       const diagnostics = await server.diagnosticsFor(uri, 1);
-      assert.ok(diagnostics.some((d) => d.code === 'nginx/unknown-directive'), JSON.stringify(diagnostics));
+      assert.ok(
+        diagnostics.some((d) => d.code === 'nginx/unknown-directive'),
+        JSON.stringify(diagnostics),
+      );
       if (process.platform === 'linux') {
         const cmdline = readFileSync(`/proc/${server.proc.pid}/cmdline`, 'utf8').split('\0');
         for (const flag of SERVER_EXEC_ARGV) assert.ok(cmdline.includes(flag), `${flag} not in ${cmdline.join(' ')}`);
-        assert.ok(readFileSync(`/proc/${server.proc.pid}/environ`, 'utf8').split('\0').includes(`MALLOC_ARENA_MAX=${serverEnv().MALLOC_ARENA_MAX}`));
+        assert.ok(
+          readFileSync(`/proc/${server.proc.pid}/environ`, 'utf8').split('\0').includes(`MALLOC_ARENA_MAX=${serverEnv().MALLOC_ARENA_MAX}`),
+        );
       }
       assert.doesNotMatch(server.stderr, /bad option|unrecognized flag/);
     } finally {

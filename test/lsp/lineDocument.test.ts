@@ -8,7 +8,7 @@ import { LineDocument, splitLines } from '../../server/src/core/lineDocument';
 import { positionsOf } from '../../server/src/core/rules';
 
 function random(seed: number): () => number {
-  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  return () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
 
 const PIECES = ['a', 'server {', ' ', ';', '\n', '\r\n', '\r', '}', 'listen 80;', '\n\n', 'é', '😀', ''];
@@ -70,7 +70,10 @@ describe('line documents (incremental sync)', () => {
           const change =
             rnd() < 0.03
               ? { text: randomText(rnd, 10) }
-              : { range: { start: editPosition(rnd, scratch), end: editPosition(rnd, scratch) }, text: randomText(rnd, Math.floor(rnd() * 4)) };
+              : {
+                  range: { start: editPosition(rnd, scratch), end: editPosition(rnd, scratch) },
+                  text: randomText(rnd, Math.floor(rnd() * 4)),
+                };
           changes.push(change);
           scratch = TextDocument.update(scratch, [change], 1);
         }
@@ -87,16 +90,21 @@ describe('line documents (incremental sync)', () => {
     const ours = new LineDocument('file:///big.conf', 'nginx', 1, text);
     const word = 'proxy_read_timeout 30s;';
     let version = 1;
-    for (let i = 0; i < word.length; i++) ours.update([{ range: { start: { line: 1500, character: i }, end: { line: 1500, character: i } }, text: word[i] }], ++version);
-    assert.equal(ours.getText({ start: { line: 1500, character: 0 }, end: { line: 1500, character: 100 } }), `${word}    server_name s1499.example;`);
-    for (let i = word.length; i > 0; i--) ours.update([{ range: { start: { line: 1500, character: i - 1 }, end: { line: 1500, character: i } }, text: '' }], ++version);
+    for (let i = 0; i < word.length; i++)
+      ours.update([{ range: { start: { line: 1500, character: i }, end: { line: 1500, character: i } }, text: word[i] }], ++version);
+    assert.equal(
+      ours.getText({ start: { line: 1500, character: 0 }, end: { line: 1500, character: 100 } }),
+      `${word}    server_name s1499.example;`,
+    );
+    for (let i = word.length; i > 0; i--)
+      ours.update([{ range: { start: { line: 1500, character: i - 1 }, end: { line: 1500, character: i } }, text: '' }], ++version);
     assert.equal(ours.getText(), text);
     assert.equal(ours.version, 1 + 2 * word.length);
   });
 });
 
 describe('positionsOf (the rule engine: a library document with a line table of its own)', () => {
-  it('gives the library\'s position for every offset, including past either end and inside line breaks', () => {
+  it("gives the library's position for every offset, including past either end and inside line breaks", () => {
     const rnd = random(77);
     const texts = ['', '\n', '\r\n', '\r', 'a', 'a\n', 'a\r\nb\rc\n\nd', '\r\r\n\n\r', 'listen 80;\r\n}\r'];
     for (let k = 0; k < 200; k++) texts.push(randomText(rnd, 1 + Math.floor(rnd() * 30)));

@@ -75,7 +75,13 @@ describe('navigation over LSP (stdio)', () => {
     });
     server.notify('initialized', {});
     const caps = init.capabilities;
-    assert.ok(caps.referencesProvider && caps.renameProvider?.prepareProvider && caps.documentLinkProvider && caps.workspaceSymbolProvider && caps.definitionProvider);
+    assert.ok(
+      caps.referencesProvider &&
+        caps.renameProvider?.prepareProvider &&
+        caps.documentLinkProvider &&
+        caps.workspaceSymbolProvider &&
+        caps.definitionProvider,
+    );
     openDoc('nginx/conf.d/site.conf', 'nginx');
     openDoc('nginx/stream.d/db.conf', 'nginx');
     openDoc('haproxy/10-fe.cfg', 'haproxy');
@@ -92,31 +98,63 @@ describe('navigation over LSP (stdio)', () => {
       [['nginx/undefined-reference', 7]],
     );
     const db = await server.diagnosticsFor(uri('nginx/stream.d/db.conf'), 1);
-    assert.deepEqual(db.filter((d: any) => d.code === 'nginx/not-allowed-here'), []);
+    assert.deepEqual(
+      db.filter((d: any) => d.code === 'nginx/not-allowed-here'),
+      [],
+    );
     const fe = await server.diagnosticsFor(uri('haproxy/10-fe.cfg'), 1);
-    assert.deepEqual(fe.filter((d: any) => d.code === 'haproxy/unknown-backend'), []);
+    assert.deepEqual(
+      fe.filter((d: any) => d.code === 'haproxy/unknown-backend'),
+      [],
+    );
   });
 
   it('textDocument/definition jumps to an upstream in a file that is not open', async () => {
-    const defs = await server.request('textDocument/definition', { textDocument: { uri: uri('nginx/conf.d/site.conf') }, position: at('nginx/conf.d/site.conf', 'http://app', 8) });
-    assert.deepEqual(defs, [{ uri: uri('nginx/conf.d/upstreams.conf'), range: { start: { line: 0, character: 9 }, end: { line: 0, character: 12 } } }]);
-    const be = await server.request('textDocument/definition', { textDocument: { uri: uri('haproxy/10-fe.cfg') }, position: at('haproxy/10-fe.cfg', 'web') });
+    const defs = await server.request('textDocument/definition', {
+      textDocument: { uri: uri('nginx/conf.d/site.conf') },
+      position: at('nginx/conf.d/site.conf', 'http://app', 8),
+    });
+    assert.deepEqual(defs, [
+      { uri: uri('nginx/conf.d/upstreams.conf'), range: { start: { line: 0, character: 9 }, end: { line: 0, character: 12 } } },
+    ]);
+    const be = await server.request('textDocument/definition', {
+      textDocument: { uri: uri('haproxy/10-fe.cfg') },
+      position: at('haproxy/10-fe.cfg', 'web'),
+    });
     assert.deepEqual(be, [{ uri: uri('haproxy/20-be.cfg'), range: { start: { line: 0, character: 8 }, end: { line: 0, character: 11 } } }]);
   });
 
   it('textDocument/references and textDocument/rename cover every file', async () => {
     const pos = at('nginx/conf.d/site.conf', 'http://app', 8);
-    const refs = await server.request('textDocument/references', { textDocument: { uri: uri('nginx/conf.d/site.conf') }, position: pos, context: { includeDeclaration: true } });
+    const refs = await server.request('textDocument/references', {
+      textDocument: { uri: uri('nginx/conf.d/site.conf') },
+      position: pos,
+      context: { includeDeclaration: true },
+    });
     assert.deepEqual(refs.map((r: any) => r.uri).sort(), [uri('nginx/conf.d/site.conf'), uri('nginx/conf.d/upstreams.conf')].sort());
-    const prep = await server.request('textDocument/prepareRename', { textDocument: { uri: uri('nginx/conf.d/site.conf') }, position: pos });
+    const prep = await server.request('textDocument/prepareRename', {
+      textDocument: { uri: uri('nginx/conf.d/site.conf') },
+      position: pos,
+    });
     assert.deepEqual(prep, { range: { start: { line: 4, character: 22 }, end: { line: 4, character: 25 } }, placeholder: 'app' });
-    const edit = await server.request('textDocument/rename', { textDocument: { uri: uri('nginx/conf.d/site.conf') }, position: pos, newName: 'backend' });
-    assert.deepEqual(edit.changes[uri('nginx/conf.d/upstreams.conf')], [{ range: { start: { line: 0, character: 9 }, end: { line: 0, character: 12 } }, newText: 'backend' }]);
-    assert.deepEqual(edit.changes[uri('nginx/conf.d/site.conf')], [{ range: { start: { line: 4, character: 22 }, end: { line: 4, character: 25 } }, newText: 'backend' }]);
+    const edit = await server.request('textDocument/rename', {
+      textDocument: { uri: uri('nginx/conf.d/site.conf') },
+      position: pos,
+      newName: 'backend',
+    });
+    assert.deepEqual(edit.changes[uri('nginx/conf.d/upstreams.conf')], [
+      { range: { start: { line: 0, character: 9 }, end: { line: 0, character: 12 } }, newText: 'backend' },
+    ]);
+    assert.deepEqual(edit.changes[uri('nginx/conf.d/site.conf')], [
+      { range: { start: { line: 4, character: 22 }, end: { line: 4, character: 25 } }, newText: 'backend' },
+    ]);
   });
 
   it('textDocument/prepareRename refuses a directive name with an error that says why', async () => {
-    const res = await server.requestRaw('textDocument/prepareRename', { textDocument: { uri: uri('nginx/conf.d/site.conf') }, position: at('nginx/conf.d/site.conf', 'listen') });
+    const res = await server.requestRaw('textDocument/prepareRename', {
+      textDocument: { uri: uri('nginx/conf.d/site.conf') },
+      position: at('nginx/conf.d/site.conf', 'listen'),
+    });
     assert.equal(res.error?.code, -32803);
     assert.match(res.error!.message, /can be renamed/);
   });
@@ -148,7 +186,10 @@ describe('navigation over LSP (stdio)', () => {
     );
     openDoc('nginx/nginx.conf', 'nginx');
     const links = await server.request('textDocument/documentLink', { textDocument: { uri: uri('nginx/nginx.conf') } });
-    assert.deepEqual(links.map((l: any) => l.target), [uri('nginx/conf.d/site.conf'), uri('nginx/stream.d/db.conf')]);
+    assert.deepEqual(
+      links.map((l: any) => l.target),
+      [uri('nginx/conf.d/site.conf'), uri('nginx/stream.d/db.conf')],
+    );
     const found = await server.request('workspace/symbol', { query: 'upstream' });
     assert.deepEqual(found.map((s: any) => s.name).sort(), ['upstream app', 'upstream db']);
   });

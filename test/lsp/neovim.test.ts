@@ -66,7 +66,18 @@ describe('Neovim LSP client against dist/server.js', { skip }, () => {
     else delete env.PT_FILETYPE;
     const r = spawnSync(
       'nvim',
-      ['--headless', '--clean', '-u', 'NONE', '-n', '-i', 'NONE', '-c', `luafile ${join(REPO, 'test', 'lsp', 'nvim', 'lsp-client.lua')}`, file],
+      [
+        '--headless',
+        '--clean',
+        '-u',
+        'NONE',
+        '-n',
+        '-i',
+        'NONE',
+        '-c',
+        `luafile ${join(REPO, 'test', 'lsp', 'nvim', 'lsp-client.lua')}`,
+        file,
+      ],
       { cwd: caseDir, env, encoding: 'utf8', timeout: 90_000, killSignal: 'SIGKILL' },
     );
     let result: any;
@@ -117,7 +128,8 @@ describe('Neovim LSP client against dist/server.js', { skip }, () => {
       it('gets completion items that must be there', () => {
         assert.equal(run.result.completion.error, undefined, run.result.completion.error);
         const labels = completionLabels(run.result.completion.result);
-        for (const label of f.completion.mustInclude) assert.ok(labels.includes(label), `${label} missing from ${labels.slice(0, 40).join(', ')}`);
+        for (const label of f.completion.mustInclude)
+          assert.ok(labels.includes(label), `${label} missing from ${labels.slice(0, 40).join(', ')}`);
       });
 
       it('gets hover text', () => {

@@ -16,9 +16,24 @@ const modules: Record<string, LanguageModule<any>> = { nginx: nginxModule, hapro
 const FEATURES = [
   { member: 'symbols', capability: 'documentSymbolProvider', method: 'textDocument/documentSymbol', extra: {} },
   { member: 'folding', capability: 'foldingRangeProvider', method: 'textDocument/foldingRange', extra: {} },
-  { member: 'selectionRanges', capability: 'selectionRangeProvider', method: 'textDocument/selectionRange', extra: { positions: [{ line: 1, character: 4 }] } },
-  { member: 'format', capability: 'documentFormattingProvider', method: 'textDocument/formatting', extra: { options: { tabSize: 4, insertSpaces: true } } },
-  { member: 'definition', capability: 'definitionProvider', method: 'textDocument/definition', extra: { position: { line: 1, character: 4 } } },
+  {
+    member: 'selectionRanges',
+    capability: 'selectionRangeProvider',
+    method: 'textDocument/selectionRange',
+    extra: { positions: [{ line: 1, character: 4 }] },
+  },
+  {
+    member: 'format',
+    capability: 'documentFormattingProvider',
+    method: 'textDocument/formatting',
+    extra: { options: { tabSize: 4, insertSpaces: true } },
+  },
+  {
+    member: 'definition',
+    capability: 'definitionProvider',
+    method: 'textDocument/definition',
+    extra: { position: { line: 1, character: 4 } },
+  },
 ] as const;
 
 /** What the module itself answers, through a JSON round trip (what the wire carries). */
@@ -49,7 +64,9 @@ describe('optional language features through the server', () => {
     server = new LspClient();
     ({ capabilities } = await server.initialize());
     for (const f of FIXTURES) {
-      server.notify('textDocument/didOpen', { textDocument: { uri: `file:///opt/${f.fileName}`, languageId: f.language, version: 1, text: f.text } });
+      server.notify('textDocument/didOpen', {
+        textDocument: { uri: `file:///opt/${f.fileName}`, languageId: f.language, version: 1, text: f.text },
+      });
       await server.diagnosticsFor(`file:///opt/${f.fileName}`, 1);
     }
   });
@@ -60,7 +77,11 @@ describe('optional language features through the server', () => {
   for (const feature of FEATURES) {
     it(`${feature.member}: declared iff a module implements it, answered as the module answers`, async () => {
       const implemented = Object.values(modules).some((m) => typeof m[feature.member] === 'function');
-      assert.equal(Boolean(capabilities[feature.capability]), implemented, `${feature.capability}: ${JSON.stringify(capabilities[feature.capability])}`);
+      assert.equal(
+        Boolean(capabilities[feature.capability]),
+        implemented,
+        `${feature.capability}: ${JSON.stringify(capabilities[feature.capability])}`,
+      );
       if (!implemented) return;
       for (const f of FIXTURES) {
         const uri = `file:///opt/${f.fileName}`;

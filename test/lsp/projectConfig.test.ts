@@ -9,7 +9,15 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureBuilt } from '../cli/build';
 import { LspClient, type RpcMessage } from './rpcClient';
-import { CONTEXT_NAMES, contextFor, findProjectConfig, globToRegExp, isIgnored, parseProjectConfig, projectSettings } from '../../server/src/service/projectConfig';
+import {
+  CONTEXT_NAMES,
+  contextFor,
+  findProjectConfig,
+  globToRegExp,
+  isIgnored,
+  parseProjectConfig,
+  projectSettings,
+} from '../../server/src/service/projectConfig';
 
 describe('project config reader (pure)', () => {
   it('matches globs relative to the config folder; a glob without / matches a name anywhere', () => {
@@ -34,7 +42,15 @@ describe('project config reader (pure)', () => {
 
   it('reads versions, severities, ignore, contexts and indentation; lists what is wrong; refuses non-JSON', () => {
     const cfg = parseProjectConfig(
-      JSON.stringify({ nginx: { version: '1.22.1' }, haproxy: { version: 2.6 }, rules: { 'nginx/a': 'off', 'nginx/b': 'loud' }, ignore: ['vendor/**'], contexts: { 'conf.d/*.conf': 'http', 'x/*.conf': 'nowhere' }, format: { indent: 2 }, extra: true }),
+      JSON.stringify({
+        nginx: { version: '1.22.1' },
+        haproxy: { version: 2.6 },
+        rules: { 'nginx/a': 'off', 'nginx/b': 'loud' },
+        ignore: ['vendor/**'],
+        contexts: { 'conf.d/*.conf': 'http', 'x/*.conf': 'nowhere' },
+        format: { indent: 2 },
+        extra: true,
+      }),
       '/p/.proxy-tuner.json',
     );
     assert.equal(cfg.dir, '/p');
@@ -54,7 +70,15 @@ describe('project config reader (pure)', () => {
     assert.deepEqual(schema.properties.contexts.additionalProperties.enum, [...CONTEXT_NAMES]);
     assert.deepEqual(schema.properties.rules.additionalProperties.enum, ['off', 'error', 'warning', 'information', 'hint']);
     // every top-level key the schema allows is read without a complaint
-    const sample = { $schema: 'x', nginx: { version: '1.22.1' }, haproxy: { version: '2.6' }, rules: {}, ignore: ['a'], contexts: { 'a/*.conf': 'http' }, format: { indent: 'tab' } };
+    const sample = {
+      $schema: 'x',
+      nginx: { version: '1.22.1' },
+      haproxy: { version: '2.6' },
+      rules: {},
+      ignore: ['a'],
+      contexts: { 'a/*.conf': 'http' },
+      format: { indent: 'tab' },
+    };
     assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(sample).sort());
     assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').problems, []);
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
@@ -90,7 +114,15 @@ describe('language server with a project config', () => {
   before(() => {
     ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-lsp-project-'));
-    write('proj/.proxy-tuner.json', JSON.stringify({ nginx: { version: '1.22.1' }, rules: { 'nginx/server-tokens-on': 'error' }, contexts: { 'snippets/*.conf': 'http' }, ignore: ['vendor/**'] }));
+    write(
+      'proj/.proxy-tuner.json',
+      JSON.stringify({
+        nginx: { version: '1.22.1' },
+        rules: { 'nginx/server-tokens-on': 'error' },
+        contexts: { 'snippets/*.conf': 'http' },
+        ignore: ['vendor/**'],
+      }),
+    );
   });
   after(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -106,13 +138,26 @@ describe('language server with a project config', () => {
     try {
       await server.initialize();
       const site = await diagnostics(server, write('proj/site/nginx.conf', HTTP2), HTTP2);
-      assert.ok(site.some((d) => d.code === 'nginx/needs-newer-version'), JSON.stringify(site));
+      assert.ok(
+        site.some((d) => d.code === 'nginx/needs-newer-version'),
+        JSON.stringify(site),
+      );
       assert.equal(site.find((d) => d.code === 'nginx/server-tokens-on')?.severity, 1);
-      const fragment = await diagnostics(server, write('proj/snippets/names.conf', 'server_name example.org;\n'), 'server_name example.org;\n');
-      assert.ok(fragment.some((d) => d.code === 'nginx/not-allowed-here'), 'read in http, as the config says');
+      const fragment = await diagnostics(
+        server,
+        write('proj/snippets/names.conf', 'server_name example.org;\n'),
+        'server_name example.org;\n',
+      );
+      assert.ok(
+        fragment.some((d) => d.code === 'nginx/not-allowed-here'),
+        'read in http, as the config says',
+      );
       const commented = '# proxy-tuner: context http\nserver_name example.org;\n';
       const comment = await diagnostics(server, write('elsewhere/names.conf', commented), commented);
-      assert.ok(comment.some((d) => d.code === 'nginx/not-allowed-here'), 'read in http, as the comment says');
+      assert.ok(
+        comment.some((d) => d.code === 'nginx/not-allowed-here'),
+        'read in http, as the comment says',
+      );
       const plain = await diagnostics(server, write('elsewhere/plain.conf', 'server_name example.org;\n'), 'server_name example.org;\n');
       assert.ok(!plain.some((d) => d.code === 'nginx/not-allowed-here'), 'inferred as server without either');
       const ignored = await diagnostics(server, write('proj/vendor/x/bad.conf', 'listn 80;\n'), 'listn 80;\n');
@@ -125,7 +170,9 @@ describe('language server with a project config', () => {
   it("lets the editor's own settings win over the config", async () => {
     const server = new LspClient(['--stdio'], { PROXY_TUNER_NO_LOCAL_VERSION: '1' });
     server.onServerRequest = (m: RpcMessage) =>
-      m.method === 'workspace/configuration' ? (m.params.items as any[]).map(() => ({ nginx: { version: '1.26.0' }, rules: { 'nginx/server-tokens-on': 'hint' } })) : null;
+      m.method === 'workspace/configuration'
+        ? (m.params.items as any[]).map(() => ({ nginx: { version: '1.26.0' }, rules: { 'nginx/server-tokens-on': 'hint' } }))
+        : null;
     try {
       await server.initialize();
       const site = await diagnostics(server, write('proj/site2/nginx.conf', HTTP2), HTTP2);

@@ -72,7 +72,10 @@ describe('language server robustness (stdio, hand-framed JSON-RPC)', () => {
   it('survives malformed notifications', async () => {
     server.notify('textDocument/didOpen', {});
     server.notify('textDocument/didOpen', { textDocument: null });
-    server.notify('textDocument/didChange', { textDocument: { uri: 'file:///never/opened.conf', version: 3 }, contentChanges: [{ text: 'x' }] });
+    server.notify('textDocument/didChange', {
+      textDocument: { uri: 'file:///never/opened.conf', version: 3 },
+      contentChanges: [{ text: 'x' }],
+    });
     server.notify('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: 'not an array' });
     server.notify('textDocument/didClose', { textDocument: { uri: 'file:///never/opened.conf' } });
     server.notify('workspace/didChangeConfiguration', { settings: 'junk' });
@@ -117,9 +120,17 @@ describe('language server robustness (stdio, hand-framed JSON-RPC)', () => {
     server.notify('textDocument/didOpen', { textDocument: { uri: bigUri, languageId: 'nginx', version: 1, text } });
     const diagnostics = await server.diagnosticsFor(bigUri, 1, 60_000);
     assert.ok(Array.isArray(diagnostics));
-    const hover = await server.requestRaw('textDocument/hover', { textDocument: { uri: bigUri }, position: { line: 3, character: 500_000 } }, 60_000);
+    const hover = await server.requestRaw(
+      'textDocument/hover',
+      { textDocument: { uri: bigUri }, position: { line: 3, character: 500_000 } },
+      60_000,
+    );
     assert.equal(hover.error, undefined);
-    const completion = await server.requestRaw('textDocument/completion', { textDocument: { uri: bigUri }, position: { line: 4, character: 3 } }, 60_000);
+    const completion = await server.requestRaw(
+      'textDocument/completion',
+      { textDocument: { uri: bigUri }, position: { line: 4, character: 3 } },
+      60_000,
+    );
     assert.equal(completion.error, undefined);
     assert.ok(Array.isArray(completionLabels(completion.result)));
     // An incremental edit in the middle of the huge line, then a close: both handled.

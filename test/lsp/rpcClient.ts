@@ -33,7 +33,8 @@ export class LspClient {
    * Answers the server's own requests (workspace/configuration, client/registerCapability, ...);
    * a promise is answered when it settles (a client that is slow to answer).
    */
-  onServerRequest: (m: RpcMessage) => unknown = (m) => (m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => null) : null);
+  onServerRequest: (m: RpcMessage) => unknown = (m) =>
+    m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => null) : null;
 
   /** `nodeArgs`: options for node itself, before the script (e.g. the VS Code client's execArgv). */
   constructor(args: string[] = ['--stdio'], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) {

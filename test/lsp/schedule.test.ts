@@ -41,13 +41,17 @@ function insert(server: LspClient, uri: string, version: number, character: numb
 function erase(server: LspClient, uri: string, version: number, character: number): void {
   server.notify('textDocument/didChange', {
     textDocument: { uri, version },
-    contentChanges: [{ range: { start: { line: TYPING_LINE, character: character - 1 }, end: { line: TYPING_LINE, character } }, text: '' }],
+    contentChanges: [
+      { range: { start: { line: TYPING_LINE, character: character - 1 }, end: { line: TYPING_LINE, character } }, text: '' },
+    ],
   });
 }
 
 /** Diagnostics as comparable text (the same problems at the same places). */
 function summary(diagnostics: any[]): string[] {
-  return diagnostics.map((d) => `${d.range.start.line}:${d.range.start.character}-${d.range.end.line}:${d.range.end.character} ${d.code} ${d.message}`).sort();
+  return diagnostics
+    .map((d) => `${d.range.start.line}:${d.range.start.character}-${d.range.end.line}:${d.range.end.character} ${d.code} ${d.message}`)
+    .sort();
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,7 +67,10 @@ function holdConfiguration(server: LspClient): { release: () => void } {
 
 async function configurationAskedFor(server: LspClient, uri: string): Promise<void> {
   for (let i = 0; i < 500; i++) {
-    if (server.serverRequests.some((m) => m.method === 'workspace/configuration' && m.params?.items?.some((it: any) => it.scopeUri === uri))) return;
+    if (
+      server.serverRequests.some((m) => m.method === 'workspace/configuration' && m.params?.items?.some((it: any) => it.scopeUri === uri))
+    )
+      return;
     await sleep(10);
   }
   throw new Error(`the server never asked for the settings of ${uri}`);
@@ -91,10 +98,17 @@ describe('validation schedule (language server over stdio)', () => {
       const last = await server.diagnosticsFor(uri, version);
       const unknown = last.filter((d) => d.code === 'nginx/unknown-directive');
       assert.equal(unknown.length, 1, JSON.stringify(last));
-      assert.deepEqual(unknown[0].range, { start: { line: TYPING_LINE, character: 8 }, end: { line: TYPING_LINE, character: 8 + 'bogus_directive'.length } });
+      assert.deepEqual(unknown[0].range, {
+        start: { line: TYPING_LINE, character: 8 },
+        end: { line: TYPING_LINE, character: 8 + 'bogus_directive'.length },
+      });
       assert.match(unknown[0].message, /bogus_directive/);
       const versions = publications(server, uri).map((p) => p.version);
-      assert.deepEqual(versions, [...versions].sort((a, b) => a - b), `publications out of order: ${versions}`);
+      assert.deepEqual(
+        versions,
+        [...versions].sort((a, b) => a - b),
+        `publications out of order: ${versions}`,
+      );
     } finally {
       await server.stop();
     }
@@ -123,7 +137,8 @@ describe('validation schedule (language server over stdio)', () => {
       }
       const last = await server.diagnosticsFor(uri, version);
       const versions = publications(server, uri).map((p) => p.version);
-      for (let i = 1; i < versions.length; i++) assert.ok(versions[i] >= versions[i - 1], `version ${versions[i]} published after ${versions[i - 1]}: ${versions}`);
+      for (let i = 1; i < versions.length; i++)
+        assert.ok(versions[i] >= versions[i - 1], `version ${versions[i]} published after ${versions[i - 1]}: ${versions}`);
       assert.equal(versions[versions.length - 1], version);
 
       // the same text opened fresh (elsewhere) gives the same diagnostics
@@ -176,17 +191,32 @@ describe('validation schedule (language server over stdio)', () => {
       // the warm-up runs (every 20 ms, a few of them) happen while the document rests
       await sleep(400);
       await server.request('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 1 } });
-      assert.deepEqual(publications(server, uri).map((p) => p.version), [1], 'the warm-up published something');
+      assert.deepEqual(
+        publications(server, uri).map((p) => p.version),
+        [1],
+        'the warm-up published something',
+      );
       // typing right away on a second document, while its warm-up would run, is not held up
       const other = uriOf('haproxy.cfg');
-      server.notify('textDocument/didOpen', { textDocument: { uri: other, languageId: 'haproxy', version: 1, text: 'defaults\n    mode http\n' } });
+      server.notify('textDocument/didOpen', {
+        textDocument: { uri: other, languageId: 'haproxy', version: 1, text: 'defaults\n    mode http\n' },
+      });
       await server.diagnosticsFor(other, 1);
-      server.notify('textDocument/didChange', { textDocument: { uri: other, version: 2 }, contentChanges: [{ text: 'defaults\n    mode http\n    bogus_keyword on\n' }] });
+      server.notify('textDocument/didChange', {
+        textDocument: { uri: other, version: 2 },
+        contentChanges: [{ text: 'defaults\n    mode http\n    bogus_keyword on\n' }],
+      });
       const edited = await server.diagnosticsFor(other, 2);
-      assert.ok(edited.some((d) => /bogus_keyword/.test(d.message)), JSON.stringify(edited));
+      assert.ok(
+        edited.some((d) => /bogus_keyword/.test(d.message)),
+        JSON.stringify(edited),
+      );
       await sleep(200);
       await server.request('textDocument/hover', { textDocument: { uri: other }, position: { line: 0, character: 1 } });
-      assert.deepEqual(publications(server, other).map((p) => p.version), [1, 2]);
+      assert.deepEqual(
+        publications(server, other).map((p) => p.version),
+        [1, 2],
+      );
     } finally {
       await server.stop();
     }
@@ -198,7 +228,9 @@ describe('validation schedule (language server over stdio)', () => {
       const held = holdConfiguration(server);
       await server.initialize();
       const closed = uriOf('nginx.conf');
-      server.notify('textDocument/didOpen', { textDocument: { uri: closed, languageId: 'nginx', version: 1, text: CONFIG.replace('\n        \n', `\n        ${TYPED}\n`) } });
+      server.notify('textDocument/didOpen', {
+        textDocument: { uri: closed, languageId: 'nginx', version: 1, text: CONFIG.replace('\n        \n', `\n        ${TYPED}\n`) },
+      });
       await configurationAskedFor(server, closed);
       server.notify('textDocument/didClose', { textDocument: { uri: closed } });
       held.release();

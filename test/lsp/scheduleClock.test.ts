@@ -48,7 +48,8 @@ class FakeClock implements Clock {
     for (;;) {
       await settle();
       let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at || (e[1].at === next[1].at && e[0] < next[0]))) next = e;
+      for (const e of this.timers)
+        if (e[1].at <= end && (!next || e[1].at < next[1].at || (e[1].at === next[1].at && e[0] < next[0]))) next = e;
       if (!next) break;
       this.timers.delete(next[0]);
       this.t = Math.max(this.t, next[1].at);
@@ -117,7 +118,11 @@ function harness(clock = new FakeClock()) {
           warmUp: () =>
             doc.large
               ? undefined
-              : { key: uri.split('.').pop()!, resting: () => doc.open && doc.version === version, run: () => log.push(`warm ${uri}@${version} t=${clock.t}`) },
+              : {
+                  key: uri.split('.').pop()!,
+                  resting: () => doc.open && doc.version === version,
+                  run: () => log.push(`warm ${uri}@${version} t=${clock.t}`),
+                },
         };
       },
     },

@@ -105,7 +105,8 @@ describe('language server over stdio (our JSON-RPC client)', () => {
           context: { triggerKind: 1 },
         });
         const labels = completionLabels(result);
-        for (const label of f.completion.mustInclude) assert.ok(labels.includes(label), `${label} missing from ${labels.slice(0, 50).join(', ')}`);
+        for (const label of f.completion.mustInclude)
+          assert.ok(labels.includes(label), `${label} missing from ${labels.slice(0, 50).join(', ')}`);
       });
 
       it('hovers', async () => {
@@ -182,7 +183,8 @@ describe('language server over stdio (our JSON-RPC client)', () => {
       child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
       child.on('message', (m: RpcMessage) => {
         received.push(m);
-        if (m.method && m.id !== undefined) child.send({ jsonrpc: '2.0', id: m.id, result: m.method === 'workspace/configuration' ? [null] : null });
+        if (m.method && m.id !== undefined)
+          child.send({ jsonrpc: '2.0', id: m.id, result: m.method === 'workspace/configuration' ? [null] : null });
       });
       const waitFor = async (pred: (m: RpcMessage) => boolean) => {
         const deadline = Date.now() + 10_000;
@@ -200,7 +202,11 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         const init = await waitFor((m) => m.id === 1);
         assert.equal(init.result.capabilities.hoverProvider, true);
         child.send({ jsonrpc: '2.0', method: 'initialized', params: {} });
-        child.send({ jsonrpc: '2.0', method: 'textDocument/didOpen', params: { textDocument: { uri, languageId: 'nginx', version: 1, text: f.text } } });
+        child.send({
+          jsonrpc: '2.0',
+          method: 'textDocument/didOpen',
+          params: { textDocument: { uri, languageId: 'nginx', version: 1, text: f.text } },
+        });
         const published = await waitFor((m) => m.method === 'textDocument/publishDiagnostics' && m.params.uri === uri);
         assert.ok(published.params.diagnostics.some((d: any) => d.code === f.diagnostic.code));
         child.send({ jsonrpc: '2.0', id: 2, method: 'textDocument/hover', params: { textDocument: { uri }, position: f.hover.position } });
@@ -227,7 +233,12 @@ describe('language server over stdio (our JSON-RPC client)', () => {
           encoding: 'utf8',
         });
         assert.equal(cli.status, 1, cli.stderr);
-        const fromCli = (JSON.parse(cli.stdout) as any[]).map((p) => ({ code: p.code, range: p.range, message: p.message, severity: p.severity }));
+        const fromCli = (JSON.parse(cli.stdout) as any[]).map((p) => ({
+          code: p.code,
+          range: p.range,
+          message: p.message,
+          severity: p.severity,
+        }));
         const server = new LspClient();
         try {
           await server.initialize();
@@ -236,7 +247,10 @@ describe('language server over stdio (our JSON-RPC client)', () => {
           const names = ['', 'error', 'warning', 'information', 'hint'];
           const fromServer = published.map((d) => ({ code: d.code, range: d.range, message: d.message, severity: names[d.severity] }));
           const key = (x: any) => `${x.range.start.line}:${x.range.start.character}:${x.code}:${x.message}`;
-          assert.deepEqual(fromServer.sort((a, b) => key(a).localeCompare(key(b))), fromCli.sort((a, b) => key(a).localeCompare(key(b))));
+          assert.deepEqual(
+            fromServer.sort((a, b) => key(a).localeCompare(key(b))),
+            fromCli.sort((a, b) => key(a).localeCompare(key(b))),
+          );
           assert.ok(fromCli.some((p) => p.code === f.diagnostic.code));
         } finally {
           await server.stop();
@@ -299,7 +313,8 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         assert.notEqual(fixedByServer, f.text);
         assert.match(fixedByServer, /^ {4}listn 8081;$/m, 'an unsafe suggestion was applied');
         // `check --fix` repeats to a fixed point; from the server's result it reaches the same text.
-        const cliFix = (path: string) => spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'check', '--fix', path], { encoding: 'utf8' });
+        const cliFix = (path: string) =>
+          spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'check', '--fix', path], { encoding: 'utf8' });
         const fromOriginal = cliFix(file);
         const serverFile = join(fileIn(), 'fixall-by-server.conf');
         writeFileSync(serverFile, fixedByServer);
@@ -326,12 +341,21 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         const uri = uriOf('lb.cfg');
         open(server, uri, 'conf', haproxy.text);
         const diagnostics = await server.diagnosticsFor(uri, 1);
-        assert.ok(diagnostics.some((d) => d.code === haproxy.diagnostic.code), JSON.stringify(diagnostics));
-        assert.ok(diagnostics.every((d) => String(d.code).startsWith('haproxy/')), JSON.stringify(diagnostics.map((d) => d.code)));
+        assert.ok(
+          diagnostics.some((d) => d.code === haproxy.diagnostic.code),
+          JSON.stringify(diagnostics),
+        );
+        assert.ok(
+          diagnostics.every((d) => String(d.code).startsWith('haproxy/')),
+          JSON.stringify(diagnostics.map((d) => d.code)),
+        );
         const uri2 = uriOf('default');
         open(server, uri2, 'plaintext', NGINX_FIXTURE.text);
         const diagnostics2 = await server.diagnosticsFor(uri2, 1);
-        assert.ok(diagnostics2.some((d) => d.code === NGINX_FIXTURE.diagnostic.code), JSON.stringify(diagnostics2));
+        assert.ok(
+          diagnostics2.some((d) => d.code === NGINX_FIXTURE.diagnostic.code),
+          JSON.stringify(diagnostics2),
+        );
       } finally {
         await server.stop();
       }
@@ -345,7 +369,9 @@ describe('language server over stdio (our JSON-RPC client)', () => {
       let rules: Record<string, string> = {};
       const server = new LspClient();
       server.onServerRequest = (m: RpcMessage) =>
-        m.method === 'workspace/configuration' ? (m.params.items as any[]).map((i) => (i.section === 'proxyTuner' ? { rules } : null)) : null;
+        m.method === 'workspace/configuration'
+          ? (m.params.items as any[]).map((i) => (i.section === 'proxyTuner' ? { rules } : null))
+          : null;
       try {
         await server.initialize();
         const uri = uriOf('pulled.conf');
@@ -370,7 +396,10 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         const seen2 = server.notifications.length;
         server.notify('workspace/didChangeConfiguration', { settings: null });
         next = await waitForNewPublish(server, uri, seen2);
-        assert.deepEqual(next.params.diagnostics.filter((d: any) => d.code === f.diagnostic.code), []);
+        assert.deepEqual(
+          next.params.diagnostics.filter((d: any) => d.code === f.diagnostic.code),
+          [],
+        );
       } finally {
         await server.stop();
       }
@@ -403,7 +432,10 @@ describe('language server over stdio (our JSON-RPC client)', () => {
       const old = await versionErrors('1.22.1');
       assert.equal(old.errors.length, 1);
       assert.deepEqual(old.errors[0].range.start, { line: 4, character: 4 });
-      assert.ok(old.logs.some((l) => /judging configs against nginx 1\.22\.1/.test(l)), JSON.stringify(old.logs));
+      assert.ok(
+        old.logs.some((l) => /judging configs against nginx 1\.22\.1/.test(l)),
+        JSON.stringify(old.logs),
+      );
       assert.equal((await versionErrors('1.26.2')).errors.length, 0);
       assert.equal((await versionErrors('1.26.2', '1.24.0')).errors.length, 1);
     });
@@ -422,7 +454,10 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         const seen = server.notifications.length;
         server.notify('workspace/didChangeConfiguration', { settings: { proxyTuner: { rules: { [f.diagnostic.code]: 'off' } } } });
         const next = await waitForNewPublish(server, uri, seen);
-        assert.deepEqual(next.params.diagnostics.filter((x: any) => x.code === f.diagnostic.code), []);
+        assert.deepEqual(
+          next.params.diagnostics.filter((x: any) => x.code === f.diagnostic.code),
+          [],
+        );
       } finally {
         await server.stop();
       }

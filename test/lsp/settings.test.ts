@@ -43,7 +43,10 @@ describe('resolveSettings', () => {
     assert.deepEqual(resolveSettings({ haproxy: { version: '2.8' } }, probe), { nginxVersion: '1.22.1', haproxyVersion: '2.8' });
     assert.deepEqual(asked, ['nginx:']);
     asked.length = 0;
-    assert.deepEqual(resolveSettings({ nginx: { path: '/opt/nginx/sbin/nginx' } }, probe), { nginxVersion: '1.22.1', haproxyVersion: undefined });
+    assert.deepEqual(resolveSettings({ nginx: { path: '/opt/nginx/sbin/nginx' } }, probe), {
+      nginxVersion: '1.22.1',
+      haproxyVersion: undefined,
+    });
     assert.deepEqual(asked, ['nginx:/opt/nginx/sbin/nginx', 'haproxy:']);
   });
 

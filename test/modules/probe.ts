@@ -78,8 +78,14 @@ const CONTEXTS: Record<string, { before: string; after: string }> = {
   server: { before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\n', after: '}\n}\n' },
   location: { before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\nlocation /p/ {\n', after: '}\n}\n}\n' },
   'if in server': { before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\nif ($uri) {\n', after: '}\n}\n}\n' },
-  'if in location': { before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\nlocation /p/ {\nif ($uri) {\n', after: '}\n}\n}\n}\n' },
-  limit_except: { before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\nlocation /p/ {\nlimit_except GET {\n', after: '}\n}\n}\n}\n' },
+  'if in location': {
+    before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\nlocation /p/ {\nif ($uri) {\n',
+    after: '}\n}\n}\n}\n',
+  },
+  limit_except: {
+    before: 'events {}\nhttp {\nserver {\nlisten 127.0.0.1:18000;\nlocation /p/ {\nlimit_except GET {\n',
+    after: '}\n}\n}\n}\n',
+  },
   upstream: { before: 'events {}\nhttp {\nupstream u {\nserver 127.0.0.1:18001;\n', after: '}\n}\n' },
   stream: { before: 'events {}\nstream {\n', after: '}\n' },
   'stream/server': { before: 'events {}\nstream {\nserver {\nlisten 127.0.0.1:18002;\nreturn x;\n', after: '}\n}\n' },
@@ -92,7 +98,11 @@ const CONTEXTS: Record<string, { before: string; after: string }> = {
 /** A context that the variant does not allow, in the same family (http directive: main; stream: stream/upstream...). */
 export function wrongContext(v: DirectiveVariant, all: DirectiveVariant[]): string | undefined {
   const allowed = new Set(all.flatMap((x) => x.contexts));
-  const family = v.contexts.some((c) => c.startsWith('rtmp')) ? ['rtmp', 'rtmp/server', 'rtmp/application', 'main'] : v.contexts.some((c) => c.startsWith('stream')) ? ['stream/upstream', 'stream', 'stream/server', 'main'] : ['upstream', 'http', 'location', 'server', 'main'];
+  const family = v.contexts.some((c) => c.startsWith('rtmp'))
+    ? ['rtmp', 'rtmp/server', 'rtmp/application', 'main']
+    : v.contexts.some((c) => c.startsWith('stream'))
+      ? ['stream/upstream', 'stream', 'stream/server', 'main']
+      : ['upstream', 'http', 'location', 'server', 'main'];
   return family.find((c) => !allowed.has(c));
 }
 
@@ -103,7 +113,13 @@ export function buildable(ctx: string): boolean {
 /** Placeholder arguments that usually pass a directive's own value checks (any other value error still proves context and arity). */
 export function args(name: string, n: number, flag?: boolean): string[] {
   if (flag) return Array.from({ length: n }, () => 'on');
-  const word = /timeout|_time$|interval|expire|ttl|delay|period|_age/.test(name) ? '1s' : /size|buffer|_max|_min|limit|length|_len|level|count|number|depth/.test(name) ? '16' : /path|file|dir|root|_db$/.test(name) ? '/tmp/pt-nonexistent' : 'x';
+  const word = /timeout|_time$|interval|expire|ttl|delay|period|_age/.test(name)
+    ? '1s'
+    : /size|buffer|_max|_min|limit|length|_len|level|count|number|depth/.test(name)
+      ? '16'
+      : /path|file|dir|root|_db$/.test(name)
+        ? '/tmp/pt-nonexistent'
+        : 'x';
   return Array.from({ length: n }, () => word);
 }
 
@@ -160,12 +176,25 @@ export interface ProbeReport {
  * context) and, when nginx stops at a probed line for a reason other than context or arity (a
  * value it dislikes), counts that line as accepted and runs the rest again.
  */
-export async function probeBinary(bin: MatrixBinary, opts: { concurrency?: number; include?: (name: string) => boolean } = {}): Promise<ProbeReport> {
+export async function probeBinary(
+  bin: MatrixBinary,
+  opts: { concurrency?: number; include?: (name: string) => boolean } = {},
+): Promise<ProbeReport> {
   const concurrency = opts.concurrency ?? 2;
   const installed = new Set(installedModules(bin));
   const variants = loadableVariants().filter((v) => installed.has(v.load!) && (!opts.include || opts.include(v.name)));
   const dir = mkdtempSync(join(tmpdir(), 'pt-modprobe-'));
-  const report: ProbeReport = { binary: `${bin.product} ${bin.version} (${bin.suite})`, modules: [...new Set(variants.map((v) => v.load!))].sort(), checked: {}, accepted: 0, unknownToBuild: {}, mismatches: [], rejections: { checked: 0, held: 0 }, arity: { checked: 0, held: 0 }, runs: 0 };
+  const report: ProbeReport = {
+    binary: `${bin.product} ${bin.version} (${bin.suite})`,
+    modules: [...new Set(variants.map((v) => v.load!))].sort(),
+    checked: {},
+    accepted: 0,
+    unknownToBuild: {},
+    mismatches: [],
+    rejections: { checked: 0, held: 0 },
+    arity: { checked: 0, held: 0 },
+    runs: 0,
+  };
   let seq = 0;
   const run = (sos: string[], ctx: string, lines: string[]) => {
     const { text, first } = configFor(bin, sos, dir, ctx, lines);
@@ -196,7 +225,11 @@ export async function probeBinary(bin: MatrixBinary, opts: { concurrency?: numbe
       [...batches.values()].map((b) => async () => {
         let rest = b.vs.slice();
         while (rest.length) {
-          const { r, first } = await run([b.so], b.ctx, rest.map((v) => line(v, v.min)));
+          const { r, first } = await run(
+            [b.so],
+            b.ctx,
+            rest.map((v) => line(v, v.min)),
+          );
           if (r.ok) {
             report.accepted += rest.length;
             rest.forEach((v) => known.add(`${v.load}\0${v.name}`));
@@ -216,7 +249,8 @@ export async function probeBinary(bin: MatrixBinary, opts: { concurrency?: numbe
               const one = await run([b.so], b.ctx, [line(v, v.min)]);
               const verdict = classify(one.r, v.name);
               if (verdict === 'unknown') unknown(v);
-              else if (verdict === 'not-allowed' || verdict === 'arity') report.mismatches.push(`${v.name} (${v.load}) in ${b.ctx} with ${v.min} args: ${one.r.message}`);
+              else if (verdict === 'not-allowed' || verdict === 'arity')
+                report.mismatches.push(`${v.name} (${v.load}) in ${b.ctx} with ${v.min} args: ${one.r.message}`);
               else {
                 report.accepted++;
                 known.add(`${v.load}\0${v.name}`);
@@ -227,7 +261,8 @@ export async function probeBinary(bin: MatrixBinary, opts: { concurrency?: numbe
           const v = rest[at];
           const verdict = classify(r, v.name);
           if (verdict === 'unknown') unknown(v);
-          else if (verdict === 'not-allowed' || verdict === 'arity') report.mismatches.push(`${v.name} (${v.load}) in ${b.ctx} with ${v.min} args: ${r.message}`);
+          else if (verdict === 'not-allowed' || verdict === 'arity')
+            report.mismatches.push(`${v.name} (${v.load}) in ${b.ctx} with ${v.min} args: ${r.message}`);
           else {
             report.accepted++;
             known.add(`${v.load}\0${v.name}`);
@@ -238,7 +273,8 @@ export async function probeBinary(bin: MatrixBinary, opts: { concurrency?: numbe
     );
     // rejection in a wrong context, and argument counts, one run each (nginx stops at the first error)
     const byName = new Map<string, DirectiveVariant[]>();
-    for (const v of variants) if (known.has(`${v.load}\0${v.name}`)) byName.set(`${v.load}\0${v.name}`, [...(byName.get(`${v.load}\0${v.name}`) ?? []), v]);
+    for (const v of variants)
+      if (known.has(`${v.load}\0${v.name}`)) byName.set(`${v.load}\0${v.name}`, [...(byName.get(`${v.load}\0${v.name}`) ?? []), v]);
     const jobs: (() => Promise<void>)[] = [];
     for (const vs of byName.values()) {
       const name = vs[0].name;

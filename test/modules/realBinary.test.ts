@@ -15,7 +15,10 @@ import { LOADABLE_MODULES } from '../../server/src/languages/nginx/modules';
 
 const allNginx = loadMatrix().filter((b) => b.product === 'nginx');
 const nginxes = allNginx.filter((b) => installedModules(b).includes('ngx_http_headers_more_filter_module'));
-const skip = nginxes.length === 0 && !process.env.CI && 'no nginx with the third-party modules (scripts/install-system-packages.sh, scripts/provision-matrix.sh)';
+const skip =
+  nginxes.length === 0 &&
+  !process.env.CI &&
+  'no nginx with the third-party modules (scripts/install-system-packages.sh, scripts/provision-matrix.sh)';
 const CONFIGS = join(__dirname, 'configs');
 
 /** Our linter's errors on a config (judged at the binary's version, as a whole configuration). */
@@ -31,8 +34,13 @@ function forBinary(text: string, bin: MatrixBinary, dir: string): string {
 
 test('this machine: every nginx of the matrix has the third-party modules of its suite', { skip }, () => {
   assert.ok(nginxes.length >= 1);
-  assert.deepEqual(nginxes.map((b) => b.version), allNginx.map((b) => b.version), 'every nginx of the matrix has its suite\'s libnginx-mod-* packages');
-  for (const b of nginxes) assert.ok(installedModules(b).length >= 25, `${b.version}: ${installedModules(b).length} modules in ${b.modulesDir}`);
+  assert.deepEqual(
+    nginxes.map((b) => b.version),
+    allNginx.map((b) => b.version),
+    "every nginx of the matrix has its suite's libnginx-mod-* packages",
+  );
+  for (const b of nginxes)
+    assert.ok(installedModules(b).length >= 25, `${b.version}: ${installedModules(b).length} modules in ${b.modulesDir}`);
 });
 
 /**
@@ -71,60 +79,117 @@ for (const [i, bin] of nginxes.entries()) {
     }
   });
 
-  test(`nginx ${bin.version} (${bin.suite}): our configs using each module pass nginx -t and draw no error from our linter`, { skip, timeout: 120_000 }, async () => {
-    const have = new Set(installedModules(bin));
-    const dir = mkdtempSync(join(tmpdir(), 'pt-modcfg-'));
-    try {
-      copyFileSync(join(CONFIGS, 'app.js'), join(dir, 'app.js'));
-      let ran = 0;
-      for (const f of readdirSync(CONFIGS).filter((x) => x.endsWith('.conf')).sort()) {
-        const text = readFileSync(join(CONFIGS, f), 'utf8');
-        const needs = /^# requires: (.*)$/m.exec(text)?.[1].split(' ') ?? [];
-        if (!needs.every((n) => have.has(n))) continue;
-        ran++;
-        const real = forBinary(text, bin, dir);
-        const r = await nginxT(bin, dir, f, real);
-        assert.ok(r.ok, `${f}: nginx -t: ${r.output}`);
-        assert.deepEqual(lint(text, bin.version).map((d) => `${f}:${d.range.start.line + 1}: ${d.message}`), []);
+  test(
+    `nginx ${bin.version} (${bin.suite}): our configs using each module pass nginx -t and draw no error from our linter`,
+    { skip, timeout: 120_000 },
+    async () => {
+      const have = new Set(installedModules(bin));
+      const dir = mkdtempSync(join(tmpdir(), 'pt-modcfg-'));
+      try {
+        copyFileSync(join(CONFIGS, 'app.js'), join(dir, 'app.js'));
+        let ran = 0;
+        for (const f of readdirSync(CONFIGS)
+          .filter((x) => x.endsWith('.conf'))
+          .sort()) {
+          const text = readFileSync(join(CONFIGS, f), 'utf8');
+          const needs = /^# requires: (.*)$/m.exec(text)?.[1].split(' ') ?? [];
+          if (!needs.every((n) => have.has(n))) continue;
+          ran++;
+          const real = forBinary(text, bin, dir);
+          const r = await nginxT(bin, dir, f, real);
+          assert.ok(r.ok, `${f}: nginx -t: ${r.output}`);
+          assert.deepEqual(
+            lint(text, bin.version).map((d) => `${f}:${d.range.start.line + 1}: ${d.message}`),
+            [],
+          );
+        }
+        assert.ok(ran >= 4, `${ran} configs ran`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-      assert.ok(ran >= 4, `${ran} configs ran`);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
-  test(`nginx ${bin.version} (${bin.suite}): nginx's errors about module directives are caught at nginx's line`, { skip, timeout: 120_000 }, async () => {
-    const head = 'pid @DIR@/nginx.pid;\nerror_log @DIR@/error.log;\n';
-    const cases: { name: string; text: string; needs: string[]; lineOnly?: boolean }[] = [
-      { name: 'lua loaded without ndk', needs: ['ngx_http_lua_module'], lineOnly: true, text: `load_module modules/ngx_http_lua_module.so;\n${head}events {}\n` },
-      { name: 'stream js before the stream module', needs: ['ngx_stream_js_module'], lineOnly: true, text: `load_module modules/ngx_stream_js_module.so;\nload_module modules/ngx_stream_module.so;\n${head}events {}\n` },
-      { name: 'not loaded', needs: [], text: `${head}events {}\nhttp {\n  brotli on;\n}\n` },
-      { name: 'not loaded (lua block)', needs: [], text: `${head}events {}\nhttp {\n  server {\n    location / { content_by_lua_block { ngx.say(1) } }\n  }\n}\n` },
-      { name: 'wrong context', needs: ['ngx_http_headers_more_filter_module'], text: `load_module modules/ngx_http_headers_more_filter_module.so;\n${head}events {}\nhttp {\n  upstream u {\n    server 127.0.0.1:1;\n    more_set_headers "X: 1";\n  }\n}\n` },
-      { name: 'lua block in http', needs: ['ndk_http_module', 'ngx_http_lua_module'], text: `load_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\n${head}events {}\nhttp {\n  content_by_lua_block { ngx.say(1) }\n}\n` },
-      { name: 'too few arguments', needs: ['ngx_http_echo_module'], text: `load_module modules/ngx_http_echo_module.so;\n${head}events {}\nhttp {\n  server {\n    location / {\n      echo_sleep;\n    }\n  }\n}\n` },
-      { name: 'too many arguments', needs: ['ngx_http_fancyindex_module'], text: `load_module modules/ngx_http_fancyindex_module.so;\n${head}events {}\nhttp {\n  server {\n    location / { fancyindex on off; }\n  }\n}\n` },
-      { name: 'a flag', needs: ['ngx_http_brotli_filter_module'], text: `load_module modules/ngx_http_brotli_filter_module.so;\n${head}events {}\nhttp {\n  brotli yes;\n}\n` },
-      { name: 'rtmp application outside a server', needs: ['ngx_rtmp_module'], text: `load_module modules/ngx_rtmp_module.so;\n${head}events {}\nrtmp {\n  application live { live on; }\n}\n` },
-      { name: 'stream module without the stream family', needs: ['ngx_stream_js_module'], text: `${head}events {}\nhttp {\n  js_import app.js;\n}\n` },
-    ];
-    const have = new Set(installedModules(bin));
-    const dir = mkdtempSync(join(tmpdir(), 'pt-moderr-'));
-    try {
-      copyFileSync(join(CONFIGS, 'app.js'), join(dir, 'app.js'));
-      for (const c of cases) {
-        if (!c.needs.every((n) => have.has(n))) continue;
-        const r = await nginxT(bin, dir, 'e.conf', forBinary(c.text, bin, dir));
-        assert.equal(r.ok, false, `${c.name}: nginx accepted it`);
-        assert.ok(r.line, `${c.name}: ${r.output}`);
-        const ours = lint(c.text, bin.version);
-        assert.ok(
-          ours.some((d) => d.range.start.line + 1 === r.line && (c.lineOnly || d.message.split(' ')[0] === (r.message ?? '').split(' ')[0])),
-          `${c.name}: nginx: line ${r.line} ${r.message}; ours: ${ours.map((d) => `${d.range.start.line + 1} ${d.message}`).join('; ')}`,
-        );
+  test(
+    `nginx ${bin.version} (${bin.suite}): nginx's errors about module directives are caught at nginx's line`,
+    { skip, timeout: 120_000 },
+    async () => {
+      const head = 'pid @DIR@/nginx.pid;\nerror_log @DIR@/error.log;\n';
+      const cases: { name: string; text: string; needs: string[]; lineOnly?: boolean }[] = [
+        {
+          name: 'lua loaded without ndk',
+          needs: ['ngx_http_lua_module'],
+          lineOnly: true,
+          text: `load_module modules/ngx_http_lua_module.so;\n${head}events {}\n`,
+        },
+        {
+          name: 'stream js before the stream module',
+          needs: ['ngx_stream_js_module'],
+          lineOnly: true,
+          text: `load_module modules/ngx_stream_js_module.so;\nload_module modules/ngx_stream_module.so;\n${head}events {}\n`,
+        },
+        { name: 'not loaded', needs: [], text: `${head}events {}\nhttp {\n  brotli on;\n}\n` },
+        {
+          name: 'not loaded (lua block)',
+          needs: [],
+          text: `${head}events {}\nhttp {\n  server {\n    location / { content_by_lua_block { ngx.say(1) } }\n  }\n}\n`,
+        },
+        {
+          name: 'wrong context',
+          needs: ['ngx_http_headers_more_filter_module'],
+          text: `load_module modules/ngx_http_headers_more_filter_module.so;\n${head}events {}\nhttp {\n  upstream u {\n    server 127.0.0.1:1;\n    more_set_headers "X: 1";\n  }\n}\n`,
+        },
+        {
+          name: 'lua block in http',
+          needs: ['ndk_http_module', 'ngx_http_lua_module'],
+          text: `load_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\n${head}events {}\nhttp {\n  content_by_lua_block { ngx.say(1) }\n}\n`,
+        },
+        {
+          name: 'too few arguments',
+          needs: ['ngx_http_echo_module'],
+          text: `load_module modules/ngx_http_echo_module.so;\n${head}events {}\nhttp {\n  server {\n    location / {\n      echo_sleep;\n    }\n  }\n}\n`,
+        },
+        {
+          name: 'too many arguments',
+          needs: ['ngx_http_fancyindex_module'],
+          text: `load_module modules/ngx_http_fancyindex_module.so;\n${head}events {}\nhttp {\n  server {\n    location / { fancyindex on off; }\n  }\n}\n`,
+        },
+        {
+          name: 'a flag',
+          needs: ['ngx_http_brotli_filter_module'],
+          text: `load_module modules/ngx_http_brotli_filter_module.so;\n${head}events {}\nhttp {\n  brotli yes;\n}\n`,
+        },
+        {
+          name: 'rtmp application outside a server',
+          needs: ['ngx_rtmp_module'],
+          text: `load_module modules/ngx_rtmp_module.so;\n${head}events {}\nrtmp {\n  application live { live on; }\n}\n`,
+        },
+        {
+          name: 'stream module without the stream family',
+          needs: ['ngx_stream_js_module'],
+          text: `${head}events {}\nhttp {\n  js_import app.js;\n}\n`,
+        },
+      ];
+      const have = new Set(installedModules(bin));
+      const dir = mkdtempSync(join(tmpdir(), 'pt-moderr-'));
+      try {
+        copyFileSync(join(CONFIGS, 'app.js'), join(dir, 'app.js'));
+        for (const c of cases) {
+          if (!c.needs.every((n) => have.has(n))) continue;
+          const r = await nginxT(bin, dir, 'e.conf', forBinary(c.text, bin, dir));
+          assert.equal(r.ok, false, `${c.name}: nginx accepted it`);
+          assert.ok(r.line, `${c.name}: ${r.output}`);
+          const ours = lint(c.text, bin.version);
+          assert.ok(
+            ours.some(
+              (d) => d.range.start.line + 1 === r.line && (c.lineOnly || d.message.split(' ')[0] === (r.message ?? '').split(' ')[0]),
+            ),
+            `${c.name}: nginx: line ${r.line} ${r.message}; ours: ${ours.map((d) => `${d.range.start.line + 1} ${d.message}`).join('; ')}`,
+          );
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 }

@@ -23,7 +23,11 @@ for (const lang of ['nginx', 'haproxy'] as const) {
   const available = existsSync(resolve(dir, 'verdicts.tsv'));
   describe(`${lang} corpus navigation`, { skip: !available && 'corpus not found' }, () => {
     const rows = available
-      ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t'))
+      ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split('\t'))
       : [];
     const ws = createWorkspaceIndex({ fs: nodeFileSystem });
 
@@ -46,9 +50,11 @@ for (const lang of ['nginx', 'haproxy'] as const) {
         const lines = f.doc.lineCount;
         const positions = [0, Math.floor(lines / 3), Math.floor(lines / 2), lines - 1].map((line) => ({ line, character: 6 }));
         for (const sr of selectionRanges(f.doc, lang, positions)) {
-          for (let x: SelectionRange | undefined = sr; x?.parent; x = x.parent) assert.ok(contains(x.parent.range, x.range), `${file}: selection parent`);
+          for (let x: SelectionRange | undefined = sr; x?.parent; x = x.parent)
+            assert.ok(contains(x.parent.range, x.range), `${file}: selection parent`);
         }
-        for (const e of ws.entities(f)) assert.ok(0 <= e.start && e.start <= e.end && e.end <= f.doc.getText().length, `${file}: entity ${e.kind} ${e.name}`);
+        for (const e of ws.entities(f))
+          assert.ok(0 <= e.start && e.start <= e.end && e.end <= f.doc.getText().length, `${file}: entity ${e.kind} ${e.name}`);
       }
       assert.ok(symbolCount > rows.length, `only ${symbolCount} symbols`);
     });

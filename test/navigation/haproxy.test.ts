@@ -127,7 +127,9 @@ frontend fe from <|ba<|>se|>
   }
 
   it('definition from a use_backend name', () => {
-    const t = tree({ 'haproxy.cfg': `frontend fe\n    bind :80\n    use_backend a<|>pp if TRUE\nbackend <|app|>\n    server s 127.0.0.1:1\n` });
+    const t = tree({
+      'haproxy.cfg': `frontend fe\n    bind :80\n    use_backend a<|>pp if TRUE\nbackend <|app|>\n    server s 127.0.0.1:1\n`,
+    });
     try {
       const f = t.files['haproxy.cfg'];
       assert.deepEqual(keys(definitionInWorkspace(f.doc, f.cursor!, t.index)), marked(t, 'haproxy.cfg'));
@@ -139,18 +141,25 @@ frontend fe from <|ba<|>se|>
 
 describe('haproxy: rename', () => {
   it('renames a backend and every switching rule', () => {
-    const t = tree({ 'haproxy.cfg': `frontend fe\n    bind :80\n    use_backend app if { path_beg /a }\n    default_backend app\nbackend a<|>pp\n    server s 127.0.0.1:1\n` });
+    const t = tree({
+      'haproxy.cfg': `frontend fe\n    bind :80\n    use_backend app if { path_beg /a }\n    default_backend app\nbackend a<|>pp\n    server s 127.0.0.1:1\n`,
+    });
     try {
       const f = t.files['haproxy.cfg'];
       const edit = rename(f.doc, f.cursor!, 'web', t.index);
-      assert.equal(applyWorkspaceEdit(t, edit as any)['haproxy.cfg'], `frontend fe\n    bind :80\n    use_backend web if { path_beg /a }\n    default_backend web\nbackend web\n    server s 127.0.0.1:1\n`);
+      assert.equal(
+        applyWorkspaceEdit(t, edit as any)['haproxy.cfg'],
+        `frontend fe\n    bind :80\n    use_backend web if { path_beg /a }\n    default_backend web\nbackend web\n    server s 127.0.0.1:1\n`,
+      );
     } finally {
       t.cleanup();
     }
   });
 
   it('renames an ACL only in its proxy', () => {
-    const t = tree({ 'haproxy.cfg': `frontend a\n    acl x<|> src 1.2.3.4\n    http-request deny if x !x\nfrontend b\n    acl x src 1.2.3.4\n    http-request deny if x\n` });
+    const t = tree({
+      'haproxy.cfg': `frontend a\n    acl x<|> src 1.2.3.4\n    http-request deny if x !x\nfrontend b\n    acl x src 1.2.3.4\n    http-request deny if x\n`,
+    });
     try {
       const f = t.files['haproxy.cfg'];
       const edit = rename(f.doc, f.cursor!, 'blocked', t.index);
@@ -199,13 +208,25 @@ backend be
     server s1 app.local:80 resolvers nodns
 `,
     ).filter((d) => /nobody|nosuchtable|nopeers|nodns/.test(d.message));
-    assert.deepEqual(found.map((d) => d.code), Array(4).fill('haproxy/unknown-reference'));
+    assert.deepEqual(
+      found.map((d) => d.code),
+      Array(4).fill('haproxy/unknown-reference'),
+    );
     assert.ok(found.every((d) => d.severity === 1));
   });
 
   it('an unknown backend or ACL is reported once, by the module', () => {
-    const found = diags(HEAD + `frontend fe\n    bind 127.0.0.1:8080\n    use_backend nosuch if undeclared\n    default_backend be\nbackend be\n    server s1 127.0.0.1:1\n`);
-    assert.deepEqual(found.filter((d) => /nosuch|undeclared/.test(d.message)).map((d) => d.code).sort(), ['haproxy/undeclared-acl', 'haproxy/unknown-backend']);
+    const found = diags(
+      HEAD +
+        `frontend fe\n    bind 127.0.0.1:8080\n    use_backend nosuch if undeclared\n    default_backend be\nbackend be\n    server s1 127.0.0.1:1\n`,
+    );
+    assert.deepEqual(
+      found
+        .filter((d) => /nosuch|undeclared/.test(d.message))
+        .map((d) => d.code)
+        .sort(),
+      ['haproxy/undeclared-acl', 'haproxy/unknown-backend'],
+    );
   });
 
   it('a backend, ACL or resolvers section nothing uses is a hint tagged unnecessary; a dynamic use_backend hides backend hints', () => {
@@ -223,12 +244,21 @@ backend orphan
     server s1 127.0.0.1:2
 `,
     ).filter((d) => d.code === 'haproxy/unused-definition');
-    assert.deepEqual(found.map((d) => [d.message, d.severity, d.tags]), [
-      ["resolvers section 'dns' is never used.", 4, [1]],
-      ["ACL 'unused_acl' is never used.", 4, [1]],
-      ["backend 'orphan' is never used.", 4, [1]],
-    ]);
-    const dynamic = diags(HEAD + `frontend fe\n    bind 127.0.0.1:8080\n    use_backend be_%[req.hdr(host)]\n    default_backend a\nbackend a\n    server s1 127.0.0.1:1\nbackend b\n    server s1 127.0.0.1:2\n`);
-    assert.deepEqual(dynamic.filter((d) => d.code === 'haproxy/unused-definition'), []);
+    assert.deepEqual(
+      found.map((d) => [d.message, d.severity, d.tags]),
+      [
+        ["resolvers section 'dns' is never used.", 4, [1]],
+        ["ACL 'unused_acl' is never used.", 4, [1]],
+        ["backend 'orphan' is never used.", 4, [1]],
+      ],
+    );
+    const dynamic = diags(
+      HEAD +
+        `frontend fe\n    bind 127.0.0.1:8080\n    use_backend be_%[req.hdr(host)]\n    default_backend a\nbackend a\n    server s1 127.0.0.1:1\nbackend b\n    server s1 127.0.0.1:2\n`,
+    );
+    assert.deepEqual(
+      dynamic.filter((d) => d.code === 'haproxy/unused-definition'),
+      [],
+    );
   });
 });

@@ -43,7 +43,11 @@ export function tree(files: Record<string, string>, opts: { openAll?: boolean } 
   }
   const open = new Map<string, TextDocument>();
   if (opts.openAll) for (const f of Object.values(out)) open.set(f.uri, f.doc);
-  const index = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => open.get(u), all: () => [...open.values()] }, roots: [dir] });
+  const index = createWorkspaceIndex({
+    fs: nodeFileSystem,
+    open: { get: (u) => open.get(u), all: () => [...open.values()] },
+    roots: [dir],
+  });
   return { dir, files: out, index, open, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -62,7 +66,10 @@ export function marked(t: Tree, ...rels: string[]): string[] {
 }
 
 /** The text each edit of a WorkspaceEdit replaces, by file, applied. */
-export function applyWorkspaceEdit(t: Tree, edit: { changes?: Record<string, { range: Range; newText: string }[]> }): Record<string, string> {
+export function applyWorkspaceEdit(
+  t: Tree,
+  edit: { changes?: Record<string, { range: Range; newText: string }[]> },
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [uri, edits] of Object.entries(edit.changes ?? {})) {
     const f = Object.values(t.files).find((x) => x.uri === uri)!;

@@ -40,7 +40,12 @@ describe('include glob resolution', () => {
   ]);
 
   it('expands * in name order and skips dot files and other extensions', () => {
-    assert.deepEqual(expandGlob('/etc/nginx/conf.d/*.conf', fs), ['/etc/nginx/conf.d/a.conf', '/etc/nginx/conf.d/b.conf', '/etc/nginx/conf.d/x1.conf', '/etc/nginx/conf.d/x2.conf']);
+    assert.deepEqual(expandGlob('/etc/nginx/conf.d/*.conf', fs), [
+      '/etc/nginx/conf.d/a.conf',
+      '/etc/nginx/conf.d/b.conf',
+      '/etc/nginx/conf.d/x1.conf',
+      '/etc/nginx/conf.d/x2.conf',
+    ]);
     assert.deepEqual(expandGlob('/etc/nginx/sites-enabled/*', fs), ['/etc/nginx/sites-enabled/api', '/etc/nginx/sites-enabled/default']);
   });
 
@@ -83,8 +88,14 @@ describe('fragments in the context of their includer', () => {
     try {
       for (const rel of ['stream.d/db.conf', 'sites-enabled/example', 'conf.d/upstreams.conf']) {
         const f = t.files[rel];
-        const errors = validateInWorkspace(f.doc, 'nginx', {}, t.index).filter((d) => d.severity! <= 2 && String(d.code).startsWith('nginx/') && !/keepalive|proxy-pass/.test(String(d.code)));
-        assert.deepEqual(errors.map((d) => `${d.code}: ${d.message}`), [], rel);
+        const errors = validateInWorkspace(f.doc, 'nginx', {}, t.index).filter(
+          (d) => d.severity! <= 2 && String(d.code).startsWith('nginx/') && !/keepalive|proxy-pass/.test(String(d.code)),
+        );
+        assert.deepEqual(
+          errors.map((d) => `${d.code}: ${d.message}`),
+          [],
+          rel,
+        );
       }
       assert.equal(t.index.contextOf(t.files['stream.d/db.conf'].uri), 'stream');
       assert.equal(t.index.contextOf(t.files['sites-enabled/example'].uri), 'http');
@@ -98,8 +109,12 @@ describe('fragments in the context of their includer', () => {
     try {
       const f = t.files['db.conf'];
       assert.equal(t.index.contextOf(f.uri), undefined);
-      const judgedInStream = t.index.moduleOf('nginx').validateInContext!(f.doc, t.index.get(f.uri)!.ast, {}, 'stream').filter((d) => d.code === 'nginx/not-allowed-here');
-      const judgedInHttp = t.index.moduleOf('nginx').validateInContext!(f.doc, t.index.get(f.uri)!.ast, {}, 'http').filter((d) => d.code === 'nginx/not-allowed-here');
+      const judgedInStream = t.index.moduleOf('nginx').validateInContext!(f.doc, t.index.get(f.uri)!.ast, {}, 'stream').filter(
+        (d) => d.code === 'nginx/not-allowed-here',
+      );
+      const judgedInHttp = t.index.moduleOf('nginx').validateInContext!(f.doc, t.index.get(f.uri)!.ast, {}, 'http').filter(
+        (d) => d.code === 'nginx/not-allowed-here',
+      );
       assert.equal(judgedInStream.length, 0);
       assert.ok(judgedInHttp.length > 0);
     } finally {
@@ -108,11 +123,17 @@ describe('fragments in the context of their includer', () => {
   });
 
   it('an open editor buffer wins over the disk (an unsaved include line)', () => {
-    const t = tree({ 'nginx.conf': `events {}\nhttp {\n}\n`, 'conf.d/site.conf': `server { location / { proxy_pass http://a<|>pp; } }\nupstream <|app|> { server 127.0.0.1:1; }\n` });
+    const t = tree({
+      'nginx.conf': `events {}\nhttp {\n}\n`,
+      'conf.d/site.conf': `server { location / { proxy_pass http://a<|>pp; } }\nupstream <|app|> { server 127.0.0.1:1; }\n`,
+    });
     try {
       const site = t.files['conf.d/site.conf'];
       assert.equal(t.index.contextOf(site.uri), undefined);
-      t.open.set(t.files['nginx.conf'].uri, TextDocument.create(t.files['nginx.conf'].uri, 'nginx', 2, `events {}\nhttp {\n  include conf.d/*.conf;\n}\n`));
+      t.open.set(
+        t.files['nginx.conf'].uri,
+        TextDocument.create(t.files['nginx.conf'].uri, 'nginx', 2, `events {}\nhttp {\n  include conf.d/*.conf;\n}\n`),
+      );
       assert.equal(t.index.contextOf(site.uri), 'http');
       assert.deepEqual(keys(definitionInWorkspace(site.doc, site.cursor!, t.index)), marked(t, 'conf.d/site.conf'));
     } finally {
@@ -174,12 +195,21 @@ http {
     try {
       const site = t.files['conf.d/20-site.conf'];
       const refs = keys(references(site.doc, site.cursor!, true, t.index));
-      assert.deepEqual(refs, marked(t, 'conf.d/10-upstreams.conf', 'conf.d/20-site.conf').filter((k) => !k.includes(':1:30-')));
+      assert.deepEqual(
+        refs,
+        marked(t, 'conf.d/10-upstreams.conf', 'conf.d/20-site.conf').filter((k) => !k.includes(':1:30-')),
+      );
       const edit = rename(site.doc, site.cursor!, 'web', t.index) as any;
       const after = applyWorkspaceEdit(t, edit);
       assert.deepEqual(Object.keys(after).sort(), ['conf.d/10-upstreams.conf', 'conf.d/20-site.conf']);
-      assert.equal(after['conf.d/10-upstreams.conf'], `upstream web { server 127.0.0.1:9000; }\nupstream idle { server 127.0.0.1:9001; }\n`);
-      assert.equal(after['conf.d/20-site.conf'], `server {\n  location / { limit_req zone=perip; proxy_pass http://web; }\n  location /b { proxy_pass http://web/b; }\n}\n`);
+      assert.equal(
+        after['conf.d/10-upstreams.conf'],
+        `upstream web { server 127.0.0.1:9000; }\nupstream idle { server 127.0.0.1:9001; }\n`,
+      );
+      assert.equal(
+        after['conf.d/20-site.conf'],
+        `server {\n  location / { limit_req zone=perip; proxy_pass http://web; }\n  location /b { proxy_pass http://web/b; }\n}\n`,
+      );
       // a zone defined in nginx.conf, renamed from its use in a fragment
       const zonePos = site.doc.positionAt(site.text.indexOf('perip') + 2);
       const zoneEdit = applyWorkspaceEdit(t, rename(site.doc, zonePos, 'byip', t.index) as any);
@@ -195,16 +225,25 @@ http {
     try {
       const ups = t.files['conf.d/10-upstreams.conf'];
       const found = validateInWorkspace(ups.doc, 'nginx', {}, t.index).filter((d) => /unused|undefined/.test(String(d.code)));
-      assert.deepEqual(found.map((d) => d.message), ["upstream 'idle' is never used."]);
+      assert.deepEqual(
+        found.map((d) => d.message),
+        ["upstream 'idle' is never used."],
+      );
       const site = t.files['conf.d/20-site.conf'];
-      assert.deepEqual(validateInWorkspace(site.doc, 'nginx', {}, t.index).filter((d) => /unused|undefined/.test(String(d.code))), []);
+      assert.deepEqual(
+        validateInWorkspace(site.doc, 'nginx', {}, t.index).filter((d) => /unused|undefined/.test(String(d.code))),
+        [],
+      );
     } finally {
       t.cleanup();
     }
   });
 
   it('document links from include lines to the files they read; a missing plain include is reported', () => {
-    const t = tree({ ...files, 'other.conf': `events {}\nhttp {\n  include mime.types;\n  include /nonexistent/abs.conf;\n  include conf.d/10-upstreams.conf;\n}\n` });
+    const t = tree({
+      ...files,
+      'other.conf': `events {}\nhttp {\n  include mime.types;\n  include /nonexistent/abs.conf;\n  include conf.d/10-upstreams.conf;\n}\n`,
+    });
     try {
       const main = t.files['nginx.conf'];
       const links = documentLinks(main.doc, t.index);
@@ -214,9 +253,15 @@ http {
       assert.equal(main.doc.getText(links[0].range), 'conf.d/*.conf');
       const other = t.files['other.conf'];
       const missing = validateInWorkspace(other.doc, 'nginx', {}, t.index).filter((d) => d.code === 'nginx/include-not-found');
-      assert.deepEqual(missing.map((d) => other.doc.getText(d.range)), ['mime.types']);
+      assert.deepEqual(
+        missing.map((d) => other.doc.getText(d.range)),
+        ['mime.types'],
+      );
       const defs = definitionInWorkspace(main.doc, main.doc.positionAt(main.text.indexOf('conf.d/*') + 3), t.index);
-      assert.deepEqual((defs ?? []).map((l) => l.uri), [t.files['conf.d/10-upstreams.conf'].uri, t.files['conf.d/20-site.conf'].uri]);
+      assert.deepEqual(
+        (defs ?? []).map((l) => l.uri),
+        [t.files['conf.d/10-upstreams.conf'].uri, t.files['conf.d/20-site.conf'].uri],
+      );
     } finally {
       t.cleanup();
     }
@@ -235,14 +280,19 @@ describe('HAProxy configs split across a folder', () => {
     try {
       const fe = t.files['10-frontends.cfg'];
       const diags = validateInWorkspace(fe.doc, 'haproxy', {}, t.index);
-      assert.deepEqual(diags.filter((d) => d.code === 'haproxy/unknown-backend'), []);
+      assert.deepEqual(
+        diags.filter((d) => d.code === 'haproxy/unknown-backend'),
+        [],
+      );
       assert.deepEqual(keys(definitionInWorkspace(fe.doc, fe.cursor!, t.index)), marked(t, '20-backends.cfg'));
       const after = applyWorkspaceEdit(t, rename(fe.doc, fe.cursor!, 'api_v2', t.index) as any);
       assert.match(after['10-frontends.cfg'], /use_backend api_v2 if/);
       assert.match(after['20-backends.cfg'], /^backend api_v2\n/);
       const be = t.files['20-backends.cfg'];
       assert.deepEqual(
-        validateInWorkspace(be.doc, 'haproxy', {}, t.index).filter((d) => d.code === 'haproxy/unused-definition').map((d) => d.message),
+        validateInWorkspace(be.doc, 'haproxy', {}, t.index)
+          .filter((d) => d.code === 'haproxy/unused-definition')
+          .map((d) => d.message),
         ["backend 'spare' is never used."],
       );
     } finally {

@@ -2,13 +2,7 @@
 // undefined and unused names. Ranges marked `<|...|>` are the expected locations.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  definitionInWorkspace,
-  prepareRename,
-  references,
-  rename,
-  validateInWorkspace,
-} from '../../server/src/service/languageService';
+import { definitionInWorkspace, prepareRename, references, rename, validateInWorkspace } from '../../server/src/service/languageService';
 import { applyWorkspaceEdit, keys, marked, tree } from './helpers';
 
 function refsAtCursor(files: Record<string, string>, at: string) {
@@ -109,7 +103,9 @@ http {
   }
 
   it('definition of a proxy_pass upstream, from the reference', () => {
-    const t = tree({ 'nginx.conf': `events {}\nhttp {\n  upstream <|app|> { server 127.0.0.1:1; }\n  server { location / { proxy_pass http://a<|>pp; } }\n}\n` });
+    const t = tree({
+      'nginx.conf': `events {}\nhttp {\n  upstream <|app|> { server 127.0.0.1:1; }\n  server { location / { proxy_pass http://a<|>pp; } }\n}\n`,
+    });
     try {
       const f = t.files['nginx.conf'];
       assert.deepEqual(keys(definitionInWorkspace(f.doc, f.cursor!, t.index)), marked(t, 'nginx.conf'));
@@ -167,7 +163,10 @@ describe('nginx: rename', () => {
       const f = t.files['nginx.conf'];
       for (const newName of ['dest', '$dest']) {
         const edit = rename(f.doc, f.cursor!, newName, t.index);
-        assert.equal(applyWorkspaceEdit(t, edit as any)['nginx.conf'], `events {}\nhttp {\n  map $uri $dest { default a; }\n  server { return 200 $dest\${dest}; }\n}\n`);
+        assert.equal(
+          applyWorkspaceEdit(t, edit as any)['nginx.conf'],
+          `events {}\nhttp {\n  map $uri $dest { default a; }\n  server { return 200 $dest\${dest}; }\n}\n`,
+        );
       }
       assert.match((rename(f.doc, f.cursor!, 'two words', t.index) as any).error, /not a valid/);
     } finally {
@@ -282,10 +281,14 @@ http {
   });
 
   it('a fragment whose includer is unknown reports neither (its names may be used or defined elsewhere)', () => {
-    const t = tree({ 'snippets/up.conf': `upstream lonely { server 127.0.0.1:1; }\nserver { location / { proxy_pass http://elsewhere; } }\n` });
+    const t = tree({
+      'snippets/up.conf': `upstream lonely { server 127.0.0.1:1; }\nserver { location / { proxy_pass http://elsewhere; } }\n`,
+    });
     try {
       const f = t.files['snippets/up.conf'];
-      const found = validateInWorkspace(f.doc, 'nginx', {}, t.index).filter((d) => /undefined-reference|unused-definition/.test(String(d.code)));
+      const found = validateInWorkspace(f.doc, 'nginx', {}, t.index).filter((d) =>
+        /undefined-reference|unused-definition/.test(String(d.code)),
+      );
       assert.deepEqual(found, []);
     } finally {
       t.cleanup();

@@ -64,7 +64,15 @@ describe('nginx outline', () => {
         [
           ['upstream app', 23],
           ['map $uri $dest', 13],
-          ['server example.com www.example.com :443', 5, [['location = /exact', 6], ['location ~* \\.php$', 6], ['location @fallback', 6]]],
+          [
+            'server example.com www.example.com :443',
+            5,
+            [
+              ['location = /exact', 6],
+              ['location ~* \\.php$', 6],
+              ['location @fallback', 6],
+            ],
+          ],
           ['include conf.d/*.conf', 1],
         ],
       ],
@@ -105,7 +113,8 @@ describe('nginx outline', () => {
     assert.ok(c.some((s) => s.startsWith('server {')));
     assert.ok(c.some((s) => s.startsWith('http {')));
     assert.equal(c[c.length - 1], text);
-    for (let i = 1; i < c.length; i++) assert.ok(c[i].includes(c[i - 1]) && c[i].length > c[i - 1].length, `level ${i} contains level ${i - 1}`);
+    for (let i = 1; i < c.length; i++)
+      assert.ok(c[i].includes(c[i - 1]) && c[i].length > c[i - 1].length, `level ${i} contains level ${i - 1}`);
   });
 
   it('selection ranges start at a variable inside a word', () => {
@@ -145,7 +154,14 @@ describe('HAProxy outline', () => {
     assert.deepEqual(shape(haproxySymbols(doc, ast)), [
       ['global', 3],
       ['frontend web', 5, [['acl is_api', 17]]],
-      ['backend api', 5, [['server a1', 8], ['server a2', 8]]],
+      [
+        'backend api',
+        5,
+        [
+          ['server a1', 8],
+          ['server a2', 8],
+        ],
+      ],
       ['listen stats', 5],
     ]);
     const be = haproxySymbols(doc, ast)[2];
@@ -186,12 +202,19 @@ describe('workspace symbols', () => {
       'README.md': 'upstream payments_readme {}\n',
     });
     try {
-      const found = workspaceSymbols('paym', t.index).map((s) => [s.name, s.location.uri.split('/').slice(-2).join('/'), s.containerName ?? '']);
+      const found = workspaceSymbols('paym', t.index).map((s) => [
+        s.name,
+        s.location.uri.split('/').slice(-2).join('/'),
+        s.containerName ?? '',
+      ]);
       assert.deepEqual(found.sort(), [
         ['backend payments', 'haproxy/haproxy.cfg', ''],
         ['upstream payments_api', 'nginx/nginx.conf', 'http'],
       ]);
-      assert.deepEqual(workspaceSymbols('pyapi', t.index).map((s) => s.name), ['upstream payments_api']);
+      assert.deepEqual(
+        workspaceSymbols('pyapi', t.index).map((s) => s.name),
+        ['upstream payments_api'],
+      );
       assert.ok(workspaceSymbols('', t.index).length >= 5);
     } finally {
       t.cleanup();

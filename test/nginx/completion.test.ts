@@ -55,7 +55,7 @@ test('values of flag and enum directives', () => {
   assert.ok(complete('worker_processes <|>;').labels.includes('auto'));
 });
 
-test('variables after $, including the file\'s own', () => {
+test("variables after $, including the file's own", () => {
   const { f, labels, list } = complete('http {\n  map $uri $my_var { default 1; }\n  server {\n    return 200 "$ho<|>";\n  }\n}\n');
   assert.ok(labels.includes('$host'));
   assert.ok(labels.includes('$my_var'));

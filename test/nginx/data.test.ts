@@ -17,7 +17,10 @@ test('tables are marked generated and cover nginx', () => {
 test('argument counts from the syntax strings', () => {
   const pb = variant('proxy_buffers', 'ngx_http_proxy_module');
   assert.deepEqual([pb.min, pb.max], [2, 2]);
-  assert.deepEqual(pb.argTypes?.map((t) => t?.types), [['number'], ['size']]);
+  assert.deepEqual(
+    pb.argTypes?.map((t) => t?.types),
+    [['number'], ['size']],
+  );
   const eh = variant('error_page', 'ngx_http_core_module');
   assert.deepEqual([eh.min, eh.max], [2, -1]);
   const up = variant('server', 'ngx_http_upstream_module');
@@ -63,7 +66,17 @@ test('duplicates: single-valued directives only', () => {
 test('variables: exact names and prefixes', () => {
   assert.equal(lookupVariable('request_id')?.since, '1.11.0');
   assert.equal(lookupVariable('Host')?.name, 'host');
-  for (const p of ['http_x_forwarded_for', 'arg_page', 'cookie_sid', 'sent_http_etag', 'upstream_http_server', 'upstream_cookie_a', 'sent_trailer_x', 'upstream_trailer_x', 'jwt_claim_sub']) {
+  for (const p of [
+    'http_x_forwarded_for',
+    'arg_page',
+    'cookie_sid',
+    'sent_http_etag',
+    'upstream_http_server',
+    'upstream_cookie_a',
+    'sent_trailer_x',
+    'upstream_trailer_x',
+    'jwt_claim_sub',
+  ]) {
     assert.ok(lookupVariable(p)?.prefix, p);
   }
   assert.ok(lookupVariable('tcpinfo_rtt'), 'documented on nginx.org though not in the package list');
@@ -80,8 +93,14 @@ test('third-party modules packaged by distributions are recognized', () => {
 
 test('documentation links', () => {
   assert.equal(docUrl(variant('gzip', 'ngx_http_gzip_module')), 'https://nginx.org/en/docs/http/ngx_http_gzip_module.html#gzip');
-  assert.equal(docUrl(variant('worker_processes', 'Core functionality')), 'https://nginx.org/en/docs/ngx_core_module.html#worker_processes');
-  assert.equal(docUrl(variant('proxy_timeout', 'ngx_stream_proxy_module')), 'https://nginx.org/en/docs/stream/ngx_stream_proxy_module.html#proxy_timeout');
+  assert.equal(
+    docUrl(variant('worker_processes', 'Core functionality')),
+    'https://nginx.org/en/docs/ngx_core_module.html#worker_processes',
+  );
+  assert.equal(
+    docUrl(variant('proxy_timeout', 'ngx_stream_proxy_module')),
+    'https://nginx.org/en/docs/stream/ngx_stream_proxy_module.html#proxy_timeout',
+  );
 });
 
 test('the hand-kept directive groups (data/groups.json) name only known directives, with valid positions', async () => {
@@ -107,12 +126,18 @@ test('the hand-kept directive groups (data/groups.json) name only known directiv
     ...g.keyLogs,
     ...Object.keys(g.literalArgs),
   ];
-  assert.deepEqual(names.filter((n) => !DIRECTIVES.has(n)), []);
+  assert.deepEqual(
+    names.filter((n) => !DIRECTIVES.has(n)),
+    [],
+  );
   // a setter's position is an argument the directive can have (-1: the last)
   for (const [name, at] of Object.entries(g.variableSetters)) {
     assert.ok(at === -1 || DIRECTIVES.get(name)!.some((v) => v.max === -1 || v.max > at), `${name} ${at}`);
   }
   // listen's socket options are listen parameters our tables know
   const params = new Set(DIRECTIVES.get('listen')!.flatMap((v) => Object.keys(v.params ?? {})));
-  assert.deepEqual(g.listenSocketOptions.filter((o) => !params.has(o)), []);
+  assert.deepEqual(
+    g.listenSocketOptions.filter((o) => !params.has(o)),
+    [],
+  );
 });

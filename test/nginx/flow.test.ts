@@ -33,13 +33,27 @@ describe('regex reader', () => {
     assert.equal(parseRegex('(/a)')!.captures[0].startsSlash, true);
   });
   it('reads PCRE forms (named groups in three spellings, classes, escapes, inline flags) and refuses broken ones', () => {
-    for (const p of [R`(?P<a>x)(?<b>y)(?'c'z)`, R`[]a-z\d\-]+`, R`\Qa.b\E`, R`(?i)abc`, R`(?:a|b){2,3}`, R`x(?=y)(?!z)(?<=w)`, R`[[:alpha:]]+`, R`\x41\x{42}`]) assert.ok(parseRegex(p), p);
-    assert.deepEqual(parseRegex(R`(?P<a>x)(?<b>y)(?'c'z)`)!.captures.map((c) => c.name), ['a', 'b', 'c']);
+    for (const p of [
+      R`(?P<a>x)(?<b>y)(?'c'z)`,
+      R`[]a-z\d\-]+`,
+      R`\Qa.b\E`,
+      R`(?i)abc`,
+      R`(?:a|b){2,3}`,
+      R`x(?=y)(?!z)(?<=w)`,
+      R`[[:alpha:]]+`,
+      R`\x41\x{42}`,
+    ])
+      assert.ok(parseRegex(p), p);
+    assert.deepEqual(
+      parseRegex(R`(?P<a>x)(?<b>y)(?'c'z)`)!.captures.map((c) => c.name),
+      ['a', 'b', 'c'],
+    );
     for (const p of ['(a', '[a-', 'a)', '(?Z)']) assert.equal(parseRegex(p), undefined, p);
   });
   it('finds exponential backtracking and leaves unambiguous repetitions alone', () => {
     for (const p of ['(a+)+$', R`^(\w+\s?)*$`, '^(.*,)*x', '(a|ab)*c', R`^(\d+|\w+)+$`]) assert.ok(redosRisk(parseRegex(p)!), p);
-    for (const p of ['^/([a-z]+/)+$', R`\.php$`, '^/(.*)/(.*)$', '(ab)+', R`^(?<a>[^/]+)/(?<b>.*)$`]) assert.equal(redosRisk(parseRegex(p)!), undefined, p);
+    for (const p of ['^/([a-z]+/)+$', R`\.php$`, '^/(.*)/(.*)$', '(ab)+', R`^(?<a>[^/]+)/(?<b>.*)$`])
+      assert.equal(redosRisk(parseRegex(p)!), undefined, p);
   });
   it('tells anchored patterns', () => {
     assert.equal(anchoredStart(parseRegex('^https://a')!.root), true);
@@ -50,7 +64,10 @@ describe('regex reader', () => {
 
 describe('variable flow', () => {
   it('classifies request variables', () => {
-    const { flow, sinks } = setup('server {\n    listen 80;\n    server_name a.example;\n    add_header A $uri;\n    add_header B $request_uri;\n    add_header C $arg_x;\n    add_header D $server_name;\n}\n', 'add_header');
+    const { flow, sinks } = setup(
+      'server {\n    listen 80;\n    server_name a.example;\n    add_header A $uri;\n    add_header B $request_uri;\n    add_header C $arg_x;\n    add_header D $server_name;\n}\n',
+      'add_header',
+    );
     const [uri, requestUri, arg, serverName] = sinks.map((s) => taintOfArg(flow, s, 1));
     assert.deepEqual([uri.user, uri.crlf, uri.slash], [true, true, true]);
     assert.deepEqual([requestUri.user, requestUri.crlf], [true, false], '$request_uri holds no raw CR/LF');
@@ -133,7 +150,8 @@ describe('variable flow', () => {
     assert.equal(b.user, true);
   });
   it('finds default servers per listen address', () => {
-    const text = 'http {\n    server {\n        listen 80;\n        server_name a.example;\n        add_header A $host;\n    }\n    server {\n        listen 80;\n        server_name b.example;\n        add_header B $host;\n    }\n    server {\n        listen 8080;\n        server_name c.example;\n        add_header C $host;\n    }\n    server {\n        listen 8080 default_server;\n        add_header D $host;\n    }\n}\n';
+    const text =
+      'http {\n    server {\n        listen 80;\n        server_name a.example;\n        add_header A $host;\n    }\n    server {\n        listen 80;\n        server_name b.example;\n        add_header B $host;\n    }\n    server {\n        listen 8080;\n        server_name c.example;\n        add_header C $host;\n    }\n    server {\n        listen 8080 default_server;\n        add_header D $host;\n    }\n}\n';
     const { flow, sinks } = setup(text, 'add_header');
     assert.deepEqual(
       sinks.map((s) => taintOfArg(flow, s, 1).user),

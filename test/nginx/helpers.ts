@@ -18,7 +18,11 @@ export function diagnose(marked: string, settings: ServiceSettings = {}, context
 }
 
 /** The diagnostics of one rule, as [code, text under the range, message]. */
-export function found(f: Fixture, diags: Diagnostic[], code?: string): { code: string; text: string; message: string; severity?: number }[] {
+export function found(
+  f: Fixture,
+  diags: Diagnostic[],
+  code?: string,
+): { code: string; text: string; message: string; severity?: number }[] {
   return diags
     .filter((d) => !code || d.code === code)
     .map((d) => ({ code: String(d.code), text: f.doc.getText(d.range), message: d.message, severity: d.severity }));

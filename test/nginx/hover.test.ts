@@ -47,7 +47,10 @@ test('no hover on arguments, comments, unknown names', () => {
 });
 
 test('obsolete directives say since when and what replaces them', () => {
-  assert.match(hover('http { server { http2_idle_<|>timeout 1m; } }').value, /\*\*Versions:\*\* since 1\.9\.5; obsolete since 1\.19\.7 \(use `keepalive_timeout`\)/);
+  assert.match(
+    hover('http { server { http2_idle_<|>timeout 1m; } }').value,
+    /\*\*Versions:\*\* since 1\.9\.5; obsolete since 1\.19\.7 \(use `keepalive_timeout`\)/,
+  );
 });
 
 test('hover leads with the facts: the description is cut to its first paragraph, the rest behind the link', () => {
@@ -56,7 +59,10 @@ test('hover leads with the facts: the description is cut to its first paragraph,
   // syntax, default/context/versions/module, then the description, then the link
   assert.ok(at(/proxy_pass URL;/) < at(/\*\*Context:\*\*/));
   assert.ok(at(/\*\*Context:\*\*/) < at(/Sets the protocol and address of a proxied server/));
-  assert.ok(at(/Sets the protocol/) < at(/\[More in the nginx reference\]\(https:\/\/nginx\.org\/en\/docs\/http\/ngx_http_proxy_module\.html#proxy_pass\)/));
+  assert.ok(
+    at(/Sets the protocol/) <
+      at(/\[More in the nginx reference\]\(https:\/\/nginx\.org\/en\/docs\/http\/ngx_http_proxy_module\.html#proxy_pass\)/),
+  );
   // the later paragraphs of the reference page are not in the hover
   assert.doesNotMatch(value, /round-robin fashion/);
   assert.doesNotMatch(value, /Parameter value can contain variables/);

@@ -66,7 +66,14 @@ function fresh(text: string, version: number, settings: ServiceSettings) {
  * `steps` chained edits of `text` through one index and one cache (as the server types), each
  * version's diagnostics compared with a fresh validation. Returns the memo's counts summed.
  */
-function chain(text: string, seed: number, steps: number, settings: ServiceSettings, name: string, next = edit): { reused: number; walked: number } {
+function chain(
+  text: string,
+  seed: number,
+  steps: number,
+  settings: ServiceSettings,
+  name: string,
+  next = edit,
+): { reused: number; walked: number } {
   const r = rng(seed);
   let doc = TextDocument.create(URI, 'nginx', 1, text);
   const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
@@ -95,7 +102,9 @@ const SETTINGS: [string, ServiceSettings][] = [
 const only = process.env.INCREMENTAL_SEED ? Number(process.env.INCREMENTAL_SEED) : undefined;
 
 test('incremental validation equals a fresh one: every nginx corpus file, chained random edits, two versions', () => {
-  const files = readdirSync(corpusDir).filter((f) => !f.endsWith('.md')).sort();
+  const files = readdirSync(corpusDir)
+    .filter((f) => !f.endsWith('.md'))
+    .sort();
   assert.ok(files.length > 100, `corpus at ${corpusDir}`);
   let seed = 1;
   for (const f of files) {

@@ -62,11 +62,17 @@ describe('nginx inlay hints (pure)', () => {
 
   it('no worker hint with worker_processes written or in a fragment; none at all when the setting is off; only in the range', () => {
     assert.deepEqual(hints('worker_processes auto;\nevents {}\n', {}), []);
-    assert.deepEqual(hints('server { location / { proxy_pass http://127.0.0.1:1; } }\n', { nginxVersion: '1.22.1' }).map((h) => h.label), ['proxy_http_version 1.0']);
+    assert.deepEqual(
+      hints('server { location / { proxy_pass http://127.0.0.1:1; } }\n', { nginxVersion: '1.22.1' }).map((h) => h.label),
+      ['proxy_http_version 1.0'],
+    );
     assert.deepEqual(hints(conf, { inlayHintsDefaults: false }), []);
     const doc = TextDocument.create('file:///n.conf', 'nginx', 1, conf);
     const only5 = service.inlayHints(doc, 'nginx', { start: { line: 5, character: 0 }, end: { line: 5, character: 99 } }, {});
-    assert.deepEqual(only5.map((h) => h.position.line), [5]);
+    assert.deepEqual(
+      only5.map((h) => h.position.line),
+      [5],
+    );
   });
 });
 
@@ -172,16 +178,25 @@ describe('nginx inlay hints against the real binaries', { skip: !bins.length && 
       writeFileSync(join(dir, 'nginx.conf'), conf);
       let child: ChildProcess | undefined;
       try {
-        child = spawn(bin.path, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], { detached: true, stdio: 'ignore' });
+        child = spawn(bin.path, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
+          detached: true,
+          stdio: 'ignore',
+        });
         await waitFor('nginx to write its pid', () => existsSync(join(dir, 'nginx.pid')));
         const master = Number(readFileSync(join(dir, 'nginx.pid'), 'utf8').trim());
         // up when the port answers (bounded: 100 tries, 50 ms apart)
         let ok = false;
         for (let i = 0; i < 100 && !ok; i++) {
-          ok = await fetchOnce(port, '/up/probe').then((s) => s === 200, () => false);
+          ok = await fetchOnce(port, '/up/probe').then(
+            (s) => s === 200,
+            () => false,
+          );
           if (!ok) await new Promise((r) => setTimeout(r, 50));
         }
-        assert.ok(ok, `nginx ${bin.version} answers:\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+        assert.ok(
+          ok,
+          `nginx ${bin.version} answers:\n${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`,
+        );
         // a fresh backend connection count for the measured requests
         for (const s of seen) s.connection = -1;
         seen.length = 0;
@@ -203,11 +218,19 @@ describe('nginx inlay hints against the real binaries', { skip: !bins.length && 
         const h = hints(conf, { nginxVersion: bin.version });
         const label = (l: RegExp) => h.filter((x) => l.test(x.label)).map((x) => x.label);
         // proxy_http_version: the hint on each of the three proxy_pass lines is what the backend saw
-        assert.deepEqual(label(/^proxy_http_version/), Array(3).fill(`proxy_http_version ${versions[0]}`), `backend saw HTTP/${versions.join(',')}`);
+        assert.deepEqual(
+          label(/^proxy_http_version/),
+          Array(3).fill(`proxy_http_version ${versions[0]}`),
+          `backend saw HTTP/${versions.join(',')}`,
+        );
         assert.equal(versions.length, 1);
         // the upstream's implicit keep-alive: hinted exactly when the three requests shared one connection
         const reused = upConns === 1;
-        assert.equal(label(/^keepalive/).length === 1, reused, `upstream: ${upConns} connections for 3 requests; hints ${JSON.stringify(h)}`);
+        assert.equal(
+          label(/^keepalive/).length === 1,
+          reused,
+          `upstream: ${upConns} connections for 3 requests; hints ${JSON.stringify(h)}`,
+        );
         if (!reused) assert.equal(upConns, 3);
         // a literal proxy_pass never keeps connections (no upstream block, no cache)
         assert.equal(litConns, 3, `proxy_pass to a literal address: ${litConns} connections for 3 requests`);

@@ -47,7 +47,10 @@ test('nginx word rules: # inside a word, quotes inside a word, ${var}, } inside 
   assert.deepEqual(flat('set $x a"b;'), [{ path: '', name: 'set', args: ['$x', 'a"b'] }]);
   assert.deepEqual(flat('set $x ${host}z;'), [{ path: '', name: 'set', args: ['$x', '${host}z'] }]);
   const ast = parseNginx('return 200 # comment here\n  ok;');
-  assert.deepEqual(ast.directives[0].args.map((a) => a.value), ['200', 'ok']);
+  assert.deepEqual(
+    ast.directives[0].args.map((a) => a.value),
+    ['200', 'ok'],
+  );
   assert.equal(ast.comments[0].text, ' comment here');
   assert.equal(ast.comments[0].start, 11);
 });
@@ -89,14 +92,19 @@ test('*_by_lua_block bodies are raw: Lua braces, strings and comments do not con
 });
 
 test('include, map/geo/types entries are marked as entries', () => {
-  const ast = parseNginx('http { include mime.types; map $uri $x { default 0; ~^/a 1; } types { text/html html; } geo $g { 10.0.0.0/8 1; } }');
+  const ast = parseNginx(
+    'http { include mime.types; map $uri $x { default 0; ~^/a 1; } types { text/html html; } geo $g { 10.0.0.0/8 1; } }',
+  );
   const http = ast.directives[0].block!.children;
   assert.equal(http[0].name, 'include');
   assert.equal(http[0].entry, false);
-  assert.deepEqual(http[1].block!.children.map((d) => [d.name, d.entry]), [
-    ['default', true],
-    ['~^/a', true],
-  ]);
+  assert.deepEqual(
+    http[1].block!.children.map((d) => [d.name, d.entry]),
+    [
+      ['default', true],
+      ['~^/a', true],
+    ],
+  );
   assert.equal(http[2].block!.children[0].entry, true);
   assert.equal(http[3].block!.children[0].entry, true);
 });
@@ -109,7 +117,10 @@ test('missing ";" before "}" is reported at the "}" (like nginx), parsing goes o
   assert.deepEqual([ast.errors[0].start, ast.errors[0].end], [f.ranges[0].start, f.ranges[0].end]);
   const listen = ast.directives[0].block!.children[0].block!.children[0];
   assert.equal(listen.terminated, false);
-  assert.deepEqual(flat(f.text).map((d) => d.name), ['http', 'server', 'listen', 'gzip']);
+  assert.deepEqual(
+    flat(f.text).map((d) => d.name),
+    ['http', 'server', 'listen', 'gzip'],
+  );
 });
 
 test('missing "}" at the end of the file', () => {
@@ -129,14 +140,26 @@ test('missing "}" at the end of the file', () => {
 test('extra "}" is reported and skipped; later directives still parse', () => {
   const f = fixture('events {}\n<|}|>\nhttp { gzip on; }\n');
   const ast = parseNginx(f.text);
-  assert.deepEqual(ast.errors.map((e) => [e.message, e.start]), [['unexpected "}"', f.ranges[0].start]]);
-  assert.deepEqual(ast.directives.map((d) => d.name), ['events', 'http']);
+  assert.deepEqual(
+    ast.errors.map((e) => [e.message, e.start]),
+    [['unexpected "}"', f.ranges[0].start]],
+  );
+  assert.deepEqual(
+    ast.directives.map((d) => d.name),
+    ['events', 'http'],
+  );
 });
 
 test('stray ";" and "{", last statement without ";"', () => {
   const ast = parseNginx('; gzip on;\n{ sendfile on; }\nworker_processes 1');
-  assert.deepEqual(ast.errors.map((e) => e.message), ['unexpected ";"', 'unexpected "{"', 'unexpected end of file, expecting ";" or "}"']);
-  assert.deepEqual(ast.directives.map((d) => d.name), ['gzip', 'sendfile', 'worker_processes']);
+  assert.deepEqual(
+    ast.errors.map((e) => e.message),
+    ['unexpected ";"', 'unexpected "{"', 'unexpected end of file, expecting ";" or "}"'],
+  );
+  assert.deepEqual(
+    ast.directives.map((d) => d.name),
+    ['gzip', 'sendfile', 'worker_processes'],
+  );
 });
 
 test('unterminated quote: reported at the quote and, like nginx, at the end of the file; the word is cut at the line end', () => {
@@ -158,12 +181,30 @@ test('unterminated quote: reported at the quote and, like nginx, at the end of t
 test('a quoted word must be followed by a separator (nginx: unexpected character)', () => {
   const f = fixture('return 200 "a"<|b|>;');
   const ast = parseNginx(f.text);
-  assert.deepEqual(ast.errors.map((e) => [e.message, e.start]), [['unexpected "b"', f.ranges[0].start]]);
+  assert.deepEqual(
+    ast.errors.map((e) => [e.message, e.start]),
+    [['unexpected "b"', f.ranges[0].start]],
+  );
   assert.deepEqual(parseNginx('if ($a = "b") { return 404; }').errors, []);
 });
 
 test('never throws on hostile input', () => {
-  for (const s of ['', '{', '}', '"', "'", '\\', '${', 'a {{{{', '}}}}', 'content_by_lua_block {', 'x "\\', '#', '\u0000\uffff', 'a;'.repeat(1000)]) {
+  for (const s of [
+    '',
+    '{',
+    '}',
+    '"',
+    "'",
+    '\\',
+    '${',
+    'a {{{{',
+    '}}}}',
+    'content_by_lua_block {',
+    'x "\\',
+    '#',
+    '\u0000\uffff',
+    'a;'.repeat(1000),
+  ]) {
     const ast = parseNginx(s);
     assert.equal(typeof ast.errors.length, 'number');
   }
@@ -173,14 +214,20 @@ test('findNodeAt: directive, word, argument index, block chain, comments, raw bo
   const f = fixture('http {\n  server {\n    proxy_set_header Ho<|>st $host;\n  }\n}\n');
   const ast = parseNginx(f.text);
   const at = findNodeAt(ast, f.cursorOffset!);
-  assert.deepEqual(at.ancestors.map((a) => a.name), ['http', 'server']);
+  assert.deepEqual(
+    at.ancestors.map((a) => a.name),
+    ['http', 'server'],
+  );
   assert.equal(at.directive?.name, 'proxy_set_header');
   assert.equal(at.word?.value, 'Host');
   assert.equal(at.argIndex, 0);
   const name = findNodeAt(ast, f.text.indexOf('proxy_set_header') + 3);
   assert.equal(name.argIndex, -1);
   const blank = findNodeAt(ast, f.text.indexOf('server {') + 9);
-  assert.deepEqual(blank.ancestors.map((a) => a.name), ['http', 'server']);
+  assert.deepEqual(
+    blank.ancestors.map((a) => a.name),
+    ['http', 'server'],
+  );
   assert.equal(blank.directive, undefined);
   const c = parseNginx('# hello\ngzip on;');
   assert.equal(findNodeAt(c, 3).comment?.text, ' hello');
@@ -189,7 +236,11 @@ test('findNodeAt: directive, word, argument index, block chain, comments, raw bo
 });
 
 test('blockContext names nginx contexts, telling stream from http', () => {
-  const ctx = (names: string[], start?: string) => blockContext(names.map((name) => ({ name }) as Directive), start);
+  const ctx = (names: string[], start?: string) =>
+    blockContext(
+      names.map((name) => ({ name }) as Directive),
+      start,
+    );
   assert.equal(ctx([]), 'main');
   assert.equal(ctx(['http', 'server', 'location']), 'location');
   assert.equal(ctx(['http', 'server', 'if']), 'if in server');

@@ -20,7 +20,20 @@ const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..'
 
 // what typing brings: letters, blanks, every character nginx's reader treats specially
 const ALPHABET = 'abcdefgxyz_0123 \t\n;;{{}}"\'#\\$.:/=';
-const SNIPPETS = ['proxy_pass http://a;', 'server {', '}', 'location / {\n', '"', "'", '# note\n', 'content_by_lua_block { a = "}" }', '\\', '${x}', ';', 'map $a $b {\n  x y;\n}\n'];
+const SNIPPETS = [
+  'proxy_pass http://a;',
+  'server {',
+  '}',
+  'location / {\n',
+  '"',
+  "'",
+  '# note\n',
+  'content_by_lua_block { a = "}" }',
+  '\\',
+  '${x}',
+  ';',
+  'map $a $b {\n  x y;\n}\n',
+];
 const edit = (text: string, r: () => number): string => randomEdit(text, r, ALPHABET, SNIPPETS, 12);
 
 function same(got: NginxFile, text: string, where: string): void {
@@ -105,7 +118,12 @@ test('the server path: diagnostics of re-parsed versions through one index equal
     for (let k = 0; k < 8; k++) {
       const got = validateInWorkspace(doc, 'nginx', settings, ws, cache);
       const fresh = TextDocument.create(doc.uri, 'nginx', doc.version, text);
-      const want = validateInWorkspace(fresh, 'nginx', settings, createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }));
+      const want = validateInWorkspace(
+        fresh,
+        'nginx',
+        settings,
+        createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === fresh.uri ? fresh : undefined), all: () => [fresh] } }),
+      );
       assert.deepStrictEqual(got, want, `seed ${seed - 1} step ${k}`);
       text = edit(text, r);
       doc = TextDocument.create(doc.uri, 'nginx', doc.version + 1, text);

@@ -71,11 +71,15 @@ test('nginx: what no version refuses is accepted at every target', () => {
     'stream { server { listen 127.0.0.1:1; error_log stderr; proxy_pass 127.0.0.1:2; } }',
     'mail { server { listen 127.0.0.1:2; protocol smtp; error_log stderr; } }',
   ];
-  for (const c of cases) for (const v of [undefined, '1.22.1', '1.26.3', '1.30.6', '1.31.0']) assert.deepEqual(nginxErrors(c, v), [], `${c} at ${v}`);
+  for (const c of cases)
+    for (const v of [undefined, '1.22.1', '1.26.3', '1.30.6', '1.31.0']) assert.deepEqual(nginxErrors(c, v), [], `${c} at ${v}`);
   const quic = 'http { server { listen 127.0.0.1:443 ssl; listen 127.0.0.1:443 quic; ssl_reject_handshake on; } }';
   for (const v of [undefined, '1.26.3', '1.30.6']) assert.deepEqual(nginxErrors(quic, v), [], `quic at ${v}`);
   // two TCP listens on one address stay a duplicate
-  assert.match(nginxErrors('http { server { listen 127.0.0.1:443 ssl; listen 127.0.0.1:443; ssl_reject_handshake on; } }').join(), /a duplicate listen 127\.0\.0\.1:443/);
+  assert.match(
+    nginxErrors('http { server { listen 127.0.0.1:443 ssl; listen 127.0.0.1:443; ssl_reject_handshake on; } }').join(),
+    /a duplicate listen 127\.0\.0\.1:443/,
+  );
 });
 
 test('HAProxy: stats show-modules, duplicate server names, program sections, backported converters', () => {
@@ -83,7 +87,8 @@ test('HAProxy: stats show-modules, duplicate server names, program sections, bac
   const stats = `${base}listen l\n  bind 127.0.0.1:1\n  stats enable\n  stats show-modules\n  server s 127.0.0.1:2\n`;
   for (const v of [undefined, '2.6', '3.0.11', '3.2']) assert.deepEqual(haproxyErrors(stats, v), [], `show-modules at ${v}`);
   const dup = `${base}backend b\n  server s 127.0.0.1:1\n  server s 127.0.0.1:2\n`;
-  for (const v of [undefined, '2.6', '3.2']) assert.match(haproxyErrors(dup, v).join(), /duplicate-server: backend 'b', another server named 's' was already defined at line 7/);
+  for (const v of [undefined, '2.6', '3.2'])
+    assert.match(haproxyErrors(dup, v).join(), /duplicate-server: backend 'b', another server named 's' was already defined at line 7/);
   assert.deepEqual(haproxyErrors(`${base}backend b\n  server s 127.0.0.1:1\n  server t 127.0.0.1:2\n`), []);
   const program = `global\n  master-worker\n${base}program p\n  command /bin/true\n`;
   assert.equal(probedCheck('program section', '3.0'), 'accepted');

@@ -48,7 +48,13 @@ for (const lang of ['nginx', 'haproxy'] as const) {
   const dir = resolve(corpusRoot, lang);
   const available = existsSync(resolve(dir, 'verdicts.tsv'));
   describe(`${lang} corpus: every emitted code is registered`, { skip: !available && 'corpus not found' }, () => {
-    const files = available ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]) : [];
+    const files = available
+      ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split('\t')[0])
+      : [];
 
     it('validation, tuning and names across files, at three targets', { timeout: 600_000 }, () => {
       const ws = createWorkspaceIndex({ fs: nodeFileSystem });
@@ -64,10 +70,13 @@ for (const lang of ['nginx', 'haproxy'] as const) {
       // the corpus is varied enough to reach most of each registry's kinds
       assert.ok(seen.size >= (lang === 'nginx' ? 25 : 20), `only ${seen.size} codes: ${[...seen.keys()].join(', ')}`);
       assert.ok(seen.has(`${lang}/unused-definition`), 'a navigation code was reached');
-      assert.ok(seen.has(`${lang}/syntax`) || seen.has(lang === 'nginx' ? 'nginx/unknown-directive' : 'haproxy/unknown-keyword'), 'a validation code was reached');
+      assert.ok(
+        seen.has(`${lang}/syntax`) || seen.has(lang === 'nginx' ? 'nginx/unknown-directive' : 'haproxy/unknown-keyword'),
+        'a validation code was reached',
+      );
     });
 
-    it('the local binary\'s codes and the large-document check', () => {
+    it("the local binary's codes and the large-document check", () => {
       const ws = createWorkspaceIndex({ fs: nodeFileSystem });
       const seen = new Map<string, number>();
       const facts = lang === 'nginx' ? localNginxBuild() : undefined;

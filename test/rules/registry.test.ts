@@ -42,7 +42,10 @@ const REASON = 'proxy-tuner-disable-next-line';
 
 describe('the registries', () => {
   it('hold each id once, under its own language, and allRules/findRule read them', () => {
-    for (const [lang, reg] of [['nginx', nginxRegistry], ['haproxy', haproxyRegistry]] as const) {
+    for (const [lang, reg] of [
+      ['nginx', nginxRegistry],
+      ['haproxy', haproxyRegistry],
+    ] as const) {
       for (const r of reg.all()) {
         assert.equal(r.language, lang, r.id);
         assert.ok(r.id.startsWith(`${lang}/`), r.id);
@@ -53,7 +56,16 @@ describe('the registries', () => {
     const ids = allRules().map((r) => r.id);
     assert.equal(new Set(ids).size, ids.length);
     assert.equal(ids.length, nginxRegistry.all().length + haproxyRegistry.all().length);
-    for (const id of ['nginx/unknown-directive', 'nginx/include-not-found', 'nginx/module-not-in-binary', 'nginx/binary-check', 'haproxy/binary-check', 'nginx/large-document', 'haproxy/unknown-keyword', 'nginx/upstream-keepalive']) {
+    for (const id of [
+      'nginx/unknown-directive',
+      'nginx/include-not-found',
+      'nginx/module-not-in-binary',
+      'nginx/binary-check',
+      'haproxy/binary-check',
+      'nginx/large-document',
+      'haproxy/unknown-keyword',
+      'nginx/upstream-keepalive',
+    ]) {
       assert.equal(findRule(id)?.id, id);
     }
   });
@@ -70,7 +82,10 @@ describe('a validation code (nginx/unknown-directive)', () => {
     assert.ok(d[0].codeDescription?.href.startsWith('https://nginx.org/'));
   });
   it('takes the severity setting, and `off`', () => {
-    assert.equal(codes(validate(doc(), 'nginx', { rules: { 'nginx/unknown-directive': 'hint' } }), 'nginx/unknown-directive')[0]?.severity, 4);
+    assert.equal(
+      codes(validate(doc(), 'nginx', { rules: { 'nginx/unknown-directive': 'hint' } }), 'nginx/unknown-directive')[0]?.severity,
+      4,
+    );
     assert.deepEqual(codes(validate(doc(), 'nginx', { rules: { 'nginx/unknown-directive': 'off' } }), 'nginx/unknown-directive'), []);
   });
   it('is silenced by a suppression comment on the line before, and not by one for another rule', () => {
@@ -93,7 +108,7 @@ describe('a navigation code (nginx/include-not-found, over the files of a config
   };
   const text = 'events {}\nhttp {\n    include sites/missing.conf;\n}\n';
 
-  it('is reported with its row\'s severity and link', () => {
+  it("is reported with its row's severity and link", () => {
     const d = run(text, {});
     assert.equal(d.length, 1);
     assert.equal(d[0].severity, 2);
@@ -102,14 +117,19 @@ describe('a navigation code (nginx/include-not-found, over the files of a config
   it('takes the severity setting, `off` and a suppression comment', () => {
     assert.equal(run(text, { rules: { 'nginx/include-not-found': 'error' } })[0]?.severity, 1);
     assert.deepEqual(run(text, { rules: { 'nginx/include-not-found': 'off' } }), []);
-    assert.deepEqual(run(text.replace('    include', `    # ${REASON} nginx/include-not-found -- made at deploy time\n    include`), {}), []);
+    assert.deepEqual(
+      run(text.replace('    include', `    # ${REASON} nginx/include-not-found -- made at deploy time\n    include`), {}),
+      [],
+    );
   });
 });
 
 describe('a host-fact code (nginx/module-not-in-binary, from `nginx -V`)', () => {
   // an `nginx -V` as Debian's nginx prints it, read by the same parser as the local binary's
   const facts: NginxBuildFacts = {
-    ...parseNginxV('nginx version: nginx/1.22.1\nconfigure arguments: --prefix=/usr/share/nginx --modules-path=/usr/lib/nginx/modules --with-http_ssl_module --with-http_geoip_module=dynamic\n'),
+    ...parseNginxV(
+      'nginx version: nginx/1.22.1\nconfigure arguments: --prefix=/usr/share/nginx --modules-path=/usr/lib/nginx/modules --with-http_ssl_module --with-http_geoip_module=dynamic\n',
+    ),
     installed: ['ngx_http_geoip_module'],
     enabled: [],
   };
@@ -119,7 +139,7 @@ describe('a host-fact code (nginx/module-not-in-binary, from `nginx -V`)', () =>
   };
   const text = 'events {}\nhttp {\n    geoip_country /usr/share/GeoIP/GeoIP.dat;\n}\n';
 
-  it('is an information diagnostic with the row\'s link', () => {
+  it("is an information diagnostic with the row's link", () => {
     const d = host(text, {});
     assert.equal(d.length, 1);
     assert.equal(d[0].severity, 3);
@@ -129,7 +149,10 @@ describe('a host-fact code (nginx/module-not-in-binary, from `nginx -V`)', () =>
   it('takes the severity setting, `off` and a suppression comment', () => {
     assert.equal(host(text, { rules: { 'nginx/module-not-in-binary': 'warning' } })[0]?.severity, 2);
     assert.deepEqual(host(text, { rules: { 'nginx/module-not-in-binary': 'off' } }), []);
-    assert.deepEqual(host(text.replace('    geoip', `    # ${REASON} nginx/module-not-in-binary -- the production build has it\n    geoip`), {}), []);
+    assert.deepEqual(
+      host(text.replace('    geoip', `    # ${REASON} nginx/module-not-in-binary -- the production build has it\n    geoip`), {}),
+      [],
+    );
   });
   it('offers the "disable for this line" action like the service\'s own codes', () => {
     const d = TextDocument.create('file:///h/nginx.conf', 'nginx', 1, text);
@@ -156,7 +179,10 @@ describe('a binary-check code (nginx/binary-check, a real `nginx -t` on a sandbo
     assert.equal(applyRules(d, 'nginx', raw, { rules: { 'nginx/binary-check': 'warning' } })[0].severity, 2);
     assert.deepEqual(applyRules(d, 'nginx', raw, { rules: { 'nginx/binary-check': 'off' } }), []);
     // the comment is a comment for nginx too: the same message on the same line, silenced
-    const supText = text.replace('        gzip_typs', `        # ${REASON} nginx/binary-check -- checked on the target machine\n        gzip_typs`);
+    const supText = text.replace(
+      '        gzip_typs',
+      `        # ${REASON} nginx/binary-check -- checked on the target machine\n        gzip_typs`,
+    );
     const supMain = write('bin-sup/nginx.conf', supText);
     const r2 = await checkWithBinary({ configPath: supMain });
     const supLines = supText.split('\n');
@@ -170,22 +196,31 @@ describe('a binary-check code (nginx/binary-check, a real `nginx -t` on a sandbo
     const incText = 'server {\n    listen 8081;\n    gzip_typs text/css;\n}\n';
     const inc = write('lsp/sites/a.conf', incText);
     const server = new LspClient(['--stdio'], { PROXY_TUNER_NO_LOCAL_VERSION: '1' });
-    server.onServerRequest = (m) => (m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => ({ rules: { 'nginx/binary-check': 'warning' } })) : null);
+    server.onServerRequest = (m) =>
+      m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => ({ rules: { 'nginx/binary-check': 'warning' } })) : null;
     try {
       await server.initialize();
       const uri = pathToFileURL(main).href;
       const incUri = pathToFileURL(inc).href;
-      const incDiags = server.waitForNotification('textDocument/publishDiagnostics', (p) => p.uri === incUri && p.diagnostics.some((d: any) => d.source === 'nginx -t'), 30_000);
+      const incDiags = server.waitForNotification(
+        'textDocument/publishDiagnostics',
+        (p) => p.uri === incUri && p.diagnostics.some((d: any) => d.source === 'nginx -t'),
+        30_000,
+      );
       const res = await server.request('proxyTuner/validateWithBinary', { uri }, 30_000);
       assert.equal(res.status, 'error');
       const ds = (await incDiags).params.diagnostics.filter((x: any) => x.source === 'nginx -t');
       assert.equal(ds.length, 1);
       assert.equal(ds[0].message, 'unknown directive "gzip_typs"');
-      assert.equal(ds[0].severity, 2, 'the severity setting, not the binary\'s [emerg]');
+      assert.equal(ds[0].severity, 2, "the severity setting, not the binary's [emerg]");
       assert.equal(ds[0].codeDescription?.href, nginxRegistry.get('nginx/binary-check')?.docUrl);
       // the included file (not open) says to silence the line: the next run publishes nothing on it
       writeFileSync(inc, incText.replace('    gzip_typs', `    # ${REASON} nginx/binary-check -- the target build has it\n    gzip_typs`));
-      const cleared = server.waitForNotification('textDocument/publishDiagnostics', (p) => p.uri === incUri && !p.diagnostics.some((d: any) => d.source === 'nginx -t'), 30_000);
+      const cleared = server.waitForNotification(
+        'textDocument/publishDiagnostics',
+        (p) => p.uri === incUri && !p.diagnostics.some((d: any) => d.source === 'nginx -t'),
+        30_000,
+      );
       const res2 = await server.request('proxyTuner/validateWithBinary', { uri }, 30_000);
       assert.equal(res2.status, 'error', 'nginx still refuses the file');
       assert.deepEqual((await cleared).params.diagnostics, []);

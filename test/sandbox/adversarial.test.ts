@@ -27,7 +27,8 @@ const haveStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0
 const bundled = join(__dirname, '..', '..', 'dist', 'loadWorker.js');
 if (existsSync(bundled)) process.env.PROXY_TUNER_WORKER_ENTRY = bundled;
 const root = mkdtempSync(join(tmpdir(), 'pt-adversarial-'));
-const SYSCALLS = 'connect,sendto,sendmsg,sendmmsg,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,truncate,link,linkat,symlink,symlinkat';
+const SYSCALLS =
+  'connect,sendto,sendmsg,sendmmsg,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,truncate,link,linkat,symlink,symlinkat';
 
 function tracedBinary(kind: 'nginx' | 'haproxy', real = findBinary(kind), name: string = kind): string | undefined {
   if (!real || !haveStrace) return undefined;
@@ -77,7 +78,7 @@ export function offLimits(trace: string, dir: string): Attempt[] {
     const m = /^\d+\s+(\w+)\((.*)\)\s+=\s+(-?\d+|\?)(.*)$/.exec(line.trim());
     if (!m) continue;
     const [, call, args, ret, rest] = m;
-    const ok = ret !== '?' && Number(ret) >= 0 || /EINPROGRESS/.test(rest);
+    const ok = (ret !== '?' && Number(ret) >= 0) || /EINPROGRESS/.test(rest);
     const result = ret === '-1' ? rest.trim().split(' ')[0] : `= ${ret}`;
     if (call === 'connect' || call === 'sendto' || call === 'sendmsg' || call === 'sendmmsg') {
       const v4 = /inet_addr\("([^"]+)"\)/.exec(args);
@@ -229,7 +230,12 @@ __attribute__((constructor)) static void pt_evil(void) {
 }
 `;
 
-async function runContained(bin: string, args: (dir: string) => string[], files: (dir: string) => Record<string, string>, runMs: number): Promise<{ dir: string; trace: string }> {
+async function runContained(
+  bin: string,
+  args: (dir: string) => string[],
+  files: (dir: string) => Record<string, string>,
+  runMs: number,
+): Promise<{ dir: string; trace: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-bench-'));
   const c = await Containment.open(dir);
   try {
@@ -257,61 +263,95 @@ async function runContained(bin: string, args: (dir: string) => string[], files:
 function containedRow(name: string, dir: string, trace: string, expect: RegExp[]): void {
   assert.ok(trace.length > 0, 'traced');
   const bad = offLimits(trace, dir);
-  assert.deepEqual(bad.filter((a) => a.ok), [], 'nothing off loopback or outside the folder succeeded');
+  assert.deepEqual(
+    bad.filter((a) => a.ok),
+    [],
+    'nothing off loopback or outside the folder succeeded',
+  );
   // the telling ones first (a refused connect or write, not a folder that already existed)
   const text = bad.map((a) => `${a.call} ${a.target} ${a.result}`).sort((x, y) => Number(/EEXIST/.test(x)) - Number(/EEXIST/.test(y)));
-  for (const e of expect) assert.ok(text.some((t) => e.test(t)), `expected an attempt ${e} refused by the kernel: ${text.join('; ')}`);
-  rows.push({ name, outcome: 'contained', evidence: `${bad.length} attempt(s), all refused by the kernel: ${[...new Set(text)].slice(0, 4).join('; ')}` });
+  for (const e of expect)
+    assert.ok(
+      text.some((t) => e.test(t)),
+      `expected an attempt ${e} refused by the kernel: ${text.join('; ')}`,
+    );
+  rows.push({
+    name,
+    outcome: 'contained',
+    evidence: `${bad.length} attempt(s), all refused by the kernel: ${[...new Set(text)].slice(0, 4).join('; ')}`,
+  });
 }
 
-describe('containment alone: the rewrite bypassed, the kernel refuses', { skip: (!haveStrace && 'strace not installed') || (unavailableReason() ?? false) }, () => {
-  const nginxBin = findBinary('nginx');
-  const haproxyBin = findBinary('haproxy');
-  const haveCc = spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0;
+describe(
+  'containment alone: the rewrite bypassed, the kernel refuses',
+  { skip: (!haveStrace && 'strace not installed') || (unavailableReason() ?? false) },
+  () => {
+    const nginxBin = findBinary('nginx');
+    const haproxyBin = findBinary('haproxy');
+    const haveCc = spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0;
 
-  it('nginx -t with load_module of a library whose constructor connects, sends and writes', { skip: (!nginxBin && 'nginx not installed') || (!haveCc && 'no C compiler') }, async () => {
-    const so = join(root, 'pt-adv-evil.so');
-    writeFileSync(join(root, 'evil.c'), EVIL_C);
-    const cc = spawnSync('cc', ['-shared', '-fPIC', '-o', so, join(root, 'evil.c')], { encoding: 'utf8' });
-    assert.equal(cc.status, 0, cc.stderr);
-    const { dir, trace } = await runContained(
-      nginxBin!,
-      (d) => ['-t', '-p', d + '/', '-c', join(d, 'nginx.conf'), '-e', join(d, 'error.log')],
-      () => ({ 'nginx.conf': `load_module ${so};\nevents {}\n` }),
-      10_000,
+    it(
+      'nginx -t with load_module of a library whose constructor connects, sends and writes',
+      { skip: (!nginxBin && 'nginx not installed') || (!haveCc && 'no C compiler') },
+      async () => {
+        const so = join(root, 'pt-adv-evil.so');
+        writeFileSync(join(root, 'evil.c'), EVIL_C);
+        const cc = spawnSync('cc', ['-shared', '-fPIC', '-o', so, join(root, 'evil.c')], { encoding: 'utf8' });
+        assert.equal(cc.status, 0, cc.stderr);
+        const { dir, trace } = await runContained(
+          nginxBin!,
+          (d) => ['-t', '-p', d + '/', '-c', join(d, 'nginx.conf'), '-e', join(d, 'error.log')],
+          () => ({ 'nginx.conf': `load_module ${so};\nevents {}\n` }),
+          10_000,
+        );
+        containedRow('contained (no rewrite): `load_module evil.so` constructor during `nginx -t`', dir, trace, [
+          /^connect 203\.0\.113\.5 ENETUNREACH/,
+          /^sendto 203\.0\.113\.5 ENETUNREACH/,
+          /^openat \/etc\/pt-adv-evil EROFS/,
+        ]);
+        assert.ok(!existsSync('/etc/pt-adv-evil'));
+        rmSync(dir, { recursive: true, force: true });
+      },
     );
-    containedRow('contained (no rewrite): `load_module evil.so` constructor during `nginx -t`', dir, trace, [/^connect 203\.0\.113\.5 ENETUNREACH/, /^sendto 203\.0\.113\.5 ENETUNREACH/, /^openat \/etc\/pt-adv-evil EROFS/]);
-    assert.ok(!existsSync('/etc/pt-adv-evil'));
-    rmSync(dir, { recursive: true, force: true });
-  });
 
-  for (const [label, http, expect] of [
-    ['the compiled-in access log (/var/log/nginx/access.log)', '', /\/var\/log\/nginx\/access\.log (EROFS|EACCES)/],
-    ['`set_real_ip_from pt-adv.example.com` (a DNS query at start)', '  set_real_ip_from pt-adv.example.com;\n', /^(connect|sendto) \S+ ENETUNREACH/],
-  ] as const) {
-    it(`nginx -t without the rewrite: ${label}`, { skip: !nginxBin && 'nginx not installed' }, async () => {
-      const { dir, trace } = await runContained(
-        nginxBin!,
-        (d) => ['-t', '-p', d + '/', '-c', join(d, 'nginx.conf'), '-e', join(d, 'error.log')],
-        (d) => ({ 'nginx.conf': `pid ${d}/nginx.pid;\nevents {}\nhttp {\n${http}  server { listen 127.0.0.1:18080; }\n}\n` }),
-        15_000,
-      );
-      containedRow(`contained (no rewrite): nginx -t with ${label}`, dir, trace, [expect]);
-      rmSync(dir, { recursive: true, force: true });
-    });
-  }
+    for (const [label, http, expect] of [
+      ['the compiled-in access log (/var/log/nginx/access.log)', '', /\/var\/log\/nginx\/access\.log (EROFS|EACCES)/],
+      [
+        '`set_real_ip_from pt-adv.example.com` (a DNS query at start)',
+        '  set_real_ip_from pt-adv.example.com;\n',
+        /^(connect|sendto) \S+ ENETUNREACH/,
+      ],
+    ] as const) {
+      it(`nginx -t without the rewrite: ${label}`, { skip: !nginxBin && 'nginx not installed' }, async () => {
+        const { dir, trace } = await runContained(
+          nginxBin!,
+          (d) => ['-t', '-p', d + '/', '-c', join(d, 'nginx.conf'), '-e', join(d, 'error.log')],
+          (d) => ({ 'nginx.conf': `pid ${d}/nginx.pid;\nevents {}\nhttp {\n${http}  server { listen 127.0.0.1:18080; }\n}\n` }),
+          15_000,
+        );
+        containedRow(`contained (no rewrite): nginx -t with ${label}`, dir, trace, [expect]);
+        rmSync(dir, { recursive: true, force: true });
+      });
+    }
 
-  it('haproxy without the rewrite: health checks and traffic to a public server', { skip: !haproxyBin && 'haproxy not installed' }, async () => {
-    const { dir, trace } = await runContained(
-      haproxyBin!,
-      (d) => ['-db', '-f', join(d, 'haproxy.cfg')],
-      () => ({
-        'haproxy.cfg':
-          'global\n    maxconn 100\ndefaults\n    mode http\n    timeout connect 1s\n    timeout client 5s\n    timeout server 5s\nfrontend web\n    bind 127.0.0.1:18081\n    default_backend app\nbackend app\n    option tcp-check\n    tcp-check connect addr 203.0.113.8 port 80\n    server s1 203.0.113.5:80 check inter 100\n',
-      }),
-      1500,
+    it(
+      'haproxy without the rewrite: health checks and traffic to a public server',
+      { skip: !haproxyBin && 'haproxy not installed' },
+      async () => {
+        const { dir, trace } = await runContained(
+          haproxyBin!,
+          (d) => ['-db', '-f', join(d, 'haproxy.cfg')],
+          () => ({
+            'haproxy.cfg':
+              'global\n    maxconn 100\ndefaults\n    mode http\n    timeout connect 1s\n    timeout client 5s\n    timeout server 5s\nfrontend web\n    bind 127.0.0.1:18081\n    default_backend app\nbackend app\n    option tcp-check\n    tcp-check connect addr 203.0.113.8 port 80\n    server s1 203.0.113.5:80 check inter 100\n',
+          }),
+          1500,
+        );
+        containedRow('contained (no rewrite): haproxy health checks to 203.0.113.5 / `tcp-check connect addr 203.0.113.8`', dir, trace, [
+          /^connect 203\.0\.113\.8 ENETUNREACH/,
+        ]);
+        rmSync(dir, { recursive: true, force: true });
+      },
     );
-    containedRow('contained (no rewrite): haproxy health checks to 203.0.113.5 / `tcp-check connect addr 203.0.113.8`', dir, trace, [/^connect 203\.0\.113\.8 ENETUNREACH/]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-});
+  },
+);

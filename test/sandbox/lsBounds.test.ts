@@ -42,7 +42,12 @@ describe('language server bounds', () => {
   after(async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
-    for (const r of results) console.log(`# LS ${r.name}: ${Object.entries(r.ms).map(([k, v]) => `${k} ${v} ms`).join(', ')}; server peak RSS ${r.peakMb} MB`);
+    for (const r of results)
+      console.log(
+        `# LS ${r.name}: ${Object.entries(r.ms)
+          .map(([k, v]) => `${k} ${v} ms`)
+          .join(', ')}; server peak RSS ${r.peakMb} MB`,
+      );
   });
 
   const open = (name: string, text: string, languageId = 'nginx') => {
@@ -52,13 +57,14 @@ describe('language server bounds', () => {
     server.notify('textDocument/didOpen', { textDocument: { uri, languageId, version: 1, text } });
     return uri;
   };
-  const requests = (uri: string) => [
-    ['documentLink', 'textDocument/documentLink', { textDocument: { uri } }],
-    ['hover', 'textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 4 } }],
-    ['completion', 'textDocument/completion', { textDocument: { uri }, position: { line: 1, character: 2 } }],
-    ['documentSymbol', 'textDocument/documentSymbol', { textDocument: { uri } }],
-    ['foldingRange', 'textDocument/foldingRange', { textDocument: { uri } }],
-  ] as const;
+  const requests = (uri: string) =>
+    [
+      ['documentLink', 'textDocument/documentLink', { textDocument: { uri } }],
+      ['hover', 'textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 4 } }],
+      ['completion', 'textDocument/completion', { textDocument: { uri }, position: { line: 1, character: 2 } }],
+      ['documentSymbol', 'textDocument/documentSymbol', { textDocument: { uri } }],
+      ['foldingRange', 'textDocument/foldingRange', { textDocument: { uri } }],
+    ] as const;
 
   async function assertAnswers(name: string, uri: string, bound = ANSWER_MS) {
     const ms: Record<string, number> = {};
@@ -76,7 +82,10 @@ describe('language server bounds', () => {
   it('include /proc/self/*: nothing under /proc is read, a diagnostic says so, requests answered', async () => {
     const uri = open('proc.conf', 'events {}\nhttp {\n    include /proc/self/*;\n}\n');
     const diags = await server.diagnosticsFor(uri, 1, 20_000);
-    assert.ok(diags.some((d) => d.code === 'nginx/include-limit'), JSON.stringify(diags.map((d) => d.code)));
+    assert.ok(
+      diags.some((d) => d.code === 'nginx/include-limit'),
+      JSON.stringify(diags.map((d) => d.code)),
+    );
     const links = await timed(server, 'textDocument/documentLink', { textDocument: { uri } });
     assert.deepEqual(links.result, [], 'no link into /proc');
     await assertAnswers('include /proc/self/*', uri);
@@ -100,8 +109,14 @@ describe('language server bounds', () => {
     text += '    server {\n'; // left open: the syntax check reports it
     const uri = open('big5.conf', text);
     const diags = await server.diagnosticsFor(uri, 1, 30_000);
-    assert.ok(diags.some((d) => d.code === 'nginx/large-document'), 'notice');
-    assert.ok(diags.some((d) => /never closed/.test(d.message)), 'the open block is reported');
+    assert.ok(
+      diags.some((d) => d.code === 'nginx/large-document'),
+      'notice',
+    );
+    assert.ok(
+      diags.some((d) => /never closed/.test(d.message)),
+      'the open block is reported',
+    );
     await assertAnswers('5 MB document', uri);
   });
 
@@ -115,7 +130,10 @@ describe('language server bounds', () => {
     assert.ok(diags.length <= 101, 'bounded report');
     await assertAnswers('20 MB document', uri);
     // an edit of it is answered the same way
-    server.notify('textDocument/didChange', { textDocument: { uri, version: 2 }, contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# x\n' }] });
+    server.notify('textDocument/didChange', {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# x\n' }],
+    });
     await server.diagnosticsFor(uri, 2, 60_000);
     await assertAnswers('20 MB document after an edit', uri);
   });
@@ -134,8 +152,15 @@ describe('workspace index: symbolic links out of the workspace', () => {
       const idx = service.createWorkspaceIndex({ fs: nodeFileSystem, roots: [root] });
       const uri = pathToFileURL(join(root, 'conf', 'nginx.conf')).href;
       const unit = idx.unitOf(uri);
-      assert.deepEqual(unit.files.map((f) => f.path), [join(root, 'conf', 'nginx.conf')], 'links out of the workspace are not read');
-      assert.ok(!idx.workspaceFiles().some((f) => f.path.startsWith(join(root, 'conf', 'linked'))), 'the scan does not enter a linked folder');
+      assert.deepEqual(
+        unit.files.map((f) => f.path),
+        [join(root, 'conf', 'nginx.conf')],
+        'links out of the workspace are not read',
+      );
+      assert.ok(
+        !idx.workspaceFiles().some((f) => f.path.startsWith(join(root, 'conf', 'linked'))),
+        'the scan does not enter a linked folder',
+      );
       idx.setFollowSymlinks(true);
       const unit2 = idx.unitOf(uri);
       assert.equal(unit2.files.length, 2, 'with proxyTuner.workspace.followSymlinks the link is followed');

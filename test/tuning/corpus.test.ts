@@ -19,10 +19,13 @@ describe('tuning rules on the corpus', { skip: present ? false : `no corpus at $
 
   it('run on every ok file and report no error-severity finding there', (t) => {
     const r = result!;
-    for (const line of formatCounts(r).split("\n")) t.diagnostic(line);
+    for (const line of formatCounts(r).split('\n')) t.diagnostic(line);
     assert.ok(r.files.nginx > 200 && r.files.haproxy > 200, 'the corpus ok files were read');
     const errors = r.findings.filter((f) => f.severity === 1);
-    assert.deepEqual(errors.map((f) => `${f.file}:${f.line} ${f.code}`), []);
+    assert.deepEqual(
+      errors.map((f) => `${f.file}:${f.line} ${f.code}`),
+      [],
+    );
   });
 
   it('every offered fix keeps the file parseable (no new syntax error)', () => {
@@ -45,7 +48,9 @@ describe('tuning rules on the corpus', { skip: present ? false : `no corpus at $
           // and it resolves what it was offered for: that rule fires fewer times afterwards
           const count = (s: string) => {
             const dd = TextDocument.create(doc.uri, lang, 2, s);
-            return (lang === 'nginx' ? nginxTuning(dd, parseNginx(s), settings) : haproxyTuning(dd, parseHaproxy(s), settings)).filter((x) => x.code === d.code).length;
+            return (lang === 'nginx' ? nginxTuning(dd, parseNginx(s), settings) : haproxyTuning(dd, parseHaproxy(s), settings)).filter(
+              (x) => x.code === d.code,
+            ).length;
           };
           assert.ok(count(after) < count(text), `${file}:${d.range.start.line + 1} ${String(d.code)}: "${fx.title}" does not resolve it`);
           applied++;

@@ -51,7 +51,8 @@ export function runCorpus(): CorpusResult {
       const text = readFileSync(join(corpusRoot, lang, file), 'utf8');
       const doc = TextDocument.create(`file:///${file}`, lang, 1, text);
       const settings = lang === 'nginx' ? { nginxVersion: newer ? undefined : '1.22.1' } : { haproxyVersion: newer ? undefined : '2.6' };
-      const ds: Diagnostic[] = lang === 'nginx' ? nginxTuning(doc, parseNginx(text), settings) : haproxyTuning(doc, parseHaproxy(text), settings);
+      const ds: Diagnostic[] =
+        lang === 'nginx' ? nginxTuning(doc, parseNginx(text), settings) : haproxyTuning(doc, parseHaproxy(text), settings);
       result.files[lang]++;
       const seen = new Set<string>();
       for (const d of ds) {
@@ -60,7 +61,15 @@ export function runCorpus(): CorpusResult {
         if (!seen.has(code)) result.filesPerRule.set(code, (result.filesPerRule.get(code) ?? 0) + 1);
         seen.add(code);
         const line = d.range.start.line;
-        result.findings.push({ lang, file, line: line + 1, code, severity: d.severity ?? 0, message: d.message, text: text.split('\n')[line]?.trim() ?? '' });
+        result.findings.push({
+          lang,
+          file,
+          line: line + 1,
+          code,
+          severity: d.severity ?? 0,
+          message: d.message,
+          text: text.split('\n')[line]?.trim() ?? '',
+        });
       }
     }
   }
@@ -69,7 +78,8 @@ export function runCorpus(): CorpusResult {
 
 export function formatCounts(r: CorpusResult): string {
   const lines = [`tuning findings on corpus ok files (nginx ${r.files.nginx} files at 1.22.1, HAProxy ${r.files.haproxy} files at 2.6):`];
-  for (const [id, n] of [...r.counts].sort((a, b) => a[0].localeCompare(b[0]))) lines.push(`  ${id.padEnd(42)} ${String(n).padStart(5)} findings in ${String(r.filesPerRule.get(id) ?? 0).padStart(3)} files`);
+  for (const [id, n] of [...r.counts].sort((a, b) => a[0].localeCompare(b[0])))
+    lines.push(`  ${id.padEnd(42)} ${String(n).padStart(5)} findings in ${String(r.filesPerRule.get(id) ?? 0).padStart(3)} files`);
   return lines.join('\n');
 }
 

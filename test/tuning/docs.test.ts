@@ -31,7 +31,12 @@ describe('test coverage of the rows', () => {
       .map((f) => readFileSync(join(__dirname, f), 'utf8'))
       .join('\n');
     // the rule id of each expectRule call is the first quoted `language/rule` after it
-    const fired = new Set(tests.split('expectRule(').slice(1).map((chunk) => /'((?:nginx|haproxy)\/[a-z0-9-]+)'/.exec(chunk)?.[1]));
+    const fired = new Set(
+      tests
+        .split('expectRule(')
+        .slice(1)
+        .map((chunk) => /'((?:nginx|haproxy)\/[a-z0-9-]+)'/.exec(chunk)?.[1]),
+    );
     for (const r of tuningRuleRows()) {
       if (r.id.endsWith('/suppression-without-reason')) continue; // engine.test.ts checks it through the facade
       assert.ok(fired.has(r.id), `${r.id} has no firing fixture`);

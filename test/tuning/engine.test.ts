@@ -34,18 +34,29 @@ http {
     assert.ok(!codes(ds).includes('nginx/unknown-directive'));
     assert.ok(!codes(ds).includes('nginx/keepalive-requests-low'));
     const reasons = ds.filter((d) => d.code === 'nginx/suppression-without-reason');
-    assert.deepEqual(reasons.map((d) => d.range.start.line), [5, 7]);
+    assert.deepEqual(
+      reasons.map((d) => d.range.start.line),
+      [5, 7],
+    );
   });
   it('the final pass replaces reports a registry still made by the same comment', () => {
     const d = doc('nginx', '# proxy-tuner-disable-next-line nginx/x\nfoo;\n');
-    const dup: Diagnostic = { range: { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } }, message: 'old', code: 'nginx/suppression-without-reason' };
+    const dup: Diagnostic = {
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 5 } },
+      message: 'old',
+      code: 'nginx/suppression-without-reason',
+    };
     const out = finalizeDiagnostics(d, 'nginx', [dup, { ...dup }]);
     assert.equal(out.length, 1);
     assert.match(out[0].message, /Say why/);
     assert.equal(finalizeDiagnostics(d, 'nginx', [dup], { rules: { 'nginx/suppression-without-reason': 'off' } }).length, 0);
   });
   it('a reason silences the report', () => {
-    const ds = validate(doc('haproxy', 'global\n    # proxy-tuner-disable-next-line haproxy/global-maxconn -- set by the container\n    daemon\n'), 'haproxy', {});
+    const ds = validate(
+      doc('haproxy', 'global\n    # proxy-tuner-disable-next-line haproxy/global-maxconn -- set by the container\n    daemon\n'),
+      'haproxy',
+      {},
+    );
     assert.ok(!codes(ds).includes('haproxy/suppression-without-reason'));
   });
 });
@@ -82,7 +93,8 @@ http {
     );
   });
   it('leaves unsafe fixes (new upstream blocks) to the user', () => {
-    const text = 'worker_processes auto;\nevents {\n    worker_connections 4096;\n}\nhttp {\n    server {\n        location / {\n            proxy_pass http://127.0.0.1:8081;\n        }\n    }\n}\n';
+    const text =
+      'worker_processes auto;\nevents {\n    worker_connections 4096;\n}\nhttp {\n    server {\n        location / {\n            proxy_pass http://127.0.0.1:8081;\n        }\n    }\n}\n';
     const fixed = fixAll(doc('nginx', text), 'nginx', { nginxVersion: '1.22.1' });
     assert.ok(fixed.includes('proxy_pass http://127.0.0.1:8081;'));
     assert.ok(!fixed.includes('upstream'));
@@ -118,7 +130,14 @@ describe('host facts', () => {
     assert.equal(parseSomaxconn('4096\n'), 4096);
     assert.equal(parseSomaxconn('junk'), undefined);
     assert.equal(resolveSettings({}, () => undefined).host, undefined);
-    assert.deepEqual(resolveSettings({}, () => undefined, () => ({ cpuCount: 2, somaxconn: 128 })).host, { cpuCount: 2, somaxconn: 128 });
+    assert.deepEqual(
+      resolveSettings(
+        {},
+        () => undefined,
+        () => ({ cpuCount: 2, somaxconn: 128 }),
+      ).host,
+      { cpuCount: 2, somaxconn: 128 },
+    );
   });
 });
 
@@ -141,8 +160,16 @@ http {
     const withFixes = validate(doc('nginx', text), 'nginx', settings);
     const without = validate(doc('nginx', text), 'nginx', { ...settings, fixData: false });
     const fixed = withFixes.filter((d) => (d.data as { fixes?: unknown[] } | undefined)?.fixes?.length);
-    for (const id of ['nginx/upstream-keepalive-headers', 'nginx/upstream-keepalive-small', 'nginx/gzip-min-length', 'nginx/keepalive-requests-low']) {
-      assert.ok(fixed.some((d) => d.code === id), `${id} should fire with a fix here: ${codes(withFixes).join(', ')}`);
+    for (const id of [
+      'nginx/upstream-keepalive-headers',
+      'nginx/upstream-keepalive-small',
+      'nginx/gzip-min-length',
+      'nginx/keepalive-requests-low',
+    ]) {
+      assert.ok(
+        fixed.some((d) => d.code === id),
+        `${id} should fire with a fix here: ${codes(withFixes).join(', ')}`,
+      );
     }
     assert.deepEqual(
       without,

@@ -34,7 +34,9 @@ describe('haproxy/nbproc (the seed 004 config; until 2.5)', () => {
 
 describe('haproxy/nbthread-above-cores (host-aware)', () => {
   it('flags more threads than cores and sets the core count', () => {
-    const { doc, found } = expectRule('haproxy', 'global\n    maxconn 10\n    nbthread <|8|>\n', 'haproxy/nbthread-above-cores', { host: { cpuCount: 2 } });
+    const { doc, found } = expectRule('haproxy', 'global\n    maxconn 10\n    nbthread <|8|>\n', 'haproxy/nbthread-above-cores', {
+      host: { cpuCount: 2 },
+    });
     assert.equal(applyFix(doc, found[0]), 'global\n    maxconn 10\n    nbthread 2\n');
   });
   it('is silent without host facts or within the core count', () => {
@@ -77,11 +79,18 @@ describe('haproxy/server-no-check', () => {
   const text = 'backend b\n    server <|rs1|> 192.168.1.10:80 weight 2  # main\n    server rs2 192.168.1.11:80 check\n';
   it('flags servers without check and appends check before the comment', () => {
     const { doc, found } = expectRule('haproxy', text, 'haproxy/server-no-check');
-    assert.equal(applyFix(doc, found[0]), 'backend b\n    server rs1 192.168.1.10:80 weight 2 check  # main\n    server rs2 192.168.1.11:80 check\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'backend b\n    server rs1 192.168.1.10:80 weight 2 check  # main\n    server rs2 192.168.1.11:80 check\n',
+    );
   });
   it('accepts a single server, or default-server check', () => {
     expectNone('haproxy', 'backend b\n    server rs1 127.0.0.1:80\n', 'haproxy/server-no-check');
-    expectNone('haproxy', 'defaults\n    default-server check\nbackend b\n    server a 127.0.0.1:1\n    server b 127.0.0.1:2\n', 'haproxy/server-no-check');
+    expectNone(
+      'haproxy',
+      'defaults\n    default-server check\nbackend b\n    server a 127.0.0.1:1\n    server b 127.0.0.1:2\n',
+      'haproxy/server-no-check',
+    );
   });
 });
 
@@ -92,7 +101,11 @@ describe('haproxy/balance-long-lived', () => {
     assert.equal(applyFix(doc, found[0]), text.replace(/<\||\|>/g, '').replace('balance roundrobin', 'balance leastconn'));
   });
   it('flags roundrobin with a tunnel timeout in HTTP mode', () => {
-    expectRule('haproxy', 'backend ws\n    mode http\n    timeout tunnel 1h\n    balance <|static-rr|>\n    server a 127.0.0.1:1\n', 'haproxy/balance-long-lived');
+    expectRule(
+      'haproxy',
+      'backend ws\n    mode http\n    timeout tunnel 1h\n    balance <|static-rr|>\n    server a 127.0.0.1:1\n',
+      'haproxy/balance-long-lived',
+    );
   });
   it('accepts roundrobin for plain HTTP, and leastconn for TCP', () => {
     expectNone('haproxy', 'backend a\n    mode http\n    balance roundrobin\n    server s 127.0.0.1:1\n', 'haproxy/balance-long-lived');
@@ -119,7 +132,11 @@ describe('haproxy/splice-auto', () => {
   });
   it('accepts splice on the backend or on a frontend that uses it, and HTTP mode', () => {
     expectNone('haproxy', 'backend a\n    mode tcp\n    option splice-auto\n    server s 127.0.0.1:1\n', 'haproxy/splice-auto');
-    expectNone('haproxy', 'frontend f\n    mode tcp\n    option splice-auto\n    default_backend a\nbackend a\n    mode tcp\n    server s 127.0.0.1:1\n', 'haproxy/splice-auto');
+    expectNone(
+      'haproxy',
+      'frontend f\n    mode tcp\n    option splice-auto\n    default_backend a\nbackend a\n    mode tcp\n    server s 127.0.0.1:1\n',
+      'haproxy/splice-auto',
+    );
     expectNone('haproxy', 'backend a\n    mode http\n    server s 127.0.0.1:1\n', 'haproxy/splice-auto');
   });
 });
@@ -128,7 +145,10 @@ describe('haproxy/ssl-old-protocols (version-aware: TLSv1.2 default since 2.2)',
   const text = 'global\n    maxconn 10\nfrontend f\n    <|bind|> :443 ssl crt /etc/haproxy/site.pem\n';
   it('before 2.2, flags TLS binds without a floor and adds ssl-default-bind-options', () => {
     const { doc, found } = expectRule('haproxy', text, 'haproxy/ssl-old-protocols', { haproxyVersion: '2.1' });
-    assert.equal(applyFix(doc, found[0]), 'global\n    maxconn 10\n    ssl-default-bind-options ssl-min-ver TLSv1.2\nfrontend f\n    bind :443 ssl crt /etc/haproxy/site.pem\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'global\n    maxconn 10\n    ssl-default-bind-options ssl-min-ver TLSv1.2\nfrontend f\n    bind :443 ssl crt /etc/haproxy/site.pem\n',
+    );
   });
   it('since 2.2, only an explicit old minimum is flagged', () => {
     expectNone('haproxy', text.replace(/<\||\|>/g, ''), 'haproxy/ssl-old-protocols', { haproxyVersion: '2.6' });
@@ -137,7 +157,12 @@ describe('haproxy/ssl-old-protocols (version-aware: TLSv1.2 default since 2.2)',
     assert.equal(applyFix(doc, found[0]), old.replace(/<\||\|>/g, '').replace('TLSv1.0', 'TLSv1.2'));
   });
   it('accepts no-tlsv10 no-tlsv11 before 2.2', () => {
-    expectNone('haproxy', 'global\n    ssl-default-bind-options no-sslv3 no-tlsv10 no-tlsv11\nfrontend f\n    bind :443 ssl crt /x.pem\n', 'haproxy/ssl-old-protocols', { haproxyVersion: '2.0' });
+    expectNone(
+      'haproxy',
+      'global\n    ssl-default-bind-options no-sslv3 no-tlsv10 no-tlsv11\nfrontend f\n    bind :443 ssl crt /x.pem\n',
+      'haproxy/ssl-old-protocols',
+      { haproxyVersion: '2.0' },
+    );
   });
 });
 
@@ -148,7 +173,11 @@ describe('haproxy/log-without-dontlognull', () => {
     assert.equal(applyFix(doc, found[0]), text.replace(/<\||\|>/g, '').replace('log global\n', 'log global\n    option dontlognull\n'));
   });
   it('accepts dontlognull, and proxies that do not log', () => {
-    expectNone('haproxy', 'defaults\n    log global\n    option dontlognull\nfrontend a\n    bind :80\n', 'haproxy/log-without-dontlognull');
+    expectNone(
+      'haproxy',
+      'defaults\n    log global\n    option dontlognull\nfrontend a\n    bind :80\n',
+      'haproxy/log-without-dontlognull',
+    );
     expectNone('haproxy', 'frontend a\n    bind :80\n', 'haproxy/log-without-dontlognull');
   });
 });

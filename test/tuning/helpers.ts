@@ -38,12 +38,21 @@ export function only(diagnostics: Diagnostic[], ruleId: string): Diagnostic[] {
  * Runs the rules, expects exactly the marked ranges for `ruleId` (one diagnostic per marker,
  * in order) and returns them.
  */
-export function expectRule(lang: LanguageId, marked: string, ruleId: string, settings: ServiceSettings = {}): { doc: TextDocument; found: Diagnostic[] } {
+export function expectRule(
+  lang: LanguageId,
+  marked: string,
+  ruleId: string,
+  settings: ServiceSettings = {},
+): { doc: TextDocument; found: Diagnostic[] } {
   const fx = fixture(marked);
   const { doc, diagnostics } = run(lang, fx.text, settings);
   const found = only(diagnostics, ruleId);
   const got = found.map((d) => [doc.offsetAt(d.range.start), doc.offsetAt(d.range.end)]);
-  assert.deepEqual(got, fx.ranges.map((r) => [r.start, r.end]), `${ruleId}: ranges (messages: ${found.map((d) => d.message).join(' | ')})`);
+  assert.deepEqual(
+    got,
+    fx.ranges.map((r) => [r.start, r.end]),
+    `${ruleId}: ranges (messages: ${found.map((d) => d.message).join(' | ')})`,
+  );
   return { doc, found };
 }
 

@@ -9,12 +9,20 @@ const V1297 = { nginxVersion: '1.29.7' };
 
 describe('nginx/worker-processes-not-auto', () => {
   it('flags a single worker and fixes it to auto', () => {
-    const { doc, found } = expectRule('nginx', 'worker_processes <|1|>;\nevents {\n    worker_connections 4096;\n}\n', 'nginx/worker-processes-not-auto');
+    const { doc, found } = expectRule(
+      'nginx',
+      'worker_processes <|1|>;\nevents {\n    worker_connections 4096;\n}\n',
+      'nginx/worker-processes-not-auto',
+    );
     assert.equal(applyFix(doc, found[0]), 'worker_processes auto;\nevents {\n    worker_connections 4096;\n}\n');
     assert.equal(fixOf(found[0]).safe, true);
   });
   it('flags a missing directive at events and inserts the line before it', () => {
-    const { doc, found } = expectRule('nginx', '# main\n<|events|> {\n    worker_connections 4096;\n}\n', 'nginx/worker-processes-not-auto');
+    const { doc, found } = expectRule(
+      'nginx',
+      '# main\n<|events|> {\n    worker_connections 4096;\n}\n',
+      'nginx/worker-processes-not-auto',
+    );
     assert.equal(applyFix(doc, found[0]), '# main\nworker_processes auto;\nevents {\n    worker_connections 4096;\n}\n');
   });
   it('accepts auto, and a number equal to the known core count', () => {
@@ -28,11 +36,19 @@ describe('nginx/worker-processes-not-auto', () => {
 
 describe('nginx/worker-connections-low', () => {
   it('flags the default value and raises it', () => {
-    const { doc, found } = expectRule('nginx', 'worker_processes auto;\nevents {\n    worker_connections <|512|>;\n}\n', 'nginx/worker-connections-low');
+    const { doc, found } = expectRule(
+      'nginx',
+      'worker_processes auto;\nevents {\n    worker_connections <|512|>;\n}\n',
+      'nginx/worker-connections-low',
+    );
     assert.equal(applyFix(doc, found[0]), 'worker_processes auto;\nevents {\n    worker_connections 4096;\n}\n');
   });
   it('flags a missing worker_connections and adds it with the block indentation', () => {
-    const { doc, found } = expectRule('nginx', 'worker_processes auto;\n<|events|> {\n  multi_accept on;\n}\n', 'nginx/worker-connections-low');
+    const { doc, found } = expectRule(
+      'nginx',
+      'worker_processes auto;\n<|events|> {\n  multi_accept on;\n}\n',
+      'nginx/worker-connections-low',
+    );
     assert.equal(applyFix(doc, found[0]), 'worker_processes auto;\nevents {\n  worker_connections 4096;\n  multi_accept on;\n}\n');
   });
   it('accepts more than 512', () => {
@@ -42,16 +58,31 @@ describe('nginx/worker-connections-low', () => {
 
 describe('nginx/worker-rlimit-nofile', () => {
   it('flags a limit below two descriptors per connection', () => {
-    const { doc, found } = expectRule('nginx', 'worker_rlimit_nofile <|10000|>;\nevents {\n    worker_connections 65535;\n}\n', 'nginx/worker-rlimit-nofile');
+    const { doc, found } = expectRule(
+      'nginx',
+      'worker_rlimit_nofile <|10000|>;\nevents {\n    worker_connections 65535;\n}\n',
+      'nginx/worker-rlimit-nofile',
+    );
     assert.equal(applyFix(doc, found[0]), 'worker_rlimit_nofile 131070;\nevents {\n    worker_connections 65535;\n}\n');
   });
   it('flags a missing limit when connections exceed the process limit, and adds it after worker_processes', () => {
-    const { doc, found } = expectRule('nginx', 'worker_processes auto;\nevents {\n    worker_connections <|4096|>;\n}\n', 'nginx/worker-rlimit-nofile');
-    assert.equal(applyFix(doc, found[0]), 'worker_processes auto;\nworker_rlimit_nofile 8192;\nevents {\n    worker_connections 4096;\n}\n');
+    const { doc, found } = expectRule(
+      'nginx',
+      'worker_processes auto;\nevents {\n    worker_connections <|4096|>;\n}\n',
+      'nginx/worker-rlimit-nofile',
+    );
+    assert.equal(
+      applyFix(doc, found[0]),
+      'worker_processes auto;\nworker_rlimit_nofile 8192;\nevents {\n    worker_connections 4096;\n}\n',
+    );
   });
   it('for connections under the process limit, only informs, and only when proxying', () => {
     expectNone('nginx', 'events {\n    worker_connections 1000;\n}\nhttp {\n    server { root /srv; }\n}\n', 'nginx/worker-rlimit-nofile');
-    const { found } = expectRule('nginx', 'events {\n    worker_connections <|1000|>;\n}\nhttp {\n    server { location / { proxy_pass http://app; } }\n}\n', 'nginx/worker-rlimit-nofile');
+    const { found } = expectRule(
+      'nginx',
+      'events {\n    worker_connections <|1000|>;\n}\nhttp {\n    server { location / { proxy_pass http://app; } }\n}\n',
+      'nginx/worker-rlimit-nofile',
+    );
     assert.equal(found[0].severity, 3);
   });
   it('uses the host limit when known', () => {
@@ -64,7 +95,10 @@ describe('nginx/redundant-event-setting', () => {
   it('marks use epoll and accept_mutex off as unnecessary and removes the lines (comments stay)', () => {
     const text = 'events {\n    # tuned\n    <|use epoll;|>\n    <|accept_mutex off;|>\n    worker_connections 4096;\n}\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/redundant-event-setting');
-    assert.deepEqual(found.map((d) => d.tags), [[1], [1]]);
+    assert.deepEqual(
+      found.map((d) => d.tags),
+      [[1], [1]],
+    );
     assert.equal(found[0].severity, 4);
     assert.equal(applyFix(doc, found[0]), 'events {\n    # tuned\n    accept_mutex off;\n    worker_connections 4096;\n}\n');
     assert.equal(applyFix(doc, found[1]), 'events {\n    # tuned\n    use epoll;\n    worker_connections 4096;\n}\n');
@@ -118,15 +152,31 @@ describe('nginx/upstream-keepalive (version-bound: before 1.29.7)', () => {
   });
   it('does not fire for an upstream nobody proxies to, nor for one with keepalive', () => {
     expectNone('nginx', 'http {\n    upstream app {\n        server 127.0.0.1:1;\n    }\n}\n', 'nginx/upstream-keepalive', V122);
-    expectNone('nginx', UPSTREAM_NO_KA.replace('server 127.0.0.1:8081;', 'server 127.0.0.1:8081;\n        keepalive 64;'), 'nginx/upstream-keepalive', V122);
+    expectNone(
+      'nginx',
+      UPSTREAM_NO_KA.replace('server 127.0.0.1:8081;', 'server 127.0.0.1:8081;\n        keepalive 64;'),
+      'nginx/upstream-keepalive',
+      V122,
+    );
   });
 });
 
 describe('nginx/upstream-keepalive-headers', () => {
   const withKa = UPSTREAM_NO_KA.replace('server 127.0.0.1:8081;', 'server 127.0.0.1:8081;\n        keepalive 64;');
   it('flags proxy_pass without HTTP/1.1 and adds the lines after it', () => {
-    const { doc, found } = expectRule('nginx', withKa.replace('            proxy_pass', '            <|proxy_pass|>'), 'nginx/upstream-keepalive-headers', V122);
-    assert.equal(applyFix(doc, found[0]), withKa.replace('proxy_pass http://app;', 'proxy_pass http://app;\n            proxy_http_version 1.1;\n            proxy_set_header Connection "";'));
+    const { doc, found } = expectRule(
+      'nginx',
+      withKa.replace('            proxy_pass', '            <|proxy_pass|>'),
+      'nginx/upstream-keepalive-headers',
+      V122,
+    );
+    assert.equal(
+      applyFix(doc, found[0]),
+      withKa.replace(
+        'proxy_pass http://app;',
+        'proxy_pass http://app;\n            proxy_http_version 1.1;\n            proxy_set_header Connection "";',
+      ),
+    );
   });
   it('adds Connection next to the inherited proxy_set_header lines, so none is dropped', () => {
     const text = `http {
@@ -145,10 +195,16 @@ describe('nginx/upstream-keepalive-headers', () => {
 `;
     const { doc, found } = expectRule('nginx', text, 'nginx/upstream-keepalive-headers', V122);
     assert.match(found[0].message, /Connection: close/);
-    assert.equal(applyFix(doc, found[0]), text.replace('<|proxy_pass|>', 'proxy_pass').replace('proxy_set_header Host $host;', 'proxy_set_header Host $host;\n        proxy_set_header Connection "";'));
+    assert.equal(
+      applyFix(doc, found[0]),
+      text
+        .replace('<|proxy_pass|>', 'proxy_pass')
+        .replace('proxy_set_header Host $host;', 'proxy_set_header Host $host;\n        proxy_set_header Connection "";'),
+    );
   });
   it('accepts the inherited lines in every location of the server (corpus false positive: proxy_keepalive.conf)', () => {
-    const text = 'http {\n    upstream b {\n        server 127.0.0.1:1;\n        keepalive 8;\n    }\n    server {\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n        location / {\n            proxy_pass http://b;\n        }\n        location /u/ {\n            proxy_pass http://b;\n        }\n    }\n}\n';
+    const text =
+      'http {\n    upstream b {\n        server 127.0.0.1:1;\n        keepalive 8;\n    }\n    server {\n        proxy_http_version 1.1;\n        proxy_set_header Connection "";\n        location / {\n            proxy_pass http://b;\n        }\n        location /u/ {\n            proxy_pass http://b;\n        }\n    }\n}\n';
     expectNone('nginx', text, 'nginx/upstream-keepalive-headers', V122);
   });
   it('accepts the lines inherited from the server, and is off at 1.29.7', () => {
@@ -160,13 +216,15 @@ describe('nginx/upstream-keepalive-headers', () => {
 
 describe('nginx/upstream-keepalive-small', () => {
   it('hints at pools below 64 and raises them', () => {
-    const text = 'http {\n    upstream app {\n        server 127.0.0.1:1;\n        keepalive <|16|>;\n    }\n    server {\n        location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }\n    }\n}\n';
+    const text =
+      'http {\n    upstream app {\n        server 127.0.0.1:1;\n        keepalive <|16|>;\n    }\n    server {\n        location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }\n    }\n}\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/upstream-keepalive-small', V122);
     assert.equal(found[0].severity, 4);
     assert.equal(applyFix(doc, found[0]), text.replace('<|16|>', '64'));
   });
   it('since 1.29.7 flags an upstream without keepalive (the default pool is keepalive 32: measured 0.23 new connections per request at 50 clients on 1.30.6)', () => {
-    const text = 'http {\n    upstream <|app|> {\n        server 127.0.0.1:1;\n    }\n    server { location / { proxy_pass http://app; } }\n}\n';
+    const text =
+      'http {\n    upstream <|app|> {\n        server 127.0.0.1:1;\n    }\n    server { location / { proxy_pass http://app; } }\n}\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/upstream-keepalive-small', { nginxVersion: '1.30.6' });
     assert.equal(found[0].severity, 4);
     assert.match(found[0].message, /keepalive 32 local/);
@@ -174,12 +232,17 @@ describe('nginx/upstream-keepalive-small', () => {
     expectNone('nginx', text.replace(/<\||\|>/g, ''), 'nginx/upstream-keepalive-small', V122);
   });
   it('accepts 64 and more', () => {
-    expectNone('nginx', 'http {\n    upstream app {\n        server 127.0.0.1:1;\n        keepalive 128;\n    }\n    server { location / { proxy_pass http://app; } }\n}\n', 'nginx/upstream-keepalive-small');
+    expectNone(
+      'nginx',
+      'http {\n    upstream app {\n        server 127.0.0.1:1;\n        keepalive 128;\n    }\n    server { location / { proxy_pass http://app; } }\n}\n',
+      'nginx/upstream-keepalive-small',
+    );
   });
 });
 
 describe('nginx/proxy-pass-no-upstream (the seed 002 config)', () => {
-  const seed002 = 'http {\n    access_log off;\n    server {\n        listen 1990;\n        location / {\n            proxy_pass <|http://127.0.0.1:1980|>;\n        }\n    }\n}\n';
+  const seed002 =
+    'http {\n    access_log off;\n    server {\n        listen 1990;\n        location / {\n            proxy_pass <|http://127.0.0.1:1980|>;\n        }\n    }\n}\n';
   it('fires at 1.22.1 and the fix creates an upstream with keepalive', () => {
     const { doc, found } = expectRule('nginx', seed002, 'nginx/proxy-pass-no-upstream', V122);
     assert.equal(fixOf(found[0]).safe, false);
@@ -221,7 +284,12 @@ describe('nginx/proxy-pass-no-upstream (the seed 002 config)', () => {
     expectNone('nginx', 'location / {\n    proxy_pass http://$target;\n}\n', 'nginx/proxy-pass-no-upstream', V122);
   });
   it('still flags a fragment, without a fix (no http block to put the upstream in)', () => {
-    const { found } = expectRule('nginx', 'location / {\n    proxy_pass <|http://10.0.0.5:8080/api/|>;\n}\n', 'nginx/proxy-pass-no-upstream', V122);
+    const { found } = expectRule(
+      'nginx',
+      'location / {\n    proxy_pass <|http://10.0.0.5:8080/api/|>;\n}\n',
+      'nginx/proxy-pass-no-upstream',
+      V122,
+    );
     assert.equal((found[0].data as { fixes?: unknown[] } | undefined)?.fixes?.length ?? 0, 0);
   });
 });
@@ -244,7 +312,12 @@ describe('nginx/access-log-unbuffered', () => {
     assert.equal(applyFix(doc, found[0], 1), 'http {\n    access_log off;\n}\n');
   });
   it('accepts buffered, gzip, off and syslog logs', () => {
-    for (const line of ['access_log /x.log main buffer=64k;', 'access_log /x.log combined gzip;', 'access_log off;', 'access_log syslog:server=unix:/dev/log;']) {
+    for (const line of [
+      'access_log /x.log main buffer=64k;',
+      'access_log /x.log combined gzip;',
+      'access_log off;',
+      'access_log syslog:server=unix:/dev/log;',
+    ]) {
       expectNone('nginx', `http {\n    ${line}\n}\n`, 'nginx/access-log-unbuffered');
     }
   });
@@ -292,14 +365,22 @@ describe('nginx/gzip-min-length', () => {
 
 describe('nginx/proxy-buffering-off', () => {
   it('flags proxy_buffering off without a reason', () => {
-    const { doc, found } = expectRule('nginx', 'location /api/ {\n    proxy_pass http://app;\n    <|proxy_buffering off;|>\n}\n', 'nginx/proxy-buffering-off');
+    const { doc, found } = expectRule(
+      'nginx',
+      'location /api/ {\n    proxy_pass http://app;\n    <|proxy_buffering off;|>\n}\n',
+      'nginx/proxy-buffering-off',
+    );
     assert.equal(applyFix(doc, found[0]), 'location /api/ {\n    proxy_pass http://app;\n}\n');
   });
   it('accepts a comment next to it, or a streaming location', () => {
     expectNone('nginx', 'location /api/ {\n    # the app streams progress\n    proxy_buffering off;\n}\n', 'nginx/proxy-buffering-off');
     expectNone('nginx', 'location /api/ {\n    proxy_buffering off; # long polling\n}\n', 'nginx/proxy-buffering-off');
     expectNone('nginx', 'location /events {\n    proxy_buffering off;\n}\n', 'nginx/proxy-buffering-off');
-    expectNone('nginx', 'location /x {\n    proxy_set_header Upgrade $http_upgrade;\n    proxy_buffering off;\n}\n', 'nginx/proxy-buffering-off');
+    expectNone(
+      'nginx',
+      'location /x {\n    proxy_set_header Upgrade $http_upgrade;\n    proxy_buffering off;\n}\n',
+      'nginx/proxy-buffering-off',
+    );
   });
 });
 
@@ -320,20 +401,31 @@ describe('nginx/ssl-session-cache (honest about tickets)', () => {
     const text = 'http {\n    <|ssl_session_tickets off;|>\n    server {\n        listen 443 ssl;\n    }\n}\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/ssl-session-cache');
     assert.equal(found[0].severity, 2);
-    assert.equal(applyFix(doc, found[0]), 'http {\n    ssl_session_tickets off;\n    ssl_session_cache shared:SSL:10m;\n    server {\n        listen 443 ssl;\n    }\n}\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'http {\n    ssl_session_tickets off;\n    ssl_session_cache shared:SSL:10m;\n    server {\n        listen 443 ssl;\n    }\n}\n',
+    );
   });
   it('is only a hint while tickets are on', () => {
     const { found } = expectRule('nginx', 'http {\n    server {\n        <|listen|> 443 ssl;\n    }\n}\n', 'nginx/ssl-session-cache');
     assert.equal(found[0].severity, 4);
   });
   it('accepts tickets off with a shared cache', () => {
-    expectNone('nginx', 'http {\n    ssl_session_cache shared:SSL:20m;\n    ssl_session_tickets off;\n    server {\n        listen 443 ssl;\n    }\n}\n', 'nginx/ssl-session-cache');
+    expectNone(
+      'nginx',
+      'http {\n    ssl_session_cache shared:SSL:20m;\n    ssl_session_tickets off;\n    server {\n        listen 443 ssl;\n    }\n}\n',
+      'nginx/ssl-session-cache',
+    );
   });
 });
 
 describe('nginx/ssl-protocols-old', () => {
   it('removes only the old protocol words', () => {
-    const { doc, found } = expectRule('nginx', 'http {\n    ssl_protocols <|TLSv1 TLSv1.1|> TLSv1.2; # legacy\n}\n', 'nginx/ssl-protocols-old');
+    const { doc, found } = expectRule(
+      'nginx',
+      'http {\n    ssl_protocols <|TLSv1 TLSv1.1|> TLSv1.2; # legacy\n}\n',
+      'nginx/ssl-protocols-old',
+    );
     assert.equal(applyFix(doc, found[0]), 'http {\n    ssl_protocols TLSv1.2; # legacy\n}\n');
   });
   it('replaces a list of only old protocols', () => {
@@ -343,7 +435,10 @@ describe('nginx/ssl-protocols-old', () => {
   it('flags the implicit default before 1.23.4 only', () => {
     const text = 'http {\n    ssl_session_cache shared:SSL:1m;\n    server {\n        <|listen|> 443 ssl http2;\n    }\n}\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/ssl-protocols-old', V122);
-    assert.equal(applyFix(doc, found[0]), 'http {\n    ssl_session_cache shared:SSL:1m;\n    server {\n        listen 443 ssl http2;\n        ssl_protocols TLSv1.2 TLSv1.3;\n    }\n}\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'http {\n    ssl_session_cache shared:SSL:1m;\n    server {\n        listen 443 ssl http2;\n        ssl_protocols TLSv1.2 TLSv1.3;\n    }\n}\n',
+    );
     expectNone('nginx', text.replace(/<\||\|>/g, ''), 'nginx/ssl-protocols-old', { nginxVersion: '1.24.0' });
     expectNone('nginx', 'http {\n    ssl_protocols TLSv1.2 TLSv1.3;\n}\n', 'nginx/ssl-protocols-old');
   });
@@ -364,11 +459,17 @@ describe('nginx/http2-missing (fix differs before/after 1.25.1)', () => {
   const text = 'http {\n    server {\n        <|listen|> 443 ssl;\n        ssl_session_cache shared:SSL:1m;\n    }\n}\n';
   it('1.22.1: adds http2 to listen', () => {
     const { doc, found } = expectRule('nginx', text, 'nginx/http2-missing', V122);
-    assert.equal(applyFix(doc, found[0]), 'http {\n    server {\n        listen 443 ssl http2;\n        ssl_session_cache shared:SSL:1m;\n    }\n}\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'http {\n    server {\n        listen 443 ssl http2;\n        ssl_session_cache shared:SSL:1m;\n    }\n}\n',
+    );
   });
   it('1.25.1 and later: adds the http2 directive', () => {
     const { doc, found } = expectRule('nginx', text, 'nginx/http2-missing', { nginxVersion: '1.25.1' });
-    assert.equal(applyFix(doc, found[0]), 'http {\n    server {\n        listen 443 ssl;\n        http2 on;\n        ssl_session_cache shared:SSL:1m;\n    }\n}\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'http {\n    server {\n        listen 443 ssl;\n        http2 on;\n        ssl_session_cache shared:SSL:1m;\n    }\n}\n',
+    );
   });
   it('accepts either form, and plain-HTTP servers', () => {
     expectNone('nginx', 'http {\n    server {\n        listen 443 ssl http2;\n    }\n}\n', 'nginx/http2-missing', V122);
@@ -391,17 +492,32 @@ describe('nginx/listen-http2-deprecated (since 1.25.1)', () => {
 
 describe('nginx/ssl-stapling-no-resolver', () => {
   it('flags stapling without a resolver', () => {
-    expectRule('nginx', 'http {\n    server {\n        listen 443 ssl;\n        <|ssl_stapling on;|>\n    }\n}\n', 'nginx/ssl-stapling-no-resolver');
+    expectRule(
+      'nginx',
+      'http {\n    server {\n        listen 443 ssl;\n        <|ssl_stapling on;|>\n    }\n}\n',
+      'nginx/ssl-stapling-no-resolver',
+    );
   });
   it('accepts a resolver in an enclosing block', () => {
-    expectNone('nginx', 'http {\n    resolver 127.0.0.53;\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n', 'nginx/ssl-stapling-no-resolver');
+    expectNone(
+      'nginx',
+      'http {\n    resolver 127.0.0.53;\n    server {\n        listen 443 ssl;\n        ssl_stapling on;\n    }\n}\n',
+      'nginx/ssl-stapling-no-resolver',
+    );
   });
 });
 
 describe('rule settings', () => {
   it('a setting changes the severity or turns a rule off', () => {
     const text = 'http {\n    keepalive_requests 10;\n}\n';
-    assert.equal(only(run('nginx', text, { rules: { 'nginx/keepalive-requests-low': 'error' } }).diagnostics, 'nginx/keepalive-requests-low')[0].severity, 1);
-    assert.equal(only(run('nginx', text, { rules: { 'nginx/keepalive-requests-low': 'off' } }).diagnostics, 'nginx/keepalive-requests-low').length, 0);
+    assert.equal(
+      only(run('nginx', text, { rules: { 'nginx/keepalive-requests-low': 'error' } }).diagnostics, 'nginx/keepalive-requests-low')[0]
+        .severity,
+      1,
+    );
+    assert.equal(
+      only(run('nginx', text, { rules: { 'nginx/keepalive-requests-low': 'off' } }).diagnostics, 'nginx/keepalive-requests-low').length,
+      0,
+    );
   });
 });

@@ -5,7 +5,11 @@ import { applyFix, expectNone, expectRule } from './helpers';
 
 describe('nginx/alias-traversal', () => {
   it('flags a prefix without a slash when the alias has one, and adds the slash', () => {
-    const { doc, found } = expectRule('nginx', 'server {\n    location <|/static|> {\n        alias /srv/static/;\n    }\n}\n', 'nginx/alias-traversal');
+    const { doc, found } = expectRule(
+      'nginx',
+      'server {\n    location <|/static|> {\n        alias /srv/static/;\n    }\n}\n',
+      'nginx/alias-traversal',
+    );
     assert.equal(applyFix(doc, found[0]), 'server {\n    location /static/ {\n        alias /srv/static/;\n    }\n}\n');
   });
   it('accepts matching slashes, regex locations and exact matches', () => {
@@ -43,23 +47,47 @@ describe('nginx/add-header-inheritance', () => {
     );
   });
   it('accepts a child that repeats them, one that sets none, and add_header_inherit merge', () => {
-    expectNone('nginx', 'server {\n    add_header X-A 1;\n    location / {\n        add_header X-A 2;\n    }\n}\n', 'nginx/add-header-inheritance');
-    expectNone('nginx', 'server {\n    add_header X-A 1;\n    location / {\n        root /srv;\n    }\n}\n', 'nginx/add-header-inheritance');
-    expectNone('nginx', 'server {\n    add_header X-A 1;\n    location / {\n        add_header_inherit merge;\n        add_header X-B 2;\n    }\n}\n', 'nginx/add-header-inheritance');
+    expectNone(
+      'nginx',
+      'server {\n    add_header X-A 1;\n    location / {\n        add_header X-A 2;\n    }\n}\n',
+      'nginx/add-header-inheritance',
+    );
+    expectNone(
+      'nginx',
+      'server {\n    add_header X-A 1;\n    location / {\n        root /srv;\n    }\n}\n',
+      'nginx/add-header-inheritance',
+    );
+    expectNone(
+      'nginx',
+      'server {\n    add_header X-A 1;\n    location / {\n        add_header_inherit merge;\n        add_header X-B 2;\n    }\n}\n',
+      'nginx/add-header-inheritance',
+    );
   });
   it('sees through if blocks', () => {
-    expectRule('nginx', 'server {\n    location / {\n        add_header X-A 1;\n        if ($arg_x) {\n            <|add_header|> X-B 2;\n        }\n    }\n}\n', 'nginx/add-header-inheritance');
+    expectRule(
+      'nginx',
+      'server {\n    location / {\n        add_header X-A 1;\n        if ($arg_x) {\n            <|add_header|> X-B 2;\n        }\n    }\n}\n',
+      'nginx/add-header-inheritance',
+    );
   });
 });
 
 describe('nginx/proxy-set-header-inheritance', () => {
   it('flags a location dropping the server-level headers and repeats them', () => {
-    const text = 'server {\n    proxy_set_header Host $host;\n    location / {\n        <|proxy_set_header|> X-Id 1;\n        proxy_pass http://app;\n    }\n}\n';
+    const text =
+      'server {\n    proxy_set_header Host $host;\n    location / {\n        <|proxy_set_header|> X-Id 1;\n        proxy_pass http://app;\n    }\n}\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/proxy-set-header-inheritance');
-    assert.equal(applyFix(doc, found[0]), 'server {\n    proxy_set_header Host $host;\n    location / {\n        proxy_set_header Host $host;\n        proxy_set_header X-Id 1;\n        proxy_pass http://app;\n    }\n}\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'server {\n    proxy_set_header Host $host;\n    location / {\n        proxy_set_header Host $host;\n        proxy_set_header X-Id 1;\n        proxy_pass http://app;\n    }\n}\n',
+    );
   });
   it('compares header names case-insensitively', () => {
-    expectNone('nginx', 'server {\n    proxy_set_header Host $host;\n    location / {\n        proxy_set_header host $http_host;\n    }\n}\n', 'nginx/proxy-set-header-inheritance');
+    expectNone(
+      'nginx',
+      'server {\n    proxy_set_header Host $host;\n    location / {\n        proxy_set_header host $http_host;\n    }\n}\n',
+      'nginx/proxy-set-header-inheritance',
+    );
   });
 });
 
@@ -73,9 +101,17 @@ describe('nginx/host-in-redirect', () => {
     expectRule('nginx', 'server {\n    rewrite ^/old$ https://<|$http_host|>/new permanent;\n}\n', 'nginx/host-in-redirect');
   });
   it('hints at $host in a catch-all server, except the plain http-to-https redirect', () => {
-    const { found } = expectRule('nginx', 'server {\n    listen 80 default_server;\n    return 302 https://<|$host|>/login;\n}\n', 'nginx/host-in-redirect');
+    const { found } = expectRule(
+      'nginx',
+      'server {\n    listen 80 default_server;\n    return 302 https://<|$host|>/login;\n}\n',
+      'nginx/host-in-redirect',
+    );
     assert.equal(found[0].severity, 4);
-    expectNone('nginx', 'server {\n    listen 80 default_server;\n    return 301 https://$host$request_uri;\n}\n', 'nginx/host-in-redirect');
+    expectNone(
+      'nginx',
+      'server {\n    listen 80 default_server;\n    return 301 https://$host$request_uri;\n}\n',
+      'nginx/host-in-redirect',
+    );
   });
   it('accepts $host with a named server, and internal rewrites', () => {
     expectNone('nginx', 'server {\n    server_name example.com;\n    return 301 https://$host$request_uri;\n}\n', 'nginx/host-in-redirect');
@@ -95,15 +131,27 @@ describe('nginx/server-tokens-on', () => {
 
 describe('nginx/if-in-location', () => {
   it('flags if with other directives than return / rewrite last', () => {
-    const { found } = expectRule('nginx', 'server {\n    location / {\n        <|if|> ($http_x) {\n            proxy_pass http://a;\n        }\n    }\n}\n', 'nginx/if-in-location');
+    const { found } = expectRule(
+      'nginx',
+      'server {\n    location / {\n        <|if|> ($http_x) {\n            proxy_pass http://a;\n        }\n    }\n}\n',
+      'nginx/if-in-location',
+    );
     assert.match(found[0].message, /proxy_pass/);
   });
   it('only informs when the body holds rewrite-module directives such as set', () => {
-    const { found } = expectRule('nginx', 'server {\n    location / {\n        <|if|> ($http_range = "") {\n            set $no_range 1;\n        }\n    }\n}\n', 'nginx/if-in-location');
+    const { found } = expectRule(
+      'nginx',
+      'server {\n    location / {\n        <|if|> ($http_range = "") {\n            set $no_range 1;\n        }\n    }\n}\n',
+      'nginx/if-in-location',
+    );
     assert.equal(found[0].severity, 3);
   });
   it('accepts return, rewrite ... last, and if in server', () => {
-    expectNone('nginx', 'server {\n    location / {\n        if ($bad) {\n            return 403;\n        }\n        if ($old) {\n            rewrite ^ /new last;\n        }\n    }\n}\n', 'nginx/if-in-location');
+    expectNone(
+      'nginx',
+      'server {\n    location / {\n        if ($bad) {\n            return 403;\n        }\n        if ($old) {\n            rewrite ^ /new last;\n        }\n    }\n}\n',
+      'nginx/if-in-location',
+    );
     expectNone('nginx', 'server {\n    if ($host = a) {\n        set $x 1;\n    }\n}\n', 'nginx/if-in-location');
   });
 });

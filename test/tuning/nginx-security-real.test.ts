@@ -75,90 +75,99 @@ function request(port: number, path: string): Promise<string> {
 const injected = (head: string): boolean => /\r?\nX-Injected: ?1[^\r\n]*\r?\n/i.test(head.split('\r\n\r\n')[0] + '\r\n');
 
 if (!binaries.length) describe('nginx/header-injection agrees with the real nginx', { skip: 'no nginx binary' }, () => {});
-for (const bin of binaries) describe(`nginx/header-injection agrees with the real nginx ${bin.version}`, () => {
-  const nginxBin = bin.path;
-  let dir = '';
-  let nginx: ChildProcess | undefined;
-  let backend: Server | undefined;
-  let port = 0;
-  const upstreamHeads: string[] = [];
-  let conf = '';
+for (const bin of binaries)
+  describe(`nginx/header-injection agrees with the real nginx ${bin.version}`, () => {
+    const nginxBin = bin.path;
+    let dir = '';
+    let nginx: ChildProcess | undefined;
+    let backend: Server | undefined;
+    let port = 0;
+    const upstreamHeads: string[] = [];
+    let conf = '';
 
-  before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-splitting-'));
-    const up = await freePort();
-    port = await freePort();
-    backend = createServer((c) => {
-      let buf = '';
-      c.on('data', (d) => {
-        buf += d.toString('latin1');
-        if (buf.includes('\r\n\r\n')) {
-          upstreamHeads.push(buf);
-          c.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-        }
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-splitting-'));
+      const up = await freePort();
+      port = await freePort();
+      backend = createServer((c) => {
+        let buf = '';
+        c.on('data', (d) => {
+          buf += d.toString('latin1');
+          if (buf.includes('\r\n\r\n')) {
+            upstreamHeads.push(buf);
+            c.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+          }
+        });
+        c.on('error', () => {});
       });
-      c.on('error', () => {});
+      await new Promise<void>((r) => backend!.listen(up, '127.0.0.1', r));
+      const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${dir}/${t};`).join('\n');
+      conf = `worker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {\n    worker_connections 64;\n}\nhttp {\n    access_log off;\n${temp}\n    server {\n        listen 127.0.0.1:${port};\n${CASES.map((c) => `        ${c.location.replace('UP', String(up))}\n`).join('')}    }\n}\n`;
+      writeFileSync(join(dir, 'nginx.conf'), conf);
+      nginx = spawn(nginxBin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { detached: true, stdio: 'ignore' });
+      nginx.on('error', () => {});
+      // wait until it listens (bounded)
+      for (let i = 0; i < 100; i++) {
+        const ok = await request(port, '/').then(
+          (h) => h.length > 0,
+          () => false,
+        );
+        if (ok) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
     });
-    await new Promise<void>((r) => backend!.listen(up, '127.0.0.1', r));
-    const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `    ${t}_temp_path ${dir}/${t};`).join('\n');
-    conf = `worker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {\n    worker_connections 64;\n}\nhttp {\n    access_log off;\n${temp}\n    server {\n        listen 127.0.0.1:${port};\n${CASES.map((c) => `        ${c.location.replace('UP', String(up))}\n`).join('')}    }\n}\n`;
-    writeFileSync(join(dir, 'nginx.conf'), conf);
-    nginx = spawn(nginxBin, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { detached: true, stdio: 'ignore' });
-    nginx.on('error', () => {});
-    // wait until it listens (bounded)
-    for (let i = 0; i < 100; i++) {
-      const ok = await request(port, '/').then(
-        (h) => h.length > 0,
-        () => false,
+
+    after(async () => {
+      if (nginx?.pid) {
+        try {
+          process.kill(-nginx.pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+        await new Promise((r) => setTimeout(r, 200));
+        try {
+          process.kill(-nginx.pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      await new Promise<void>((r) => (backend ? backend.close(() => r()) : r()));
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('flags exactly the locations where nginx let a client add a header', async () => {
+      assert.ok(
+        existsSync(join(dir, 'nginx.pid')),
+        `nginx started (${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : 'no log'})`,
       );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  });
-
-  after(async () => {
-    if (nginx?.pid) {
-      try {
-        process.kill(-nginx.pid, 'SIGTERM');
-      } catch {
-        // already gone
+      const ast = parseNginx(conf);
+      const doc = TextDocument.create('file:///nginx.conf', 'nginx', 1, conf);
+      const flagged = nginxTuning(doc, ast, { nginxVersion: /^\d/.test(bin.version) ? bin.version : undefined })
+        .filter((d) => d.code === 'nginx/header-injection')
+        .map((d) => doc.offsetAt(d.range.start));
+      const server = ast.directives.find((d) => d.name === 'http')!.block!.children.find((d) => d.name === 'server')!;
+      const locations = server.block!.children.filter((d) => d.name === 'location');
+      assert.equal(locations.length, CASES.length);
+      const rows: string[] = [];
+      let mismatches = 0;
+      for (let i = 0; i < CASES.length; i++) {
+        const c = CASES[i];
+        const loc = locations[i];
+        const before = upstreamHeads.length;
+        const head = await request(port, `${c.prefix}${ATTACK}`);
+        const upstream = upstreamHeads.slice(before).some((h) => injected(h));
+        const real = injected(head) || upstream;
+        const ours = flagged.some((o) => o >= loc.start && o < loc.end);
+        if (real !== ours) mismatches++;
+        rows.push(
+          `${real === ours ? 'ok  ' : 'DIFF'} ${c.prefix.padEnd(5)} nginx: ${real ? (upstream ? 'upstream request split' : 'header injected') : 'no injection'}; rule: ${ours ? 'flagged' : 'quiet'}`,
+        );
       }
-      await new Promise((r) => setTimeout(r, 200));
-      try {
-        process.kill(-nginx.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    await new Promise<void>((r) => (backend ? backend.close(() => r()) : r()));
-    if (dir) rmSync(dir, { recursive: true, force: true });
+      assert.equal(mismatches, 0, rows.join('\n'));
+      // the cases cover both outcomes
+      assert.ok(
+        rows.filter((r) => r.includes('flagged')).length >= 5 && rows.filter((r) => r.includes('quiet')).length >= 4,
+        rows.join('\n'),
+      );
+    });
   });
-
-  it('flags exactly the locations where nginx let a client add a header', async () => {
-    assert.ok(existsSync(join(dir, 'nginx.pid')), `nginx started (${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : 'no log'})`);
-    const ast = parseNginx(conf);
-    const doc = TextDocument.create('file:///nginx.conf', 'nginx', 1, conf);
-    const flagged = nginxTuning(doc, ast, { nginxVersion: /^\d/.test(bin.version) ? bin.version : undefined })
-      .filter((d) => d.code === 'nginx/header-injection')
-      .map((d) => doc.offsetAt(d.range.start));
-    const server = ast.directives.find((d) => d.name === 'http')!.block!.children.find((d) => d.name === 'server')!;
-    const locations = server.block!.children.filter((d) => d.name === 'location');
-    assert.equal(locations.length, CASES.length);
-    const rows: string[] = [];
-    let mismatches = 0;
-    for (let i = 0; i < CASES.length; i++) {
-      const c = CASES[i];
-      const loc = locations[i];
-      const before = upstreamHeads.length;
-      const head = await request(port, `${c.prefix}${ATTACK}`);
-      const upstream = upstreamHeads.slice(before).some((h) => injected(h));
-      const real = injected(head) || upstream;
-      const ours = flagged.some((o) => o >= loc.start && o < loc.end);
-      if (real !== ours) mismatches++;
-      rows.push(`${real === ours ? 'ok  ' : 'DIFF'} ${c.prefix.padEnd(5)} nginx: ${real ? (upstream ? 'upstream request split' : 'header injected') : 'no injection'}; rule: ${ours ? 'flagged' : 'quiet'}`);
-    }
-    assert.equal(mismatches, 0, rows.join('\n'));
-    // the cases cover both outcomes
-    assert.ok(rows.filter((r) => r.includes('flagged')).length >= 5 && rows.filter((r) => r.includes('quiet')).length >= 4, rows.join('\n'));
-  });
-});

@@ -22,7 +22,10 @@ function sources(): { lang: 'nginx' | 'haproxy'; text: string }[] {
     if (f.endsWith('.conf')) out.push({ lang: 'nginx', text: readFileSync(join(SEEDS, f), 'utf8') });
     if (f.endsWith('.cfg')) out.push({ lang: 'haproxy', text: readFileSync(join(SEEDS, f), 'utf8') });
   }
-  for (const [lang, dir] of [['nginx', 'nginx'], ['haproxy', 'haproxy']] as const) {
+  for (const [lang, dir] of [
+    ['nginx', 'nginx'],
+    ['haproxy', 'haproxy'],
+  ] as const) {
     try {
       for (const f of readdirSync(join(EXAMPLES, dir))) out.push({ lang, text: readFileSync(join(EXAMPLES, dir, f), 'utf8') });
     } catch {
@@ -43,7 +46,9 @@ describe('half-typed input', () => {
             const findings = runNginxChecks(buildContext(parseNginx(part), { nginxVersion: v, host: { cpuCount: 2, somaxconn: 128 } }));
             for (const f of findings) assert.ok(f.start >= 0 && f.end <= part.length && f.start <= f.end, `${f.ruleId} range in bounds`);
           } else {
-            const findings = runHaproxyChecks(buildHaproxyContext(parseHaproxy(part), { haproxyVersion: v === undefined ? undefined : '2.4', host: { cpuCount: 2 } }));
+            const findings = runHaproxyChecks(
+              buildHaproxyContext(parseHaproxy(part), { haproxyVersion: v === undefined ? undefined : '2.4', host: { cpuCount: 2 } }),
+            );
             for (const f of findings) assert.ok(f.start >= 0 && f.end <= part.length && f.start <= f.end, `${f.ruleId} range in bounds`);
           }
           runs++;
@@ -58,7 +63,10 @@ describe('CRLF files', () => {
   it('inserted lines end with CRLF like the rest of the file', () => {
     const text = 'worker_processes auto;\r\n<|events|> {\r\n    multi_accept on;\r\n}\r\n';
     const { doc, found } = expectRule('nginx', text, 'nginx/worker-connections-low');
-    assert.equal(applyFix(doc, found[0]), 'worker_processes auto;\r\nevents {\r\n    worker_connections 4096;\r\n    multi_accept on;\r\n}\r\n');
+    assert.equal(
+      applyFix(doc, found[0]),
+      'worker_processes auto;\r\nevents {\r\n    worker_connections 4096;\r\n    multi_accept on;\r\n}\r\n',
+    );
   });
   it('removed lines take their CRLF with them', () => {
     const { doc, found } = expectRule('nginx', 'events {\r\n    <|use epoll;|>\r\n}\r\n', 'nginx/redundant-event-setting');

@@ -32,9 +32,22 @@ function summaryRows(): Row[] {
   const yn = (s: string) => (s === 'n/a' ? null : s === 'yes');
   for (const line of lines) {
     if (!line.startsWith('|')) break;
-    const c = line.split('|').slice(1, -1).map((x) => x.trim().replace(/^`|`$/g, ''));
+    const c = line
+      .split('|')
+      .slice(1, -1)
+      .map((x) => x.trim().replace(/^`|`$/g, ''));
     const [product, version] = c[3].split(' ');
-    rows.push({ rule: c[0], bound: c[1], key: c[2], product, version, problem: yn(c[4])!, firesBefore: yn(c[5])!, firesAfter: yn(c[6]), verdict: c[7] });
+    rows.push({
+      rule: c[0],
+      bound: c[1],
+      key: c[2],
+      product,
+      version,
+      problem: yn(c[4])!,
+      firesBefore: yn(c[5])!,
+      firesAfter: yn(c[6]),
+      verdict: c[7],
+    });
   }
   return rows;
 }
@@ -44,12 +57,21 @@ const rows = summaryRows();
 describe('docs/rule-evidence.md', () => {
   it('measures every case on at least one binary of each of its product, nginx and HAProxy alike', () => {
     assert.ok(rows.length >= CASES.length, `${rows.length} rows`);
-    for (const c of CASES) assert.ok(rows.some((r) => r.key === c.key), `${c.key} is measured in the doc (run npm run bench:rules)`);
-    for (const r of rows) assert.ok(CASES.some((c) => c.key === r.key), `${r.key}: a case of scripts/rule-evidence/cases.ts`);
+    for (const c of CASES)
+      assert.ok(
+        rows.some((r) => r.key === c.key),
+        `${c.key} is measured in the doc (run npm run bench:rules)`,
+      );
+    for (const r of rows)
+      assert.ok(
+        CASES.some((c) => c.key === r.key),
+        `${r.key}: a case of scripts/rule-evidence/cases.ts`,
+      );
   });
 
   it("names each rule's bound as the rule table has it", () => {
-    for (const r of rows) assert.equal(r.bound, boundOf(r.rule), `${r.key}: the doc's bound is the row's (re-run npm run bench:rules after changing a bound)`);
+    for (const r of rows)
+      assert.equal(r.bound, boundOf(r.rule), `${r.key}: the doc's bound is the row's (re-run npm run bench:rules after changing a bound)`);
   });
 
   it('every verdict agrees: the rule fires on `before` iff the measurement showed the problem, never on `after`', () => {
@@ -63,7 +85,11 @@ describe('docs/rule-evidence.md', () => {
   it('the linter today says what the doc recorded, at each measured version', () => {
     for (const r of rows) {
       const c = CASES.find((x) => x.key === r.key)!;
-      assert.equal(ruleFires(c, c.before, r.version), r.problem, `${r.key} at ${r.product} ${r.version}: the measurement ${r.problem ? 'showed' : 'did not show'} the problem`);
+      assert.equal(
+        ruleFires(c, c.before, r.version),
+        r.problem,
+        `${r.key} at ${r.product} ${r.version}: the measurement ${r.problem ? 'showed' : 'did not show'} the problem`,
+      );
       const after = afterFor(c, r.version);
       if (after !== null) assert.equal(ruleFires(c, after, r.version), false, `${r.key} at ${r.version}: fires on the fixed config`);
     }

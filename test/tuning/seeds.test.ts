@@ -30,11 +30,26 @@ function marks(ds: Diagnostic[], filter?: (code: string) => boolean): string[] {
 }
 
 const TUNING = new Set([
-  'nginx/worker-processes-not-auto', 'nginx/worker-connections-low', 'nginx/worker-rlimit-nofile', 'nginx/redundant-event-setting',
-  'nginx/upstream-keepalive', 'nginx/upstream-keepalive-headers', 'nginx/upstream-keepalive-small', 'nginx/proxy-pass-no-upstream',
-  'nginx/ssl-session-cache', 'nginx/ssl-protocols-old', 'nginx/http2-missing', 'nginx/ssl-stapling-no-resolver',
-  'haproxy/nbproc', 'haproxy/server-no-check', 'haproxy/balance-long-lived', 'haproxy/splice-auto', 'haproxy/global-maxconn',
-  'haproxy/bufsize-without-maxrewrite', 'haproxy/log-without-dontlognull', 'haproxy/http-reuse',
+  'nginx/worker-processes-not-auto',
+  'nginx/worker-connections-low',
+  'nginx/worker-rlimit-nofile',
+  'nginx/redundant-event-setting',
+  'nginx/upstream-keepalive',
+  'nginx/upstream-keepalive-headers',
+  'nginx/upstream-keepalive-small',
+  'nginx/proxy-pass-no-upstream',
+  'nginx/ssl-session-cache',
+  'nginx/ssl-protocols-old',
+  'nginx/http2-missing',
+  'nginx/ssl-stapling-no-resolver',
+  'haproxy/nbproc',
+  'haproxy/server-no-check',
+  'haproxy/balance-long-lived',
+  'haproxy/splice-auto',
+  'haproxy/global-maxconn',
+  'haproxy/bufsize-without-maxrewrite',
+  'haproxy/log-without-dontlognull',
+  'haproxy/http-reuse',
 ]);
 const isTuning = (c: string) => TUNING.has(c);
 
@@ -44,7 +59,10 @@ describe('seed 000', () => {
     const all = marks(ds);
     assert.ok(all.includes('24:nginx/arg-count'), all.join(' '));
     assert.ok(all.includes('18:nginx/needs-newer-version'), all.join(' '));
-    assert.deepEqual(marks(ds, isTuning), ['17:nginx/ssl-protocols-old', '17:nginx/ssl-session-cache', '5:nginx/redundant-event-setting'].sort());
+    assert.deepEqual(
+      marks(ds, isTuning),
+      ['17:nginx/ssl-protocols-old', '17:nginx/ssl-session-cache', '5:nginx/redundant-event-setting'].sort(),
+    );
     const epoll = ds.find((d) => d.code === 'nginx/redundant-event-setting')!;
     assert.equal(epoll.severity, 4);
     assert.deepEqual(epoll.tags, [1]);
@@ -74,16 +92,28 @@ describe('seed 004', () => {
   it('nginx: proxy_buffers in stream is a context error; the fd limit is missing; event lines are hints', () => {
     const { ds } = check('004-stream.conf', '1.22.1');
     assert.ok(marks(ds).includes('19:nginx/not-allowed-here'));
-    assert.deepEqual(marks(ds, isTuning), ['3:nginx/redundant-event-setting', '4:nginx/redundant-event-setting', '5:nginx/worker-rlimit-nofile'].sort());
+    assert.deepEqual(
+      marks(ds, isTuning),
+      ['3:nginx/redundant-event-setting', '4:nginx/redundant-event-setting', '5:nginx/worker-rlimit-nofile'].sort(),
+    );
     for (const d of ds.filter((x) => x.code === 'nginx/redundant-event-setting')) assert.equal(d.severity, 4);
   });
   it('HAProxy 2.6: nbproc removed, splice/no log not global keywords, plus the tuning advice', () => {
     const { ds } = check('004-haproxy.cfg', '2.6');
     const all = marks(ds);
-    for (const m of ['3:haproxy/removed-keyword', '6:haproxy/unknown-keyword', '7:haproxy/unknown-keyword', '8:haproxy/unknown-keyword', '9:haproxy/unknown-keyword']) {
+    for (const m of [
+      '3:haproxy/removed-keyword',
+      '6:haproxy/unknown-keyword',
+      '7:haproxy/unknown-keyword',
+      '8:haproxy/unknown-keyword',
+      '9:haproxy/unknown-keyword',
+    ]) {
       assert.ok(all.includes(m), `${m} in ${all.join(' ')}`);
     }
-    assert.deepEqual(marks(ds, isTuning), ['12:haproxy/splice-auto', '18:haproxy/balance-long-lived', '21:haproxy/server-no-check', '22:haproxy/server-no-check'].sort());
+    assert.deepEqual(
+      marks(ds, isTuning),
+      ['12:haproxy/splice-auto', '18:haproxy/balance-long-lived', '21:haproxy/server-no-check', '22:haproxy/server-no-check'].sort(),
+    );
   });
   it('HAProxy 2.4: nbproc still loads but is flagged as multi-process mode', () => {
     assert.ok(marks(check('004-haproxy.cfg', '2.4').ds, isTuning).includes('3:haproxy/nbproc'));

@@ -3,7 +3,19 @@ import type { BenchResult, SecondSample } from '../../protocol/bench';
 import { DEFAULT_RUN_OPTIONS, type RunRecord } from '../../protocol/panel';
 
 export function sample(t: number, p99: number, extra: Partial<SecondSample> = {}): SecondSample {
-  return { t, phase: 'measure', rps: 1000 * t, p50: p99 / 4, p90: p99 / 2, p99, p999: p99 * 2, max: p99 * 3, errors: 0, load: 10, ...extra };
+  return {
+    t,
+    phase: 'measure',
+    rps: 1000 * t,
+    p50: p99 / 4,
+    p90: p99 / 2,
+    p99,
+    p999: p99 * 2,
+    max: p99 * 3,
+    errors: 0,
+    load: 10,
+    ...extra,
+  };
 }
 
 export function result(over: Partial<BenchResult> = {}): BenchResult {

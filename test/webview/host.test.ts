@@ -95,13 +95,20 @@ describe('mapBenchError', () => {
   const tmp = '/tmp/proxy-tuner-panel-x/nginx.conf';
 
   it('takes the line from a sandbox refusal naming the user file (1-based to 0-based)', () => {
-    const err = Object.assign(new Error(`${real}:9: proxy_pass to 10.0.0.1 is not loopback`), { name: 'SandboxRefusal', file: real, line: 9 });
+    const err = Object.assign(new Error(`${real}:9: proxy_pass to 10.0.0.1 is not loopback`), {
+      name: 'SandboxRefusal',
+      file: real,
+      line: 9,
+    });
     const m = mapBenchError(err, [real]);
     assert.deepEqual([m.line, m.kind, m.aborted], [8, 'refused', false]);
   });
 
   it('finds the line in nginx -t and haproxy -c messages, also for a temporary copy, and names the user file', () => {
-    const ng = Object.assign(new Error(`nginx rejected the config: [emerg] unknown directive "proxy_pas" in ${tmp}:12`), { name: 'ConfigCheckError', details: '' });
+    const ng = Object.assign(new Error(`nginx rejected the config: [emerg] unknown directive "proxy_pas" in ${tmp}:12`), {
+      name: 'ConfigCheckError',
+      details: '',
+    });
     const m = mapBenchError(ng, [real, tmp]);
     assert.equal(m.line, 11);
     assert.equal(m.kind, 'config-check');
@@ -141,12 +148,27 @@ describe('RunStore', () => {
     store.onDidChange((u) => changes.push(u));
     for (const id of ['a', 'b', 'c', 'd']) await store.add({ ...run(id), label: `#${store.nextNumber('file:///work/nginx.conf')} x` });
     await store.add({ ...run('z'), configUri: 'file:///other.conf' });
-    assert.deepEqual(store.runs('file:///work/nginx.conf').map((r) => r.id), ['b', 'c', 'd']);
-    assert.deepEqual(store.runs('file:///work/nginx.conf').map((r) => r.label), ['#2 x', '#3 x', '#4 x']);
+    assert.deepEqual(
+      store.runs('file:///work/nginx.conf').map((r) => r.id),
+      ['b', 'c', 'd'],
+    );
+    assert.deepEqual(
+      store.runs('file:///work/nginx.conf').map((r) => r.label),
+      ['#2 x', '#3 x', '#4 x'],
+    );
     assert.equal(store.nextNumber('file:///work/nginx.conf'), 5);
-    assert.deepEqual(store.runs('file:///other.conf').map((r) => r.id), ['z']);
+    assert.deepEqual(
+      store.runs('file:///other.conf').map((r) => r.id),
+      ['z'],
+    );
     assert.equal(store.last('file:///work/nginx.conf')?.id, 'd');
-    assert.deepEqual(changes, ['file:///work/nginx.conf', 'file:///work/nginx.conf', 'file:///work/nginx.conf', 'file:///work/nginx.conf', 'file:///other.conf']);
+    assert.deepEqual(changes, [
+      'file:///work/nginx.conf',
+      'file:///work/nginx.conf',
+      'file:///work/nginx.conf',
+      'file:///work/nginx.conf',
+      'file:///other.conf',
+    ]);
   });
 
   it('finds the last run of a route and clears a deleted run from the comparison', async () => {
@@ -161,14 +183,20 @@ describe('RunStore', () => {
     await store.setCompare(uri, 'a', 'c');
     await store.delete(uri, 'a');
     assert.deepEqual(store.compare(uri), { a: null, b: 'c' });
-    assert.deepEqual(store.runs(uri).map((r) => r.id), ['b', 'c']);
+    assert.deepEqual(
+      store.runs(uri).map((r) => r.id),
+      ['b', 'c'],
+    );
   });
 
   it('skips stored records that no longer have the current shape', async () => {
     const m = memento();
     const store = new RunStore(m, () => 20);
     m.data.set('proxyTuner.bench.runs:file:///x', [run('ok'), { id: 'old', result: {} }, 'junk']);
-    assert.deepEqual(store.runs('file:///x').map((r) => r.id), ['ok']);
+    assert.deepEqual(
+      store.runs('file:///x').map((r) => r.id),
+      ['ok'],
+    );
   });
 });
 
@@ -176,7 +204,15 @@ describe('panel options to engine options', () => {
   const lineOf = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
 
   it("a route's block line becomes the engine's listener (server, its locations, HAProxy sections)", () => {
-    const nginx = ['http {', '  server { listen 81; }', '  server {', '    listen 82;', '    location /api { return 200; }', '  }', '}'].join('\n');
+    const nginx = [
+      'http {',
+      '  server { listen 81; }',
+      '  server {',
+      '    listen 82;',
+      '    location /api { return 200; }',
+      '  }',
+      '}',
+    ].join('\n');
     const routes = findRoutes('nginx', nginx);
     assert.deepEqual(
       routes.map((r) => [r.key, lineOf(nginx, r.blockOffset)]),
@@ -255,7 +291,13 @@ describe('the scenario facts table (protocol/scenarios.ts) drives every scenario
     original: `listen ${port};`,
   });
   // one listener of each kind: plain 1, TLS 2, h2c-only 3, h2 over TLS 4, L4 5
-  const all = [L(1, {}), L(2, { ssl: true }), L(3, { http2: true, h2cOnly: true }), L(4, { http2: true, ssl: true }), L(5, { stream: true })];
+  const all = [
+    L(1, {}),
+    L(2, { ssl: true }),
+    L(3, { http2: true, h2cOnly: true }),
+    L(4, { http2: true, ssl: true }),
+    L(5, { stream: true }),
+  ];
   // written out by hand (not derived from the table), so a wrong row fails here
   const expected: Record<ScenarioName, { main: number; tls?: number; own: boolean; nodeOnly: boolean }> = {
     'http1-keepalive': { main: 1, own: false, nodeOnly: false },
@@ -305,7 +347,11 @@ describe('the scenario facts table (protocol/scenarios.ts) drives every scenario
       if (expected[s].nodeOnly) {
         const plan = pickBackend(r, {});
         assert.equal(plan.kind, 'node', s);
-        assert.match((plan as { why?: string }).why ?? '', new RegExp(`needs the built-in backend \\(${scenarioFacts(s).nodeBackendOnly}\\)`), s);
+        assert.match(
+          (plan as { why?: string }).why ?? '',
+          new RegExp(`needs the built-in backend \\(${scenarioFacts(s).nodeBackendOnly}\\)`),
+          s,
+        );
         assert.throws(() => pickBackend(r, { backend: { kind: 'native' } }), /native backend cannot serve this run/, s);
       }
     }

@@ -83,7 +83,10 @@ describe('validatePanelMessage (webview -> host)', () => {
     const { body: _b, ...old } = { ...good, method: 'POST' as const };
     assert.equal(runOptionsProblem(old), undefined);
     assert.ok(validateHostMessage({ type: 'runStarted', runId: 'r1', label: '#1', options: old }).ok);
-    assert.equal(validateHostMessage({ type: 'runStarted', runId: 'r1', label: '#1', options: { ...old, method: 'GET', body: 'x' } }).ok, false);
+    assert.equal(
+      validateHostMessage({ type: 'runStarted', runId: 'r1', label: '#1', options: { ...old, method: 'GET', body: 'x' } }).ok,
+      false,
+    );
   });
 
   it('rejects run ids that are not plain tokens and wrong counts of markdown runs', () => {
@@ -108,7 +111,16 @@ describe('validateHostMessage (host -> webview)', () => {
   it('accepts well-formed messages', () => {
     const r = run('r1');
     const msgs = [
-      { type: 'init', config: { uri: 'file:///x/nginx.conf', name: 'nginx.conf', kind: 'nginx' }, enabled: false, disabledReason: 'untrusted', options: good, runs: [r], compare: { a: null, b: 'r1' }, running: false },
+      {
+        type: 'init',
+        config: { uri: 'file:///x/nginx.conf', name: 'nginx.conf', kind: 'nginx' },
+        enabled: false,
+        disabledReason: 'untrusted',
+        options: good,
+        runs: [r],
+        compare: { a: null, b: 'r1' },
+        running: false,
+      },
       { type: 'runStarted', runId: 'r2', label: '#2', options: good },
       { type: 'progress', runId: 'r2', sample: sample(1, 3) },
       { type: 'runDone', run: r },
@@ -147,10 +159,20 @@ describe('the binary picker fields (A/B on two installed binaries)', () => {
       [{ binary: '/a\n-c' }, /options\.binary/],
       [{ binary: 'x'.repeat(5000) }, /options\.binary/],
     ];
-    for (const [patch, re] of cases) assert.match(runOptionsProblem({ ...good, ...patch }) ?? 'accepted', re, JSON.stringify(patch).slice(0, 80));
+    for (const [patch, re] of cases)
+      assert.match(runOptionsProblem({ ...good, ...patch }) ?? 'accepted', re, JSON.stringify(patch).slice(0, 80));
   });
   it('the host may list the binaries in init; a malformed list is rejected', () => {
-    const init = { type: 'init', config: null, enabled: true, disabledReason: '', options: good, runs: [], compare: { a: null, b: null }, running: false };
+    const init = {
+      type: 'init',
+      config: null,
+      enabled: true,
+      disabledReason: '',
+      options: good,
+      runs: [],
+      compare: { a: null, b: null },
+      running: false,
+    };
     assert.ok(validateHostMessage(init).ok);
     assert.ok(validateHostMessage({ ...init, binaries: [{ path: '/usr/sbin/nginx', version: '1.22.1', source: 'PATH' }] }).ok);
     assert.equal(validateHostMessage({ ...init, binaries: [{ path: '/usr/sbin/nginx' }] }).ok, false);

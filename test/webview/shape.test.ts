@@ -21,20 +21,21 @@ import { result, run, sample } from './fixtures';
 
 describe('liveSeries', () => {
   it('puts warm-up seconds before zero and measured seconds from 1, sorted', () => {
-    const s = liveSeries([
-      sample(2, 5),
-      sample(1, 4, { phase: 'warmup' }),
-      sample(2, 6, { phase: 'warmup' }),
-      sample(1, 3),
-    ]);
+    const s = liveSeries([sample(2, 5), sample(1, 4, { phase: 'warmup' }), sample(2, 6, { phase: 'warmup' }), sample(1, 3)]);
     assert.deepEqual(s.p99, [
       { x: -1, y: 4 },
       { x: 0, y: 6 },
       { x: 1, y: 3 },
       { x: 2, y: 5 },
     ]);
-    assert.deepEqual(s.rps.map((p) => p.x), [-1, 0, 1, 2]);
-    assert.deepEqual(s.p50.map((p) => p.y), [1, 1.5, 0.75, 1.25]);
+    assert.deepEqual(
+      s.rps.map((p) => p.x),
+      [-1, 0, 1, 2],
+    );
+    assert.deepEqual(
+      s.p50.map((p) => p.y),
+      [1, 1.5, 0.75, 1.25],
+    );
   });
 
   it('leaves zero latencies off the log axis but keeps the throughput and error points', () => {
@@ -135,7 +136,10 @@ describe('formatting', () => {
 
   it('summarizes a run for the CodeLens', () => {
     assert.equal(summaryLine(result()), 'P99 4.10 ms · 18.2k req/s · 0 errors');
-    assert.equal(summaryLine(result({ errors: { connect: 1, timeout: 0, reset: 0, non2xx: 0, tls: 0, protocol: 0 } })), 'P99 4.10 ms · 18.2k req/s · 1 error');
+    assert.equal(
+      summaryLine(result({ errors: { connect: 1, timeout: 0, reset: 0, non2xx: 0, tls: 0, protocol: 0 } })),
+      'P99 4.10 ms · 18.2k req/s · 1 error',
+    );
   });
 });
 
@@ -179,9 +183,20 @@ describe('exports', () => {
 });
 
 describe('backend kind, bench cost and bottleneck', () => {
-  const cost = { benchCpuUsPerRequest: 14.6, generatorCpuUsPerRequest: 8.1, backendCpuUsPerRequest: 6.5, proxyCpuUsPerRequest: 12.8, generatorCoreShare: 0.3, backendCoreShare: 0.25 };
+  const cost = {
+    benchCpuUsPerRequest: 14.6,
+    generatorCpuUsPerRequest: 8.1,
+    backendCpuUsPerRequest: 6.5,
+    proxyCpuUsPerRequest: 12.8,
+    generatorCoreShare: 0.3,
+    backendCoreShare: 0.25,
+  };
   it('shows the native backend and the bench CPU per request', () => {
-    const rows = Object.fromEntries(resultRows(result({ backend: { kind: 'nginx', version: '1.22.1', connections: 5, requests: 5000, connectionsPerRequest: 0.001 }, cost })));
+    const rows = Object.fromEntries(
+      resultRows(
+        result({ backend: { kind: 'nginx', version: '1.22.1', connections: 5, requests: 5000, connectionsPerRequest: 0.001 }, cost }),
+      ),
+    );
     assert.equal(rows['Backend'], 'native nginx 1.22.1');
     assert.equal(rows['Bench CPU / request'], '14.6 µs (generator 8.1, backend 6.5; proxy 12.8)');
     assert.equal(rows['Busiest core'], 'generator 30%, backend 25%');
@@ -189,12 +204,33 @@ describe('backend kind, bench cost and bottleneck', () => {
   });
   it('runs kept before the field show the Node backend; why auto did not take the native one', () => {
     assert.equal(backendKindLabel(result()), 'built-in Node');
-    assert.equal(backendKindLabel(result({ backend: { kind: 'node', why: 'an added latency needs the built-in backend', connections: 1, requests: 1, connectionsPerRequest: 1 } })), 'built-in Node (an added latency needs the built-in backend)');
+    assert.equal(
+      backendKindLabel(
+        result({
+          backend: {
+            kind: 'node',
+            why: 'an added latency needs the built-in backend',
+            connections: 1,
+            requests: 1,
+            connectionsPerRequest: 1,
+          },
+        }),
+      ),
+      'built-in Node (an added latency needs the built-in backend)',
+    );
   });
   it('warns when the generator or the backend was at 100% of a core', () => {
-    assert.match(bottleneckWarning(result({ cost: { ...cost, generatorCoreShare: 0.98, bottleneck: 'generator' } }))!, /load generator, not the proxy .*98% of a core/);
     assert.match(
-      bottleneckWarning(result({ backend: { kind: 'node', connections: 1, requests: 1, connectionsPerRequest: 1 }, cost: { ...cost, backendCoreShare: 0.99, bottleneck: 'backend' } }))!,
+      bottleneckWarning(result({ cost: { ...cost, generatorCoreShare: 0.98, bottleneck: 'generator' } }))!,
+      /load generator, not the proxy .*98% of a core/,
+    );
+    assert.match(
+      bottleneckWarning(
+        result({
+          backend: { kind: 'node', connections: 1, requests: 1, connectionsPerRequest: 1 },
+          cost: { ...cost, backendCoreShare: 0.99, bottleneck: 'backend' },
+        }),
+      )!,
       /built-in Node backend, not the proxy \(99% of a core\)/,
     );
   });

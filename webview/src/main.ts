@@ -163,7 +163,10 @@ let binaries: PanelBinary[] = [];
 /** Fills the binary pickers (A: default or a listed binary; B: none or another listed one). */
 function setBinaries(list: PanelBinary[]): void {
   binaries = list;
-  for (const [id, none] of [['binary', 'default (setting, else PATH)'], ['binary-b', 'none: a single run']] as const) {
+  for (const [id, none] of [
+    ['binary', 'default (setting, else PATH)'],
+    ['binary-b', 'none: a single run'],
+  ] as const) {
     const sel = $<ValueEl>(id);
     sel.replaceChildren();
     const o = el('vscode-option' as 'option', none);
@@ -185,7 +188,11 @@ function showRequestFields(scenario: string, method: string): void {
   const bodyless = BODYLESS_METHODS.includes(method);
   $('body-field').classList.toggle('dim', own || bodyless);
   const note = $('body-note');
-  note.textContent = own ? `${scenario} sends its own requests: method and body are not used` : bodyless ? `${method} requests carry no body` : '';
+  note.textContent = own
+    ? `${scenario} sends its own requests: method and body are not used`
+    : bodyless
+      ? `${method} requests carry no body`
+      : '';
   note.classList.toggle('hidden', note.textContent === '');
 }
 
@@ -251,7 +258,21 @@ function onFormChange(): void {
   updateButtons();
 }
 
-for (const id of ['scenario', 'model', 'connections', 'rate', 'duration', 'warmup', 'path', 'host', 'method', 'body', 'direct', 'binary', 'binary-b']) {
+for (const id of [
+  'scenario',
+  'model',
+  'connections',
+  'rate',
+  'duration',
+  'warmup',
+  'path',
+  'host',
+  'method',
+  'body',
+  'direct',
+  'binary',
+  'binary-b',
+]) {
   $(id).addEventListener('change', onFormChange);
   $(id).addEventListener('input', onFormChange);
 }
@@ -519,7 +540,10 @@ function handle(msg: HostToPanel): void {
       if (msg.runId !== state.liveRunId) return;
       state.samples.push(msg.sample);
       if (state.samples.length > 700) state.samples.shift();
-      setStatus('running', `${msg.sample.phase === 'warmup' ? 'Warming up' : 'Measuring'} ${msg.sample.t} s · P99 ${formatMs(msg.sample.p99)}`);
+      setStatus(
+        'running',
+        `${msg.sample.phase === 'warmup' ? 'Warming up' : 'Measuring'} ${msg.sample.t} s · P99 ${formatMs(msg.sample.p99)}`,
+      );
       renderLive();
       break;
     case 'runDone':
@@ -572,7 +596,10 @@ new MutationObserver(() => {
   charts.applyTheme();
   document.body.dataset.theme = themeKind();
 }).observe(document.body, { attributes: true, attributeFilter: ['class', 'style'] });
-new MutationObserver(() => charts.applyTheme()).observe(document.documentElement, { attributes: true, attributeFilter: ['style', 'class'] });
+new MutationObserver(() => charts.applyTheme()).observe(document.documentElement, {
+  attributes: true,
+  attributeFilter: ['style', 'class'],
+});
 
 function themeKind(): string {
   const c = document.body.classList;

@@ -80,7 +80,10 @@ export class ConfigCheckError extends Error {
 
 export function isLoopbackAddress(host: string): boolean {
   // a fully qualified `localhost.` is the same name
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase().replace(/^localhost\.$/, 'localhost');
+  const h = host
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/^localhost\.$/, 'localhost');
   if (h === 'localhost' || h === '::1') return true;
   if (net.isIPv4(h)) return h.startsWith('127.');
   if (h.startsWith('::ffff:')) return net.isIPv4(h.slice(7)) && h.slice(7).startsWith('127.');
@@ -113,12 +116,30 @@ export function makeTlsPair(dir: string, keyType: 'rsa' | 'ecdsa' = 'rsa'): TlsP
   const keyArgs = keyType === 'rsa' ? ['-newkey', 'rsa:2048'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
   const r = spawnSync(
     'openssl',
-    ['req', '-x509', ...keyArgs, '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
+    [
+      'req',
+      '-x509',
+      ...keyArgs,
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
     { encoding: 'utf8', timeout: 30_000 },
   );
   if (r.status !== 0) {
-    const why = (r.error?.message ?? r.stderr ?? '').split('\n').filter((l) => l && !/^[.+*\s]+$/.test(l)).slice(-3).join(' ');
+    const why = (r.error?.message ?? r.stderr ?? '')
+      .split('\n')
+      .filter((l) => l && !/^[.+*\s]+$/.test(l))
+      .slice(-3)
+      .join(' ');
     throw new Error(`could not make a test certificate with openssl (is the openssl command installed?): ${why}`);
   }
   const cert = readFileSync(certFile);

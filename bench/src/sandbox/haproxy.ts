@@ -12,7 +12,16 @@ import * as path from 'node:path';
 import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
 import type { Section, Statement, Word } from '../../../server/src/languages/haproxy/ast';
 import { PROXY_KINDS } from '../../../server/src/languages/haproxy/overrides';
-import { applyEdits, backendPortText, isLoopbackAddress, portSlot, SandboxRefusal, type BackendAddr, type Edit, type SandboxListener } from './common';
+import {
+  applyEdits,
+  backendPortText,
+  isLoopbackAddress,
+  portSlot,
+  SandboxRefusal,
+  type BackendAddr,
+  type Edit,
+  type SandboxListener,
+} from './common';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';
 import { RESERVED_FILES, type MachineLimits } from './limits';
@@ -97,7 +106,16 @@ const DROP_WITH_VALUE = new Set([
   'resolve-net',
   'resolve-opts',
 ]);
-const DROP_FLAGS = new Set(['transparent', 'accept-proxy', 'agent-check', 'send-proxy', 'send-proxy-v2', 'send-proxy-v2-ssl', 'send-proxy-v2-ssl-cn', 'check-send-proxy']);
+const DROP_FLAGS = new Set([
+  'transparent',
+  'accept-proxy',
+  'agent-check',
+  'send-proxy',
+  'send-proxy-v2',
+  'send-proxy-v2-ssl',
+  'send-proxy-v2-ssl-cn',
+  'check-send-proxy',
+]);
 
 export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPlan {
   const original = path.resolve(input.configPath);
@@ -120,7 +138,11 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   const listeners: SandboxListener[] = [];
   const warnings: string[] = [];
   let slots = 0;
-  const be = { http: backendPortText(input.backend.http), https: backendPortText(input.backend.https), tcp: backendPortText(input.backend.tcp) };
+  const be = {
+    http: backendPortText(input.backend.http),
+    https: backendPortText(input.backend.https),
+    tcp: backendPortText(input.backend.tcp),
+  };
   const dir = input.dir;
   const lineOf = (st: Statement) => st.line + 1;
   const refuse = (st: Statement, msg: string): never => {
@@ -177,7 +199,8 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
     const kw = sec.keyword;
     if (kw === 'program') refuse(sec.header, '`program` sections run external commands; the benchmark cannot confine them to loopback');
     if (kw === 'acme') refuse(sec.header, '`acme` sections contact a certificate authority over the network');
-    if (!KNOWN_SECTIONS.has(kw)) refuse(sec.header, `\`${kw}\` sections are not known to the sandbox: it cannot tell which addresses or files they use`);
+    if (!KNOWN_SECTIONS.has(kw))
+      refuse(sec.header, `\`${kw}\` sections are not known to the sandbox: it cannot tell which addresses or files they use`);
     for (const st of sec.statements) {
       const k = st.keyword?.value ?? '';
       if (st.prefix) {
@@ -219,7 +242,8 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
         refuse(st, 'external checks run commands; the benchmark cannot confine them to loopback');
       if (k === 'option' && st.sub?.value === 'http_proxy')
         refuse(st, '`option http_proxy` connects to the address found in each request; it cannot be confined to loopback');
-      if (st.words.some((w) => /^do-resolve\(/.test(w.value))) refuse(st, '`do-resolve` sends DNS queries; the benchmark never sends them off this machine');
+      if (st.words.some((w) => /^do-resolve\(/.test(w.value)))
+        refuse(st, '`do-resolve` sends DNS queries; the benchmark never sends them off this machine');
 
       if (kw === 'global') {
         if (REFUSED_GLOBAL[k]) refuse(st, `\`${k}\` ${REFUSED_GLOBAL[k]}; the benchmark cannot confine it`);
@@ -230,22 +254,67 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
         if (k === 'maxconn' && lim && st.args[0] && /^\d+$/.test(st.args[0].value)) {
           const max = Math.max(100, Math.floor((lim.hardFiles - RESERVED_FILES) / 2));
           if (Number(st.args[0].value) > max) {
-            adjustments.push({ file: original, line: lineOf(st), setting: 'maxconn', from: st.args[0].value, to: String(max), why: `HAProxy needs about two files per connection and the file limit here is ${lim.hardFiles}` });
+            adjustments.push({
+              file: original,
+              line: lineOf(st),
+              setting: 'maxconn',
+              from: st.args[0].value,
+              to: String(max),
+              why: `HAProxy needs about two files per connection and the file limit here is ${lim.hardFiles}`,
+            });
             replace(st.args[0], String(max));
           }
           continue;
         }
-        if ((k === 'ulimit-n' || k === 'fd-hard-limit') && lim && st.args[0] && /^\d+$/.test(st.args[0].value) && Number(st.args[0].value) > lim.hardFiles) {
-          adjustments.push({ file: original, line: lineOf(st), setting: k, from: st.args[0].value, to: String(lim.hardFiles), why: `the hard file limit here is ${lim.hardFiles}` });
+        if (
+          (k === 'ulimit-n' || k === 'fd-hard-limit') &&
+          lim &&
+          st.args[0] &&
+          /^\d+$/.test(st.args[0].value) &&
+          Number(st.args[0].value) > lim.hardFiles
+        ) {
+          adjustments.push({
+            file: original,
+            line: lineOf(st),
+            setting: k,
+            from: st.args[0].value,
+            to: String(lim.hardFiles),
+            why: `the hard file limit here is ${lim.hardFiles}`,
+          });
           replace(st.args[0], String(lim.hardFiles));
           continue;
         }
         if (k === 'nbthread' && lim && st.args[0] && /^\d+$/.test(st.args[0].value) && Number(st.args[0].value) > lim.cpus) {
-          adjustments.push({ file: original, line: lineOf(st), setting: k, from: st.args[0].value, to: String(lim.cpus), why: `more threads than the ${lim.cpus} CPUs of this machine only compete with each other and with the load generator` });
+          adjustments.push({
+            file: original,
+            line: lineOf(st),
+            setting: k,
+            from: st.args[0].value,
+            to: String(lim.cpus),
+            why: `more threads than the ${lim.cpus} CPUs of this machine only compete with each other and with the load generator`,
+          });
           replace(st.args[0], String(lim.cpus));
           continue;
         }
-        if (['daemon', 'chroot', 'user', 'group', 'uid', 'gid', 'pidfile', 'ca-base', 'crt-base', 'unix-bind', 'log', 'log-send-hostname', 'nbproc', 'server-state-file', 'server-state-base'].includes(k)) {
+        if (
+          [
+            'daemon',
+            'chroot',
+            'user',
+            'group',
+            'uid',
+            'gid',
+            'pidfile',
+            'ca-base',
+            'crt-base',
+            'unix-bind',
+            'log',
+            'log-send-hostname',
+            'nbproc',
+            'server-state-file',
+            'server-state-base',
+          ].includes(k)
+        ) {
           if (k === 'nbproc') continue; // left for haproxy -c to judge (removed in 2.5)
           dropLine(st);
           continue;
@@ -261,9 +330,13 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
           const addr = st.args[1].value.replace(/^(udp|tcp|ipv4|ipv6)@/, '');
           const host = addr.startsWith('[') ? addr.slice(0, addr.indexOf(']') + 1) : addr.replace(/:\d+$/, '');
           if (!isLoopbackAddress(host))
-            refuse(st, `\`nameserver ${st.args[0]?.value ?? ''} ${st.args[1].value}\` is not a loopback address: the benchmark never sends DNS queries off this machine`);
+            refuse(
+              st,
+              `\`nameserver ${st.args[0]?.value ?? ''} ${st.args[1].value}\` is not a loopback address: the benchmark never sends DNS queries off this machine`,
+            );
         }
-        if (k === 'parse-resolv-conf') refuse(st, '`parse-resolv-conf` uses the system name servers: the benchmark never sends DNS queries off this machine');
+        if (k === 'parse-resolv-conf')
+          refuse(st, '`parse-resolv-conf` uses the system name servers: the benchmark never sends DNS queries off this machine');
         continue;
       }
       if (kw === 'peers' || kw === 'mailers') {

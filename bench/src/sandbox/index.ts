@@ -117,7 +117,11 @@ export function planSandbox(
   input: { configPath: string; dir: string; backend: BackendAddr; tls: TlsPair; layout?: BinaryLayout; contained?: boolean },
 ): SandboxPlan {
   const { configPath, dir, backend, tls } = input;
-  const layout = input.layout ?? { modulesDir: '/usr/lib/nginx/modules', confDir: kind === 'nginx' ? '/etc/nginx' : '/etc/haproxy', root: '' };
+  const layout = input.layout ?? {
+    modulesDir: '/usr/lib/nginx/modules',
+    confDir: kind === 'nginx' ? '/etc/nginx' : '/etc/haproxy',
+    root: '',
+  };
   const limits = fileLimits();
   if (kind === 'nginx') {
     const streamModule = path.join(layout.modulesDir, 'ngx_stream_module.so');
@@ -133,7 +137,14 @@ export function planSandbox(
       limits,
       contained: !!input.contained,
     });
-    return { mainCopy: p.mainCopy, files: p.files, listeners: p.listeners, portCount: p.portCount, warnings: p.warnings, adjustments: p.adjustments };
+    return {
+      mainCopy: p.mainCopy,
+      files: p.files,
+      listeners: p.listeners,
+      portCount: p.portCount,
+      warnings: p.warnings,
+      adjustments: p.adjustments,
+    };
   }
   const p = planHaproxySandbox({ configPath, dir, backend, cert: tls, limits, env: proxyEnv() });
   return {
@@ -217,7 +228,8 @@ export class ProxySandbox {
   async contain(): Promise<Containment> {
     if (!this.jail) {
       this.jail = await Containment.open(this.dir);
-      if (!this.jail.contained) this.warnings.push(`not contained in a network namespace (${this.jail.reason}): the run relies on the config rewrite alone`);
+      if (!this.jail.contained)
+        this.warnings.push(`not contained in a network namespace (${this.jail.reason}): the run relies on the config rewrite alone`);
     }
     return this.jail;
   }
@@ -233,14 +245,22 @@ export class ProxySandbox {
    */
   plan(backend: BackendAddr = BACKEND_SLOTS): void {
     if (backend !== BACKEND_SLOTS) this.backend = backend;
-    const p = planSandbox(this.kind, { configPath: this.configPath, dir: this.dir, backend, tls: this.tls, layout: this.layout, contained: this.jail?.contained });
+    const p = planSandbox(this.kind, {
+      configPath: this.configPath,
+      dir: this.dir,
+      backend,
+      tls: this.tls,
+      layout: this.layout,
+      contained: this.jail?.contained,
+    });
     this.files = p.files;
     this.listeners = p.listeners;
     this.portCount = p.portCount;
     this.mainCopy = p.mainCopy;
     this.warnings.push(...p.warnings);
     this.adjustments.push(...p.adjustments);
-    if (this.listeners.length === 0) throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
+    if (this.listeners.length === 0)
+      throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
   }
 
   /** The running backend's ports, for a plan made without them. */
@@ -257,7 +277,9 @@ export class ProxySandbox {
     for (const f of this.files) {
       let text = f.text;
       if (fdOfSlot && this.kind === 'haproxy')
-        text = text.replace(/127\.0\.0\.1:\u0000P(\d+)\u0000/g, (m, i: string) => (fdOfSlot.has(Number(i)) ? `fd@${fdOfSlot.get(Number(i))}` : m));
+        text = text.replace(/127\.0\.0\.1:\u0000P(\d+)\u0000/g, (m, i: string) =>
+          fdOfSlot.has(Number(i)) ? `fd@${fdOfSlot.get(Number(i))}` : m,
+        );
       writeText(f.copy, fillPorts(text, ports, this.backend));
     }
     for (const l of this.listeners) l.port = ports[l.slot];
@@ -350,7 +372,9 @@ export class ProxySandbox {
         this.proc = null;
         const log = this.errorLog();
         const text = mapMessages(`${info.output}\n${log}`.trim(), this.fileMap());
-        lastError = new Error(`${this.kind} did not start: ${text.split('\n').find((l) => /emerg|alert|error/i.test(l)) ?? text.slice(0, 500)}`);
+        lastError = new Error(
+          `${this.kind} did not start: ${text.split('\n').find((l) => /emerg|alert|error/i.test(l)) ?? text.slice(0, 500)}`,
+        );
         if (!/Address already in use|cannot bind/i.test(text)) throw lastError;
       } finally {
         closeHostListeners(host);

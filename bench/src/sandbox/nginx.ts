@@ -13,7 +13,14 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseNginx } from '../../../server/src/languages/nginx/parser';
-import { CACHE_PATHS, DIRECTIVES, KEYLOG_DIRECTIVES, PASS_DIRECTIVES, STORE_DIRECTIVES, TEMP_PATH_DIRECTIVES } from '../../../server/src/languages/nginx/data';
+import {
+  CACHE_PATHS,
+  DIRECTIVES,
+  KEYLOG_DIRECTIVES,
+  PASS_DIRECTIVES,
+  STORE_DIRECTIVES,
+  TEMP_PATH_DIRECTIVES,
+} from '../../../server/src/languages/nginx/data';
 import type { SandboxAdjustment } from '../../../protocol/bench';
 import { RESERVED_FILES, type MachineLimits } from './limits';
 import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/languages/nginx/ast';
@@ -343,7 +350,14 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
   const main = ctx.files.find((f) => f.copy === mainCopy)!;
   main.text = pre.join(' ') + ' ' + main.text;
   for (const a of ctx.adjustments) ctx.warnings.push(`${a.file}:${a.line}: ${a.setting} lowered from ${a.from} to ${a.to}: ${a.why}`);
-  return { mainCopy, files: ctx.files, listeners: ctx.listeners, portCount: ctx.portKeys.size, warnings: ctx.warnings, adjustments: ctx.adjustments };
+  return {
+    mainCopy,
+    files: ctx.files,
+    listeners: ctx.listeners,
+    portCount: ctx.portKeys.size,
+    warnings: ctx.warnings,
+    adjustments: ctx.adjustments,
+  };
 }
 
 function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): void {
@@ -380,8 +394,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
 
   const addListener = (d: Directive | null, server: Directive | undefined, c: string, key: string, flags: string[], at: number) => {
     const slot = newPortSlot(key);
-    const ssl =
-      flags.includes('ssl') || !!server?.block?.children.some((x) => x.name === 'ssl' && x.args[0]?.value === 'on');
+    const ssl = flags.includes('ssl') || !!server?.block?.children.some((x) => x.name === 'ssl' && x.args[0]?.value === 'on');
     const http2 = flags.includes('http2');
     const udp = flags.includes('udp');
     if (ssl) ctx.usedSsl = true;
@@ -397,7 +410,11 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
       file: orig,
       line: lineAt(file.text, at),
       original: d ? file.text.slice(d.start, d.end) : '(no listen: nginx default *:80)',
-      block: !server ? undefined : server === job.server?.directive ? job.server.block : { file: orig, line: lineAt(file.text, server.start) },
+      block: !server
+        ? undefined
+        : server === job.server?.directive
+          ? job.server.block
+          : { file: orig, line: lineAt(file.text, server.start) },
     });
     return slot;
   };
@@ -410,7 +427,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
     const v = w.value;
     if (d.name === 'proxy_pass' && c === 'stream/server') {
       // stream: `proxy_pass address;` or `proxy_pass upstream;`
-      if (v.includes('$')) refuse(file, orig, d, `\`proxy_pass ${v}\` builds the target from variables at run time: it cannot be confined to loopback`);
+      if (v.includes('$'))
+        refuse(file, orig, d, `\`proxy_pass ${v}\` builds the target from variables at run time: it cannot be confined to loopback`);
       if (ctx.streamUpstreams.has(v)) return;
       replaceWord(w, `${loopback}:${be.tcp}`);
       return;
@@ -429,7 +447,10 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
     }
     if (!hostport.startsWith('unix:') && (ctx.upstreams.has(hostport) || ctx.upstreams.has(hostport.replace(/:\d+$/, '')))) return;
     const port = scheme === 'https' || scheme === 'grpcs' ? be.https : be.http;
-    if (d.name !== 'proxy_pass') ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: ${d.name} now points at the built-in HTTP backend, which does not speak its protocol: expect errors`);
+    if (d.name !== 'proxy_pass')
+      ctx.warnings.push(
+        `${orig}:${lineAt(file.text, d.start)}: ${d.name} now points at the built-in HTTP backend, which does not speak its protocol: expect errors`,
+      );
     replaceWord(w, `${scheme ? scheme + '://' : ''}${loopback}:${port}${rest.startsWith('unix:') ? '' : rest}`);
   };
 
@@ -438,7 +459,12 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
       if (d.entry) continue;
       const n = d.name;
       if (SCRIPTING.test(n)) {
-        refuse(file, orig, d, `\`${n}\` runs scripts that may open their own network connections; the benchmark cannot confine them to loopback`);
+        refuse(
+          file,
+          orig,
+          d,
+          `\`${n}\` runs scripts that may open their own network connections; the benchmark cannot confine them to loopback`,
+        );
       }
       if (DROP_DIRECTIVES.has(n)) {
         drop(d);
@@ -463,7 +489,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           const layout = ctx.input.layout ?? { modulesDir: '/usr/lib/nginx/modules', confDir: '/etc/nginx', root: '' };
           let p = w.value;
           // Debian's modules-enabled files name the host's folder; a matrix binary has its own
-          if (layout.root && p.startsWith('/usr/lib/nginx/modules/')) p = path.join(layout.modulesDir, p.slice('/usr/lib/nginx/modules/'.length));
+          if (layout.root && p.startsWith('/usr/lib/nginx/modules/'))
+            p = path.join(layout.modulesDir, p.slice('/usr/lib/nginx/modules/'.length));
           if (!path.isAbsolute(p)) p = path.join(layout.modulesDir, p.replace(/^modules\//, ''));
           let real = p;
           let dirReal = layout.modulesDir;
@@ -474,14 +501,25 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
             // missing: refused below (or by nginx -t)
           }
           if (path.dirname(real) !== dirReal || !real.endsWith('.so'))
-            refuse(file, orig, d, `\`load_module ${w.value}\`: modules are loaded only from the binary's own modules folder (${layout.modulesDir}); a library elsewhere would run its code during the check`);
+            refuse(
+              file,
+              orig,
+              d,
+              `\`load_module ${w.value}\`: modules are loaded only from the binary's own modules folder (${layout.modulesDir}); a library elsewhere would run its code during the check`,
+            );
           if (p !== w.value) replaceWord(w, q(p));
           break;
         }
         case 'worker_processes': {
           const w = d.args[0];
           if (w && lim && /^\d+$/.test(w.value) && Number(w.value) > lim.cpus) {
-            ctx.adjustments.push({ ...where, setting: n, from: w.value, to: String(lim.cpus), why: `more workers than the ${lim.cpus} CPUs of this machine only compete with each other and with the load generator` });
+            ctx.adjustments.push({
+              ...where,
+              setting: n,
+              from: w.value,
+              to: String(lim.cpus),
+              why: `more workers than the ${lim.cpus} CPUs of this machine only compete with each other and with the load generator`,
+            });
             replaceWord(w, String(lim.cpus));
           }
           break;
@@ -493,7 +531,13 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           if (lim) {
             const max = Math.max(64, Math.floor((lim.hardFiles - RESERVED_FILES) / 2));
             if (v > max) {
-              ctx.adjustments.push({ ...where, setting: n, from: w.value, to: String(max), why: `each proxied connection takes two files and the file limit here is ${lim.hardFiles} (each worker also preallocates memory for every connection)` });
+              ctx.adjustments.push({
+                ...where,
+                setting: n,
+                from: w.value,
+                to: String(max),
+                why: `each proxied connection takes two files and the file limit here is ${lim.hardFiles} (each worker also preallocates memory for every connection)`,
+              });
               replaceWord(w, String(max));
               v = max;
             }
@@ -504,7 +548,13 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         case 'worker_rlimit_nofile': {
           const w = d.args[0];
           if (w && lim && /^\d+$/.test(w.value) && Number(w.value) > lim.hardFiles) {
-            ctx.adjustments.push({ ...where, setting: n, from: w.value, to: String(lim.hardFiles), why: `the hard file limit here is ${lim.hardFiles}; nginx cannot raise it without privileges` });
+            ctx.adjustments.push({
+              ...where,
+              setting: n,
+              from: w.value,
+              to: String(lim.hardFiles),
+              why: `the hard file limit here is ${lim.hardFiles}; nginx cannot raise it without privileges`,
+            });
             replaceWord(w, String(lim.hardFiles));
           }
           break;
@@ -512,12 +562,22 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         case 'set_real_ip_from': {
           const w = d.args[0];
           if (w && w.value !== 'unix:' && !isIpOrCidr(w.value))
-            refuse(file, orig, d, `\`set_real_ip_from ${w.value}\`: nginx resolves the name at start (a DNS query); use an address or a CIDR range`);
+            refuse(
+              file,
+              orig,
+              d,
+              `\`set_real_ip_from ${w.value}\`: nginx resolves the name at start (a DNS query); use an address or a CIDR range`,
+            );
           break;
         }
         case 'dav_methods': {
           if (d.args.some((a) => a.value !== 'off'))
-            refuse(file, orig, d, '`dav_methods` writes, deletes and moves files under the location\'s root; the benchmark does not let a run change files outside its own folder');
+            refuse(
+              file,
+              orig,
+              d,
+              "`dav_methods` writes, deletes and moves files under the location's root; the benchmark does not let a run change files outside its own folder",
+            );
           break;
         }
         case 'include': {
@@ -545,7 +605,11 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           matches.forEach((m, i) => {
             const copy = path.join(incDir, `${String(i).padStart(4, '0')}-${path.basename(m)}`);
             const text = readConfig(rooted(m, ctx.input.layout));
-            const inServer = !server ? undefined : server === job.server?.directive ? job.server : { directive: server, block: { file: orig, line: lineAt(file.text, server.start) } };
+            const inServer = !server
+              ? undefined
+              : server === job.server?.directive
+                ? job.server
+                : { directive: server, block: { file: orig, line: lineAt(file.text, server.start) } };
             rewriteFile(ctx, { original: m, copy, context: c, server: inServer }, parseNginx(text), depth + 1);
           });
           replaceWord(w, q(path.join(incDir, '*')));
@@ -572,7 +636,9 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
             }
             if (LISTEN_DROP.test(a.value)) {
               if (a.value === 'proxy_protocol')
-                ctx.warnings.push(`${orig}:${lineAt(file.text, d.start)}: proxy_protocol removed from listen (the load generator does not send a PROXY header)`);
+                ctx.warnings.push(
+                  `${orig}:${lineAt(file.text, d.start)}: proxy_protocol removed from listen (the load generator does not send a PROXY header)`,
+                );
               replaceWord(a, '');
             }
           }
@@ -607,12 +673,20 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
             }
             const h = splitHostPort(a.value).host;
             if (!isLoopbackAddress(h))
-              refuse(file, orig, d, `\`resolver ${a.value}\` is not a loopback address: the benchmark never sends DNS queries off this machine (remove the resolver or use 127.0.0.1)`);
+              refuse(
+                file,
+                orig,
+                d,
+                `\`resolver ${a.value}\` is not a loopback address: the benchmark never sends DNS queries off this machine (remove the resolver or use 127.0.0.1)`,
+              );
           }
           break;
         }
         case 'error_log': {
-          const level = d.args.slice(1).map((a) => a.value).join(' ');
+          const level = d.args
+            .slice(1)
+            .map((a) => a.value)
+            .join(' ');
           replaceDirective(d, `error_log ${q(path.join(dir, 'logs', 'error.log'))}${level ? ' ' + level : ''};`);
           break;
         }
@@ -658,7 +732,9 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
       if (n === 'http' && c === 'main' && d.block) {
         // Without these, nginx would create its compiled-in temp folders outside the sandbox.
         const set = new Set(d.block.children.map((x) => x.name));
-        const add = [...TEMP_PATHS].filter((t) => !set.has(t)).map((t) => `${t} ${q(path.join(dir, 'temp', t.replace(/_temp_path$/, '')))};`);
+        const add = [...TEMP_PATHS]
+          .filter((t) => !set.has(t))
+          .map((t) => `${t} ${q(path.join(dir, 'temp', t.replace(/_temp_path$/, '')))};`);
         // the compiled-in access log (/var/log/nginx/access.log) applies wherever none is set
         if (!ctx.httpAccessLog) add.push(`access_log ${q(path.join(dir, 'logs', 'access.log'))};`);
         if (add.length) edits.push({ start: d.block.start + 1, end: d.block.start + 1, text: ' ' + add.join(' ') });

@@ -7,7 +7,9 @@ import type { FixData } from '../../../protocol/fix';
 
 /** Rules whose fix can change a benchmark's numbers: the tuning rows of category performance. */
 export const BENCHMARKABLE_RULES: ReadonlySet<string> = new Set(
-  tuningRuleRows().filter((r) => r.category === 'performance').map((r) => r.id),
+  tuningRuleRows()
+    .filter((r) => r.category === 'performance')
+    .map((r) => r.id),
 );
 
 interface DiagnosticWithData extends vscode.Diagnostic {

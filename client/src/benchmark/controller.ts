@@ -34,7 +34,6 @@ export const UNTRUSTED_REASON =
   'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
   'Trust the workspace (Workspaces: Manage Workspace Trust) to run them.';
 
-
 interface RunMeta {
   route?: Route;
   note?: string;
@@ -221,7 +220,9 @@ export class BenchmarkController implements PanelHost {
         if (!configUri) return;
         const runs = msg.runIds.map((id) => this.store.get(configUri, id)).filter((r): r is RunRecord => !!r);
         if (runs.length === msg.runIds.length) {
-          void vscode.env.clipboard.writeText(runsToMarkdown(runs)).then(() => vscode.window.setStatusBarMessage('Benchmark table copied as markdown', 3000));
+          void vscode.env.clipboard
+            .writeText(runsToMarkdown(runs))
+            .then(() => vscode.window.setStatusBarMessage('Benchmark table copied as markdown', 3000));
         }
         return;
       }
@@ -291,12 +292,20 @@ export class BenchmarkController implements PanelHost {
     const { binaryB, ...single } = options;
     const a = await this.runOne(doc, single, { ...meta, note: meta.note ?? 'A/B: A' }, options);
     if (!a) return undefined;
-    const b = await this.runOne(doc, { ...single, binary: binaryB }, { ...meta, note: `A/B: B, against ${a.result.proxy.kind} ${a.result.proxy.version}` }, options);
+    const b = await this.runOne(
+      doc,
+      { ...single, binary: binaryB },
+      { ...meta, note: `A/B: B, against ${a.result.proxy.kind} ${a.result.proxy.version}` },
+      options,
+    );
     if (!b) return a;
     const configUri = doc.uri.toString();
     await this.store.setCompare(configUri, a.id, b.id);
     this.post(configUri, { type: 'compare', a: a.id, b: b.id });
-    vscode.window.setStatusBarMessage(`A/B ${a.result.proxy.version} → ${b.result.proxy.version}: ${a.result.rps} → ${b.result.rps} req/s, P99 ${a.result.latencyMs.p99.toFixed(2)} → ${b.result.latencyMs.p99.toFixed(2)} ms`, 10000);
+    vscode.window.setStatusBarMessage(
+      `A/B ${a.result.proxy.version} → ${b.result.proxy.version}: ${a.result.rps} → ${b.result.rps} req/s, P99 ${a.result.latencyMs.p99.toFixed(2)} → ${b.result.latencyMs.p99.toFixed(2)} ms`,
+      10000,
+    );
     return b;
   }
 
@@ -305,7 +314,12 @@ export class BenchmarkController implements PanelHost {
     return this.binaries.find((b) => b.kind === kind && b.path === p);
   }
 
-  private async runOne(doc: vscode.TextDocument, options: PanelRunOptions, meta: RunMeta, shown: PanelRunOptions): Promise<RunRecord | undefined> {
+  private async runOne(
+    doc: vscode.TextDocument,
+    options: PanelRunOptions,
+    meta: RunMeta,
+    shown: PanelRunOptions,
+  ): Promise<RunRecord | undefined> {
     const configUri = doc.uri.toString();
     if (!vscode.workspace.isTrusted) {
       this.showPanel(configUri);
@@ -323,12 +337,20 @@ export class BenchmarkController implements PanelHost {
       if (!this.listedBinary(kind, options.binary)) await this.refreshBinaries();
       picked = this.listedBinary(kind, options.binary);
       if (!picked) {
-        void vscode.window.showErrorMessage(`Benchmark: ${options.binary} is not one of the ${kind} binaries found (PATH, proxyTuner.${kind}.path, proxyTuner.binaries).`);
+        void vscode.window.showErrorMessage(
+          `Benchmark: ${options.binary} is not one of the ${kind} binaries found (PATH, proxyTuner.${kind}.path, proxyTuner.binaries).`,
+        );
         return undefined;
       }
     }
     const id = `r${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
-    const label = [`#${this.store.nextNumber(configUri)}`, options.scenario, options.path !== '/' ? options.path : '', meta.route && !meta.route.path.startsWith('/') ? meta.route.label : '', picked ? `${kind} ${picked.version}` : '']
+    const label = [
+      `#${this.store.nextNumber(configUri)}`,
+      options.scenario,
+      options.path !== '/' ? options.path : '',
+      meta.route && !meta.route.path.startsWith('/') ? meta.route.label : '',
+      picked ? `${kind} ${picked.version}` : '',
+    ]
       .filter(Boolean)
       .join(' ');
     const abort = new AbortController();
@@ -457,7 +479,7 @@ export class BenchmarkController implements PanelHost {
       body: '',
     };
     if (!isRunOptions(options)) {
-      void vscode.window.showErrorMessage('Import failed: the run\'s options are out of the panel\'s range');
+      void vscode.window.showErrorMessage("Import failed: the run's options are out of the panel's range");
       return undefined;
     }
     const engine = result.imported?.engine ?? 'import';
@@ -522,7 +544,11 @@ export class BenchmarkController implements PanelHost {
     }
     const edit = new vscode.WorkspaceEdit();
     for (const e of fix.edits) {
-      edit.replace(doc.uri, new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character), e.newText);
+      edit.replace(
+        doc.uri,
+        new vscode.Range(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character),
+        e.newText,
+      );
     }
     if (!(await vscode.workspace.applyEdit(edit))) {
       void vscode.window.showErrorMessage(`Could not apply "${fix.title}".`);
@@ -530,7 +556,8 @@ export class BenchmarkController implements PanelHost {
     }
     // the route found in the changed text: the fix may have moved its block's line
     const routeKey = before.route;
-    const route = routeKey && routeKey !== 'config' ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === routeKey) : undefined;
+    const route =
+      routeKey && routeKey !== 'config' ? findRoutes(configKind(doc), doc.getText()).find((r) => r.key === routeKey) : undefined;
     const after = await this.run(doc, before.options, { note: `after: ${fix.title}`, route });
     if (!after) return;
     await this.store.setCompare(configUri, before.id, after.id);

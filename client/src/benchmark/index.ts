@@ -45,7 +45,12 @@ export function registerBenchmarkPanel(context: vscode.ExtensionContext): vscode
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('proxyTuner.benchmark')) lenses.refresh();
-      if (e.affectsConfiguration('proxyTuner.binaries') || e.affectsConfiguration('proxyTuner.nginx.path') || e.affectsConfiguration('proxyTuner.haproxy.path')) void controller.refreshBinaries();
+      if (
+        e.affectsConfiguration('proxyTuner.binaries') ||
+        e.affectsConfiguration('proxyTuner.nginx.path') ||
+        e.affectsConfiguration('proxyTuner.haproxy.path')
+      )
+        void controller.refreshBinaries();
     }),
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {
@@ -54,7 +59,8 @@ export function registerBenchmarkPanel(context: vscode.ExtensionContext): vscode
       },
     }),
     vscode.commands.registerCommand('proxyTuner.benchmark.open', async (uriArg?: unknown) => {
-      const doc = typeof uriArg === 'string' || uriArg instanceof vscode.Uri ? await docFor(uriArg) : vscode.window.activeTextEditor?.document;
+      const doc =
+        typeof uriArg === 'string' || uriArg instanceof vscode.Uri ? await docFor(uriArg) : vscode.window.activeTextEditor?.document;
       controller.showPanel(isConfigDoc(doc) ? doc.uri.toString() : null);
     }),
     vscode.commands.registerCommand('proxyTuner.benchmark.run', async (uriArg?: unknown, routeKey?: unknown) => {
@@ -62,12 +68,17 @@ export function registerBenchmarkPanel(context: vscode.ExtensionContext): vscode
       if (doc) await controller.runRoute(doc, typeof routeKey === 'string' ? routeKey : undefined);
     }),
     vscode.commands.registerCommand('proxyTuner.benchmark.stop', () => controller.stop()),
-    vscode.commands.registerCommand('proxyTuner.benchmark.importResults', async (uriArg?: unknown, files?: { results?: unknown; scenario?: unknown }) => {
-      const doc = await docFor(uriArg);
-      const given =
-        files && typeof files.results === 'string' ? { results: files.results, scenario: typeof files.scenario === 'string' ? files.scenario : undefined } : undefined;
-      return doc ? controller.importResults(doc, given) : undefined;
-    }),
+    vscode.commands.registerCommand(
+      'proxyTuner.benchmark.importResults',
+      async (uriArg?: unknown, files?: { results?: unknown; scenario?: unknown }) => {
+        const doc = await docFor(uriArg);
+        const given =
+          files && typeof files.results === 'string'
+            ? { results: files.results, scenario: typeof files.scenario === 'string' ? files.scenario : undefined }
+            : undefined;
+        return doc ? controller.importResults(doc, given) : undefined;
+      },
+    ),
     vscode.commands.registerCommand('proxyTuner.benchmark.applyFixAndRerun', async (uriArg: unknown, fix: FixData) => {
       const doc = await docFor(uriArg);
       if (doc && fix && typeof fix.title === 'string' && Array.isArray(fix.edits)) await controller.applyFixAndRerun(doc, fix);

@@ -9,7 +9,13 @@ import { sendsOwnRequests } from '../../../protocol/scenarios';
  * takes the load. The method and body go with the scenarios that send the run's requests (not with
  * those that send their own: protocol/scenarios.ts).
  */
-export function toBenchOptions(o: PanelRunOptions, configPath: string, kind: ProxyKind, binary: string | undefined, listenerLine?: number): BenchOptions {
+export function toBenchOptions(
+  o: PanelRunOptions,
+  configPath: string,
+  kind: ProxyKind,
+  binary: string | undefined,
+  listenerLine?: number,
+): BenchOptions {
   const own = sendsOwnRequests(o.scenario);
   const body = !own && o.body ? o.body : undefined;
   return {

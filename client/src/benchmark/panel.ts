@@ -76,7 +76,10 @@ export class BenchmarkPanel {
   render(): void {
     this.ready = false;
     const webview = this.panel.webview;
-    const nonce = crypto.randomBytes(18).toString('base64').replace(/[^A-Za-z0-9]/g, '');
+    const nonce = crypto
+      .randomBytes(18)
+      .toString('base64')
+      .replace(/[^A-Za-z0-9]/g, '');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.css'));
     const csp = [

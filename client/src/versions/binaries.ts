@@ -68,7 +68,9 @@ export function probe(binary: string): Promise<{ kind: Kind; version: string } |
   let p = cache.get(key);
   if (!p) {
     p = new Promise((resolve) => {
-      execFile(binary, ['-v'], { timeout: 3000, encoding: 'utf8' }, (_err, stdout, stderr) => resolve(parseVersionOutput(`${stdout ?? ''}${stderr ?? ''}`)));
+      execFile(binary, ['-v'], { timeout: 3000, encoding: 'utf8' }, (_err, stdout, stderr) =>
+        resolve(parseVersionOutput(`${stdout ?? ''}${stderr ?? ''}`)),
+      );
     });
     cache.set(key, p);
   }
@@ -105,11 +107,18 @@ export async function discoverBinaries(input: DiscoverInput): Promise<FoundBinar
 
 /** The binary the config's target defaults to: the configured path, else PATH's. */
 export function defaultBinary(found: readonly FoundBinary[], kind: Kind): FoundBinary | undefined {
-  return found.find((b) => b.kind === kind && b.source === `proxyTuner.${kind}.path`) ?? found.find((b) => b.kind === kind && b.source === 'PATH');
+  return (
+    found.find((b) => b.kind === kind && b.source === `proxyTuner.${kind}.path`) ??
+    found.find((b) => b.kind === kind && b.source === 'PATH')
+  );
 }
 
 /** The target version of a config: the setting, else the local binary's, else none (the newest known). */
-export function targetVersion(setting: string | undefined, found: readonly FoundBinary[], kind: Kind): { version?: string; from: 'setting' | 'binary' | 'newest'; binary?: FoundBinary } {
+export function targetVersion(
+  setting: string | undefined,
+  found: readonly FoundBinary[],
+  kind: Kind,
+): { version?: string; from: 'setting' | 'binary' | 'newest'; binary?: FoundBinary } {
   if (setting && setting.trim()) return { version: setting.trim(), from: 'setting' };
   const b = defaultBinary(found, kind);
   if (b) return { version: b.version, from: 'binary', binary: b };

@@ -47,7 +47,12 @@ export function registerVersionFeatures(): vscode.Disposable[] {
     const t = describe(doc, kind);
     const eol = t.version ? endOfLife(kind, t.version) : undefined;
     item.text = `${eol ? '$(warning)' : '$(versions)'} ${NAME[kind]} ${t.version ?? 'newest'}`;
-    const from = t.from === 'setting' ? `the proxyTuner.${kind}.version setting` : t.from === 'binary' ? `the local binary ${t.binary!.path}` : 'no setting and no local binary: judged as the newest version known';
+    const from =
+      t.from === 'setting'
+        ? `the proxyTuner.${kind}.version setting`
+        : t.from === 'binary'
+          ? `the local binary ${t.binary!.path}`
+          : 'no setting and no local binary: judged as the newest version known';
     const lines = [`Target: ${NAME[kind]} ${t.version ?? 'newest'} (from ${from})${eol ? ` — end-of-life (branch ${eol.branch})` : ''}`];
     const open = vscode.workspace.textDocuments.filter((d) => kindOf(d) && d.uri.scheme !== 'git');
     if (open.length > 1) {
@@ -84,22 +89,30 @@ export function registerVersionFeatures(): vscode.Disposable[] {
     const items: Item[] = [];
     const bins = found.filter((b) => b.kind === kind);
     items.push({ label: 'Binaries found', kind: vscode.QuickPickItemKind.Separator });
-    if (bins.length === 0) items.push({ label: `$(circle-slash) no ${kind} binary found`, description: `PATH, proxyTuner.${kind}.path, proxyTuner.binaries` });
+    if (bins.length === 0)
+      items.push({ label: `$(circle-slash) no ${kind} binary found`, description: `PATH, proxyTuner.${kind}.path, proxyTuner.binaries` });
     for (const b of bins) {
       const eol = endOfLife(kind, b.version);
-      items.push({ label: `$(file-binary) ${NAME[kind]} ${b.version}`, description: b.path, detail: `${b.source}${eol ? ' · end-of-life' : ''}`, version: b.version });
+      items.push({
+        label: `$(file-binary) ${NAME[kind]} ${b.version}`,
+        description: b.path,
+        detail: `${b.source}${eol ? ' · end-of-life' : ''}`,
+        version: b.version,
+      });
     }
     items.push({ label: `Versions the data knows (as of ${BRANCHES_AS_OF})`, kind: vscode.QuickPickItemKind.Separator });
     for (const br of [...branches(kind)].reverse()) {
       const eol = endOfLife(kind, br.branch);
       items.push({
         label: `${NAME[kind]} ${br.branch}`,
-        description: [br.kind, eol ? `end-of-life${br.eol ? ` since ${br.eol}` : ''}` : br.eol ? `supported until ${br.eol}` : 'supported'].filter(Boolean).join(' · '),
+        description: [br.kind, eol ? `end-of-life${br.eol ? ` since ${br.eol}` : ''}` : br.eol ? `supported until ${br.eol}` : 'supported']
+          .filter(Boolean)
+          .join(' · '),
         version: br.branch,
       });
     }
     items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
-    items.push({ label: '$(discard) Use the local binary\'s version', description: `clears proxyTuner.${kind}.version`, version: null });
+    items.push({ label: "$(discard) Use the local binary's version", description: `clears proxyTuner.${kind}.version`, version: null });
     const chosen = await vscode.window.showQuickPick(items, {
       title: `Target ${NAME[kind]} version for ${vscode.workspace.asRelativePath(doc.uri)} (now ${current.version ?? 'newest'}, from ${current.from})`,
       placeHolder: 'The rules and the validation judge the config for this version',
@@ -107,7 +120,11 @@ export function registerVersionFeatures(): vscode.Disposable[] {
     });
     if (!chosen || chosen.version === undefined) return;
     const cfg = vscode.workspace.getConfiguration('proxyTuner', doc.uri);
-    const target = vscode.workspace.getWorkspaceFolder(doc.uri) ? vscode.ConfigurationTarget.WorkspaceFolder : vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    const target = vscode.workspace.getWorkspaceFolder(doc.uri)
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : vscode.workspace.workspaceFolders?.length
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
     await cfg.update(`${kind}.version`, chosen.version === null ? undefined : chosen.version, target);
     update();
   };
@@ -120,7 +137,12 @@ export function registerVersionFeatures(): vscode.Disposable[] {
     vscode.workspace.onDidOpenTextDocument(update),
     vscode.workspace.onDidCloseTextDocument(update),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('proxyTuner.binaries') || e.affectsConfiguration('proxyTuner.nginx.path') || e.affectsConfiguration('proxyTuner.haproxy.path')) void refresh();
+      if (
+        e.affectsConfiguration('proxyTuner.binaries') ||
+        e.affectsConfiguration('proxyTuner.nginx.path') ||
+        e.affectsConfiguration('proxyTuner.haproxy.path')
+      )
+        void refresh();
       else if (e.affectsConfiguration('proxyTuner')) update();
     }),
   ];

@@ -32,14 +32,20 @@ const ended = (b: Branch, asOf: string) => b.eol !== undefined && b.eol <= asOf.
 
 /** The branches still maintained at `asOf`, newest first. */
 export function supportedBranches(product: LanguageId, asOf: string = BRANCHES_AS_OF): Branch[] {
-  return branches(product).filter((b) => !ended(b, asOf)).reverse();
+  return branches(product)
+    .filter((b) => !ended(b, asOf))
+    .reverse();
 }
 
 /**
  * Whether a target version is end-of-life at `asOf`: its branch is listed as ended, or it is
  * older than every listed branch. A branch newer than the table (a future release) is not.
  */
-export function endOfLife(product: LanguageId, version: string, asOf: string = BRANCHES_AS_OF): { branch: string; eol?: string } | undefined {
+export function endOfLife(
+  product: LanguageId,
+  version: string,
+  asOf: string = BRANCHES_AS_OF,
+): { branch: string; eol?: string } | undefined {
   const branch = branchOf(version);
   if (!branch) return undefined;
   const all = branches(product);
@@ -67,7 +73,10 @@ export function eolRuleRow<L extends LanguageId>(product: L): RuleMeta<`${L}/ver
         ? 'nginx fixes bugs and security issues only in its current stable and mainline branches. A config judged for an older branch runs on a binary that upstream no longer fixes; a distribution may still backport security fixes to its own package, so check its support too. Newer branches also change defaults the rules depend on (upstream keep-alive since 1.29.7, TLS protocols since 1.23.4).'
         : 'HAProxy maintains each long-term-support branch for about five years and the others for about a year. A config judged for an ended branch runs on a binary that upstream no longer fixes; a distribution may still backport security fixes to its own package, so check its support too.',
     docUrl: product === 'nginx' ? 'https://nginx.org/en/download.html' : 'https://docs.haproxy.org/',
-    fix: 'None: upgrade the binary, or set `proxyTuner.' + product + '.version` to the version you will run (the Proxy Tuner: Pick Target Version command).',
+    fix:
+      'None: upgrade the binary, or set `proxyTuner.' +
+      product +
+      '.version` to the version you will run (the Proxy Tuner: Pick Target Version command).',
   };
 }
 
@@ -77,7 +86,12 @@ function isMainFile(product: LanguageId, text: string): boolean {
 }
 
 /** The end-of-life finding for a whole config judged at `version` (none for fragments or unknown targets). */
-export function eolFindings<L extends LanguageId>(product: L, text: string, version: string | undefined, asOf: string = BRANCHES_AS_OF): Finding<`${L}/version-end-of-life`>[] {
+export function eolFindings<L extends LanguageId>(
+  product: L,
+  text: string,
+  version: string | undefined,
+  asOf: string = BRANCHES_AS_OF,
+): Finding<`${L}/version-end-of-life`>[] {
   if (!version || !isMainFile(product, text)) return [];
   const eol = endOfLife(product, version, asOf);
   if (!eol) return [];

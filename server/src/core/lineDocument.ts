@@ -133,7 +133,8 @@ export class LineDocument implements TextDocument {
 
 /** The `TextDocuments` configuration for line documents. */
 export const lineDocuments = {
-  create: (uri: string, languageId: string, version: number, content: string): LineDocument => new LineDocument(uri, languageId, version, content),
+  create: (uri: string, languageId: string, version: number, content: string): LineDocument =>
+    new LineDocument(uri, languageId, version, content),
   update: (document: LineDocument, changes: TextDocumentContentChangeEvent[], version: number): LineDocument => {
     document.update(changes, version);
     return document;

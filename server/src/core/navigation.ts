@@ -6,6 +6,8 @@ import type { NavEntity } from './types';
 export function definitionsInFile(entities: NavEntity[], offset: number): NavEntity[] {
   const at = entities.filter((e) => !e.dynamic && e.name && e.start <= offset && offset <= e.end);
   return entities.filter(
-    (d) => d.role === 'def' && at.some((e) => e.kind === d.kind && e.name === d.name && (e.scope === undefined || d.scope === undefined || e.scope === d.scope)),
+    (d) =>
+      d.role === 'def' &&
+      at.some((e) => e.kind === d.kind && e.name === d.name && (e.scope === undefined || d.scope === undefined || e.scope === d.scope)),
   );
 }

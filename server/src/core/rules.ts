@@ -284,8 +284,7 @@ export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/s
       category: 'style',
       severity: 'information',
       title: 'A `proxy-tuner-disable-next-line` comment gives no reason',
-      why:
-        'Turning a rule off for a line is fine when the next reader learns why. The comment takes the rule ids, then `--` and a reason: the reason is what keeps a silenced warning from hiding a real problem later.',
+      why: 'Turning a rule off for a line is fine when the next reader learns why. The comment takes the rule ids, then `--` and a reason: the reason is what keeps a silenced warning from hiding a real problem later.',
       docUrl: '',
       fix: 'None: write the reason after `--`.',
     },
@@ -301,8 +300,7 @@ export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<
       category: 'style',
       severity: 'information',
       title: 'A document too large to analyse while typing gets a syntax check only',
-      why:
-        'Over 2 MB a document is not parsed in the editor (a 20 MB file takes seconds and hundreds of MB): the server checks only its braces, quotes and unterminated statements in one pass, reported as this language\'s `syntax` rule, and turns rules, completion, hover and navigation off for it. `proxy-tuner check` still analyses the whole file.',
+      why: "Over 2 MB a document is not parsed in the editor (a 20 MB file takes seconds and hundreds of MB): the server checks only its braces, quotes and unterminated statements in one pass, reported as this language's `syntax` rule, and turns rules, completion, hover and navigation off for it. `proxy-tuner check` still analyses the whole file.",
       docUrl: '',
     },
   ];
@@ -313,7 +311,12 @@ export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<
  * drops any suppression report a registry still produced and adds exactly one per comment
  * that gives no reason (honouring a user's severity setting, or `off`, for that rule).
  */
-export function finalizeDiagnostics(doc: TextDocument, language: LanguageId, diagnostics: Diagnostic[], settings: ServiceSettings = {}): Diagnostic[] {
+export function finalizeDiagnostics(
+  doc: TextDocument,
+  language: LanguageId,
+  diagnostics: Diagnostic[],
+  settings: ServiceSettings = {},
+): Diagnostic[] {
   const id = suppressionWithoutReasonId(language);
   const out = diagnostics.filter((d) => d.code !== id);
   const configured = settings.rules?.[id];
@@ -322,7 +325,10 @@ export function finalizeDiagnostics(doc: TextDocument, language: LanguageId, dia
     if (sup.reason) continue;
     const line = doc.getText({ start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine + 1, character: 0 } });
     out.push({
-      range: { start: { line: sup.commentLine, character: 0 }, end: { line: sup.commentLine, character: line.replace(/\r?\n$/, '').length } },
+      range: {
+        start: { line: sup.commentLine, character: 0 },
+        end: { line: sup.commentLine, character: line.replace(/\r?\n$/, '').length },
+      },
       severity: SEVERITY[configured ?? 'information'],
       code: id,
       source: 'proxy-tuner',
@@ -346,7 +352,12 @@ export function quickFixes(doc: TextDocument, diagnostics: Diagnostic[]): CodeAc
         edit: { changes: { [doc.uri]: fx.edits } },
       });
     });
-    if (typeof d.code === 'string' && d.source !== undefined && RULE_SOURCES.has(d.source) && !d.code.endsWith('/suppression-without-reason')) {
+    if (
+      typeof d.code === 'string' &&
+      d.source !== undefined &&
+      RULE_SOURCES.has(d.source) &&
+      !d.code.endsWith('/suppression-without-reason')
+    ) {
       const line = d.range.start.line;
       const lineText = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
       const indent = /^[ \t]*/.exec(lineText)?.[0] ?? '';
@@ -357,7 +368,10 @@ export function quickFixes(doc: TextDocument, diagnostics: Diagnostic[]): CodeAc
         edit: {
           changes: {
             [doc.uri]: [
-              { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# ${DISABLE_COMMENT} ${d.code} -- reason\n` },
+              {
+                range: { start: { line, character: 0 }, end: { line, character: 0 } },
+                newText: `${indent}# ${DISABLE_COMMENT} ${d.code} -- reason\n`,
+              },
             ],
           },
         },
@@ -376,9 +390,7 @@ export function safeFixEdits(diagnostics: Diagnostic[]): TextEdit[] {
     const data = d.data as DiagnosticData | undefined;
     const fx = data?.fixes?.find((f) => f.safe);
     if (!fx) continue;
-    const overlaps = fx.edits.some((e) =>
-      chosen.some((c) => cmp(e.range.start, c.range.end) < 0 && cmp(c.range.start, e.range.end) < 0),
-    );
+    const overlaps = fx.edits.some((e) => chosen.some((c) => cmp(e.range.start, c.range.end) < 0 && cmp(c.range.start, e.range.end) < 0));
     if (!overlaps) chosen.push(...fx.edits);
   }
   return chosen;
@@ -410,9 +422,7 @@ export function selectedFixEdits(diagnostics: Diagnostic[], select: FixSelection
       fx = data.fixes[0];
     } else fx = data.fixes.find((f) => f.safe) ?? data.fixes[0];
     if (!fx) continue;
-    const overlaps = fx.edits.some((e) =>
-      chosen.some((c) => cmp(e.range.start, c.range.end) < 0 && cmp(c.range.start, e.range.end) < 0),
-    );
+    const overlaps = fx.edits.some((e) => chosen.some((c) => cmp(e.range.start, c.range.end) < 0 && cmp(c.range.start, e.range.end) < 0));
     if (!overlaps) chosen.push(...fx.edits);
   }
   return chosen;

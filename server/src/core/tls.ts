@@ -12,12 +12,17 @@ export function weakCipherTokens(list: string): string[] {
     const t = raw.replace(/^\+/, '');
     if (t.startsWith('TLS_') || t.startsWith('@')) continue;
     const parts = t.split('+');
-    if (parts.every((p) => /^(RC4|RC2|DES|3DES|MD5|NULL|eNULL|aNULL|EXP|EXPORT|EXPORT40|EXPORT56|LOW|ADH|AECDH|SSLv2)$/.test(p)) || /(^|-)(RC4|RC2|DES|DES-CBC3|EXP|NULL|MD5|ADH|AECDH)(-|$)/.test(t) || /^(ALL|COMPLEMENTOFALL|COMPLEMENTOFDEFAULT)$/.test(t)) {
+    if (
+      parts.every((p) => /^(RC4|RC2|DES|3DES|MD5|NULL|eNULL|aNULL|EXP|EXPORT|EXPORT40|EXPORT56|LOW|ADH|AECDH|SSLv2)$/.test(p)) ||
+      /(^|-)(RC4|RC2|DES|DES-CBC3|EXP|NULL|MD5|ADH|AECDH)(-|$)/.test(t) ||
+      /^(ALL|COMPLEMENTOFALL|COMPLEMENTOFDEFAULT)$/.test(t)
+    ) {
       out.push(raw);
     }
   }
   // `ALL` (OpenSSL leaves eNULL out of it) is weak through the anonymous suites unless they are excluded
   const parts = list.split(/[:,\s]+/);
-  if (parts.some((p) => p === '!aNULL' || p === '-aNULL' || p === '!NULL' || p === '!ADH')) return out.filter((t) => !/^(ALL|COMPLEMENTOFALL)$/.test(t));
+  if (parts.some((p) => p === '!aNULL' || p === '-aNULL' || p === '!NULL' || p === '!ADH'))
+    return out.filter((t) => !/^(ALL|COMPLEMENTOFALL)$/.test(t));
   return out;
 }

@@ -71,7 +71,11 @@ export interface LanguageModule<Ast = unknown> {
    * untouched; the result must equal `parse(text)`. The server calls it for open documents.
    */
   reparse?(prev: Ast, text: string): Ast;
-  validate(doc: TextDocument, ast: Ast, settings: ServiceSettings): Diagnostic[];
+  /**
+   * `memo`: what the module keeps of this document from one validation to the next (the caller's
+   * ParseCache.memoOf: the server's open documents); without one every run starts afresh.
+   */
+  validate(doc: TextDocument, ast: Ast, settings: ServiceSettings, memo?: Record<string, unknown>): Diagnostic[];
   complete(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): CompletionList;
   hover(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): Hover | null;
   codeActions?(doc: TextDocument, ast: Ast, range: Range, diagnostics: Diagnostic[], settings: ServiceSettings): CodeAction[];
@@ -123,4 +127,3 @@ export interface NavEntity {
   /** A reference through a variable or expression (`proxy_pass http://$up`): definitions of its kind may be used unseen. */
   dynamic?: boolean;
 }
-

@@ -65,7 +65,8 @@ export function parseNginxOutput(output: string): BinaryMessage[] {
       lineNo = Number(at[2]);
       message = message.slice(0, at.index);
     }
-    if (!out.some((o) => o.message === message && o.file === file && o.line === lineNo)) out.push({ severity, message, file, line: lineNo });
+    if (!out.some((o) => o.message === message && o.file === file && o.line === lineNo))
+      out.push({ severity, message, file, line: lineNo });
   }
   return out;
 }
@@ -171,7 +172,14 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
       return {
         ...base,
         status: 'refused',
-        messages: [{ severity: 'information', message: `not checked with ${kind === 'nginx' ? 'nginx -t' : 'haproxy -c'}: ${message}`, file: e.file ?? configPath, line: e.line }],
+        messages: [
+          {
+            severity: 'information',
+            message: `not checked with ${kind === 'nginx' ? 'nginx -t' : 'haproxy -c'}: ${message}`,
+            file: e.file ?? configPath,
+            line: e.line,
+          },
+        ],
         output: e.message,
       };
     }

@@ -127,7 +127,12 @@ export function localVersion(lang: LanguageId, explicitPath?: string, timeoutMs 
     if (bin) {
       version = recordedVersion(bin);
       if (version === undefined) {
-        const r = childProcess().spawnSync(bin, ['-v'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+        const r = childProcess().spawnSync(bin, ['-v'], {
+          encoding: 'utf8',
+          timeout: timeoutMs,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          windowsHide: true,
+        });
         version = parseVersionOutput(lang, `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
         if (version !== undefined) recordVersion(bin, version);
       }

@@ -26,7 +26,14 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
 import * as service from '../service/languageService';
 import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from '../service/settings';
-import { contextFor, findProjectConfig, isIgnored, projectSettings, PROJECT_CONFIG_NAME, type ProjectConfig } from '../service/projectConfig';
+import {
+  contextFor,
+  findProjectConfig,
+  isIgnored,
+  projectSettings,
+  PROJECT_CONFIG_NAME,
+  type ProjectConfig,
+} from '../service/projectConfig';
 import type { LanguageId, ServiceSettings } from '../core/types';
 import type { BinaryCheckRunner, FileSystem, SettingsProbes } from '../service/host';
 import { binaryDiagnostics, pathToUri, summarize, toolName } from '../service/binaryCheck';
@@ -195,7 +202,11 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
 
   /** Runs the -v probes the settings will need in the background; resolves when they answered. */
   function probeVersions(config: ProxyTunerConfig): Promise<unknown> {
-    return Promise.all((['nginx', 'haproxy'] as const).filter((lang) => !config[lang]?.version).map((lang) => host.prefetchVersion(lang, config[lang]?.path)));
+    return Promise.all(
+      (['nginx', 'haproxy'] as const)
+        .filter((lang) => !config[lang]?.version)
+        .map((lang) => host.prefetchVersion(lang, config[lang]?.path)),
+    );
   }
 
   let lastTargets = '';
@@ -323,9 +334,18 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
         return { computed };
       },
       publish: () => {
-        void connection.sendDiagnostics({ uri, version: doc.version, diagnostics: all }).catch((err: unknown) => logError('publish diagnostics', err));
+        void connection
+          .sendDiagnostics({ uri, version: doc.version, diagnostics: all })
+          .catch((err: unknown) => logError('publish diagnostics', err));
       },
-      warmUp: () => (isLarge(doc) ? undefined : { key: languageOf(doc), resting: () => documents.get(uri) === doc && doc.version === version, run: () => warmUpRun(doc, settings) }),
+      warmUp: () =>
+        isLarge(doc)
+          ? undefined
+          : {
+              key: languageOf(doc),
+              resting: () => documents.get(uri) === doc && doc.version === version,
+              run: () => warmUpRun(doc, settings),
+            },
     };
   }
 
@@ -339,7 +359,10 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
     const at = { line: 0, character: 0 };
     lineDocuments.update(copy, [{ range: { start: at, end: at }, text: '#' }], copy.version + 1);
     lineDocuments.update(copy, [{ range: { start: at, end: { line: 0, character: 1 } }, text: '' }], copy.version + 1);
-    const index = service.createWorkspaceIndex({ open: { get: (u) => (u === copy.uri ? copy : undefined), all: () => [copy] }, fs: host.fs });
+    const index = service.createWorkspaceIndex({
+      open: { get: (u) => (u === copy.uri ? copy : undefined), all: () => [copy] },
+      fs: host.fs,
+    });
     service.validateInWorkspace(copy, lang, settings, index);
     if (lang === 'nginx') nginxModuleDiagnostics(copy, index.get(copy.uri)?.ast as NginxFile, index.contextOf(copy.uri));
   }
@@ -429,7 +452,8 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
         capabilities.documentRangeFormattingProvider = true;
       }
       if (service.anySupports('definition')) capabilities.definitionProvider = true;
-      if (service.anySupports('signatureHelp')) capabilities.signatureHelpProvider = { triggerCharacters: [' '], retriggerCharacters: [' ', '\t'] };
+      if (service.anySupports('signatureHelp'))
+        capabilities.signatureHelpProvider = { triggerCharacters: [' '], retriggerCharacters: [' ', '\t'] };
       if (service.anySupports('inlayHints')) capabilities.inlayHintProvider = { resolveProvider: false };
       // Navigation over the files loaded together (workspaceIndex.ts).
       capabilities.referencesProvider = true;
@@ -450,7 +474,11 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
       if (canWatchFiles) {
         void connection.client
           .register(DidChangeWatchedFilesNotification.type, {
-            watchers: [{ globPattern: '**/*.{conf,cfg}' }, { globPattern: '**/{sites-enabled,sites-available,conf.d,snippets}/**' }, { globPattern: `**/${PROJECT_CONFIG_NAME}` }],
+            watchers: [
+              { globPattern: '**/*.{conf,cfg}' },
+              { globPattern: '**/{sites-enabled,sites-available,conf.d,snippets}/**' },
+              { globPattern: `**/${PROJECT_CONFIG_NAME}` },
+            ],
           })
           .catch((err: unknown) => logError('register didChangeWatchedFiles', err));
       }
@@ -527,7 +555,8 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
       }
       if (wants(CodeActionKind.SourceFixAll)) {
         const edits = service.safeFixEdits(diagnosticsOf(doc, settings));
-        if (edits.length) actions.push({ title: FIX_ALL_TITLE, kind: CodeActionKind.SourceFixAll, edit: { changes: { [doc.uri]: edits } } });
+        if (edits.length)
+          actions.push({ title: FIX_ALL_TITLE, kind: CodeActionKind.SourceFixAll, edit: { changes: { [doc.uri]: edits } } });
       }
       return actions;
     }),
@@ -589,7 +618,10 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
       const doc = documents.get(params.textDocument.uri);
       if (!doc) return null;
       const settings = await settingsFor(doc.uri);
-      return service.definitionInWorkspace(doc, params.position, wsIndex) ?? service.definition(doc, languageOf(doc), params.position, settings, parses);
+      return (
+        service.definitionInWorkspace(doc, params.position, wsIndex) ??
+        service.definition(doc, languageOf(doc), params.position, settings, parses)
+      );
     }),
   );
 
@@ -661,7 +693,8 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
   function hostDiagnostics(doc: TextDocument): Diagnostic[] {
     const out = [...(binaryByUri.get(doc.uri) ?? [])];
     try {
-      if (languageOf(doc) === 'nginx') out.push(...nginxModuleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, wsIndex.contextOf(doc.uri)));
+      if (languageOf(doc) === 'nginx')
+        out.push(...nginxModuleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, wsIndex.contextOf(doc.uri)));
     } catch (err) {
       logError('module diagnostics', err);
     }
@@ -683,41 +716,55 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
       stateOf(uri).last = undefined;
       scheduleValidation(uri, 0);
     } else {
-      void connection.sendDiagnostics({ uri, diagnostics: binaryByUri.get(uri) ?? [] }).catch((err: unknown) => logError('binary diagnostics', err));
+      void connection
+        .sendDiagnostics({ uri, diagnostics: binaryByUri.get(uri) ?? [] })
+        .catch((err: unknown) => logError('binary diagnostics', err));
     }
   }
 
   connection.onRequest(
     VALIDATE_WITH_BINARY_REQUEST,
-    guardAsync('validateWithBinary', null as ValidateWithBinaryResult | null, async (params: ValidateWithBinaryParams): Promise<ValidateWithBinaryResult | null> => {
-      const file = service.uriToPath(params.uri);
-      const doc = documents.get(params.uri);
-      let text = doc?.getText();
-      if (text === undefined && file) {
-        text = host.fs.readFile(file) ?? '';
-      }
-      const lang = doc ? languageOf(doc) : service.languageOf(undefined, params.uri, text ?? '');
-      if (!file) {
-        return { status: 'unsupported', tool: toolName(lang), summary: `${toolName(lang)} checks files on disk: save the document first`, errors: 0, warnings: 0, files: [] };
-      }
-      const config = canPullConfiguration ? await pullConfig(params.uri) : pushedConfig;
-      const result = await host.checkWithBinary({ configPath: file, kind: lang, binary: config[lang]?.path || undefined });
-      const byFile = binaryDiagnostics(result, file, lineTextOf);
-      const previous = binaryRuns.get(params.uri) ?? [];
-      for (const u of previous) binaryByUri.delete(u);
-      const uris: string[] = [];
-      const settings = await settingsFor(params.uri);
-      for (const [f, diags] of byFile) {
-        const u = f === file ? params.uri : (documents.all().find((d) => service.uriToPath(d.uri) === f)?.uri ?? pathToUri(f));
-        // severity settings and suppression comments, read in the file the message is on (open documents are applied again when published)
-        const fileDoc = documents.get(u) ?? TextDocument.create(u, lang, 0, u === params.uri && text !== undefined ? text : (readProjectFile(f) ?? ''));
-        binaryByUri.set(u, [...(binaryByUri.get(u) ?? []), ...service.applyRules(fileDoc, lang, diags, settings)]);
-        uris.push(u);
-      }
-      binaryRuns.set(params.uri, uris);
-      for (const u of new Set([...previous, ...uris, params.uri])) republish(u);
-      return summarize(result, [...byFile.keys()]);
-    }),
+    guardAsync(
+      'validateWithBinary',
+      null as ValidateWithBinaryResult | null,
+      async (params: ValidateWithBinaryParams): Promise<ValidateWithBinaryResult | null> => {
+        const file = service.uriToPath(params.uri);
+        const doc = documents.get(params.uri);
+        let text = doc?.getText();
+        if (text === undefined && file) {
+          text = host.fs.readFile(file) ?? '';
+        }
+        const lang = doc ? languageOf(doc) : service.languageOf(undefined, params.uri, text ?? '');
+        if (!file) {
+          return {
+            status: 'unsupported',
+            tool: toolName(lang),
+            summary: `${toolName(lang)} checks files on disk: save the document first`,
+            errors: 0,
+            warnings: 0,
+            files: [],
+          };
+        }
+        const config = canPullConfiguration ? await pullConfig(params.uri) : pushedConfig;
+        const result = await host.checkWithBinary({ configPath: file, kind: lang, binary: config[lang]?.path || undefined });
+        const byFile = binaryDiagnostics(result, file, lineTextOf);
+        const previous = binaryRuns.get(params.uri) ?? [];
+        for (const u of previous) binaryByUri.delete(u);
+        const uris: string[] = [];
+        const settings = await settingsFor(params.uri);
+        for (const [f, diags] of byFile) {
+          const u = f === file ? params.uri : (documents.all().find((d) => service.uriToPath(d.uri) === f)?.uri ?? pathToUri(f));
+          // severity settings and suppression comments, read in the file the message is on (open documents are applied again when published)
+          const fileDoc =
+            documents.get(u) ?? TextDocument.create(u, lang, 0, u === params.uri && text !== undefined ? text : (readProjectFile(f) ?? ''));
+          binaryByUri.set(u, [...(binaryByUri.get(u) ?? []), ...service.applyRules(fileDoc, lang, diags, settings)]);
+          uris.push(u);
+        }
+        binaryRuns.set(params.uri, uris);
+        for (const u of new Set([...previous, ...uris, params.uri])) republish(u);
+        return summarize(result, [...byFile.keys()]);
+      },
+    ),
   );
 
   documents.listen(connection);

@@ -7,7 +7,10 @@ import type { ValidateWithBinaryResult } from '../../../protocol/binaryCheck';
 import type { NginxRuleId } from '../languages/nginx/rules';
 import type { HaproxyRuleId } from '../languages/haproxy/rules';
 
-export const BINARY_RULE = { nginx: 'nginx/binary-check', haproxy: 'haproxy/binary-check' } as const satisfies { nginx: NginxRuleId; haproxy: HaproxyRuleId };
+export const BINARY_RULE = { nginx: 'nginx/binary-check', haproxy: 'haproxy/binary-check' } as const satisfies {
+  nginx: NginxRuleId;
+  haproxy: HaproxyRuleId;
+};
 
 export function toolName(kind: 'nginx' | 'haproxy'): string {
   return kind === 'nginx' ? 'nginx -t' : 'haproxy -c';

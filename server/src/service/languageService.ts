@@ -21,7 +21,15 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, LanguageModule, ServiceSettings } from '../core/types';
 import { nginxModule } from '../languages/nginx';
 import { haproxyModule } from '../languages/haproxy';
-import { applyEdits, finalizeDiagnostics, quickFixes, safeFixEdits, selectedFixEdits, type FixSelection, type RuleRegistry } from '../core/rules';
+import {
+  applyEdits,
+  finalizeDiagnostics,
+  quickFixes,
+  safeFixEdits,
+  selectedFixEdits,
+  type FixSelection,
+  type RuleRegistry,
+} from '../core/rules';
 import { nginxRegistry } from '../languages/nginx/rules';
 import { haproxyRegistry } from '../languages/haproxy/rules';
 import { detectLanguage } from '../languages/detect';
@@ -119,8 +127,9 @@ export class ParseCache {
 
 export function validate(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, cache?: ParseCache): Diagnostic[] {
   const ast = cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
-  const own = modules[lang].validate(doc, ast, settings);
-  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
+  const memo = cache?.memoOf(doc.uri);
+  const own = modules[lang].validate(doc, ast, settings, memo);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
   return finalizeDiagnostics(doc, lang, [...own, ...tuning], settings);
 }
 
@@ -130,7 +139,12 @@ export function validate(doc: TextDocument, lang: LanguageId, settings: ServiceS
  * registry applies what it applies to every finding (severity settings, `off`, suppression
  * comments, the documentation link).
  */
-export function applyRules(doc: TextDocument, lang: LanguageId, diagnostics: readonly Diagnostic[], settings: ServiceSettings): Diagnostic[] {
+export function applyRules(
+  doc: TextDocument,
+  lang: LanguageId,
+  diagnostics: readonly Diagnostic[],
+  settings: ServiceSettings,
+): Diagnostic[] {
   const registry: RuleRegistry = lang === 'nginx' ? nginxRegistry : haproxyRegistry;
   return registry.applyTo(doc, diagnostics, settings);
 }
@@ -180,7 +194,13 @@ function astOf(doc: TextDocument, lang: LanguageId, cache?: ParseCache): unknown
   return cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
 }
 
-export function complete(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): CompletionList {
+export function complete(
+  doc: TextDocument,
+  lang: LanguageId,
+  pos: Position,
+  settings: ServiceSettings,
+  cache?: ParseCache,
+): CompletionList {
   return modules[lang].complete(doc, astOf(doc, lang, cache), pos, settings);
 }
 
@@ -189,7 +209,13 @@ export function hover(doc: TextDocument, lang: LanguageId, pos: Position, settin
 }
 
 /** Signature help at a position: the syntax strings of the directive or keyword there, the argument being typed highlighted. */
-export function signatureHelp(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): SignatureHelp | null {
+export function signatureHelp(
+  doc: TextDocument,
+  lang: LanguageId,
+  pos: Position,
+  settings: ServiceSettings,
+  cache?: ParseCache,
+): SignatureHelp | null {
   const m = modules[lang];
   return m.signatureHelp ? m.signatureHelp(doc, astOf(doc, lang, cache), pos, settings) : null;
 }
@@ -232,7 +258,11 @@ export function format(
  * the reason it was left alone (nginx refuses a text with syntax errors: its tokens do not say
  * what the author meant).
  */
-export function formatText(text: string, lang: LanguageId, options: { tabSize: number; insertSpaces: boolean }): { text: string } | { error: string; line: number; character: number } {
+export function formatText(
+  text: string,
+  lang: LanguageId,
+  options: { tabSize: number; insertSpaces: boolean },
+): { text: string } | { error: string; line: number; character: number } {
   const m = modules[lang];
   const doc = TextDocument.create('file:///format', lang, 1, text);
   const ast = m.parse(text) as { errors?: { start: number; message: string }[] };
@@ -274,7 +304,13 @@ export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detec
  * include that reads it, names defined in other files no longer reported unknown, and the
  * unused/undefined-name and include diagnostics.
  */
-export function validateInWorkspace(doc: TextDocument, lang: LanguageId, settings: ServiceSettings, ws: WorkspaceIndex, cache?: ParseCache): Diagnostic[] {
+export function validateInWorkspace(
+  doc: TextDocument,
+  lang: LanguageId,
+  settings: ServiceSettings,
+  ws: WorkspaceIndex,
+  cache?: ParseCache,
+): Diagnostic[] {
   const m = modules[lang];
   // the index parses the open document anyway (for the unit): reuse that parse, not a second one
   const indexed = ws.get(doc.uri);
@@ -285,10 +321,11 @@ export function validateInWorkspace(doc: TextDocument, lang: LanguageId, setting
   const unit = indexed ? ws.unitOf(doc.uri) : undefined;
   const context = indexed && unit && indexed.lang === 'nginx' ? ws.contextIn(unit, indexed) : undefined;
   // nginx: the modules the whole configuration loads (load_module lines in the main file or the files it includes)
-  const memo = cache && lang === 'nginx' ? cache.memoOf(doc.uri) : undefined;
+  const memo = cache?.memoOf(doc.uri);
   const unitFacts = unit && context && indexed?.lang === 'nginx' ? { nginxModules: ws.nginxModuleState(unit), memo } : undefined;
-  const own = context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings);
-  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings);
+  const own =
+    context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings, memo);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
   const nav = navDiagnostics(ws, doc.uri, settings, unit);
   const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
   const all = kept.concat(tuning, nav);

@@ -22,7 +22,18 @@ import type { ProxyTunerConfig } from './settings';
 export const PROJECT_CONFIG_NAME = '.proxy-tuner.json';
 
 /** The nginx contexts a fragment can be read in (the values `contexts` may name). */
-export const CONTEXT_NAMES: readonly string[] = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
+export const CONTEXT_NAMES: readonly string[] = [
+  'main',
+  'http',
+  'server',
+  'location',
+  'stream',
+  'stream/server',
+  'upstream',
+  'stream/upstream',
+  'mail',
+  'mail/server',
+];
 
 const SEVERITIES = new Set<string>(['off', 'error', 'warning', 'information', 'hint']);
 
@@ -99,7 +110,9 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
   }
   if (raw.ignore !== undefined) {
     if (!Array.isArray(raw.ignore)) problems.push('"ignore" must be an array of globs');
-    else for (const g of raw.ignore) typeof g === 'string' && g.trim() ? cfg.ignore.push(g.trim()) : problems.push('"ignore" holds a non-string entry');
+    else
+      for (const g of raw.ignore)
+        typeof g === 'string' && g.trim() ? cfg.ignore.push(g.trim()) : problems.push('"ignore" holds a non-string entry');
   }
   if (raw.contexts !== undefined) {
     if (!isObject(raw.contexts)) problems.push('"contexts" must be an object of glob to context');
@@ -113,7 +126,8 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
   if (raw.format !== undefined) {
     const indent = isObject(raw.format) ? raw.format.indent : undefined;
     if (indent === 'tab') cfg.format = { tabSize: 4, insertSpaces: false };
-    else if (typeof indent === 'number' && Number.isInteger(indent) && indent >= 1 && indent <= 16) cfg.format = { tabSize: indent, insertSpaces: true };
+    else if (typeof indent === 'number' && Number.isInteger(indent) && indent >= 1 && indent <= 16)
+      cfg.format = { tabSize: indent, insertSpaces: true };
     else problems.push('"format.indent" must be a number of spaces (1-16) or "tab"');
   }
   return cfg;
@@ -181,7 +195,16 @@ export function globToRegExp(glob: string): RegExp {
       const close = g.indexOf('}', i);
       if (close < 0) out += '\\{';
       else {
-        out += `(?:${g.slice(i + 1, close).split(',').map((alt) => alt.replace(/[.+^$()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')).join('|')})`;
+        out += `(?:${g
+          .slice(i + 1, close)
+          .split(',')
+          .map((alt) =>
+            alt
+              .replace(/[.+^$()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '[^/]*')
+              .replace(/\?/g, '[^/]'),
+          )
+          .join('|')})`;
         i = close;
       }
     } else out += c.replace(/[.+^$()|[\]\\{}]/g, '\\$&');

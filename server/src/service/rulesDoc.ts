@@ -17,7 +17,12 @@ export function ruleGroups(): { language: string; groups: readonly RuleGroup[] }
   ];
 }
 
-const SEVERITY_LABEL: Record<RuleMeta['severity'], string> = { error: 'error', warning: 'warning', information: 'information', hint: 'hint' };
+const SEVERITY_LABEL: Record<RuleMeta['severity'], string> = {
+  error: 'error',
+  warning: 'warning',
+  information: 'information',
+  hint: 'hint',
+};
 
 function versions(r: RuleMeta): string {
   if (r.since && r.until) return `${r.since} ≤ version < ${r.until}`;
@@ -29,7 +34,10 @@ function versions(r: RuleMeta): string {
 function section(title: string, rows: readonly RuleMeta[]): string[] {
   const out = [`## ${title}`, ''];
   out.push('| rule | severity | category | versions | what it flags |', '|---|---|---|---|---|');
-  for (const r of rows) out.push(`| [\`${r.id}\`](#${anchor(r.id)}) | ${SEVERITY_LABEL[r.severity]} | ${r.category} | ${versions(r)} | ${r.title.replace(/\|/g, '\\|')} |`);
+  for (const r of rows)
+    out.push(
+      `| [\`${r.id}\`](#${anchor(r.id)}) | ${SEVERITY_LABEL[r.severity]} | ${r.category} | ${versions(r)} | ${r.title.replace(/\|/g, '\\|')} |`,
+    );
   out.push('');
   for (const r of rows) {
     out.push(`### ${r.id}`, '');
@@ -44,7 +52,10 @@ function section(title: string, rows: readonly RuleMeta[]): string[] {
 }
 
 function anchor(id: string): string {
-  return id.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+  return id
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 }
 
 /** The whole of docs/rules.md: every code the product emits. */
@@ -58,13 +69,13 @@ export function renderRulesDoc(languages = ruleGroups()): string {
     'Every diagnostic code Proxy Tuner emits is one of these rows: what the nginx and HAProxy validators say (what `nginx -t` and',
     '`haproxy -c` would), the tuning and safety rules, the names checked across the files of a configuration, the facts of the',
     'local binaries, and the notes on suppression comments. Every rule knows the versions it applies to (the target version is the',
-    '`proxyTuner.nginx.version` / `proxyTuner.haproxy.version` setting, else the local binary\'s, else the newest).',
+    "`proxyTuner.nginx.version` / `proxyTuner.haproxy.version` setting, else the local binary's, else the newest).",
     '',
     '- **Severity**: change it or turn a rule off with `"proxyTuner.rules": { "nginx/access-log-unbuffered": "off" }`; this works for every code here.',
     '- **One line**: `# proxy-tuner-disable-next-line RULE-ID -- reason` turns a rule off for the next line; the reason is required.',
     '- **Quick fixes** keep indentation and comments. `Fix all` (`source.fixAll`, `proxy-tuner check --fix`) applies only the safe ones;',
     '  fixes that change behaviour (new upstream blocks, enabling HTTP/2, removing options) are offered one by one',
-    '  (`proxy-tuner check --fix --unsafe-fixes` applies them too; `--fix-rule ID` applies one rule\'s fixes).',
+    "  (`proxy-tuner check --fix --unsafe-fixes` applies them too; `--fix-rule ID` applies one rule's fixes).",
     '- **From a shell**: `proxy-tuner rules` lists these, `proxy-tuner explain RULE-ID` prints one; `.proxy-tuner.json` sets severities per project.',
     '- **Host-aware rules** (`listen ... backlog=` vs `net.core.somaxconn`, `nbthread` vs cores) use facts of the machine the',
     '  editor runs on, and stay silent without them.',
@@ -72,6 +83,8 @@ export function renderRulesDoc(languages = ruleGroups()): string {
     ...languages.map((l) => `- ${l.language}: ${total(l.groups)} rules (${l.groups.map((g) => `${g.rows.length} ${g.title}`).join(', ')})`),
     '',
   ];
-  for (const l of languages) for (const g of l.groups) lines.push(...section(`${l.language}: ${g.title} (${g.rows.length} rule${g.rows.length === 1 ? '' : 's'})`, g.rows));
+  for (const l of languages)
+    for (const g of l.groups)
+      lines.push(...section(`${l.language}: ${g.title} (${g.rows.length} rule${g.rows.length === 1 ? '' : 's'})`, g.rows));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }

@@ -67,7 +67,8 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
     out.rules = rules;
   }
   const delay = isObject(section.diagnostics) ? section.diagnostics.delay : undefined;
-  if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
+  if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)
+    out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
   const hints = isObject(section.inlayHints) ? section.inlayHints.defaults : undefined;
   if (typeof hints === 'boolean') out.inlayHints = { defaults: hints };
 

@@ -14,7 +14,12 @@ import { NGINX_TUNING_RULES } from '../languages/nginx/tuning/rules';
 import { HAPROXY_TUNING_RULES } from '../languages/haproxy/tuning/rules';
 import { buildContext } from '../languages/nginx/tuning/checks';
 import { runNginxChecks } from '../languages/nginx/tuning/run';
-import { buildHaproxyContext, createHaproxyTuningMemo, rememberHaproxyIndexes, type HaproxyTuningMemo } from '../languages/haproxy/tuning/checks';
+import {
+  buildHaproxyContext,
+  createHaproxyTuningMemo,
+  rememberHaproxyIndexes,
+  type HaproxyTuningMemo,
+} from '../languages/haproxy/tuning/checks';
 import { runHaproxyChecks } from '../languages/haproxy/tuning/run';
 import { eolFindings } from '../core/lifecycle';
 
@@ -33,7 +38,8 @@ export function tuningRuleRows(): RuleMeta[] {
 
 function asNginx(doc: TextDocument, ast: unknown): NginxFile {
   const a = ast as Partial<NginxFile> | undefined;
-  if (a && typeof a === 'object' && Array.isArray(a.directives) && Array.isArray(a.comments) && a.text === doc.getText()) return a as NginxFile;
+  if (a && typeof a === 'object' && Array.isArray(a.directives) && Array.isArray(a.comments) && a.text === doc.getText())
+    return a as NginxFile;
   return parseNginx(doc.getText());
 }
 
@@ -55,18 +61,17 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
   }
 }
 
-/**
- * Per document, what the previous HAProxy tuning run built (section indexes), for the next
- * version's run: the editor validates the same document object at every version.
- */
-const haproxyTuningMemos = new WeakMap<TextDocument, HaproxyTuningMemo>();
-
 /** HAProxy tuning and safety diagnostics. */
-export function haproxyTuning(doc: TextDocument, ast: unknown, settings: ServiceSettings): Diagnostic[] {
-  let memo = haproxyTuningMemos.get(doc);
+/**
+ * HAProxy tuning and safety diagnostics. `bag`: the caller's memo of this document (ParseCache.memoOf),
+ * where the previous run's section indexes are kept for the next version's run (`bag.haproxyTuning`).
+ */
+export function haproxyTuning(doc: TextDocument, ast: unknown, settings: ServiceSettings, bag?: Record<string, unknown>): Diagnostic[] {
+  let memo = bag?.haproxyTuning as HaproxyTuningMemo | undefined;
   try {
     const file = asHaproxy(doc, ast);
-    if (!memo) haproxyTuningMemos.set(doc, (memo = createHaproxyTuningMemo()));
+    if (!memo) memo = createHaproxyTuningMemo();
+    if (bag) bag.haproxyTuning = memo;
     const ctx = buildHaproxyContext(file, settings, memo);
     const findings = runHaproxyChecks(ctx);
     rememberHaproxyIndexes(ctx, memo);

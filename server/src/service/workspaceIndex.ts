@@ -158,10 +158,11 @@ export class WorkspaceIndex {
    */
   private linksOut(path: string): boolean {
     if (this.followSymlinks || this.roots.length === 0 || !this.fs.realpath) return false;
-    const inside = (p: string) => this.roots.some((r) => {
-      const root = r.replace(/\/+$/, '') || '/';
-      return root === '/' || p === root || p.startsWith(root + '/');
-    });
+    const inside = (p: string) =>
+      this.roots.some((r) => {
+        const root = r.replace(/\/+$/, '') || '/';
+        return root === '/' || p === root || p.startsWith(root + '/');
+      });
     if (!inside(path)) return false;
     const real = this.fs.realpath(path);
     if (real === path) return false;
@@ -220,7 +221,11 @@ export class WorkspaceIndex {
     // a document over the bound is not analysed (syntax scan only, in the server): an empty tree
     // keeps it out of include trees and symbols instead of a parse that holds everything up
     const ast =
-      text.length > LARGE_DOCUMENT_CHARS ? m.parse('') : hit && hit.file.lang === lang && m.reparse ? m.reparse(hit.file.ast, text) : m.parse(text);
+      text.length > LARGE_DOCUMENT_CHARS
+        ? m.parse('')
+        : hit && hit.file.lang === lang && m.reparse
+          ? m.reparse(hit.file.ast, text)
+          : m.parse(text);
     const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast, open: true };
     this.openParses.set(doc.uri, { version: doc.version, file });
     return file;
@@ -242,7 +247,14 @@ export class WorkspaceIndex {
     if (text === undefined) return undefined;
     const uri = pathToUri(path);
     const lang = this.opts.detect(undefined, uri, text);
-    const file: IndexedFile = { uri, path, lang, doc: TextDocument.create(uri, lang, 0, text), ast: this.opts.module(lang).parse(text), open: false };
+    const file: IndexedFile = {
+      uri,
+      path,
+      lang,
+      doc: TextDocument.create(uri, lang, 0, text),
+      ast: this.opts.module(lang).parse(text),
+      open: false,
+    };
     this.disk.set(path, { key, file });
     return file;
   }
@@ -399,7 +411,8 @@ export class WorkspaceIndex {
         if (d.name === 'load_module') loaded.add(soBaseName(d.args[0].value));
         else if (d.name === 'include') {
           const v = d.args[0].value;
-          const paths = v.includes('$') || !f.path.startsWith('/') ? [] : resolveInclude(v, unit.mainDir ?? dirname(f.path), dirname(f.path), ifs);
+          const paths =
+            v.includes('$') || !f.path.startsWith('/') ? [] : resolveInclude(v, unit.mainDir ?? dirname(f.path), dirname(f.path), ifs);
           if (paths.length === 0 || paths.some((p) => !inUnit.has(this.real(p)))) unknown = true;
         }
       }
@@ -474,12 +487,17 @@ const NO_SITES: readonly IncludeSite[] = [];
 function looksLikeConfig(path: string): boolean {
   const base = path.slice(path.lastIndexOf('/') + 1);
   if (/\.(conf|cfg)$/i.test(base)) return true;
-  return /\/(sites-enabled|sites-available|conf\.d|nginx|haproxy)\/[^/]+$/i.test(path) && !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua)$/i.test(base);
+  return (
+    /\/(sites-enabled|sites-available|conf\.d|nginx|haproxy)\/[^/]+$/i.test(path) &&
+    !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua)$/i.test(base)
+  );
 }
 
 /** A whole nginx configuration rather than a fragment: it opens `events`/`http`/`stream`/`mail` at the top. */
 export function isMainConfig(file: NginxFile): boolean {
-  return file.directives.some((d) => !d.entry && d.block && (d.name === 'events' || d.name === 'http' || d.name === 'stream' || d.name === 'mail'));
+  return file.directives.some(
+    (d) => !d.entry && d.block && (d.name === 'events' || d.name === 'http' || d.name === 'stream' || d.name === 'mail'),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -582,13 +600,22 @@ export function navPrepareRename(index: WorkspaceIndex, uri: string, pos: Positi
   const file = index.get(uri);
   if (!file) return { error: 'The document is not known to the server.' };
   const at = entitiesAt(index, file, pos);
-  if (!at.length) return { error: 'Only names a config defines can be renamed here: an upstream, a named location, a zone, a variable set by the config, a backend, an ACL, a userlist...' };
+  if (!at.length)
+    return {
+      error:
+        'Only names a config defines can be renamed here: an upstream, a named location, a zone, a variable set by the config, a backend, an ACL, a userlist...',
+    };
   const { defs } = related(index, index.unitOf(uri), file, at);
   const e = at[0];
   if (!defs.length) {
-    return { error: `'${e.name}' is not defined in the files loaded with this one (${e.kind === 'variable' ? 'a built-in variable' : 'an external name'}): nothing to rename.` };
+    return {
+      error: `'${e.name}' is not defined in the files loaded with this one (${e.kind === 'variable' ? 'a built-in variable' : 'an external name'}): nothing to rename.`,
+    };
   }
-  return { range: { start: file.doc.positionAt(e.start), end: file.doc.positionAt(e.end) }, placeholder: file.doc.getText().slice(e.start, e.end) };
+  return {
+    range: { start: file.doc.positionAt(e.start), end: file.doc.positionAt(e.end) },
+    placeholder: file.doc.getText().slice(e.start, e.end),
+  };
 }
 
 const NAME_FORBIDDEN = /[\s;{}#"'`\\,()]/;
@@ -602,7 +629,8 @@ export function navRename(index: WorkspaceIndex, uri: string, pos: Position, new
   if (at[0].kind === 'variable') name = name.replace(/^\$/, '');
   if (at[0].kind === 'location') name = name.replace(/^@/, '');
   if (!name || NAME_FORBIDDEN.test(name) || name.includes('$')) return { error: `'${newName}' is not a valid name here.` };
-  if (at[0].kind === 'variable' && !/^[A-Za-z0-9_]+$/.test(name)) return { error: `'${newName}' is not a valid variable name (letters, digits, '_').` };
+  if (at[0].kind === 'variable' && !/^[A-Za-z0-9_]+$/.test(name))
+    return { error: `'${newName}' is not a valid variable name (letters, digits, '_').` };
   const { all } = related(index, index.unitOf(uri), file, at);
   const changes: Record<string, TextEdit[]> = {};
   for (const l of all) {
@@ -677,7 +705,13 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
       if (e.role === 'ref' && e.missing && !e.dynamic) {
         // only nginx's entities carry `missing` (HAProxy's names are the validator's: unknown-backend...)
         if (lang === 'nginx' && !named(e).some((l) => l.e.role === 'def' && matches(me, l))) {
-          findings.push({ ruleId: 'nginx/undefined-reference', start: e.start, end: e.end, message: e.missing.message, severity: e.missing.severity });
+          findings.push({
+            ruleId: 'nginx/undefined-reference',
+            start: e.start,
+            end: e.end,
+            message: e.missing.message,
+            severity: e.missing.severity,
+          });
         }
       } else if (e.role === 'def' && e.reportUnused && !dynamicKinds.has(e.kind)) {
         const kinds = defsAt.get(e.start) ?? [];

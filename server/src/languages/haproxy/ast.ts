@@ -311,7 +311,11 @@ export function findNodeAt(file: HaproxyFile, offset: number): NodeAt {
   if (ci >= 0 && offset > file.comments[ci].start && offset <= file.comments[ci].end) out.comment = file.comments[ci];
   const section = sectionIndex >= 0 ? file.sections[sectionIndex] : undefined;
   if (section && offset <= section.bodyEnd) out.section = section;
-  const statement = section ? (section.header.line === line ? section.header : statementOnLine(section.statements, line)) : statementOnLine(file.orphans, line);
+  const statement = section
+    ? section.header.line === line
+      ? section.header
+      : statementOnLine(section.statements, line)
+    : statementOnLine(file.orphans, line);
   if (!statement) return out;
   out.statement = statement;
   out.inHeader = !!section && statement === section.header;
@@ -359,7 +363,8 @@ export function addressesOf(file: HaproxyFile): AddressRef[] {
       const k = statement.keyword?.value;
       if (!k || statement.prefix) continue;
       if (LISTEN_KEYWORDS.has(k) && statement.args[0]) out.push({ role: 'listen', section, statement, word: statement.args[0] });
-      else if (k in CONNECT_KEYWORDS && statement.args[CONNECT_KEYWORDS[k]]) out.push({ role: 'connect', section, statement, word: statement.args[CONNECT_KEYWORDS[k]] });
+      else if (k in CONNECT_KEYWORDS && statement.args[CONNECT_KEYWORDS[k]])
+        out.push({ role: 'connect', section, statement, word: statement.args[CONNECT_KEYWORDS[k]] });
     }
   }
   return out;

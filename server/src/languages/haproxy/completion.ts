@@ -30,7 +30,17 @@ import logFormatJson from './data/logFormat.json';
 import { compareVersions } from '../../core/version';
 import { snippetCompletions } from '../../core/snippets';
 
-const KIND = { keyword: 14, module: 9, property: 10, function: 3, value: 12, reference: 18, enumMember: 20, variable: 6, constant: 21 } as const;
+const KIND = {
+  keyword: 14,
+  module: 9,
+  property: 10,
+  function: 3,
+  value: 12,
+  reference: 18,
+  enumMember: 20,
+  variable: 6,
+  constant: 21,
+} as const;
 
 interface Ctx {
   target: string;
@@ -57,7 +67,8 @@ function base(label: string, kind: number, detail?: string, docParts?: DocParts 
   const it: BaseItem = { label, kind: kind as CompletionItem['kind'] };
   if (detail) it.detail = detail;
   // shared by every answer that offers the item: frozen, so a caller writing to it fails loudly instead of changing later answers
-  if (docParts) it.documentation = Object.freeze({ kind: 'markdown', value: typeof docParts === 'string' ? docParts : markdown(docParts) } as const);
+  if (docParts)
+    it.documentation = Object.freeze({ kind: 'markdown', value: typeof docParts === 'string' ? docParts : markdown(docParts) } as const);
   if (info && (info as { deprecated?: boolean }).deprecated) it.tags = DEPRECATED;
   return it;
 }
@@ -124,7 +135,17 @@ function sectionList(target: string, sortPrefix: string): BaseItem[] {
 }
 
 /** Labels offered for a keyword family by its first word (the second word completes next). */
-const FAMILY_FIRST = new Set(['option', 'timeout', 'stats', 'http-check', 'tcp-request', 'tcp-response', 'stick', 'capture', 'email-alert']);
+const FAMILY_FIRST = new Set([
+  'option',
+  'timeout',
+  'stats',
+  'http-check',
+  'tcp-request',
+  'tcp-response',
+  'stick',
+  'capture',
+  'email-alert',
+]);
 
 /** Only `defaults` cares whether the section is named (named-defaults-only keywords). */
 type Naming = '' | 'named' | 'anonymous';
@@ -140,7 +161,15 @@ function keywordList(target: string, kind: string, named: Naming, tcp = false): 
     if (kind === 'global') {
       for (const [n, info] of GLOBAL) {
         if (!isAvailable(info, target)) continue;
-        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? 'global', keywordDoc(globalDocs, info, n, () => ({ title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] })), info));
+        out.push(
+          base(
+            n,
+            KIND.keyword,
+            info.syntax?.[0] ?? 'global',
+            keywordDoc(globalDocs, info, n, () => ({ title: n, syntax: info.syntax, info, text: DESCRIPTIONS[n] })),
+            info,
+          ),
+        );
       }
     } else if (PROXY_KINDS.has(kind)) {
       const seen = new Set<string>();
@@ -152,14 +181,31 @@ function keywordList(target: string, kind: string, named: Naming, tcp = false): 
         const label = FAMILY_FIRST.has(first) ? first : n;
         if (seen.has(label)) continue;
         seen.add(label);
-        const doc = label === n ? keywordDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })) : undefined;
+        const doc =
+          label === n
+            ? keywordDoc(proxyDocs, info, n, () => ({
+                title: n,
+                syntax: info.syntax,
+                sections: info.sections,
+                info,
+                text: DESCRIPTIONS[n],
+              }))
+            : undefined;
         out.push(base(label, KIND.keyword, label === n ? (info.syntax?.[0] ?? 'proxy keyword') : `${label} …`, doc, info));
       }
     } else {
       const table = SECTION_KEYWORDS_MAP.get(kind);
       for (const [n, info] of table ?? []) {
         if (!isAvailable(info, target)) continue;
-        out.push(base(n, KIND.keyword, info.syntax?.[0] ?? kind, keywordDoc(sectionKeywordDocs, info, n, () => ({ title: n, syntax: info.syntax, info })), info));
+        out.push(
+          base(
+            n,
+            KIND.keyword,
+            info.syntax?.[0] ?? kind,
+            keywordDoc(sectionKeywordDocs, info, n, () => ({ title: n, syntax: info.syntax, info })),
+            info,
+          ),
+        );
       }
     }
     out.push(...sectionList(target, 'z'));
@@ -193,7 +239,15 @@ function familyList(target: string, first: string, kind: string, named: Naming, 
       const label = n.slice(first.length + 1).split(' ')[0];
       if (seen.has(label)) continue;
       seen.add(label);
-      out.push(base(label, KIND.enumMember, info.syntax?.[0] ?? n, keywordDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })), info));
+      out.push(
+        base(
+          label,
+          KIND.enumMember,
+          info.syntax?.[0] ?? n,
+          keywordDoc(proxyDocs, info, n, () => ({ title: n, syntax: info.syntax, sections: info.sections, info, text: DESCRIPTIONS[n] })),
+          info,
+        ),
+      );
     }
     return out;
   });
@@ -415,7 +469,11 @@ function parentDefaults(file: HaproxyFile, idx: number): number {
  */
 export function writtenMode(file: HaproxyFile, sec: Section, index = file.sections.indexOf(sec)): string | undefined {
   const seen = new Set<number>();
-  for (let cur: Section | undefined = sec, i = index; cur; i = i >= 0 ? parentDefaults(file, i) : -1, cur = i >= 0 && !seen.has(i) ? file.sections[i] : undefined) {
+  for (
+    let cur: Section | undefined = sec, i = index;
+    cur;
+    i = i >= 0 ? parentDefaults(file, i) : -1, cur = i >= 0 && !seen.has(i) ? file.sections[i] : undefined
+  ) {
     seen.add(i);
     let mode: string | undefined;
     for (const st of cur.statements) if (!st.disabled && st.keyword?.value === 'mode' && st.args[0]) mode = st.args[0].value;
@@ -630,7 +688,8 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
       if (k === 'balance') return stampAll(valueList(target, 'balance'), wordCtx);
       if (k === 'default-server') return optionItems(wordCtx, 'server');
     }
-    if ((k === 'tcp-request' || k === 'tcp-response') && rest.length === 1 && rest[0] !== 'inspect-delay') return actionItems(wordCtx, `${k} ${rest[0]}`);
+    if ((k === 'tcp-request' || k === 'tcp-response') && rest.length === 1 && rest[0] !== 'inspect-delay')
+      return actionItems(wordCtx, `${k} ${rest[0]}`);
     if (k === 'bind' && rest.length >= 1) return optionItems(wordCtx, 'bind');
     if (k === 'server' && rest.length >= 2) return optionItems(wordCtx, 'server');
     if (k === 'default-server') return optionItems(wordCtx, 'server');
@@ -638,4 +697,3 @@ function complete(doc: TextDocument, file: HaproxyFile, pos: Position, settings:
   }
   return [];
 }
-

@@ -106,7 +106,8 @@ export const PROBED_VERSIONS: readonly string[] = [...probed.versions].sort(comp
 // `stats` sub-keywords every probed binary knows but the keyword matrix leaves out (`stats show-modules`)
 for (const [sub, known] of Object.entries(probed.stats)) {
   const like = PROXY.get('stats enable');
-  if (like && known.length === PROBED_VERSIONS.length && !PROXY.has(`stats ${sub}`)) PROXY.set(`stats ${sub}`, { ...like, syntax: [`stats ${sub}`] });
+  if (like && known.length === PROBED_VERSIONS.length && !PROXY.has(`stats ${sub}`))
+    PROXY.set(`stats ${sub}`, { ...like, syntax: [`stats ${sub}`] });
 }
 
 const branchOf = (v: string): string => v.split('.').slice(0, 2).join('.');
@@ -151,7 +152,10 @@ export const BIND_OPTIONS = toMap(opts.bind);
 /** Log-format aliases (`%ci`, `%Tr`, ...); `http` marks the HTTP-only ones. */
 export const LOG_ALIASES = toMap(kw.logFormatAliases ?? {});
 /** Address prefixes such as `ipv4@`, `abnsz@`, `quic+` (plus the hand-kept ones of the overrides). */
-export const ADDRESS_PREFIXES = new Map<string, Versioned>([...Object.entries(kw.addressPrefixes ?? {}), ...Object.entries(EXTRA_ADDRESS_PREFIXES)]);
+export const ADDRESS_PREFIXES = new Map<string, Versioned>([
+  ...Object.entries(kw.addressPrefixes ?? {}),
+  ...Object.entries(EXTRA_ADDRESS_PREFIXES),
+]);
 export const SERVER_OPTIONS = toMap(opts.server);
 export const FETCHES = toMap(samples.fetches);
 export const CONVERTERS = toMap(samples.converters);
@@ -241,7 +245,8 @@ function probedKnows(info: Versioned, target: string): boolean {
   const e = entryNames.get(info);
   if (!e || !PROBED_VERSIONS.length) return false;
   const t = branchOf(target);
-  if (compareVersions(t, branchOf(PROBED_VERSIONS[0])) < 0 || compareVersions(t, branchOf(PROBED_VERSIONS[PROBED_VERSIONS.length - 1])) > 0) return false;
+  if (compareVersions(t, branchOf(PROBED_VERSIONS[0])) < 0 || compareVersions(t, branchOf(PROBED_VERSIONS[PROBED_VERSIONS.length - 1])) > 0)
+    return false;
   const same = PROBED_VERSIONS.find((v) => branchOf(v) === t);
   const i = PROBED_VERSIONS.findIndex((v) => compareVersions(branchOf(v), t) > 0);
   const asked = same ? [same] : [PROBED_VERSIONS[i - 1], PROBED_VERSIONS[i]];
@@ -305,7 +310,23 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
 /** Keywords whose arguments are log-format strings. */
 export const LOG_FORMAT_KEYWORDS = new Set(['log-format', 'log-format-sd', 'error-log-format', 'unique-id-format']);
 /** Rule actions whose arguments after the action (and a header name) are log-format strings. */
-export const LOG_FORMAT_ACTIONS = new Set(['add-header', 'set-header', 'set-var-fmt', 'redirect', 'set-path', 'set-pathq', 'set-uri', 'set-query', 'early-hint', 'set-map', 'add-acl', 'del-acl', 'del-map', 'return', 'set-status']);
+export const LOG_FORMAT_ACTIONS = new Set([
+  'add-header',
+  'set-header',
+  'set-var-fmt',
+  'redirect',
+  'set-path',
+  'set-pathq',
+  'set-uri',
+  'set-query',
+  'early-hint',
+  'set-map',
+  'add-acl',
+  'del-acl',
+  'del-map',
+  'return',
+  'set-status',
+]);
 
 /** The `%alias` references of a log-format word (not `%%`, not `%[...]`), with offsets. */
 export function logAliasesIn(raw: string, base: number): { name: string; start: number; end: number }[] {

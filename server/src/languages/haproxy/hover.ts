@@ -110,7 +110,12 @@ export function keywordDoc(sectionKind: string | undefined, st: Statement, targe
 export function sectionDoc(kind: string, target: string): DocParts | undefined {
   const info = SECTIONS.get(kind);
   if (!info) return undefined;
-  return { title: `${kind} section`, info, text: DESCRIPTIONS[kind] ?? generic('Section', kind), url: docUrl(undefined, undefined, target) };
+  return {
+    title: `${kind} section`,
+    info,
+    text: DESCRIPTIONS[kind] ?? generic('Section', kind),
+    url: docUrl(undefined, undefined, target),
+  };
 }
 
 export function optionDoc(what: 'bind' | 'server', name: string, target: string): DocParts | undefined {
@@ -137,14 +142,26 @@ export function fetchDoc(name: string, target: string): DocParts | undefined {
       url: docUrl(info.doc, name, target),
     };
   const d = ACL_DERIVATIVES.get(name);
-  if (d) return { title: `${name} (ACL criterion)`, info: d, text: 'A fetch with a predefined matching method, usable in ACLs.', url: docUrl('7.3', undefined, target) };
+  if (d)
+    return {
+      title: `${name} (ACL criterion)`,
+      info: d,
+      text: 'A fetch with a predefined matching method, usable in ACLs.',
+      url: docUrl('7.3', undefined, target),
+    };
   return undefined;
 }
 
 export function converterDoc(name: string, target: string): DocParts | undefined {
   const info = CONVERTERS.get(name);
   if (!info) return undefined;
-  return { title: `${name} (converter)`, syntax: info.syntax ? [info.syntax] : undefined, info, text: generic('Converter', name), url: docUrl(info.doc, name, target) };
+  return {
+    title: `${name} (converter)`,
+    syntax: info.syntax ? [info.syntax] : undefined,
+    info,
+    text: generic('Converter', name),
+    url: docUrl(info.doc, name, target),
+  };
 }
 
 export function actionDoc(name: string, target: string): DocParts | undefined {
@@ -152,7 +169,14 @@ export function actionDoc(name: string, target: string): DocParts | undefined {
   if (!info) return undefined;
   const bare = name.replace(/\(.*$/, '');
   const syntax = ACTION_SYNTAX[bare] ?? ACTION_SYNTAX[bare.replace(/\d+$/, '0')] ?? ACTION_SYNTAX[actionKey(name)];
-  return { title: `${actionKey(name)} (action)`, syntax, sections: info.sets, info, text: `Action usable in: ${info.sets.join(', ')}.`, url: docUrl(info.doc === '4.4' ? '4.4' : '4.2', undefined, target) };
+  return {
+    title: `${actionKey(name)} (action)`,
+    syntax,
+    sections: info.sets,
+    info,
+    text: `Action usable in: ${info.sets.join(', ')}.`,
+    url: docUrl(info.doc === '4.4' ? '4.4' : '4.2', undefined, target),
+  };
 }
 
 function range(doc: TextDocument, w: { start: number; end: number }) {
@@ -167,7 +191,8 @@ function findBackend(file: HaproxyFile, name: string): Section | undefined {
   let byName = backendsByName.get(file);
   if (!byName) {
     byName = new Map();
-    for (const s of file.sections) if ((s.keyword === 'backend' || s.keyword === 'listen') && s.name && !byName.has(s.name.value)) byName.set(s.name.value, s);
+    for (const s of file.sections)
+      if ((s.keyword === 'backend' || s.keyword === 'listen') && s.name && !byName.has(s.name.value)) byName.set(s.name.value, s);
     backendsByName.set(file, byName);
   }
   return byName.get(name);
@@ -202,19 +227,36 @@ export function hoverHaproxy(doc: TextDocument, file: HaproxyFile, pos: Position
     if (at.sample) {
       const s = at.sample;
       if (offset >= s.start && offset <= s.fetchEnd) return make(fetchDoc(s.fetch, target), { start: s.start, end: s.fetchEnd });
-      for (const c of s.converters) if (offset >= c.start && offset <= c.end) return make(converterDoc(c.name, target), { start: c.start, end: c.nameEnd });
+      for (const c of s.converters)
+        if (offset >= c.start && offset <= c.end) return make(converterDoc(c.name, target), { start: c.start, end: c.nameEnd });
     }
     if (at.term && at.term.kind === 'acl' && at.term.nameWord === w) {
       const name = at.term.name!;
       const pre = PREDEFINED_ACLS.get(name);
-      if (pre) return make({ title: `${name} (predefined ACL)`, info: pre, text: 'An ACL every proxy knows without declaring it.', url: docUrl('7.4', undefined, target) }, w);
+      if (pre)
+        return make(
+          {
+            title: `${name} (predefined ACL)`,
+            info: pre,
+            text: 'An ACL every proxy knows without declaring it.',
+            url: docUrl('7.4', undefined, target),
+          },
+          w,
+        );
       const decl = sec ? declaredAcls(sec).get(name) : undefined;
-      if (decl) return make({ title: `ACL ${name}`, syntax: [doc.getText().slice(decl.start, decl.end)], text: `Declared on line ${decl.line + 1}.` }, w);
+      if (decl)
+        return make(
+          { title: `ACL ${name}`, syntax: [doc.getText().slice(decl.start, decl.end)], text: `Declared on line ${decl.line + 1}.` },
+          w,
+        );
       return null;
     }
     if (w === st.keyword || w === st.prefix || (w === st.sub && (st.keyword?.value === 'option' || st.keyword?.value === 'timeout'))) {
       const d = keywordDoc(kind, st, target);
-      return make(d, { start: (st.prefix ?? st.keyword!).start, end: (st.sub && (st.keyword?.value === 'option' || st.keyword?.value === 'timeout') ? st.sub : st.keyword!).end });
+      return make(d, {
+        start: (st.prefix ?? st.keyword!).start,
+        end: (st.sub && (st.keyword?.value === 'option' || st.keyword?.value === 'timeout') ? st.sub : st.keyword!).end,
+      });
     }
     const k = st.keyword?.value ?? '';
     const idx = st.args.indexOf(w);

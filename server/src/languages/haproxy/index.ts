@@ -33,7 +33,7 @@ export const haproxyModule: LanguageModule<HaproxyFile> = {
   id: 'haproxy',
   parse: (text) => parserPart().parseHaproxy(text),
   reparse: (prev, text) => parserPart().reparseHaproxy(prev, text),
-  validate: (doc, ast, settings) => validationPart().validateHaproxy(doc, ast, settings),
+  validate: (doc, ast, settings, memo) => validationPart().validateHaproxy(doc, ast, settings, memo),
   complete: (doc, ast, pos, settings) => completionPart().completeHaproxy(doc, ast, pos, settings),
   hover: (doc, ast, pos, settings) => hoverPart().hoverHaproxy(doc, ast, pos, settings),
   signatureHelp: (doc, ast, pos, settings) => signaturePart().haproxySignatureHelp(doc, ast, pos, settings),

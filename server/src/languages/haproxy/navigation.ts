@@ -59,7 +59,6 @@ const NAMED_SECTIONS: Readonly<Record<string, { kind: string; unused: boolean }>
   cache: { kind: 'cache', unused: true },
 };
 
-
 export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
   const out: NavEntity[] = [];
   const ref = (kind: string, span: { name: string; start: number; end: number }, scope?: string) => {
@@ -166,4 +165,3 @@ function sampleRefs(text: string, s: SampleExpr, ref: RefFn, _scope: string): vo
   const a = sampleArgSpans(text, s)[tableArg];
   if (a && a.value && !/^\d+$/.test(a.value)) ref('table', { name: a.value, start: a.start, end: a.end });
 }
-

@@ -37,9 +37,18 @@ export const REMOVED: Record<string, { until: string; use: string; sections?: 'g
  * meant. The fix removes the line from `global`; the replacement goes into a proxy section.
  */
 export const NOT_KEYWORDS_IN_GLOBAL: Record<string, { use: string; replacement?: string; accepted?: boolean }> = {
-  'splice request': { use: '`option splice-request` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-request' },
-  'splice response': { use: '`option splice-response` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-response' },
-  'splice auto': { use: '`option splice-auto` in a `defaults`, `frontend`, `listen` or `backend` section', replacement: 'option splice-auto' },
+  'splice request': {
+    use: '`option splice-request` in a `defaults`, `frontend`, `listen` or `backend` section',
+    replacement: 'option splice-request',
+  },
+  'splice response': {
+    use: '`option splice-response` in a `defaults`, `frontend`, `listen` or `backend` section',
+    replacement: 'option splice-response',
+  },
+  'splice auto': {
+    use: '`option splice-auto` in a `defaults`, `frontend`, `listen` or `backend` section',
+    replacement: 'option splice-auto',
+  },
   splice: { use: '`option splice-auto` (or `splice-request`/`splice-response`) in a proxy section', replacement: 'option splice-auto' },
   // HAProxy accepts this one: in `global` it only drops the global log targets declared above it.
   'no log': { use: '`no log` in a proxy section to stop logging there', replacement: 'no log', accepted: true },
@@ -72,10 +81,39 @@ export const BALANCE_ALGOS: Record<string, { since?: string; until?: string; tak
 };
 
 /** bind/server options whose argument is a time value. */
-export const TIME_OPTIONS = new Set(['inter', 'fastinter', 'downinter', 'slowstart', 'agent-inter', 'pool-purge-delay', 'error-limit-time', 'tcp-ut', 'idle-ping']);
+export const TIME_OPTIONS = new Set([
+  'inter',
+  'fastinter',
+  'downinter',
+  'slowstart',
+  'agent-inter',
+  'pool-purge-delay',
+  'error-limit-time',
+  'tcp-ut',
+  'idle-ping',
+]);
 
 /** bind/server options whose argument is a plain integer. */
-export const INT_OPTIONS = new Set(['rise', 'fall', 'weight', 'maxconn', 'minconn', 'maxqueue', 'port', 'id', 'backlog', 'error-limit', 'pool-max-conn', 'pool-low-conn', 'max-reuse', 'agent-port', 'mss', 'nice', 'uid', 'gid']);
+export const INT_OPTIONS = new Set([
+  'rise',
+  'fall',
+  'weight',
+  'maxconn',
+  'minconn',
+  'maxqueue',
+  'port',
+  'id',
+  'backlog',
+  'error-limit',
+  'pool-max-conn',
+  'pool-low-conn',
+  'max-reuse',
+  'agent-port',
+  'mss',
+  'nice',
+  'uid',
+  'gid',
+]);
 
 /**
  * A keyword argument with a form HAProxy checks: a whole number (`int`: HAProxy reads many counts
@@ -190,7 +228,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   traces: 'Traces set up at startup instead of through the runtime API.',
   acme: 'Automatic certificate issuance and renewal through the ACME protocol.',
   'log-profile': 'Per-step log formats that log targets can use.',
-  maxconn: 'Upper bound on concurrent connections (process-wide in `global`, per proxy elsewhere). Needs about twice as many file descriptors.',
+  maxconn:
+    'Upper bound on concurrent connections (process-wide in `global`, per proxy elsewhere). Needs about twice as many file descriptors.',
   nbthread: 'Number of worker threads; by default one per CPU the process may run on.',
   nbproc: 'Number of worker processes. Removed in 2.5: threads (`nbthread`) replace it.',
   daemon: 'Run in the background.',
@@ -239,9 +278,9 @@ export const DESCRIPTIONS: Record<string, string> = {
   'stick-table': 'A table of keys (addresses, cookies...) with counters, used for rate limits and persistence.',
   cookie: 'Cookie-based server persistence.',
   'hash-type': 'How keys are hashed for hash-based balancing.',
-  'errorfile': 'Replaces an HAProxy-generated error page with the contents of a file.',
-  'compression': 'HTTP response compression settings.',
-  'stats': 'The statistics page or socket.',
+  errorfile: 'Replaces an HAProxy-generated error page with the contents of a file.',
+  compression: 'HTTP response compression settings.',
+  stats: 'The statistics page or socket.',
 };
 
 /** Short descriptions of common bind/server options (ours). */
@@ -266,7 +305,7 @@ export const OPTION_DESCRIPTIONS: Record<string, string> = {
   'init-addr': 'How the server address is found at start-up.',
   proto: 'Force the multiplexer protocol (e.g. `h2`).',
   backlog: 'Length of the kernel accept queue for this listener.',
-  'tfo': 'Enable TCP Fast Open.',
+  tfo: 'Enable TCP Fast Open.',
   cookie: 'Value of the persistence cookie for this server.',
   'pool-max-conn': 'Maximum idle connections kept to this server for reuse.',
 };
@@ -319,7 +358,10 @@ export const HTTP_ONLY_KEYWORDS: Record<string, string> = {
 
 /** Whether a proxy keyword (`stats uri`, `option forwardfor`) needs `mode http`. */
 export function httpOnlyKeyword(name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(HTTP_ONLY_KEYWORDS, name) || Object.prototype.hasOwnProperty.call(HTTP_ONLY_KEYWORDS, name.split(' ')[0]);
+  return (
+    Object.prototype.hasOwnProperty.call(HTTP_ONLY_KEYWORDS, name) ||
+    Object.prototype.hasOwnProperty.call(HTTP_ONLY_KEYWORDS, name.split(' ')[0])
+  );
 }
 
 /** What each log-format item flag (`%{+Q}`) does, in our words; which exist per version comes from data/logFormat.json. */

@@ -517,7 +517,8 @@ export function logFormatSamples(w: Word): SampleExpr[] {
 function wordSample(w: Word): SampleNode {
   // A word quoted as a whole (`"var(txn.x),lower"`) holds the expression between its quotes.
   const q = w.raw[0];
-  if ((q === '"' || q === "'") && w.raw.length >= 2 && w.raw[w.raw.length - 1] === q) return parseSampleExpr(w.raw.slice(1, -1), w.start + 1);
+  if ((q === '"' || q === "'") && w.raw.length >= 2 && w.raw[w.raw.length - 1] === q)
+    return parseSampleExpr(w.raw.slice(1, -1), w.start + 1);
   return parseSampleExpr(w.raw, w.start);
 }
 
@@ -585,7 +586,17 @@ export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition 
       }
       const endWord = closed ? words[j] : words[words.length - 1];
       const innerWords = exact(inner);
-      term = new TermNode('anonymous', negated, undefined, undefined, innerWords, inner.length ? samplesFromWords(innerWords, 0).sample : undefined, closed ? undefined : true, termStart, endWord.end);
+      term = new TermNode(
+        'anonymous',
+        negated,
+        undefined,
+        undefined,
+        innerWords,
+        inner.length ? samplesFromWords(innerWords, 0).sample : undefined,
+        closed ? undefined : true,
+        termStart,
+        endWord.end,
+      );
       if (!closed) {
         errors.push({ start: w.start, end: w.end, message: "missing closing '}' in condition" });
       } else if (inner.length === 0) {
@@ -606,7 +617,8 @@ export function parseCondition(words: Word[], errors: SyntaxIssue[]): Condition 
     negated = false;
     negStart = -1;
   }
-  if (negated) errors.push({ start: words[words.length - 1].start, end: words[words.length - 1].end, message: "'!' must be followed by an ACL" });
+  if (negated)
+    errors.push({ start: words[words.length - 1].start, end: words[words.length - 1].end, message: "'!' must be followed by an ACL" });
   if (terms.length === 0) errors.push({ start: kw.start, end: kw.end, message: `'${kw.value}' must be followed by a condition` });
   else if (groups[groups.length - 1].length === 0) {
     const last = words[words.length - 1];
@@ -813,7 +825,8 @@ function runParser(file: HaproxyFile, from: number): HaproxyFile {
     sectionParser.file = file;
     sectionParser.input = tokens;
     sectionParser.parseFile();
-    for (const e of sectionParser.errors) file.errors.push({ start: e.token.startOffset, end: e.token.startOffset + 1, message: e.message });
+    for (const e of sectionParser.errors)
+      file.errors.push({ start: e.token.startOffset, end: e.token.startOffset + 1, message: e.message });
     // keep nothing of this parse alive in the parser (the editor re-parses on every edit)
     sectionParser.input = [];
     sectionParser.file = undefined!;

@@ -13,7 +13,16 @@ import actionSyntaxJson from './data/actionSyntax.json';
 
 const ACTION_SYNTAX = (actionSyntaxJson as unknown as { actions: Record<string, string[]> }).actions;
 /** Rule keywords whose first argument (after the rule set, for tcp-*) is an action. */
-const RULE_SETS = new Set(['http-request', 'http-response', 'http-after-response', 'tcp-request connection', 'tcp-request session', 'tcp-request content', 'tcp-response content', 'quic-initial']);
+const RULE_SETS = new Set([
+  'http-request',
+  'http-response',
+  'http-after-response',
+  'tcp-request connection',
+  'tcp-request session',
+  'tcp-request content',
+  'tcp-response content',
+  'quic-initial',
+]);
 
 /** The syntax lines of an action as written (`set-var(txn.a)`, `track-sc1`): by its name, else with the sc number as the docs write it. */
 function actionSyntax(word: string): string[] | undefined {
@@ -21,7 +30,12 @@ function actionSyntax(word: string): string[] | undefined {
   return ACTION_SYNTAX[name] ?? ACTION_SYNTAX[name.replace(/\d+$/, '0')] ?? ACTION_SYNTAX[name.replace(/\d+$/, '')];
 }
 
-export function haproxySignatureHelp(doc: TextDocument, file: HaproxyFile, pos: Position, _settings: ServiceSettings): SignatureHelp | null {
+export function haproxySignatureHelp(
+  doc: TextDocument,
+  file: HaproxyFile,
+  pos: Position,
+  _settings: ServiceSettings,
+): SignatureHelp | null {
   try {
     const offset = doc.offsetAt(pos);
     const at = findNodeAt(file, offset);

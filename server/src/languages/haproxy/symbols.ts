@@ -8,7 +8,19 @@ import type { HaproxyFile, Section, Statement } from './ast';
 import { findNodeAt } from './ast';
 
 // LSP SymbolKind values
-const K = { Module: 2, Namespace: 3, Class: 5, Property: 7, Field: 8, Interface: 11, Variable: 13, Boolean: 17, Object: 19, Struct: 23, Event: 24 } as const;
+const K = {
+  Module: 2,
+  Namespace: 3,
+  Class: 5,
+  Property: 7,
+  Field: 8,
+  Interface: 11,
+  Variable: 13,
+  Boolean: 17,
+  Object: 19,
+  Struct: 23,
+  Event: 24,
+} as const;
 
 const SECTION_KIND: Record<string, number> = {
   global: K.Namespace,
@@ -46,7 +58,8 @@ function trimEnd(text: string, end: number): number {
 function sectionEnd(file: HaproxyFile, sec: Section): number {
   // `.if`/`.endif` lines sit in whichever section precedes them: they do not extend it
   let last: Statement | undefined;
-  for (let i = sec.statements.length - 1; i >= 0 && !last; i--) if (!sec.statements[i].keyword?.value.startsWith('.')) last = sec.statements[i];
+  for (let i = sec.statements.length - 1; i >= 0 && !last; i--)
+    if (!sec.statements[i].keyword?.value.startsWith('.')) last = sec.statements[i];
   return Math.max(sec.headerEnd, last ? last.end : trimEnd(file.text, sec.headerEnd));
 }
 

@@ -44,7 +44,18 @@ import {
 } from './data';
 import { httpOnlyKeyword } from './overrides';
 import { matchSections, sectionBase } from './sectionMatch';
-import { BALANCE_ALGOS, OPTIONAL_MODULE_SAMPLES, PLACEMENT_ERRORS, INT_OPTIONS, MODE_VALUES, NOT_KEYWORDS_IN_GLOBAL, PROXY_SECTIONS, TIME_OPTIONS, VALUE_ARGS, type ValueArg } from './overrides';
+import {
+  BALANCE_ALGOS,
+  OPTIONAL_MODULE_SAMPLES,
+  PLACEMENT_ERRORS,
+  INT_OPTIONS,
+  MODE_VALUES,
+  NOT_KEYWORDS_IN_GLOBAL,
+  PROXY_SECTIONS,
+  TIME_OPTIONS,
+  VALUE_ARGS,
+  type ValueArg,
+} from './overrides';
 
 /**
  * Candidate lists of the typo suggestions, built once per table and target version instead of
@@ -56,7 +67,8 @@ function candidateList(key: string, build: () => string[]): string[] {
   if (!list) candidateLists.set(key, (list = build()));
   return list;
 }
-const globalCandidates = (target: string) => candidateList(`global ${target}`, () => [...GLOBAL].filter(([, i]) => isAvailable(i, target)).map(([n]) => n));
+const globalCandidates = (target: string) =>
+  candidateList(`global ${target}`, () => [...GLOBAL].filter(([, i]) => isAvailable(i, target)).map(([n]) => n));
 const proxyCandidates = () => candidateList('proxy', () => [...new Set([...PROXY.keys()].map((n) => n.split(' ')[0]))]);
 
 /** Words of the longest multi-word proxy keyword (`option http-keep-alive`, `timeout http-request`...). */
@@ -69,7 +81,6 @@ const TRACK_SC = /^track-sc\d$/;
 const HTTP_AUTH = /^http_auth(_group)?$/;
 const CACHE_ACTION = /^cache-(use|store)$/;
 const NAME_WITH_EXPANSION = /[$%]/;
-
 
 const RULE_KEYWORDS = new Set(['http-request', 'http-response', 'http-after-response', 'tcp-request', 'tcp-response']);
 const TIME_RE = /^\d+(us|ms|s|m|h|d)?$/;
@@ -135,7 +146,8 @@ class Checker {
     if (a === 'ok') return true;
     const extra = fixes ? { fixes } : undefined;
     if (a === 'newer') this.add('needs-newer-version', at, `${what} needs HAProxy >= ${info.since} (judging for ${this.target}).`, extra);
-    else this.add('removed-keyword', at, `${what} was removed in HAProxy ${info.until}${replacement ? `: use ${replacement}` : ''}.`, extra);
+    else
+      this.add('removed-keyword', at, `${what} was removed in HAProxy ${info.until}${replacement ? `: use ${replacement}` : ''}.`, extra);
     return false;
   }
 
@@ -227,10 +239,16 @@ function evalCond(args: Word[], target: string): boolean {
             v = /^openssl/i.test(arg);
             break;
           case 'streq':
-            v = m[2].split(',').map((s) => s.trim()).every((s, _i, a) => s === a[0]);
+            v = m[2]
+              .split(',')
+              .map((s) => s.trim())
+              .every((s, _i, a) => s === a[0]);
             break;
           case 'strneq':
-            v = !m[2].split(',').map((s) => s.trim()).every((s, _i, a) => s === a[0]);
+            v = !m[2]
+              .split(',')
+              .map((s) => s.trim())
+              .every((s, _i, a) => s === a[0]);
             break;
           default:
             v = true;
@@ -253,7 +271,12 @@ function checkHeader(c: Checker, sec: Section): void {
   const kind = sec.keyword;
   if (kind === 'program' && (!info || c.ok(info))) checkProgramSection(c, kwWord);
   if (kind === 'global') {
-    if (args.length) c.add('arg', { start: args[0].start, end: args[args.length - 1].end }, `'global' takes no argument (each setting goes on its own line).`);
+    if (args.length)
+      c.add(
+        'arg',
+        { start: args[0].start, end: args[args.length - 1].end },
+        `'global' takes no argument (each setting goes on its own line).`,
+      );
     return;
   }
   if (kind === 'defaults' || kind === 'frontend' || kind === 'backend' || kind === 'listen') {
@@ -269,8 +292,15 @@ function checkHeader(c: Checker, sec: Section): void {
     if (rest.length) {
       // HAProxy refuses extra words on a frontend/listen line and only complains about them elsewhere.
       if (kind === 'frontend' || kind === 'listen')
-        c.add('arg', { start: rest[0].start, end: rest[rest.length - 1].end }, `Listening addresses go on a 'bind' line, not on the '${kind}' line.`);
-      else c.add('arg', { start: rest[0].start, end: rest[rest.length - 1].end }, `'${kind}' ignores the extra argument '${rest[0].value}'.`, { severity: 'warning' });
+        c.add(
+          'arg',
+          { start: rest[0].start, end: rest[rest.length - 1].end },
+          `Listening addresses go on a 'bind' line, not on the '${kind}' line.`,
+        );
+      else
+        c.add('arg', { start: rest[0].start, end: rest[rest.length - 1].end }, `'${kind}' ignores the extra argument '${rest[0].value}'.`, {
+          severity: 'warning',
+        });
     }
     return;
   }
@@ -281,12 +311,25 @@ function checkHeader(c: Checker, sec: Section): void {
 function checkProgramSection(c: Checker, at: Word): void {
   const verdict = probedCheck('program section', c.target);
   if (!verdict || verdict === 'accepted') return;
-  const exposed = c.file.sections.some((s) => s.keyword === 'global' && s.statements.some((st) => !st.disabled && st.keyword?.value === 'expose-deprecated-directives'));
+  const exposed = c.file.sections.some(
+    (s) => s.keyword === 'global' && s.statements.some((st) => !st.disabled && st.keyword?.value === 'expose-deprecated-directives'),
+  );
   if (exposed) return;
   const first = probedFirst('program section', 'refused');
   if (verdict === 'refused')
-    c.add('deprecated', at, `The 'program' section is deprecated: HAProxy ${c.target} refuses it unless 'global' sets 'expose-deprecated-directives' (HAProxy ${first ?? ''} does); supervise programs outside HAProxy.`, { severity: 'error', deprecated: true });
-  else c.add('deprecated', at, `The 'program' section is deprecated${first ? ` (HAProxy ${first} refuses it without 'expose-deprecated-directives')` : ''}.`, { deprecated: true });
+    c.add(
+      'deprecated',
+      at,
+      `The 'program' section is deprecated: HAProxy ${c.target} refuses it unless 'global' sets 'expose-deprecated-directives' (HAProxy ${first ?? ''} does); supervise programs outside HAProxy.`,
+      { severity: 'error', deprecated: true },
+    );
+  else
+    c.add(
+      'deprecated',
+      at,
+      `The 'program' section is deprecated${first ? ` (HAProxy ${first} refuses it without 'expose-deprecated-directives')` : ''}.`,
+      { deprecated: true },
+    );
 }
 
 function checkTime(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
@@ -306,7 +349,12 @@ function checkTime(c: Checker, w: Word | undefined, at: { start: number; end: nu
 function checkLogFormat(c: Checker, st: Statement, k: string): void {
   let words: Word[] = [];
   if (LOG_FORMAT_KEYWORDS.has(k)) words = st.args;
-  else if ((k === 'http-request' || k === 'http-response' || k === 'http-after-response') && st.args[0] && LOG_FORMAT_ACTIONS.has(actionKey(st.args[0].value))) words = st.args.slice(1);
+  else if (
+    (k === 'http-request' || k === 'http-response' || k === 'http-after-response') &&
+    st.args[0] &&
+    LOG_FORMAT_ACTIONS.has(actionKey(st.args[0].value))
+  )
+    words = st.args.slice(1);
   for (const w of words) {
     if (!w.raw.includes('%') || w.envVars) continue;
     for (const a of logAliasesIn(w.raw, w.start)) {
@@ -367,7 +415,11 @@ function checkAddressForm(c: Checker, w: Word, kind: 'bind' | 'server'): void {
       continue;
     }
     if (DGRAM_PREFIXES.has(prefix)) {
-      c.add('address', w, `'${prefix}' is a datagram address; a ${kind === 'bind' ? 'frontend' : 'server'} of a proxy needs a stream address (tcp, unix, ...).`);
+      c.add(
+        'address',
+        w,
+        `'${prefix}' is a datagram address; a ${kind === 'bind' ? 'frontend' : 'server'} of a proxy needs a stream address (tcp, unix, ...).`,
+      );
       continue;
     }
     if (!IP_PREFIXES.has(prefix) || m[1]) continue; // quic4@, rhttp@, ...: depends on the build; the prefix check reports unknown ones
@@ -392,8 +444,10 @@ function checkAddressForm(c: Checker, w: Word, kind: 'bind' | 'server'): void {
       continue;
     }
     const v6 = host.includes(':');
-    if ((prefix === 'ipv4@' || prefix === 'tcp4@') && v6) c.add('address', at, `'${host}' is an IPv6 address; '${prefix}' takes IPv4 ones.`);
-    else if ((prefix === 'ipv6@' || prefix === 'tcp6@') && IPV4_LITERAL.test(host)) c.add('address', at, `'${host}' is an IPv4 address; '${prefix}' takes IPv6 ones.`);
+    if ((prefix === 'ipv4@' || prefix === 'tcp4@') && v6)
+      c.add('address', at, `'${host}' is an IPv6 address; '${prefix}' takes IPv4 ones.`);
+    else if ((prefix === 'ipv6@' || prefix === 'tcp6@') && IPV4_LITERAL.test(host))
+      c.add('address', at, `'${host}' is an IPv4 address; '${prefix}' takes IPv6 ones.`);
     if (port === undefined || port === '') {
       if (kind === 'bind') c.add('address', at, `'bind ${part}' needs a port (${host || '*'}:PORT).`);
       continue;
@@ -404,7 +458,8 @@ function checkAddressForm(c: Checker, w: Word, kind: 'bind' | 'server'): void {
 
 function checkPort(c: Checker, at: { start: number; end: number }, port: string, kind: 'bind' | 'server'): void {
   if (/^[+-]/.test(port)) {
-    if (kind === 'bind') c.add('address', at, `A port offset ('${port}') is for servers (relative to the port the client reached), not for 'bind'.`);
+    if (kind === 'bind')
+      c.add('address', at, `A port offset ('${port}') is for servers (relative to the port the client reached), not for 'bind'.`);
     return; // servers: HAProxy takes any offset
   }
   const range = /^(\d+)-(.*)$/.exec(port);
@@ -421,7 +476,13 @@ function checkPort(c: Checker, at: { start: number; end: number }, port: string,
   const [, lo, hi, junk] = m;
   if (junk) {
     if (compareVersions(c.target, STRICT_PORT_SINCE) >= 0) c.add('address', at, `Invalid character '${junk[0]}' in port '${port}'.`);
-    else c.add('address', at, `HAProxy ${c.target} reads port '${port}' as ${lo} and ignores '${junk}'; from ${STRICT_PORT_SINCE} on it refuses it.`, { severity: 'warning' });
+    else
+      c.add(
+        'address',
+        at,
+        `HAProxy ${c.target} reads port '${port}' as ${lo} and ignores '${junk}'; from ${STRICT_PORT_SINCE} on it refuses it.`,
+        { severity: 'warning' },
+      );
   }
   if (hi !== undefined && kind === 'server') {
     c.add('address', at, `A port range ('${lo}-${hi}') is for 'bind'; a server connects to one port.`);
@@ -434,7 +495,8 @@ function checkPort(c: Checker, at: { start: number; end: number }, port: string,
       return;
     }
   }
-  if (hi !== undefined && Number(hi) < Number(lo)) c.add('address', at, `Invalid port range '${lo}-${hi}': the first port must not be above the last.`);
+  if (hi !== undefined && Number(hi) < Number(lo))
+    c.add('address', at, `Invalid port range '${lo}-${hi}': the first port must not be above the last.`);
 }
 
 function checkInt(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
@@ -446,7 +508,8 @@ function checkInt(c: Checker, w: Word | undefined, at: { start: number; end: num
   if (INT_RE.test(w.value)) return;
   // HAProxy reads many counts with atol(): `16k` silently becomes 16, which is worse than an error.
   const lead = /^-?\d+/.exec(w.value);
-  if (lead) c.add('invalid-size', w, `'${w.value}' is read as ${lead[0]} (${what} takes a plain number, no unit).`, { severity: 'warning' });
+  if (lead)
+    c.add('invalid-size', w, `'${w.value}' is read as ${lead[0]} (${what} takes a plain number, no unit).`, { severity: 'warning' });
   else c.add('invalid-size', w, `'${w.value}' is not a whole number (${what}).`);
 }
 
@@ -456,7 +519,8 @@ function checkSize(c: Checker, w: Word | undefined, at: { start: number; end: nu
     return;
   }
   if (w.envVars || w.value.includes('$')) return;
-  if (!SIZE_RE.test(w.value)) c.add('invalid-size', w, `Invalid size '${w.value}' for ${what} (a number with an optional k, m or g suffix).`);
+  if (!SIZE_RE.test(w.value))
+    c.add('invalid-size', w, `Invalid size '${w.value}' for ${what} (a number with an optional k, m or g suffix).`);
 }
 
 /** The row of a VALUE_ARGS table for a keyword, if any (own rows only: not `constructor`). */
@@ -474,7 +538,9 @@ function checkGlobal(c: Checker, st: Statement): void {
   const kw = st.keyword!;
   const k = kw.value;
   const two = st.args[0] ? `${k} ${st.args[0].value}` : '';
-  const notKw = NOT_KEYWORDS_IN_GLOBAL[(st.prefix ? `${st.prefix.value} ` : '') + k + (st.args[0] ? ` ${st.args[0].value}` : '')] ?? (two ? undefined : NOT_KEYWORDS_IN_GLOBAL[k]);
+  const notKw =
+    NOT_KEYWORDS_IN_GLOBAL[(st.prefix ? `${st.prefix.value} ` : '') + k + (st.args[0] ? ` ${st.args[0].value}` : '')] ??
+    (two ? undefined : NOT_KEYWORDS_IN_GLOBAL[k]);
   const notKw2 = notKw ?? (st.prefix ? NOT_KEYWORDS_IN_GLOBAL[`${st.prefix.value} ${k}`] : undefined);
   if (notKw2) {
     const range = { start: st.start, end: st.end };
@@ -484,7 +550,8 @@ function checkGlobal(c: Checker, st: Statement): void {
     const defaults = c.file.sections.find((s) => s.keyword === 'defaults');
     if (defaults && notKw2.replacement) {
       const line = c.lineRange(st);
-      const insertAt = defaults.header.line + 1 < c.file.lineStarts.length ? c.file.lineStarts[defaults.header.line + 1] : c.file.text.length;
+      const insertAt =
+        defaults.header.line + 1 < c.file.lineStarts.length ? c.file.lineStarts[defaults.header.line + 1] : c.file.text.length;
       const indent = /^[ \t]*/.exec(c.file.text.slice(line.start))?.[0] || '    ';
       fixes.push({
         title: `Move to '${defaults.header.words.map((w) => w.raw).join(' ')}' as '${notKw2.replacement}'`,
@@ -496,8 +563,16 @@ function checkGlobal(c: Checker, st: Statement): void {
       });
     }
     if (notKw2.accepted)
-      c.add('unknown-keyword', range, `'${st.words.map((w) => w.value).join(' ')}' in 'global' only removes the global log targets declared above it; to stop logging, use ${notKw2.use}.`, { fixes, severity: 'information' });
-    else c.add('unknown-keyword', range, `'${st.words.map((w) => w.value).join(' ')}' is not a 'global' keyword; use ${notKw2.use}.`, { fixes });
+      c.add(
+        'unknown-keyword',
+        range,
+        `'${st.words.map((w) => w.value).join(' ')}' in 'global' only removes the global log targets declared above it; to stop logging, use ${notKw2.use}.`,
+        { fixes, severity: 'information' },
+      );
+    else
+      c.add('unknown-keyword', range, `'${st.words.map((w) => w.value).join(' ')}' is not a 'global' keyword; use ${notKw2.use}.`, {
+        fixes,
+      });
     return;
   }
   if (st.prefix) {
@@ -509,7 +584,8 @@ function checkGlobal(c: Checker, st: Statement): void {
     const rem = removedInfo(k);
     if (rem && rem.sections !== 'proxy') {
       const fixes = rem.replaceWith ? c.replaceFix(kw, rem.replaceWith) : undefined;
-      if (compareVersions(c.target, rem.until) >= 0) c.add('removed-keyword', kw, `'${k}' was removed in HAProxy ${rem.until}: use ${rem.use}.`, { fixes });
+      if (compareVersions(c.target, rem.until) >= 0)
+        c.add('removed-keyword', kw, `'${k}' was removed in HAProxy ${rem.until}: use ${rem.use}.`, { fixes });
       return;
     }
     if (PROXY.has(k) || matchProxyKeyword(st.words.map((w) => w.value))) {
@@ -517,7 +593,12 @@ function checkGlobal(c: Checker, st: Statement): void {
       return;
     }
     const guess = didYouMean(k, globalCandidates(c.target));
-    c.add('unknown-keyword', kw, `Unknown keyword '${k}' in 'global'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(kw, guess) } : {});
+    c.add(
+      'unknown-keyword',
+      kw,
+      `Unknown keyword '${k}' in 'global'${guess ? `; did you mean '${guess}'?` : '.'}`,
+      guess ? { fixes: c.replaceFix(kw, guess) } : {},
+    );
     return;
   }
   const rem = removedInfo(k);
@@ -526,10 +607,16 @@ function checkGlobal(c: Checker, st: Statement): void {
   if (v) {
     checkValue(c, v, st.args[v.arg], kw, `'${k}'`);
     const extra = st.args[v.arg + 1];
-    if (v.only && extra) c.add('arg', { start: extra.start, end: st.args[st.args.length - 1].end }, `'${k}' takes one argument; '${extra.value}' is unexpected.`);
+    if (v.only && extra)
+      c.add(
+        'arg',
+        { start: extra.start, end: st.args[st.args.length - 1].end },
+        `'${k}' takes one argument; '${extra.value}' is unexpected.`,
+      );
   }
   if (k === 'log') checkLogTarget(c, st);
-  if (!st.args.length && info.syntax?.length && info.syntax.every((s) => /^\S+\s+</.test(s))) c.add('arg', kw, `'${k}' needs an argument (${info.syntax[0]}).`);
+  if (!st.args.length && info.syntax?.length && info.syntax.every((s) => /^\S+\s+</.test(s)))
+    c.add('arg', kw, `'${k}' needs an argument (${info.syntax[0]}).`);
 }
 
 function checkLogTarget(c: Checker, st: Statement): void {
@@ -561,27 +648,42 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     const two = st.args[0] ? `${k} ${st.args[0].value}` : k;
     const rem = removedInfo(two) ?? removedInfo(k);
     if (rem) {
-      if (compareVersions(c.target, rem.until) >= 0) c.add('removed-keyword', nameRange, `'${removedInfo(two) ? two : k}' was removed in HAProxy ${rem.until}: use ${rem.use}.`);
+      if (compareVersions(c.target, rem.until) >= 0)
+        c.add('removed-keyword', nameRange, `'${removedInfo(two) ? two : k}' was removed in HAProxy ${rem.until}: use ${rem.use}.`);
       return;
     }
     if (k === 'option') {
       const o = st.args[0];
       if (!o) return void c.add('arg', kw, `'option' needs an option name.`);
       const guess = didYouMean(o.value, OPTION_NAMES);
-      c.add('unknown-keyword', o, `Unknown option '${o.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(o, guess) } : {});
+      c.add(
+        'unknown-keyword',
+        o,
+        `Unknown option '${o.value}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+        guess ? { fixes: c.replaceFix(o, guess) } : {},
+      );
       return;
     }
     if (k === 'timeout') {
       const o = st.args[0];
       if (!o) return void c.add('arg', kw, `'timeout' needs a kind (${TIMEOUT_KINDS.slice(0, 6).join(', ')}, ...).`);
       const guess = didYouMean(o.value, TIMEOUT_KINDS);
-      c.add('unknown-keyword', o, `Unknown timeout '${o.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(o, guess) } : {});
+      c.add(
+        'unknown-keyword',
+        o,
+        `Unknown timeout '${o.value}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+        guess ? { fixes: c.replaceFix(o, guess) } : {},
+      );
       return;
     }
     const family = [...PROXY.keys()].filter((n) => n.startsWith(k + ' '));
     if (family.length && st.args[0]) {
       const guess = didYouMean(`${k} ${st.args[0].value}`, family);
-      c.add('unknown-keyword', { start: kw.start, end: st.args[0].end }, `Unknown '${k}' parameter '${st.args[0].value}'${guess ? `; did you mean '${guess}'?` : '.'}`);
+      c.add(
+        'unknown-keyword',
+        { start: kw.start, end: st.args[0].end },
+        `Unknown '${k}' parameter '${st.args[0].value}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+      );
       return;
     }
     if (GLOBAL.has(k)) {
@@ -589,7 +691,12 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
       return;
     }
     const guess = didYouMean(k, proxyCandidates());
-    c.add('unknown-keyword', kw, `Unknown keyword '${k}' in '${kind}' section${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(kw, guess) } : {});
+    c.add(
+      'unknown-keyword',
+      kw,
+      `Unknown keyword '${k}' in '${kind}' section${guess ? `; did you mean '${guess}'?` : '.'}`,
+      guess ? { fixes: c.replaceFix(kw, guess) } : {},
+    );
     return;
   }
   const info = m.info;
@@ -610,7 +717,11 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     }
     const needs = sections.includes('frontend') ? 'frontend' : sections.includes('backend') ? 'backend' : sections[0];
     if (PLACEMENT_ERRORS.has(name)) {
-      c.add('not-allowed-here', nameRange, `'${name}' is not allowed in a ${kind} (it needs ${needs ? `${needs} capability` : 'another section'}).`);
+      c.add(
+        'not-allowed-here',
+        nameRange,
+        `'${name}' is not allowed in a ${kind} (it needs ${needs ? `${needs} capability` : 'another section'}).`,
+      );
       return;
     }
     c.add('ignored-here', nameRange, `'${name}' is ignored in a ${kind} (it needs ${needs ? `${needs} capability` : 'another section'}).`);
@@ -621,7 +732,11 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
   const args = m.width === 1 ? st.args : st.args.slice(m.width - 1);
   // options documented without arguments refuse any
   if (k === 'option' && args.length && info.syntax?.length && info.syntax.every((x) => x.trim() === name))
-    c.add('arg', { start: args[0].start, end: args[args.length - 1].end }, `'${name}' takes no argument; '${args[0].value}' is unexpected.`);
+    c.add(
+      'arg',
+      { start: args[0].start, end: args[args.length - 1].end },
+      `'${name}' takes no argument; '${args[0].value}' is unexpected.`,
+    );
   const v = valueArg(VALUE_ARGS.proxy, k);
   if (v) checkValue(c, v, args[v.arg], nameRange, `'${name}'`);
   switch (k) {
@@ -672,7 +787,12 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
         const servers = (x.facts.servers ??= new Map());
         const prev = servers.get(args[0].value);
         if (prev) c.lineRefs = true;
-        if (prev) c.add('duplicate-server', args[0], `${kind} '${x.facts.name}', another server named '${args[0].value}' was already defined at line ${prev.line + 1}, please use distinct names.`);
+        if (prev)
+          c.add(
+            'duplicate-server',
+            args[0],
+            `${kind} '${x.facts.name}', another server named '${args[0].value}' was already defined at line ${prev.line + 1}, please use distinct names.`,
+          );
         else servers.set(args[0].value, st);
       }
       if (k === 'server' && !args[0]) c.add('arg', kw, `'server' needs a name and an address.`);
@@ -729,13 +849,16 @@ function checkAction(c: Checker, st: Statement, k: string): void {
   const a = actionKey(raw);
   const info = ACTIONS.get(a);
   if (!info) {
-    const cands = candidateList(`action ${set} ${c.target}`, () => [...ACTIONS].filter(([, i]) => i.sets.includes(set) && isAvailable(i, c.target)).map(([n]) => n));
+    const cands = candidateList(`action ${set} ${c.target}`, () =>
+      [...ACTIONS].filter(([, i]) => i.sets.includes(set) && isAvailable(i, c.target)).map(([n]) => n),
+    );
     const guess = didYouMean(a, cands);
     c.add('unknown-keyword', actionWord, `Unknown '${set}' action '${raw}'${guess ? `; did you mean '${guess}'?` : '.'}`);
     return;
   }
   if (!c.ok(info) && !c.version(info, actionWord, `Action '${a}'`)) return;
-  if (!info.sets.includes(set)) c.add('not-allowed-here', actionWord, `Action '${a}' is not valid in '${set}' rules (valid in: ${info.sets.join(', ')}).`);
+  if (!info.sets.includes(set))
+    c.add('not-allowed-here', actionWord, `Action '${a}' is not valid in '${set}' rules (valid in: ${info.sets.join(', ')}).`);
 }
 
 function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>, what: 'bind' | 'server'): void {
@@ -751,7 +874,12 @@ function checkOptions(c: Checker, words: Word[], table: Map<string, OptionInfo>,
     if (!info) {
       const cands = candidateList(`${what} ${c.target}`, () => [...table].filter(([, e]) => isAvailable(e, c.target)).map(([n]) => n));
       const guess = didYouMean(name, cands);
-      c.add('unknown-keyword', w, `Unknown ${what} option '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+      c.add(
+        'unknown-keyword',
+        w,
+        `Unknown ${what} option '${w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+        guess ? { fixes: c.replaceFix(w, guess) } : {},
+      );
       continue;
     }
     if (!c.ok(info)) c.version(info, w, `${what} option '${w.value}'`);
@@ -858,7 +986,11 @@ function checkSample(c: Checker, s: SampleExpr, inAcl: boolean, inDefaults = fal
     const ci = CONVERTERS.get(n);
     if (!ci) {
       const guess = didYouMean(n, CONVERTERS.keys());
-      c.add('unknown-fetch', { start: conv.start, end: conv.nameEnd }, `Unknown converter '${n}'${guess ? `; did you mean '${guess}'?` : '.'}`);
+      c.add(
+        'unknown-fetch',
+        { start: conv.start, end: conv.nameEnd },
+        `Unknown converter '${n}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+      );
       continue;
     }
     if (!c.ok(ci)) c.version(ci, { start: conv.start, end: conv.nameEnd }, `Converter '${n}'`);
@@ -896,7 +1028,12 @@ function checkAclRef(c: Checker, t: CondTerm, st: Statement, facts: ProxyFacts |
   }
   const known = facts ? [...facts.acls.keys(), ...PREDEFINED_ACLS.keys()] : [...PREDEFINED_ACLS.keys()];
   const guess = didYouMean(name, known);
-  c.add('undeclared-acl', w, `ACL '${name}' is not declared in this section${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+  c.add(
+    'undeclared-acl',
+    w,
+    `ACL '${name}' is not declared in this section${guess ? `; did you mean '${guess}'?` : '.'}`,
+    guess ? { fixes: c.replaceFix(w, guess) } : {},
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1055,13 +1192,20 @@ function computeProxy(c: Checker, sec: Section, kind: string, base: number, disa
     if (k && SERVER_LINE.test(k)) hasServers = true;
     if (k === 'bind' || (k === 'stats' && st.sub?.value === 'enable')) listens = true;
     if (k === 'option' && st.sub) overrides.push(`option ${st.sub.value}`);
-    if (k === 'log-format' || (k === 'option' && /^(tcplog|httplog|httpslog|clflog|logasap)$/.test(st.sub?.value ?? '') && !st.prefix)) overrides.push('log format');
+    if (k === 'log-format' || (k === 'option' && /^(tcplog|httplog|httpslog|clflog|logasap)$/.test(st.sub?.value ?? '') && !st.prefix))
+      overrides.push('log format');
     if (k && !st.prefix) {
       const name = k === 'option' || k === 'capture' ? (st.sub ? `${k} ${st.sub.value}` : undefined) : k;
       if (name && httpOnlyKeyword(name)) {
         const sections = matchProxyKeyword([k, ...st.args.map((w) => w.value)])?.info.sections ?? [];
         const kw = st.keyword!;
-        httpOnly.push({ name, option: k === 'option' ? st.sub?.value : undefined, sections, start: kw.start, end: (st.sub && name.includes(' ') ? st.sub : kw).end });
+        httpOnly.push({
+          name,
+          option: k === 'option' ? st.sub?.value : undefined,
+          sections,
+          start: kw.start,
+          end: (st.sub && name.includes(' ') ? st.sub : kw).end,
+        });
       }
     }
     if (!k || k.startsWith('.')) continue;
@@ -1070,7 +1214,8 @@ function computeProxy(c: Checker, sec: Section, kind: string, base: number, disa
     checkCondition(c, st, facts);
   }
   const backendRefs: Ref[] = [];
-  for (const w of facts.backendRefs) if (!(w.envVars || w.value.includes('%[') || w.value.includes('$'))) backendRefs.push({ start: w.start, end: w.end, value: w.value });
+  for (const w of facts.backendRefs)
+    if (!(w.envVars || w.value.includes('%[') || w.value.includes('$'))) backendRefs.push({ start: w.start, end: w.end, value: w.value });
   const proxy: ProxySummary = {
     mode,
     timeouts: facts.timeouts,
@@ -1116,7 +1261,9 @@ function sectionResult(c: Checker, sec: Section, prev: SectionResult | undefined
   c.volatile = false;
   c.lineRefs = false;
   try {
-    return PROXY_KINDS.has(sec.keyword) ? computeProxy(c, sec, sec.keyword, base, disabled) : computeOther(c, sec, sec.keyword, base, disabled);
+    return PROXY_KINDS.has(sec.keyword)
+      ? computeProxy(c, sec, sec.keyword, base, disabled)
+      : computeOther(c, sec, sec.keyword, base, disabled);
   } finally {
     c.out = saved;
   }
@@ -1177,7 +1324,13 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, me
       if (kind === 'defaults') {
         if (p.name) {
           const dup = defaultsByName.get(p.name);
-          if (dup) c.add('duplicate-proxy', sec.name!, `A 'defaults' section named '${p.name}' already exists (line ${dup.sec.header.line + 1}).`, { severity: 'warning' });
+          if (dup)
+            c.add(
+              'duplicate-proxy',
+              sec.name!,
+              `A 'defaults' section named '${p.name}' already exists (line ${dup.sec.header.line + 1}).`,
+              { severity: 'warning' },
+            );
           defaultsByName.set(p.name, p);
         }
         lastDefaults = p;
@@ -1186,31 +1339,50 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, me
         for (const cap of caps) {
           const dup = byKindName.get(`${cap}:${p.name}`);
           if (dup && sec.name) {
-            c.add('duplicate-proxy', sec.name, `${kind} '${p.name}' has the same name as the ${dup.kind} on line ${dup.sec.header.line + 1}.`);
+            c.add(
+              'duplicate-proxy',
+              sec.name,
+              `${kind} '${p.name}' has the same name as the ${dup.kind} on line ${dup.sec.header.line + 1}.`,
+            );
             break;
           }
         }
         // a frontend and a backend may share a name, but newer versions warn that it will not last
         // (as before this file read capabilities from PROXY_SECTIONS: keyed `backend:`/`frontend:`,
         // which byKindName's `be:`/`fe:` keys never match, so this warning is not given today)
-        const other = kind === 'frontend' ? byKindName.get(`backend:${p.name}`) : kind === 'backend' ? byKindName.get(`frontend:${p.name}`) : undefined;
+        const other =
+          kind === 'frontend' ? byKindName.get(`backend:${p.name}`) : kind === 'backend' ? byKindName.get(`frontend:${p.name}`) : undefined;
         if (other && sec.name && other.kind !== 'listen' && probedCheck('duplicate frontend and backend name', c.target) === 'warned')
-          c.add('duplicate-proxy', sec.name, `${kind} '${p.name}' has the same name as the ${other.kind} on line ${other.sec.header.line + 1}; HAProxy ${c.target} warns that this will not be supported any more.`, { severity: 'warning' });
+          c.add(
+            'duplicate-proxy',
+            sec.name,
+            `${kind} '${p.name}' has the same name as the ${other.kind} on line ${other.sec.header.line + 1}; HAProxy ${c.target} warns that this will not be supported any more.`,
+            { severity: 'warning' },
+          );
         for (const cap of caps) byKindName.set(`${cap}:${p.name}`, p);
         proxies.push(p);
       }
       const parent = p.parent;
       if (parent && parent.s.hasRules) {
         if (kind === 'defaults' || kind === 'listen')
-          c.add('defaults-rules', sec.header.keyword!, `A ${kind} section cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines TCP/HTTP rules.`);
+          c.add(
+            'defaults-rules',
+            sec.header.keyword!,
+            `A ${kind} section cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines TCP/HTTP rules.`,
+          );
         else if (kind === 'backend' && parent.s.hasConnRules)
-          c.add('defaults-rules', sec.header.keyword!, `A backend cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines 'tcp-request connection' or 'tcp-request session' rules.`);
+          c.add(
+            'defaults-rules',
+            sec.header.keyword!,
+            `A backend cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines 'tcp-request connection' or 'tcp-request session' rules.`,
+          );
       }
     } else {
       if (sec.name && kind !== 'traces') {
         const key = `${kind}:${sec.name.value}`;
         const dup = otherNames.get(key);
-        if (dup) c.add('duplicate-proxy', sec.name, `A '${kind}' section named '${sec.name.value}' already exists (line ${dup.header.line + 1}).`);
+        if (dup)
+          c.add('duplicate-proxy', sec.name, `A '${kind}' section named '${sec.name.value}' already exists (line ${dup.header.line + 1}).`);
         else otherNames.set(key, sec);
       }
       const r = (results[i] = sectionResult(c, sec, prev[i], memo));
@@ -1229,16 +1401,26 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, me
       const target = byBackendName.get(ref.value);
       if (!target) {
         const guess = didYouMean(ref.value, byBackendName.keys());
-        c.add('unknown-backend', w, `No backend named '${ref.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+        c.add(
+          'unknown-backend',
+          w,
+          `No backend named '${ref.value}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+          guess ? { fixes: c.replaceFix(w, guess) } : {},
+        );
         continue;
       }
       const tmode = effectiveMode(target);
-      if (mode === 'http' && tmode === 'tcp') c.add('mode-mismatch', w, `${p.kind} '${p.name}' is in http mode but backend '${target.name}' is in tcp mode.`);
+      if (mode === 'http' && tmode === 'tcp')
+        c.add('mode-mismatch', w, `${p.kind} '${p.name}' is in http mode but backend '${target.name}' is in tcp mode.`);
     }
     checkTimeouts(c, p, mode);
     const headerHasAddress = p.sec.header.args.length > 1 && p.sec.header.args[1].value !== 'from';
     if (p.kind === 'frontend' && !headerHasAddress && !p.s.listens)
-      c.add('no-bind', p.sec.header.keyword!, `frontend '${p.name}' has no 'bind' line; declare it as a backend if it is meant to receive no connections of its own.`);
+      c.add(
+        'no-bind',
+        p.sec.header.keyword!,
+        `frontend '${p.name}' has no 'bind' line; declare it as a backend if it is meant to receive no connections of its own.`,
+      );
     if (mode === 'tcp') {
       // HTTP-only keywords (overrides.ts HTTP_ONLY_KEYWORDS, each seen warned about by haproxy -c)
       // of the proxy and of the defaults it inherits: HAProxy ignores them with a warning
@@ -1247,14 +1429,21 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, me
       for (let q: Proxy | undefined = p; q; q = q.parent) {
         for (const h of q.s.httpOnly) {
           if (reportedInherited.has(h)) continue;
-          if (overridden.has(h.name) || ((h.name === 'option httplog' || h.name === 'option httpslog') && overridden.has('log format'))) continue;
+          if (overridden.has(h.name) || ((h.name === 'option httplog' || h.name === 'option httpslog') && overridden.has('log format')))
+            continue;
           if (!h.sections.includes(p.kind)) continue;
           const o = h.option;
           if ((o === 'httplog' || o === 'httpslog') && p.kind === 'backend') continue; // a backend does not log
           reportedInherited.add(h);
           const why = p.s.mode || inheritsMode(p) ? 'runs in tcp mode' : "runs in tcp mode (no 'mode' line: tcp is the default)";
-          if (o === 'httplog' || o === 'httpslog') c.add('http-option-in-tcp', at(h, q.d), `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' ${why} and falls back to 'option tcplog'.`);
-          else c.add('http-option-in-tcp', at(h, q.d), `'${h.name}' needs 'mode http'; ${p.kind} '${p.name}' ${why}, so HAProxy ignores it.`);
+          if (o === 'httplog' || o === 'httpslog')
+            c.add(
+              'http-option-in-tcp',
+              at(h, q.d),
+              `'option ${o}' needs 'mode http'; ${p.kind} '${p.name}' ${why} and falls back to 'option tcplog'.`,
+            );
+          else
+            c.add('http-option-in-tcp', at(h, q.d), `'${h.name}' needs 'mode http'; ${p.kind} '${p.name}' ${why}, so HAProxy ignores it.`);
         }
         for (const n of q.s.overrides) overridden.add(n);
       }
@@ -1278,7 +1467,8 @@ function referenceItems(sec: Section, kind: string, name: string): RefItem[] {
   };
   // the proxy's server names, gathered when a `use-server` line asks
   let servers: Set<string> | undefined;
-  const serverNames = (): Set<string> => (servers ??= new Set(sec.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value)));
+  const serverNames = (): Set<string> =>
+    (servers ??= new Set(sec.statements.filter((s) => s.keyword?.value === 'server' && s.args[0]).map((s) => s.args[0].value)));
   for (const st of sec.statements) {
     if (st.disabled || !st.keyword) continue;
     const k = st.keyword.value;
@@ -1286,7 +1476,15 @@ function referenceItems(sec: Section, kind: string, name: string): RefItem[] {
     if (k === 'server' || k === 'default-server' || k === 'server-template') {
       for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'resolvers') ref('resolvers', a[i + 1]);
     } else if (k === 'use-server' && a[0] && !a[0].envVars && !NAME_WITH_EXPANSION.test(a[0].value) && !serverNames().has(a[0].value)) {
-      items.push({ t: 'finding', f: { ruleId: 'haproxy/unknown-reference', start: a[0].start, end: a[0].end, message: `No server named '${a[0].value}' in ${kind} '${name}'.` } });
+      items.push({
+        t: 'finding',
+        f: {
+          ruleId: 'haproxy/unknown-reference',
+          start: a[0].start,
+          end: a[0].end,
+          message: `No server named '${a[0].value}' in ${kind} '${name}'.`,
+        },
+      });
     } else if (k === 'stick-table') {
       for (let i = 0; i < a.length - 1; i++) if (a[i].value === 'peers') ref('peers', a[i + 1]);
     } else if (k === 'email-alert' && a[0]?.value === 'mailers') {
@@ -1299,7 +1497,8 @@ function referenceItems(sec: Section, kind: string, name: string): RefItem[] {
     if (RULE_KEYWORDS.has(k)) {
       // `track-scN key` without `table` tracks in the proxy's own stick table
       const ai = a.findIndex((w) => TRACK_SC.test(w.value));
-      if (ai >= 0 && !a.slice(ai).some((w) => w.value === 'table')) items.push({ t: 'track', w: { start: a[ai].start, end: a[ai].end, value: a[ai].value } });
+      if (ai >= 0 && !a.slice(ai).some((w) => w.value === 'table'))
+        items.push({ t: 'track', w: { start: a[ai].start, end: a[ai].end, value: a[ai].value } });
     }
     if (RULE_KEYWORDS.has(k) || k === 'stick') {
       for (let i = 1; i < a.length - 1; i++) {
@@ -1310,7 +1509,8 @@ function referenceItems(sec: Section, kind: string, name: string): RefItem[] {
       }
     }
     for (const s of st.samples) {
-      if (HTTP_AUTH.test(s.fetch) && s.args[0] && !NAME_WITH_EXPANSION.test(s.args[0])) items.push({ t: 'userlist', name: s.args[0], start: s.start, end: s.end });
+      if (HTTP_AUTH.test(s.fetch) && s.args[0] && !NAME_WITH_EXPANSION.test(s.args[0]))
+        items.push({ t: 'userlist', name: s.args[0], start: s.start, end: s.end });
     }
   }
   return items;
@@ -1336,13 +1536,28 @@ function checkReferences(c: Checker, file: HaproxyFile, proxies: Proxy[], result
         if (has(item.kind, item.w.value)) continue;
         const w = at(item.w, p.d);
         const guess = didYouMean(item.w.value, named.get(item.kind) ?? []);
-        c.add('unknown-reference', w, `No '${item.kind}' section named '${item.w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`, guess ? { fixes: c.replaceFix(w, guess) } : {});
+        c.add(
+          'unknown-reference',
+          w,
+          `No '${item.kind}' section named '${item.w.value}'${guess ? `; did you mean '${guess}'?` : '.'}`,
+          guess ? { fixes: c.replaceFix(w, guess) } : {},
+        );
       } else if (item.t === 'finding') {
         c.out.push(p.d ? shifted(item.f, p.d) : item.f);
       } else if (item.t === 'track') {
-        if (!tables.has(p.name)) c.add('unknown-reference', at(item.w, p.d), `'${item.w.value}' without 'table' needs a 'stick-table' in ${p.kind}${p.name ? ` '${p.name}'` : ''}.`);
+        if (!tables.has(p.name))
+          c.add(
+            'unknown-reference',
+            at(item.w, p.d),
+            `'${item.w.value}' without 'table' needs a 'stick-table' in ${p.kind}${p.name ? ` '${p.name}'` : ''}.`,
+          );
       } else if (item.t === 'table') {
-        if (!tables.has(item.w.value)) c.add('unknown-reference', at(item.w, p.d), `No stick table named '${item.w.value}' (a proxy with a 'stick-table' line, or 'peers/table').`);
+        if (!tables.has(item.w.value))
+          c.add(
+            'unknown-reference',
+            at(item.w, p.d),
+            `No stick table named '${item.w.value}' (a proxy with a 'stick-table' line, or 'peers/table').`,
+          );
       } else if (!has('userlist', item.name)) {
         c.add('unknown-reference', at(item, p.d), `No 'userlist' section named '${item.name}'.`);
       }
@@ -1393,33 +1608,54 @@ function checkTimeouts(c: Checker, p: Proxy, mode: string): void {
   const defaults: Record<string, string> = { connect: '5s', client: '30s', server: '30s' };
   const text = need.map((n) => `${indent}timeout ${n} ${defaults[n]}\n`).join('');
   const nl = insertAt === c.file.text.length && !c.file.text.endsWith('\n') ? '\n' : '';
-  c.add('missing-timeout', hdr.keyword!, `${p.kind} '${p.name}' has no ${need.map((n) => `'timeout ${n}'`).join(', ')}; connections may hang forever.`, {
-    fixes: [{ title: `Add ${need.map((n) => `timeout ${n}`).join(', ')}`, edits: [{ start: insertAt, end: insertAt, newText: nl + text }], safe: false }],
-  });
+  c.add(
+    'missing-timeout',
+    hdr.keyword!,
+    `${p.kind} '${p.name}' has no ${need.map((n) => `'timeout ${n}'`).join(', ')}; connections may hang forever.`,
+    {
+      fixes: [
+        {
+          title: `Add ${need.map((n) => `timeout ${n}`).join(', ')}`,
+          edits: [{ start: insertAt, end: insertAt, newText: nl + text }],
+          safe: false,
+        },
+      ],
+    },
+  );
 }
 
 /**
- * The previous run per document (the editor validates the same document object at each
- * version: its sections' results are taken over where their text did not change). A document
- * validated once (`check`) gets one and drops it with the document.
+ * The previous run of a document lives in the caller's memo bag (`bag.haproxyValidation`: the
+ * server's ParseCache keeps one per open document, whose sections' results are taken over where
+ * their text did not change). Without a bag (`check`) every run starts afresh.
  */
-const memos = new WeakMap<TextDocument, HaproxyValidationMemo>();
-
-/** The validation memo of a document (for tests and benchmarks: how many sections the last run reused). */
-export function haproxyValidationMemo(doc: TextDocument): HaproxyValidationMemo | undefined {
-  return memos.get(doc);
+export function haproxyValidationMemo(bag: Record<string, unknown> | undefined): HaproxyValidationMemo | undefined {
+  return bag?.haproxyValidation as HaproxyValidationMemo | undefined;
 }
 
-export function validateHaproxy(doc: TextDocument, file: HaproxyFile, settings: ServiceSettings): Diagnostic[] {
+export function validateHaproxy(
+  doc: TextDocument,
+  file: HaproxyFile,
+  settings: ServiceSettings,
+  bag?: Record<string, unknown>,
+): Diagnostic[] {
   let findings: Finding[];
-  let memo = memos.get(doc);
-  if (!memo) memos.set(doc, (memo = createHaproxyValidationMemo()));
+  const memo = haproxyValidationMemo(bag) ?? createHaproxyValidationMemo();
+  if (bag) bag.haproxyValidation = memo;
   try {
     findings = haproxyFindings(file, settings, memo);
   } catch (e) {
     memo.file = undefined;
     memo.results = [];
-    findings = [{ ruleId: 'haproxy/syntax', start: 0, end: 0, message: `Internal error while checking: ${(e as Error)?.message ?? e}`, severity: 'information' }];
+    findings = [
+      {
+        ruleId: 'haproxy/syntax',
+        start: 0,
+        end: 0,
+        message: `Internal error while checking: ${(e as Error)?.message ?? e}`,
+        severity: 'information',
+      },
+    ];
   }
   return haproxyRules.toDiagnostics(doc, findings, settings, 'haproxy');
 }

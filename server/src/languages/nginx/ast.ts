@@ -306,7 +306,8 @@ export function variablesIn(word: Word): VariableRef[] {
       continue;
     }
     let j = i + 1;
-    if (raw[j] >= '0' && raw[j] <= '9') j++; // `$1` is a capture: one digit only
+    if (raw[j] >= '0' && raw[j] <= '9')
+      j++; // `$1` is a capture: one digit only
     else while (j < raw.length && NAME_CHAR.test(raw[j])) j++;
     if (j > i + 1) out.push({ name: raw.slice(i + 1, j), start: word.start + i, end: word.start + j, braced: false });
     i = j - 1;

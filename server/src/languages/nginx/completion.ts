@@ -35,10 +35,16 @@ function buildSnippet(name: string, v: DirectiveVariant): string {
   const args: string[] = [];
   if (ref?.syntax[0]) {
     // required part: drop optional groups, keep the first `min` words
-    const required = ref.syntax[0].replace(/\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]/g, ' ').replace(/`\{\.\.\.\}`/g, ' ').replace(/\.\.\./g, ' ');
+    const required = ref.syntax[0]
+      .replace(/\[[^\[\]]*(\[[^\[\]]*\][^\[\]]*)*\]/g, ' ')
+      .replace(/`\{\.\.\.\}`/g, ' ')
+      .replace(/\.\.\./g, ' ');
     const words = required.split(/\s+/).filter(Boolean).slice(0, Math.max(v.min, 0));
     words.forEach((w, i) => {
-      const label = w.replace(/\*`([^`]*)`\*/g, '$1').replace(/`([^`]*)`/g, '$1').replace(/[$}|\\]/g, '');
+      const label = w
+        .replace(/\*`([^`]*)`\*/g, '$1')
+        .replace(/`([^`]*)`/g, '$1')
+        .replace(/[$}|\\]/g, '');
       args.push(`\${${i + 1}:${label || 'value'}}`);
     });
   } else {
@@ -49,7 +55,13 @@ function buildSnippet(name: string, v: DirectiveVariant): string {
   return `${head};`;
 }
 
-export function doComplete(doc: TextDocument, file: NginxFile, pos: Position, settings: ServiceSettings, startContext?: string): CompletionList {
+export function doComplete(
+  doc: TextDocument,
+  file: NginxFile,
+  pos: Position,
+  settings: ServiceSettings,
+  startContext?: string,
+): CompletionList {
   const empty: CompletionList = { isIncomplete: false, items: [] };
   try {
     const offset = doc.offsetAt(pos);
@@ -173,12 +185,14 @@ function variableBases(file: NginxFile): VariableBase[] {
   if (list) return list;
   list = [];
   const defined = collectDefinedVariables(file);
-  for (const name of defined) list.push({ label: `$${name}`, filterText: name, detail: 'defined in this file', newText: name, snippet: false });
+  for (const name of defined)
+    list.push({ label: `$${name}`, filterText: name, detail: 'defined in this file', newText: name, snippet: false });
   for (const [name, info] of VARIABLES) {
     if (defined.has(name)) continue;
     list.push({ label: `$${name}`, filterText: name, detail: info.module, newText: name, snippet: false });
   }
-  for (const p of VARIABLE_PREFIXES) list.push({ label: `$${p.name}…`, filterText: p.name, detail: `${p.module} (prefix)`, newText: `${p.name}\${1:name}`, snippet: true });
+  for (const p of VARIABLE_PREFIXES)
+    list.push({ label: `$${p.name}…`, filterText: p.name, detail: `${p.module} (prefix)`, newText: `${p.name}\${1:name}`, snippet: true });
   variableCache.set(file, list);
   return list;
 }
@@ -190,7 +204,14 @@ function variableItems(doc: TextDocument, file: NginxFile, start: number, end: n
   for (let i = 0; i < bases.length; i++) {
     const b = bases[i];
     items[i] = b.snippet
-      ? { label: b.label, filterText: b.filterText, kind: KIND_VARIABLE, detail: b.detail, insertTextFormat: FORMAT_SNIPPET, textEdit: { range, newText: b.newText } }
+      ? {
+          label: b.label,
+          filterText: b.filterText,
+          kind: KIND_VARIABLE,
+          detail: b.detail,
+          insertTextFormat: FORMAT_SNIPPET,
+          textEdit: { range, newText: b.newText },
+        }
       : { label: b.label, filterText: b.filterText, kind: KIND_VARIABLE, detail: b.detail, textEdit: { range, newText: b.newText } };
   }
   return { isIncomplete: false, items };

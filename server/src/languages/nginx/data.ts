@@ -131,8 +131,16 @@ const versionFacts = versionsJson as unknown as {
 export const PROBED_VERSIONS: readonly string[] = [...versionFacts.versions].sort(compareVersions);
 
 const branch = (v: string): string => v.split('.').slice(0, 2).join('.');
-const familyOf = (ctx: string): string => (ctx.startsWith('stream') ? 'stream' : ctx.startsWith('mail') ? 'mail' : ctx === 'main' || ctx === 'events' ? 'core' : 'http');
-const variantFamily = (v: DirectiveVariant): string => (v.module.startsWith('ngx_stream_') ? 'stream' : v.module.startsWith('ngx_mail_') ? 'mail' : v.module.startsWith('ngx_http_') || v.module === 'ngx_otel_module' ? 'http' : 'core');
+const familyOf = (ctx: string): string =>
+  ctx.startsWith('stream') ? 'stream' : ctx.startsWith('mail') ? 'mail' : ctx === 'main' || ctx === 'events' ? 'core' : 'http';
+const variantFamily = (v: DirectiveVariant): string =>
+  v.module.startsWith('ngx_stream_')
+    ? 'stream'
+    : v.module.startsWith('ngx_mail_')
+      ? 'mail'
+      : v.module.startsWith('ngx_http_') || v.module === 'ngx_otel_module'
+        ? 'http'
+        : 'core';
 
 /** name -> variants */
 export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
@@ -234,7 +242,6 @@ export function thirdPartyModule(name: string): string | undefined {
   return undefined;
 }
 
-
 /** Whether a variant exists at a target version (undefined target: the newest). */
 export function variantInVersion(v: DirectiveVariant, target: string | undefined): 'yes' | 'newer' | 'removed' {
   if (!target) return 'yes';
@@ -255,7 +262,13 @@ export function docUrl(v: Pick<DirectiveVariant, 'module' | 'name' | 'load' | 't
   const own = loadableDocUrl(v);
   if (own) return own;
   if (v.module === 'Core functionality') return `https://nginx.org/en/docs/ngx_core_module.html#${v.name}`;
-  const dir = v.module.startsWith('ngx_stream_') ? 'stream/' : v.module.startsWith('ngx_mail_') ? 'mail/' : v.module.startsWith('ngx_http_') ? 'http/' : '';
+  const dir = v.module.startsWith('ngx_stream_')
+    ? 'stream/'
+    : v.module.startsWith('ngx_mail_')
+      ? 'mail/'
+      : v.module.startsWith('ngx_http_')
+        ? 'http/'
+        : '';
   return `https://nginx.org/en/docs/${dir}${v.module}.html#${v.name}`;
 }
 
@@ -338,7 +351,13 @@ function adjust(base: DirectiveVariant[], f: VersionFacts, probed: string[], tar
   if (!knows.length) {
     // not in the target's binaries: newer when a later binary has it, else removed
     const later = knownBy.filter((v) => compareVersions(v, probed[probed.length - 1]) > 0);
-    if (later.length) return base.map((v) => ({ ...v, since: v.since && compareVersions(v.since, target) > 0 ? v.since : later[0], firstSeenIn: later[0], knownIn: undefined }));
+    if (later.length)
+      return base.map((v) => ({
+        ...v,
+        since: v.since && compareVersions(v.since, target) > 0 ? v.since : later[0],
+        firstSeenIn: later[0],
+        knownIn: undefined,
+      }));
     return base.map((v) => ({ ...v, until: v.until && compareVersions(v.until, target) <= 0 ? v.until : probed[0] }));
   }
   // known by the target's own branch's binary: present whatever the documented version says (a
@@ -381,7 +400,8 @@ function adjust(base: DirectiveVariant[], f: VersionFacts, probed: string[], tar
       const v = out.find((x) => x.contexts.includes(ctx));
       if (!v) continue;
       v.refusedParams = {};
-      for (const p of refused) v.refusedParams[p] = PROBED_VERSIONS.find((pv) => compareVersions(pv, target) > 0 && !(byVersion[pv] ?? []).includes(p));
+      for (const p of refused)
+        v.refusedParams[p] = PROBED_VERSIONS.find((pv) => compareVersions(pv, target) > 0 && !(byVersion[pv] ?? []).includes(p));
     }
   }
   const dupIn = f.duplicate ?? [];
@@ -394,7 +414,22 @@ function adjust(base: DirectiveVariant[], f: VersionFacts, probed: string[], tar
 
 /** The contexts the probe asks about (others, like `types` or `block:...`, are kept from the docs). */
 const CONTEXT_PROBED: Record<string, true> = Object.fromEntries(
-  ['main', 'events', 'http', 'server', 'location', 'if in server', 'if in location', 'limit_except', 'upstream', 'stream', 'stream/server', 'stream/upstream', 'mail', 'mail/server'].map((c) => [c, true]),
+  [
+    'main',
+    'events',
+    'http',
+    'server',
+    'location',
+    'if in server',
+    'if in location',
+    'limit_except',
+    'upstream',
+    'stream',
+    'stream/server',
+    'stream/upstream',
+    'mail',
+    'mail/server',
+  ].map((c) => [c, true]),
 );
 
 /**

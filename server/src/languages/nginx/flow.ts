@@ -41,7 +41,14 @@ export interface Taint {
 
 export const CONSTANT: Taint = Object.freeze({ user: false, crlf: false, slash: true, hostUser: false, startsSlash: false });
 const UNKNOWN: Taint = CONSTANT;
-const HOST_USER: Taint = Object.freeze({ user: true, crlf: false, slash: false, hostUser: true, startsSlash: false, why: '$host (the Host header: this is a default server, so any Host reaches it)' });
+const HOST_USER: Taint = Object.freeze({
+  user: true,
+  crlf: false,
+  slash: false,
+  hostUser: true,
+  startsSlash: false,
+  why: '$host (the Host header: this is a default server, so any Host reaches it)',
+});
 const HOST_CONST: Taint = Object.freeze({ ...CONSTANT, slash: false });
 const INTERNAL_PATH: Taint = Object.freeze({ ...CONSTANT, startsSlash: true });
 
@@ -98,7 +105,8 @@ type Def =
   | { kind: 'capture'; regex: ParsedRegex; group: number; subject: Subject; where: string };
 
 /** What a regex is matched against. */
-type Subject = { kind: 'uri'; scope: FlowScope } | { kind: 'host' } | { kind: 'value'; word: Word | undefined; scope: FlowScope | undefined };
+type Subject =
+  { kind: 'uri'; scope: FlowScope } | { kind: 'host' } | { kind: 'value'; word: Word | undefined; scope: FlowScope | undefined };
 
 export interface MapDef {
   d: Directive;
@@ -298,7 +306,15 @@ class Flow implements NginxFlow {
   }
 
   private newServer(d: Directive | undefined): FlowServer {
-    const s: FlowServer = { id: this.servers.length, d, isDefault: false, defs: undefined, rewrites: undefined, memo: undefined, listens: undefined };
+    const s: FlowServer = {
+      id: this.servers.length,
+      d,
+      isDefault: false,
+      defs: undefined,
+      rewrites: undefined,
+      memo: undefined,
+      listens: undefined,
+    };
     this.servers.push(s);
     return s;
   }
@@ -314,7 +330,8 @@ class Flow implements NginxFlow {
   private global: FlowServer | undefined;
   /** Definitions outside any server (a fragment's top level, http-level maps' captures). */
   private globalServer(): FlowServer {
-    if (!this.global) this.global = { id: -1, d: undefined, isDefault: false, defs: undefined, rewrites: undefined, memo: undefined, listens: undefined };
+    if (!this.global)
+      this.global = { id: -1, d: undefined, isDefault: false, defs: undefined, rewrites: undefined, memo: undefined, listens: undefined };
     return this.global;
   }
 
@@ -334,7 +351,8 @@ class Flow implements NginxFlow {
       switch (name) {
         case 'set': {
           const v = d.args[0];
-          if (v && v.value.startsWith('$') && d.args[1]) this.addDef(scope.server, v.value.slice(1).replace(/^\{(.*)\}$/, '$1'), { kind: 'set', d, scope, value: d.args[1] });
+          if (v && v.value.startsWith('$') && d.args[1])
+            this.addDef(scope.server, v.value.slice(1).replace(/^\{(.*)\}$/, '$1'), { kind: 'set', d, scope, value: d.args[1] });
           break;
         }
         case 'rewrite':
@@ -365,10 +383,12 @@ class Flow implements NginxFlow {
       }
       const inner: FlowScope = { d, up: scope, ctx, children: block.children, server, location: name === 'location' ? d : scope.location };
       this.scopes.push(inner);
-      if (name === 'location' && isRegexLocation(d)) this.addCaptures(server, this.regexOf(d), { kind: 'uri', scope: inner }, `location \`${d.args[d.args.length - 1].value}\``);
+      if (name === 'location' && isRegexLocation(d))
+        this.addCaptures(server, this.regexOf(d), { kind: 'uri', scope: inner }, `location \`${d.args[d.args.length - 1].value}\``);
       if (name === 'if') {
         const p = ifParts(d);
-        if (p.pattern && p.op && !p.op.startsWith('!')) this.addCaptures(server, this.regexOf(d), { kind: 'value', word: p.subject, scope }, `if \`${ifPatternText(d)}\``);
+        if (p.pattern && p.op && !p.op.startsWith('!'))
+          this.addCaptures(server, this.regexOf(d), { kind: 'value', word: p.subject, scope }, `if \`${ifPatternText(d)}\``);
       }
       if (ctx === 'mail' || ctx === 'map' || ctx === 'types' || ctx === 'geo') continue; // nothing the rules read
       if (block.children.length) this.walk(inner);
@@ -551,7 +571,11 @@ class Flow implements NginxFlow {
         this.computeDefaults();
         parts.push(server?.isDefault ? HOST_USER : HOST_CONST);
       } else if (builtin) {
-        parts.push(builtin.crlf && builtin.startsSlash && name !== 'remote_user' && this.uriIsInternal(scope) ? INTERNAL_PATH : builtinTaint(name, builtin));
+        parts.push(
+          builtin.crlf && builtin.startsSlash && name !== 'remote_user' && this.uriIsInternal(scope)
+            ? INTERNAL_PATH
+            : builtinTaint(name, builtin),
+        );
       }
       if (parts.length) t = join(parts);
     } finally {
@@ -572,7 +596,15 @@ class Flow implements NginxFlow {
         return { user: true, crlf: false, slash: false, hostUser: true, startsSlash: false, why: 'the Host header' };
       case 'uri':
         if (this.uriIsInternal(subject.scope)) return { ...CONSTANT, startsSlash: true };
-        return { user: true, crlf: true, slash: true, hostUser: true, startsSlash: true, why: 'the decoded request path', crlfWhy: 'the decoded request path (%0d%0a becomes CR LF)' };
+        return {
+          user: true,
+          crlf: true,
+          slash: true,
+          hostUser: true,
+          startsSlash: true,
+          why: 'the decoded request path',
+          crlfWhy: 'the decoded request path (%0d%0a becomes CR LF)',
+        };
       case 'value':
         if (!subject.word || !subject.scope) return UNKNOWN;
         return this.wordTaint(subject.word, at, subject.scope);
@@ -592,7 +624,9 @@ class Flow implements NginxFlow {
       hostUser: s.user,
       startsSlash: cap.startsSlash,
       why: s.user ? `${label} (a capture of ${where}, from ${s.why ?? 'client data'})` : undefined,
-      crlfWhy: crlf ? `${label} (a capture of ${where} whose pattern can match a line feed, from ${s.crlfWhy ?? 'client data'})` : undefined,
+      crlfWhy: crlf
+        ? `${label} (a capture of ${where} whose pattern can match a line feed, from ${s.crlfWhy ?? 'client data'})`
+        : undefined,
     };
   }
 

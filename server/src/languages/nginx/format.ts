@@ -17,7 +17,6 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Directive, NginxFile } from './ast';
 import { minimalEdit, type FormatOptions } from '../../core/format';
 
-
 type TokKind = 'name' | 'arg' | 'semi' | 'open' | 'close' | 'raw' | 'comment';
 
 interface Tok {
@@ -229,10 +228,11 @@ function rangeEdits(doc: TextDocument, text: string, lay: Layout, range: Range):
   }
   const first = toks.findIndex((t) => t.start >= s);
   let last = -1;
-  for (let i = toks.length - 1; i >= 0; i--) if (toks[i].start <= e) {
-    last = i;
-    break;
-  }
+  for (let i = toks.length - 1; i >= 0; i--)
+    if (toks[i].start <= e) {
+      last = i;
+      break;
+    }
   if (first < 0 || last < first) return [];
   const os = lineStartAt(lay.text, lay.outStart[first]);
   const oe = lineEndAt(lay.text, lay.outEnd[last] - 1 < lay.outStart[last] ? lay.outStart[last] : lay.outEnd[last] - 1);

@@ -11,7 +11,11 @@ import { loadableFacts, loadableSyntax } from './modules';
 import { collectDefinedVariables, inferContext } from './validation';
 
 function stripMarkdownSyntax(s: string): string {
-  return s.replace(/\*`([^`]*)`\*/g, '$1').replace(/`([^`]*)`/g, '$1').replace(/\s+/g, ' ').trim();
+  return s
+    .replace(/\*`([^`]*)`\*/g, '$1')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /**
@@ -21,7 +25,12 @@ function stripMarkdownSyntax(s: string): string {
 export function firstParagraph(md: string, long = 400): string {
   let p = md.split(/\n\s*\n/)[0]?.trim() ?? '';
   const fence = p.indexOf('```');
-  if (fence > 0 && p.length > long) p = p.slice(0, fence).trim().replace(/[:,;]$/, '') + ' …';
+  if (fence > 0 && p.length > long)
+    p =
+      p
+        .slice(0, fence)
+        .trim()
+        .replace(/[:,;]$/, '') + ' …';
   return p;
 }
 

@@ -25,11 +25,23 @@ export { NGINX_RULES, nginxRegistry as nginxRules } from './rules';
  * `stream`, `stream/server`...); without one, the context is inferred from the top-level
  * directives (a `sites-enabled` file holding `server {}` blocks is judged as `http`).
  */
-export function validateInContext(doc: TextDocument, ast: NginxFile, settings: ServiceSettings, context?: string, unit?: UnitFacts): Diagnostic[] {
+export function validateInContext(
+  doc: TextDocument,
+  ast: NginxFile,
+  settings: ServiceSettings,
+  context?: string,
+  unit?: UnitFacts,
+): Diagnostic[] {
   try {
     const bag = unit?.memo;
     const memo = bag ? ((bag.nginxValidation as ValidationMemo | undefined) ?? (bag.nginxValidation = createValidationMemo())) : undefined;
-    const findings = validateFile(ast, { version: settings.nginxVersion, context: context ?? inferContext(ast, settings.nginxContext), modules: unit?.nginxModules, hostModules: () => settings.nginxModules, memo });
+    const findings = validateFile(ast, {
+      version: settings.nginxVersion,
+      context: context ?? inferContext(ast, settings.nginxContext),
+      modules: unit?.nginxModules,
+      hostModules: () => settings.nginxModules,
+      memo,
+    });
     return nginxRules.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     return [];

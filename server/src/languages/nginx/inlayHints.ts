@@ -71,7 +71,11 @@ export function nginxInlayHints(doc: TextDocument, file: NginxFile, range: Range
     walk(file.directives, start, false);
 
     // A main config (it has `events`) without worker_processes runs one worker.
-    if (start === 'main' && file.directives.some((d) => d.name === 'events' && d.block) && !file.directives.some((d) => d.name === 'worker_processes')) {
+    if (
+      start === 'main' &&
+      file.directives.some((d) => d.name === 'events' && d.block) &&
+      !file.directives.some((d) => d.name === 'worker_processes')
+    ) {
       const first = file.directives[0];
       if (first && inRange(first.start)) {
         const cores = settings.host?.cpuCount;

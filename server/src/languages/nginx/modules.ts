@@ -44,13 +44,18 @@ const raw = modulesJson as unknown as {
   directives: Record<string, RawModuleRow[]>;
 };
 
-export const LOADABLE_MODULES: ReadonlyMap<string, LoadableModule> = new Map(Object.entries(raw.modules).map(([so, m]) => [so, { so, ...m }]));
+export const LOADABLE_MODULES: ReadonlyMap<string, LoadableModule> = new Map(
+  Object.entries(raw.modules).map(([so, m]) => [so, { so, ...m }]),
+);
 
 /**
  * Standard modules the core tables describe that nginx builds only as loadable modules (njs is
  * a separate project whose module every distribution ships as a `.so`): module -> `.so`.
  */
-const LOADABLE_CORE_MODULES: Record<string, string> = { ngx_http_js_module: 'ngx_http_js_module', ngx_stream_js_module: 'ngx_stream_js_module' };
+const LOADABLE_CORE_MODULES: Record<string, string> = {
+  ngx_http_js_module: 'ngx_http_js_module',
+  ngx_stream_js_module: 'ngx_stream_js_module',
+};
 
 /**
  * Adds the loadable modules to the directive table: marks the core variants of loadable standard
@@ -138,7 +143,7 @@ export function builtInModules(added: readonly string[] | undefined): string[] {
     const short = `ngx_${m.name.replace(/-/g, '_')}`;
     const hit = added.some((p) => {
       const parts = p.toLowerCase().split('/').filter(Boolean);
-      const base = parts[parts.length - 1] === 'nginx' ? parts[parts.length - 2] ?? '' : parts[parts.length - 1] ?? '';
+      const base = parts[parts.length - 1] === 'nginx' ? (parts[parts.length - 2] ?? '') : (parts[parts.length - 1] ?? '');
       if (m.name === 'njs' || m.name === 'njs-stream') return base === 'njs' || base.startsWith('njs-');
       return (repo !== undefined && base.startsWith(repo)) || base === short || base.startsWith(`${short}-`);
     });
@@ -185,7 +190,10 @@ export function mainLoadSites(file: NginxFile): { loads: Directive[]; includes: 
  * context has files this list lacks (then any module may be loaded). A file standing alone: its
  * own lines, and unknown when it is a fragment or includes anything in the main context.
  */
-export function loadStateOf(files: readonly { ast: NginxFile; context: string | undefined }[], unresolvedIncludes: boolean): ModuleLoadState {
+export function loadStateOf(
+  files: readonly { ast: NginxFile; context: string | undefined }[],
+  unresolvedIncludes: boolean,
+): ModuleLoadState {
   const loaded = new Set<string>();
   let unknown = unresolvedIncludes;
   let anyMain = false;
@@ -260,8 +268,12 @@ export function loadableFacts(v: Pick<DirectiveVariant, 'load' | 'thirdParty' | 
   const out: string[] = [];
   if (m && v.thirdParty) out.push(`**Third-party module:** [${m.title}](${m.doc})`);
   if (v.thirdParty) out.push(`**Arguments:** ${v.max < 0 ? `${v.min} or more` : v.min === v.max ? `${v.min}` : `${v.min} to ${v.max}`}`);
-  out.push(`**Load with:** \`load_module modules/${v.load}.so;\`${m ? ` (Debian: \`${m.package}\`, which enables it in modules-enabled)` : ''}`);
-  const missing = Object.entries(m?.missingIn ?? {}).filter(([, names]) => names.includes(v.name)).map(([suite]) => suite);
+  out.push(
+    `**Load with:** \`load_module modules/${v.load}.so;\`${m ? ` (Debian: \`${m.package}\`, which enables it in modules-enabled)` : ''}`,
+  );
+  const missing = Object.entries(m?.missingIn ?? {})
+    .filter(([, names]) => names.includes(v.name))
+    .map(([suite]) => suite);
   if (missing.length) out.push(`**Not in Debian's package for:** ${missing.join(', ')} (an older release of the module)`);
   return out;
 }
@@ -288,7 +300,20 @@ export function allLoadedKnown(s: ModuleLoadState, coreModules: () => Iterable<s
  * requirement is not loaded in this list at all, anywhere in the configuration (the load state:
  * Debian's modules-enabled files are read in name order, ndk's `10-` before lua's `50-`).
  */
-export function loadOrderFinding(d: Directive, list: readonly Directive[], index: number, s: ModuleLoadState): { ruleId: 'nginx/module-order'; start: number; end: number; message: string; fixes?: { title: string; edits: { start: number; end: number; newText: string }[]; safe: boolean }[] } | undefined {
+export function loadOrderFinding(
+  d: Directive,
+  list: readonly Directive[],
+  index: number,
+  s: ModuleLoadState,
+):
+  | {
+      ruleId: 'nginx/module-order';
+      start: number;
+      end: number;
+      message: string;
+      fixes?: { title: string; edits: { start: number; end: number; newText: string }[]; safe: boolean }[];
+    }
+  | undefined {
   const so = soBaseName(d.args[0].value);
   const m = LOADABLE_MODULES.get(so);
   if (!m || !m.requires.length) return undefined;
@@ -309,7 +334,10 @@ export function loadOrderFinding(d: Directive, list: readonly Directive[], index
     start: d.nameStart,
     end: d.args[0].end,
     message: `${so}.so needs ${missing.map((r) => `${r}.so`).join(' and ')} loaded before it (nginx's dlopen() fails: undefined symbol)`,
-    fixes: after.size && missing.every((r) => after.has(r)) ? undefined : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: false }],
+    fixes:
+      after.size && missing.every((r) => after.has(r))
+        ? undefined
+        : [{ title: `Load ${missing.join(', ')} first`, edits: [{ start: d.start, end: d.start, newText: lines }], safe: false }],
   };
 }
 

@@ -9,7 +9,17 @@ import { CACHE_PATHS, PASS_DIRECTIVES, VARIABLE_SETTERS } from './data';
 const CACHE_USERS: ReadonlySet<string> = new Set(CACHE_PATHS.values());
 
 /** Directives the walk's switch handles (named locations, zones). */
-const SWITCH_NAMES: ReadonlySet<string> = new Set(['upstream', 'location', 'try_files', 'error_page', 'post_action', 'limit_req_zone', 'limit_conn_zone', 'limit_req', 'limit_conn']);
+const SWITCH_NAMES: ReadonlySet<string> = new Set([
+  'upstream',
+  'location',
+  'try_files',
+  'error_page',
+  'post_action',
+  'limit_req_zone',
+  'limit_conn_zone',
+  'limit_req',
+  'limit_conn',
+]);
 
 // What a directive name asks of the walk, as bits: worked out once per distinct name of a file
 // (a few hundred on a config of 40,000 directives) instead of a dozen tests per directive.
@@ -68,7 +78,8 @@ function isScheme(v: string, end: number): boolean {
   for (let i = 0; i < end; i++) {
     const c = v.charCodeAt(i) | 0x20; // ASCII letters to lower case
     const letter = c >= 97 && c <= 122;
-    if (i === 0 ? !letter : !letter && !(v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) && v[i] !== '+' && v[i] !== '.' && v[i] !== '-') return false;
+    if (i === 0 ? !letter : !letter && !(v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) && v[i] !== '+' && v[i] !== '.' && v[i] !== '-')
+      return false;
   }
   return true;
 }
@@ -104,14 +115,25 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
   const zoneMessages = new Map<string, NavEntity['missing']>();
   const zoneMissing = (name: string): NavEntity['missing'] => {
     let m = zoneMessages.get(name);
-    if (!m) zoneMessages.set(name, (m = { message: `zero size shared memory zone "${name}": no zone of that name is defined.`, severity: 'error' }));
+    if (!m)
+      zoneMessages.set(
+        name,
+        (m = { message: `zero size shared memory zone "${name}": no zone of that name is defined.`, severity: 'error' }),
+      );
     return m;
   };
   const hostMessages = new Map<string, NavEntity['missing']>();
   const hostMissing = (name: string): NavEntity['missing'] => {
     if (!surelyNotAHost(name)) return undefined;
     let m = hostMessages.get(name);
-    if (!m) hostMessages.set(name, (m = { message: `host not found in upstream "${name}": no upstream block of that name, and a single-label name is no host nginx can resolve.`, severity: 'error' }));
+    if (!m)
+      hostMessages.set(
+        name,
+        (m = {
+          message: `host not found in upstream "${name}": no upstream block of that name, and a single-label name is no host nginx can resolve.`,
+          severity: 'error',
+        }),
+      );
     return m;
   };
   /** One walk; the context, stream prefix and enclosing server are worked out once per block. */
@@ -151,14 +173,28 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
         case 'upstream': {
           const w = d.args[0];
           if (w && d.block) {
-            out.push({ role: 'def', kind: prefix ? 'stream:upstream' : 'upstream', name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), reportUnused: true });
+            out.push({
+              role: 'def',
+              kind: prefix ? 'stream:upstream' : 'upstream',
+              name: w.value,
+              start: valueOffset(w, 0),
+              end: valueOffset(w, w.value.length),
+              reportUnused: true,
+            });
           }
           break;
         }
         case 'location': {
           const w = d.args[0];
           if (w && w.value.startsWith('@') && w.value.length > 1) {
-            out.push({ role: 'def', kind: 'location', name: w.value.slice(1), scope: serverScope, start: valueOffset(w, 1), end: valueOffset(w, w.value.length) });
+            out.push({
+              role: 'def',
+              kind: 'location',
+              name: w.value.slice(1),
+              scope: serverScope,
+              start: valueOffset(w, 1),
+              end: valueOffset(w, w.value.length),
+            });
           }
           break;
         }
@@ -182,18 +218,41 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
         case 'limit_req_zone':
         case 'limit_conn_zone': {
           const z = zoneArg(d.args, 'zone=');
-          if (z) out.push({ role: 'def', kind: prefix ? `stream:${d.name}` : d.name, name: z.name, start: z.start, end: z.end, reportUnused: true });
+          if (z)
+            out.push({
+              role: 'def',
+              kind: prefix ? `stream:${d.name}` : d.name,
+              name: z.name,
+              start: z.start,
+              end: z.end,
+              reportUnused: true,
+            });
           break;
         }
         case 'limit_req': {
           const z = zoneArg(d.args, 'zone=');
-          if (z) out.push({ role: 'ref', kind: prefix ? 'stream:limit_req_zone' : 'limit_req_zone', name: z.name, start: z.start, end: z.end, missing: zoneMissing(z.name) });
+          if (z)
+            out.push({
+              role: 'ref',
+              kind: prefix ? 'stream:limit_req_zone' : 'limit_req_zone',
+              name: z.name,
+              start: z.start,
+              end: z.end,
+              missing: zoneMissing(z.name),
+            });
           break;
         }
         case 'limit_conn': {
           const w = d.args[0];
           if (w && !w.value.includes('$')) {
-            out.push({ role: 'ref', kind: prefix ? 'stream:limit_conn_zone' : 'limit_conn_zone', name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), missing: zoneMissing(w.value) });
+            out.push({
+              role: 'ref',
+              kind: prefix ? 'stream:limit_conn_zone' : 'limit_conn_zone',
+              name: w.value,
+              start: valueOffset(w, 0),
+              end: valueOffset(w, w.value.length),
+              missing: zoneMissing(w.value),
+            });
           }
           break;
         }
@@ -206,7 +265,15 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       const w = d.args[0];
       if (w && w.value !== 'off') {
         if (w.value.includes('$')) out.push({ role: 'ref', kind: d.name, name: w.value, start: w.start, end: w.end, dynamic: true });
-        else out.push({ role: 'ref', kind: d.name, name: w.value, start: valueOffset(w, 0), end: valueOffset(w, w.value.length), missing: zoneMissing(w.value) });
+        else
+          out.push({
+            role: 'ref',
+            kind: d.name,
+            name: w.value,
+            start: valueOffset(w, 0),
+            end: valueOffset(w, w.value.length),
+            missing: zoneMissing(w.value),
+          });
       }
     }
     if (flags & F_PASS && d.args[0]) {
@@ -246,7 +313,14 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       if (m) {
         defWords.add(w);
         const unused = d.name === 'map' || d.name === 'geo' || d.name === 'split_clients';
-        out.push({ role: 'def', kind: 'variable', name: m[1].toLowerCase(), start: valueOffset(w, 1), end: valueOffset(w, w.value.length), reportUnused: unused });
+        out.push({
+          role: 'def',
+          kind: 'variable',
+          name: m[1].toLowerCase(),
+          start: valueOffset(w, 1),
+          end: valueOffset(w, w.value.length),
+          reportUnused: unused,
+        });
       }
     }
   };

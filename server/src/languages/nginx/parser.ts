@@ -196,7 +196,14 @@ function tokenize(text: string, from = 0): Lexed {
     flush();
     if (runName) {
       const args = runArgs.slice();
-      tokens.push(tok(WordsTok, runName.raw, runName.start, new DirectiveNode(runName, args, undefined, (args.length ? args[args.length - 1] : runName).end)));
+      tokens.push(
+        tok(
+          WordsTok,
+          runName.raw,
+          runName.start,
+          new DirectiveNode(runName, args, undefined, (args.length ? args[args.length - 1] : runName).end),
+        ),
+      );
     }
     runName = undefined;
   };
@@ -289,11 +296,18 @@ function tokenize(text: string, from = 0): Lexed {
         if (eol < 0) eol = n;
         else if (eol > i && text.charCodeAt(eol - 1) === 13) eol--;
         end = Math.max(eol, i + 1);
-        errors.push({ kind: 'unterminated-quote', message: 'unterminated quoted string: nginx reads it to the end of the file', start: i, end: i + 1 });
+        errors.push({
+          kind: 'unterminated-quote',
+          message: 'unterminated quoted string: nginx reads it to the end of the file',
+          start: i,
+          end: i + 1,
+        });
       }
       const raw = text.slice(i, end);
       const inner = closed ? raw.slice(1, raw.length - 1) : raw.slice(1);
-      word = closed ? new WordNode(raw, escaped ? unescapeBody(inner) : inner, i) : new OpenWord(raw, escaped ? unescapeBody(inner) : inner, i);
+      word = closed
+        ? new WordNode(raw, escaped ? unescapeBody(inner) : inner, i)
+        : new OpenWord(raw, escaped ? unescapeBody(inner) : inner, i);
       if (closed && end < n) {
         // a quoted word must be followed by a separator (nginx: unexpected "x")
         const e = text.charCodeAt(end);
@@ -627,7 +641,12 @@ function parseUnsafe(text: string, resume?: Resume): NginxFile {
   for (const e of parser.found) errors.push(e);
   for (const e of parser.errors) {
     const s = e.token.startOffset;
-    errors.push({ kind: 'unexpected', message: e.message, start: Number.isNaN(s) ? text.length : s, end: Number.isNaN(s) ? text.length : s + 1 });
+    errors.push({
+      kind: 'unexpected',
+      message: e.message,
+      start: Number.isNaN(s) ? text.length : s,
+      end: Number.isNaN(s) ? text.length : s + 1,
+    });
   }
   parser.release(); // keep nothing of this parse alive in the parser (the editor re-parses on every edit)
   errors.sort((a, b) => a.start - b.start);

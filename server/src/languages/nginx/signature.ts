@@ -12,7 +12,13 @@ import { inferContext } from './validation';
 import { activeParam, nginxParams, pickSignature, signatureOf, type SyntaxParam } from '../../core/signatures';
 import { firstParagraph } from './hover';
 
-export function nginxSignatureHelp(doc: TextDocument, file: NginxFile, pos: Position, settings: ServiceSettings, startContext?: string): SignatureHelp | null {
+export function nginxSignatureHelp(
+  doc: TextDocument,
+  file: NginxFile,
+  pos: Position,
+  settings: ServiceSettings,
+  startContext?: string,
+): SignatureHelp | null {
   try {
     const offset = doc.offsetAt(pos);
     const at = findNodeAt(file, offset);

@@ -7,7 +7,20 @@ import type { Directive, NginxFile } from './ast';
 import { findNodeAt, variablesIn } from './ast';
 
 // LSP SymbolKind values
-const K = { File: 1, Module: 2, Namespace: 3, Class: 5, Method: 6, Field: 8, Interface: 11, Variable: 13, Object: 19, Struct: 23, Event: 24, Operator: 25 } as const;
+const K = {
+  File: 1,
+  Module: 2,
+  Namespace: 3,
+  Class: 5,
+  Method: 6,
+  Field: 8,
+  Interface: 11,
+  Variable: 13,
+  Object: 19,
+  Struct: 23,
+  Event: 24,
+  Operator: 25,
+} as const;
 
 const KIND: Record<string, number> = {
   events: K.Event,

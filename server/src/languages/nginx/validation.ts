@@ -23,8 +23,19 @@ import {
   type DirectiveVariant,
   type ValueType,
 } from './data';
-import { allLoadedKnown, builtInModules, describeModule, loadOrderFinding, loadInsertOffset, loadStateKey, modulesToLoad, standaloneLoadState, variantLoaded, type ModuleHostFacts, type ModuleLoadState } from './modules';
-
+import {
+  allLoadedKnown,
+  builtInModules,
+  describeModule,
+  loadOrderFinding,
+  loadInsertOffset,
+  loadStateKey,
+  modulesToLoad,
+  standaloneLoadState,
+  variantLoaded,
+  type ModuleHostFacts,
+  type ModuleLoadState,
+} from './modules';
 
 export interface ValidateOptions {
   /** Target version (undefined: newest). */
@@ -177,7 +188,21 @@ function mayHoldCaptures(file: NginxFile): boolean {
 
 /** How a directive defines a variable: 0 none, 1 its first argument, 2 its second, 3 its last. */
 function definitionKind(n: string): number {
-  if (n === 'set' || n === 'js_set' || n === 'perl_set' || n === 'auth_request_set' || n === 'js_var' || n === 'auth_jwt_claim_set' || n === 'auth_jwt_header_set' || n.startsWith('set_') || n === 'set_by_lua' || n === 'set_by_lua_block' || n === 'set_by_lua_file' || n === 'perl_set') return 1;
+  if (
+    n === 'set' ||
+    n === 'js_set' ||
+    n === 'perl_set' ||
+    n === 'auth_request_set' ||
+    n === 'js_var' ||
+    n === 'auth_jwt_claim_set' ||
+    n === 'auth_jwt_header_set' ||
+    n.startsWith('set_') ||
+    n === 'set_by_lua' ||
+    n === 'set_by_lua_block' ||
+    n === 'set_by_lua_file' ||
+    n === 'perl_set'
+  )
+    return 1;
   if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') return 2;
   if (n === 'geo') return 3;
   if (n.endsWith('_set') || n.startsWith('geoip2')) return 1;
@@ -312,13 +337,26 @@ function allowedVariant(v: DirectiveVariant, ctx: string): boolean {
 }
 
 /** resolveDirective under a load state: variants of modules not loaded do not exist for nginx. */
-function resolveLoaded(variants: DirectiveVariant[], name: string, ctx: string, version: string | undefined, modules: ModuleLoadState): Resolved {
+function resolveLoaded(
+  variants: DirectiveVariant[],
+  name: string,
+  ctx: string,
+  version: string | undefined,
+  modules: ModuleLoadState,
+): Resolved {
   let all = variants;
   if (variants.some((v) => v.load)) {
     all = variants.filter((v) => variantLoaded(v, modules));
     if (all.length === 0) {
       const so = [...new Set(variants.map((v) => v.load!))];
-      return { inVersion: NO_VARIANTS, refusalChecksWords: false, wantsBlock: false, wantsPlain: false, defines: definitionKind(name), notLoaded: so };
+      return {
+        inVersion: NO_VARIANTS,
+        refusalChecksWords: false,
+        wantsBlock: false,
+        wantsPlain: false,
+        defines: definitionKind(name),
+        notLoaded: so,
+      };
     }
   }
   const r = resolveDirective(all, name, ctx, version);
@@ -360,14 +398,26 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
       refusalRule = 'nginx/removed-in-version';
       refusalMessage = `"${name}" was removed in nginx ${until} (target is ${fmtTarget(version)})`;
     }
-    return { inVersion: NO_VARIANTS, refusalRule, refusalMessage, refusalChecksWords: false, wantsBlock: false, wantsPlain: false, defines: definitionKind(name) };
+    return {
+      inVersion: NO_VARIANTS,
+      refusalRule,
+      refusalMessage,
+      refusalChecksWords: false,
+      wantsBlock: false,
+      wantsPlain: false,
+      defines: definitionKind(name),
+    };
   }
   const dep = deprecation(name, version, inVersion[0]);
   return {
     inVersion,
     refusalChecksWords: false,
-    commercialMessage: inVersion.every((v) => v.commercial) ? `"${name}" is available only in the commercial subscription build of nginx` : undefined,
-    deprecatedMessage: dep ? `the "${name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}` : undefined,
+    commercialMessage: inVersion.every((v) => v.commercial)
+      ? `"${name}" is available only in the commercial subscription build of nginx`
+      : undefined,
+    deprecatedMessage: dep
+      ? `the "${name}" directive is deprecated since nginx ${dep.since}${dep.use ? `, use "${dep.use}" instead` : ''}`
+      : undefined,
     wantsBlock: inVersion.some((x) => x.block),
     wantsPlain: inVersion.some((x) => !x.block),
     defines: definitionKind(name),
@@ -379,7 +429,11 @@ function resolveDirective(all: DirectiveVariant[], name: string, ctx: string, ve
  * passes `maxOuter` keys, so a long session with many versions or contexts stays bounded. Results
  * for which `keep` says no are computed every time.
  */
-function memo2(maxOuter: number, compute: (outer: string, inner: string) => boolean, keep: (outer: string, inner: string) => boolean = () => true): (outer: string, inner: string) => boolean {
+function memo2(
+  maxOuter: number,
+  compute: (outer: string, inner: string) => boolean,
+  keep: (outer: string, inner: string) => boolean = () => true,
+): (outer: string, inner: string) => boolean {
   const cache = new Map<string, Map<string, boolean>>();
   return (outer, inner) => {
     let m = cache.get(outer);
@@ -399,7 +453,18 @@ function memo2(maxOuter: number, compute: (outer: string, inner: string) => bool
 /** Whether `target` is an older version than `since` (the data names few versions). */
 const olderThan = memo2(16, (target, since) => compareVersions(target, since) < 0);
 
-const CANDIDATE_CONTEXTS = ['main', 'http', 'server', 'location', 'stream', 'stream/server', 'upstream', 'stream/upstream', 'mail', 'mail/server'];
+const CANDIDATE_CONTEXTS = [
+  'main',
+  'http',
+  'server',
+  'location',
+  'stream',
+  'stream/server',
+  'upstream',
+  'stream/upstream',
+  'mail',
+  'mail/server',
+];
 
 /** Whether some variant of a known directive is allowed in `ctx`, by context; unknown names are not kept (the user's text names them). */
 const knownAndMisplaced = memo2(
@@ -430,7 +495,6 @@ function misplacedCount(list: Directive[], ctx: string, limit: number): number {
 const CONTEXT_COMMENT = /^\s*context:\s*([a-z/ ]+?)\s*$/i;
 /** `# proxy-tuner: context server`: the product's own spelling, anywhere in the file. */
 const TOOL_CONTEXT_COMMENT = /^\s*proxy-tuner:\s*context[:\s]\s*([a-z/]+(?: [a-z/]+)*)\s*$/i;
-
 
 /**
  * The context a file is included in: a `# context: server` comment before the first
@@ -539,7 +603,12 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
     const top = file.directives;
     const hasHttp = top.find((d) => d.name === 'http' || d.name === 'stream' || d.name === 'mail');
     if (hasHttp && !top.some((d) => d.name === 'events') && !top.some((d) => d.name === 'include')) {
-      findings.push({ ruleId: 'nginx/missing-events', start: hasHttp.nameStart, end: hasHttp.nameEnd, message: 'no "events" section in configuration' });
+      findings.push({
+        ruleId: 'nginx/missing-events',
+        start: hasHttp.nameStart,
+        end: hasHttp.nameEnd,
+        message: 'no "events" section in configuration',
+      });
     }
   }
   return findings;
@@ -565,7 +634,8 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         const args = d.args;
         for (let j = 0; j < args.length; j++) checkVariables(c, args[j]);
       }
-      if ((parentName === 'geo' || parentName === 'map') && c.version) checkEntryKeyword(c, d, ctx === 'stream' ? `stream/${parentName}` : parentName);
+      if ((parentName === 'geo' || parentName === 'map') && c.version)
+        checkEntryKeyword(c, d, ctx === 'stream' ? `stream/${parentName}` : parentName);
       continue;
     }
     const name = d.name;
@@ -579,7 +649,8 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
     if (variant !== undefined) {
       if (variant.duplicate) {
         if (seen === undefined) seen = new Set();
-        if (seen.has(name)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${name}" directive is duplicate` });
+        if (seen.has(name))
+          c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.nameEnd, message: `"${name}" directive is duplicate` });
         else seen.add(name);
       }
       switch (name) {
@@ -589,7 +660,13 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
             const key = loc.kind === 'exact' ? `=${loc.name}` : loc.kind === 'prefix' ? `p:${loc.name}` : undefined;
             if (key !== undefined) {
               if (locations === undefined) locations = new Set();
-              if (locations.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[d.args.length - 1].end, message: `duplicate location "${loc.name}"` });
+              if (locations.has(key))
+                c.findings.push({
+                  ruleId: 'nginx/duplicate',
+                  start: d.nameStart,
+                  end: d.args[d.args.length - 1].end,
+                  message: `duplicate location "${loc.name}"`,
+                });
               else locations.add(key);
             }
             if (parentName === 'location') checkNestedLocation(c, d, loc, locationInfo(parent!));
@@ -600,11 +677,22 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
             if (d.args.length === 1 && (ctx === 'http' || ctx === 'stream')) {
               const key = d.args[0].value.toLowerCase();
               if (upstreams === undefined) upstreams = new Set();
-              if (upstreams.has(key)) c.findings.push({ ruleId: 'nginx/duplicate', start: d.nameStart, end: d.args[0].end, message: `duplicate upstream "${d.args[0].value}"` });
+              if (upstreams.has(key))
+                c.findings.push({
+                  ruleId: 'nginx/duplicate',
+                  start: d.nameStart,
+                  end: d.args[0].end,
+                  message: `duplicate upstream "${d.args[0].value}"`,
+                });
               else upstreams.add(key);
             }
             if (!hasUpstreamServer(d.block.children)) {
-              c.findings.push({ ruleId: 'nginx/empty-upstream', start: d.nameStart, end: d.args[0]?.end ?? d.nameEnd, message: 'no servers are inside upstream' });
+              c.findings.push({
+                ruleId: 'nginx/empty-upstream',
+                start: d.nameStart,
+                end: d.args[0]?.end ?? d.nameEnd,
+                message: 'no servers are inside upstream',
+              });
             }
           }
           break;
@@ -650,7 +738,8 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
 /** A finding moved by `delta` characters (with its fixes' edits). */
 function shiftFinding(f: Finding, delta: number): Finding {
   const g: Finding = { ...f, start: f.start + delta, end: f.end + delta };
-  if (f.fixes) g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
+  if (f.fixes)
+    g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
   return g;
 }
 
@@ -670,7 +759,8 @@ function findBlock(prev: ValidationMemo, d: Directive, text: string): BlockMemo 
   const byNode = prev.byNode.get(d);
   if (byNode !== undefined && byNode.start === start) return byNode;
   const e = prev.byEnd.get(text.length - start);
-  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end)) return e;
+  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end))
+    return e;
   return undefined;
 }
 
@@ -685,7 +775,15 @@ function memoDefinitions(run: RunMemo, file: NginxFile): Set<string> {
   return out;
 }
 
-function memoDefinitionsIn(run: RunMemo, file: NginxFile, out: Set<string>, list: Directive[], parent: Directive | undefined, captures: boolean, depth: number): void {
+function memoDefinitionsIn(
+  run: RunMemo,
+  file: NginxFile,
+  out: Set<string>,
+  list: Directive[],
+  parent: Directive | undefined,
+  captures: boolean,
+  depth: number,
+): void {
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
     addDefinitions(out, d, parent, captures, d.entry ? 0 : definitionKind(d.name));
@@ -757,7 +855,8 @@ function visitMemoized(c: Ctx, d: Directive, inner: string, depth: number): void
   c.askedHost = false;
   visitList(c, d.block!.children, inner, d, depth + 1);
   m.next.walked++;
-  const cacheable = !c.askedHost && c.modules === modules && (c.notedModules?.size ?? 0) === notedBefore && findingsWithin(c.findings, k, start, d.end);
+  const cacheable =
+    !c.askedHost && c.modules === modules && (c.notedModules?.size ?? 0) === notedBefore && findingsWithin(c.findings, k, start, d.end);
   c.askedHost ||= asked;
   const entry: BlockMemo = {
     start,
@@ -784,7 +883,12 @@ function checkEntryKeyword(c: Ctx, d: Directive, block: string): void {
   const missing = entryKeywordMissing(block, kw, c.version);
   if (!missing) return;
   const where = block.replace('stream/', '');
-  c.findings.push({ ruleId: 'nginx/needs-newer-version', start: d.nameStart, end: d.nameEnd, message: `"${kw}" in a "${where}" block is unknown to nginx ${c.version}${missing.firstSeenIn ? `; nginx ${missing.firstSeenIn} knows it` : ''}` });
+  c.findings.push({
+    ruleId: 'nginx/needs-newer-version',
+    start: d.nameStart,
+    end: d.nameEnd,
+    message: `"${kw}" in a "${where}" block is unknown to nginx ${c.version}${missing.firstSeenIn ? `; nginx ${missing.firstSeenIn} knows it` : ''}`,
+  });
 }
 
 function hasUpstreamServer(children: Directive[]): boolean {
@@ -861,7 +965,8 @@ function summarizeServer(server: Directive): ServerSummary {
   const children = server.block!.children;
   const own = tlsFactsOf(children);
   let sslListen: ServerSummary['sslListen'];
-  for (let i = 0; i < children.length && !sslListen; i++) if (isSslListen(children[i])) sslListen = { start: children[i].nameStart - base, end: children[i].end - base };
+  for (let i = 0; i < children.length && !sslListen; i++)
+    if (isSslListen(children[i])) sslListen = { start: children[i].nameStart - base, end: children[i].end - base };
   const listens: ServerSummary['listens'] = [];
   let seen: Set<string> | undefined;
   for (let i = 0; i < children.length; i++) {
@@ -917,7 +1022,12 @@ function checkCertificates(c: Ctx, server: Directive, http: Directive, own: Serv
   const keyCount = own.keys ? own.keys : up.keys.length;
   const rejects = own.rejects || up.rejects;
   if (certCount === 0 && !rejects && own.sslListen) {
-    c.findings.push({ ruleId: 'nginx/missing-certificate', start: base + own.sslListen.start, end: base + own.sslListen.end, message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive' });
+    c.findings.push({
+      ruleId: 'nginx/missing-certificate',
+      start: base + own.sslListen.start,
+      end: base + own.sslListen.end,
+      message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive',
+    });
   }
   if (certCount > keyCount) {
     const mine = own.certs.length ? own.certs[keyCount] : undefined;
@@ -925,7 +1035,12 @@ function checkCertificates(c: Ctx, server: Directive, http: Directive, own: Serv
     const start = mine ? base + mine.start : theirs!.nameStart;
     const end = mine ? base + mine.end : theirs!.end;
     const arg = mine ? mine.arg : (theirs!.args[0]?.value ?? '');
-    c.findings.push({ ruleId: 'nginx/missing-certificate', start, end, message: `no "ssl_certificate_key" is defined for certificate "${arg}"` });
+    c.findings.push({
+      ruleId: 'nginx/missing-certificate',
+      start,
+      end,
+      message: `no "ssl_certificate_key" is defined for certificate "${arg}"`,
+    });
   }
 }
 
@@ -972,7 +1087,8 @@ function checkReturn(c: Ctx, d: Directive): void {
   const a = d.args[0];
   if (!a) return;
   if (RETURN_CODE.test(a.value)) {
-    if (Number(a.value) > 999) c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
+    if (Number(a.value) > 999)
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: a.start, end: a.end, message: `invalid return code "${a.value}"` });
     return;
   }
   if (d.args.length === 1 && RETURN_URL.test(a.value)) return;
@@ -991,12 +1107,23 @@ function checkListenParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
     const p = v.params[key];
     const dep = p !== undefined && d.name === 'listen' ? deprecation(`listen ${key}`, c.version) : undefined;
     if (dep) {
-      c.findings.push({ ruleId: 'nginx/deprecated', start: w.start, end: w.end, message: `"listen ... ${key}" is deprecated since nginx ${dep.since}${dep.use ? `, use the "${dep.use}" directive instead` : ''}`, deprecated: true });
+      c.findings.push({
+        ruleId: 'nginx/deprecated',
+        start: w.start,
+        end: w.end,
+        message: `"listen ... ${key}" is deprecated since nginx ${dep.since}${dep.use ? `, use the "${dep.use}" directive instead` : ''}`,
+        deprecated: true,
+      });
     }
     if (p === undefined) {
       c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid parameter "${w.value}"` });
     } else if (p && c.version && olderThan(c.version, p)) {
-      c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"listen ... ${key.replace(/=$/, '')}" needs nginx >= ${p} (target is ${c.version})` });
+      c.findings.push({
+        ruleId: 'nginx/needs-newer-version',
+        start: w.start,
+        end: w.end,
+        message: `"listen ... ${key.replace(/=$/, '')}" needs nginx >= ${p} (target is ${c.version})`,
+      });
     }
   }
 }
@@ -1047,8 +1174,10 @@ class ListenTable {
         this.byAddr.set(l.addr, { defaultServer: isDefault, options });
         continue;
       }
-      if (isDefault && prev.defaultServer) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${tcpAddr}` });
-      else if (options && prev.options) c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `duplicate listen options for ${tcpAddr}` });
+      if (isDefault && prev.defaultServer)
+        c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `a duplicate default server for ${tcpAddr}` });
+      else if (options && prev.options)
+        c.findings.push({ ruleId: 'nginx/duplicate', start, end, message: `duplicate listen options for ${tcpAddr}` });
       prev.defaultServer ||= isDefault;
       prev.options ||= options;
     }
@@ -1063,11 +1192,21 @@ function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
   // with every load_module line seen and each naming a module we know, nothing else can define it
   const tp = c.modules.unknown ? thirdPartyModule(d.name) : undefined;
   if (tp) {
-    c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded` });
+    c.findings.push({
+      ruleId: 'nginx/third-party-directive',
+      start: d.nameStart,
+      end: d.nameEnd,
+      message: `"${d.name}" comes from the third-party ${tp} module; it works only when that module is loaded`,
+    });
     return;
   }
   const s = suggestDirective(d.name, ctx);
-  const f: Finding = { ruleId: 'nginx/unknown-directive', start: d.nameStart, end: d.nameEnd, message: `unknown directive "${d.name}"${s ? `; did you mean "${s}"?` : ''}` };
+  const f: Finding = {
+    ruleId: 'nginx/unknown-directive',
+    start: d.nameStart,
+    end: d.nameEnd,
+    message: `unknown directive "${d.name}"${s ? `; did you mean "${s}"?` : ''}`,
+  };
   if (s) f.fixes = [{ title: `Change to "${s}"`, edits: [{ start: d.nameStart, end: d.nameEnd, newText: s }], safe: false }];
   c.findings.push(f);
 }
@@ -1122,7 +1261,12 @@ function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefin
   }
   if (r.maybeLoaded !== undefined && !(c.notedModules ??= new Set()).has(r.maybeLoaded)) {
     c.notedModules.add(r.maybeLoaded);
-    c.findings.push({ ruleId: 'nginx/third-party-directive', start: d.nameStart, end: d.nameEnd, message: `"${name}" is in ${describeModule(r.maybeLoaded)}; it works only when that module is loaded (\`load_module\` in the main configuration)` });
+    c.findings.push({
+      ruleId: 'nginx/third-party-directive',
+      start: d.nameStart,
+      end: d.nameEnd,
+      message: `"${name}" is in ${describeModule(r.maybeLoaded)}; it works only when that module is loaded (\`load_module\` in the main configuration)`,
+    });
   }
   const words = d.args;
   const n = words.length;
@@ -1139,7 +1283,13 @@ function checkDirective(c: Ctx, d: Directive, ctx: string, r: Resolved | undefin
   }
   // block or not
   if (d.block) {
-    if (!d.rawBody && !r.wantsBlock) c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${name}" is not terminated by ";"` });
+    if (!d.rawBody && !r.wantsBlock)
+      c.findings.push({
+        ruleId: 'nginx/syntax',
+        start: d.nameStart,
+        end: d.nameEnd,
+        message: `directive "${name}" is not terminated by ";"`,
+      });
   } else if (d.terminated && !r.wantsPlain) {
     c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: `directive "${name}" has no opening "{"` });
   }
@@ -1185,7 +1335,12 @@ function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
   const words = d.args;
   if (v.refusedValues && words[0] && v.refusedValues.includes(words[0].value)) {
     const w = words[0];
-    c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive for nginx ${c.version} (newer versions accept it)` });
+    c.findings.push({
+      ruleId: 'nginx/invalid-value',
+      start: w.start,
+      end: w.end,
+      message: `invalid value "${w.value}" in "${d.name}" directive for nginx ${c.version} (newer versions accept it)`,
+    });
     return;
   }
   if (v.refusedParams) checkRefusedParams(c, d, v);
@@ -1213,7 +1368,12 @@ function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
       const w = words[i];
       if (hasVariable(w)) continue;
       if (!v.values.includes(w.value)) {
-        c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${w.value}" in "${d.name}" directive, it must be one of ${v.values.map((x) => `"${x}"`).join(', ')}` });
+        c.findings.push({
+          ruleId: 'nginx/invalid-value',
+          start: w.start,
+          end: w.end,
+          message: `invalid value "${w.value}" in "${d.name}" directive, it must be one of ${v.values.map((x) => `"${x}"`).join(', ')}`,
+        });
       }
     }
     return;
@@ -1227,7 +1387,12 @@ function checkValues(c: Ctx, d: Directive, v: DirectiveVariant): void {
       if (t.values.includes(w.value)) continue;
       if (fitsSomeType(t.types, w.value)) continue;
       const what = t.types.join(' or ');
-      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `"${d.name}" directive invalid value "${w.value}": expected a ${what}${t.values.length ? ` or ${t.values.map((x) => `"${x}"`).join(', ')}` : ''}` });
+      c.findings.push({
+        ruleId: 'nginx/invalid-value',
+        start: w.start,
+        end: w.end,
+        message: `"${d.name}" directive invalid value "${w.value}": expected a ${what}${t.values.length ? ` or ${t.values.map((x) => `"${x}"`).join(', ')}` : ''}`,
+      });
     }
   }
 }
@@ -1244,7 +1409,12 @@ function checkRefusedParams(c: Ctx, d: Directive, v: DirectiveVariant): void {
     const since = v.params?.[key];
     if (since && c.version && olderThan(c.version, since)) continue; // checkListenParams says it
     const seen = refused[key];
-    c.findings.push({ ruleId: 'nginx/needs-newer-version', start: w.start, end: w.end, message: `"${d.name} ... ${key.replace(/=$/, '')}" is unknown to nginx ${c.version}${seen ? `; nginx ${seen} accepts it` : ''}` });
+    c.findings.push({
+      ruleId: 'nginx/needs-newer-version',
+      start: w.start,
+      end: w.end,
+      message: `"${d.name} ... ${key.replace(/=$/, '')}" is unknown to nginx ${c.version}${seen ? `; nginx ${seen} accepts it` : ''}`,
+    });
   }
 }
 
@@ -1274,7 +1444,13 @@ function checkIf(c: Ctx, d: Directive): void {
     if (cur !== last && cur + 2 !== last) return bad(a[cur].w, p);
     if (cur + 2 === last) {
       const op = a[cur + 1].v;
-      if (!['=', '!=', '~', '~*', '!~', '!~*'].includes(op)) c.findings.push({ ruleId: 'nginx/invalid-value', start: a[cur + 1].w.start, end: a[cur + 1].w.end, message: `unexpected "${op}" in condition` });
+      if (!['=', '!=', '~', '~*', '!~', '!~*'].includes(op))
+        c.findings.push({
+          ruleId: 'nginx/invalid-value',
+          start: a[cur + 1].w.start,
+          end: a[cur + 1].w.end,
+          message: `unexpected "${op}" in condition`,
+        });
     }
     return;
   }
@@ -1310,7 +1486,12 @@ function checkVariables(c: Ctx, w: Word): void {
     if (info) {
       if (info.since && c.version && !info.prefix && olderThan(c.version, info.since)) {
         reported = true;
-        c.findings.push({ ruleId: 'nginx/needs-newer-version', start: r.start, end: r.end, message: `"$${r.name}" needs nginx >= ${info.since} (target is ${c.version})` });
+        c.findings.push({
+          ruleId: 'nginx/needs-newer-version',
+          start: r.start,
+          end: r.end,
+          message: `"$${r.name}" needs nginx >= ${info.since} (target is ${c.version})`,
+        });
       }
       continue;
     }
@@ -1353,4 +1534,3 @@ function judgePending(c: Ctx): void {
   walked.length = 0;
   for (let j = 0; j < merged.length; j++) walked.push(merged[j]);
 }
-

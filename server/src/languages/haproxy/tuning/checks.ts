@@ -63,7 +63,15 @@ export function createHaproxyTuningMemo(): HaproxyTuningMemo {
 }
 
 export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings, memo?: HaproxyTuningMemo): HaproxyCheckContext {
-  const ctx: HaproxyCheckContext = { file, text: file.text, settings, version: settings.haproxyVersion, unit: undefined, out: [], indexes: new Map() };
+  const ctx: HaproxyCheckContext = {
+    file,
+    text: file.text,
+    settings,
+    version: settings.haproxyVersion,
+    unit: undefined,
+    out: [],
+    indexes: new Map(),
+  };
   if (memo?.file) {
     const match = matchSections(memo.file, file);
     const carried = new Map<Section, SectionIndex>();
@@ -133,12 +141,17 @@ function unitOf(ctx: HaproxyCheckContext): string {
   return ctx.unit;
 }
 
-
 function atLeast(ctx: HaproxyCheckContext, v: string): boolean {
   return !ctx.version || compareVersions(ctx.version, v) >= 0;
 }
 
-function add(ctx: HaproxyCheckContext, ruleId: HaproxyRuleId, at: { start: number; end: number }, message: string, extra: Partial<Finding> = {}): void {
+function add(
+  ctx: HaproxyCheckContext,
+  ruleId: HaproxyRuleId,
+  at: { start: number; end: number },
+  message: string,
+  extra: Partial<Finding> = {},
+): void {
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
@@ -148,10 +161,43 @@ const NONE: readonly Statement[] = [];
 
 // The lookup names the checks ask for. Only these are indexed (the security checks read acl,
 // use_backend and http-request lines, so those are in too); any other name is found by a scan.
-const INDEXED_KEYWORDS: ReadonlySet<string> = new Set(['maxconn', 'nbproc', 'nbthread', 'tune.bufsize', 'tune.maxrewrite', 'ssl-default-bind-options', 'bind', 'server', 'default-server', 'http-reuse', 'mode', 'balance', 'log', 'stats', 'http-request', 'tcp-request', 'use_backend', 'use-server', 'acl']);
-const INDEXED_OPTIONS: ReadonlySet<string> = new Set(['httpclose', 'http-server-close', 'forceclose', 'splice-auto', 'splice-request', 'splice-response', 'dontlognull', 'forwardfor']);
+const INDEXED_KEYWORDS: ReadonlySet<string> = new Set([
+  'maxconn',
+  'nbproc',
+  'nbthread',
+  'tune.bufsize',
+  'tune.maxrewrite',
+  'ssl-default-bind-options',
+  'bind',
+  'server',
+  'default-server',
+  'http-reuse',
+  'mode',
+  'balance',
+  'log',
+  'stats',
+  'http-request',
+  'tcp-request',
+  'use_backend',
+  'use-server',
+  'acl',
+]);
+const INDEXED_OPTIONS: ReadonlySet<string> = new Set([
+  'httpclose',
+  'http-server-close',
+  'forceclose',
+  'splice-auto',
+  'splice-request',
+  'splice-response',
+  'dontlognull',
+  'forwardfor',
+]);
 const INDEXED_TIMEOUTS: ReadonlySet<string> = new Set(['tunnel']);
-const INDEXED_NAMES: ReadonlySet<string> = new Set([...INDEXED_KEYWORDS, ...[...INDEXED_OPTIONS].map((o) => `option ${o}`), ...[...INDEXED_TIMEOUTS].map((t) => `timeout ${t}`)]);
+const INDEXED_NAMES: ReadonlySet<string> = new Set([
+  ...INDEXED_KEYWORDS,
+  ...[...INDEXED_OPTIONS].map((o) => `option ${o}`),
+  ...[...INDEXED_TIMEOUTS].map((t) => `timeout ${t}`),
+]);
 
 /** Whether a live statement's lookup name is one of INDEXED_NAMES (without building the name). */
 function indexed(st: Statement): boolean {
@@ -274,48 +320,84 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
   if (!find(ctx, global, 'maxconn').length) {
     const nofile = ctx.settings.host?.nofileLimit;
     const value = nofile ? Math.max(256, Math.floor(nofile / 2)) : 4096;
-    add(ctx, 'haproxy/global-maxconn', global.header.keyword!, 'No `maxconn` in `global`: the connection limit is derived from whatever file-descriptor limit HAProxy starts with. Set it explicitly.', {
-      fixes: [{ title: `Add maxconn ${value}`, safe: false, edits: [prependToSection(ctx, global, [`maxconn ${value}`])] }],
-    });
+    add(
+      ctx,
+      'haproxy/global-maxconn',
+      global.header.keyword!,
+      'No `maxconn` in `global`: the connection limit is derived from whatever file-descriptor limit HAProxy starts with. Set it explicitly.',
+      {
+        fixes: [{ title: `Add maxconn ${value}`, safe: false, edits: [prependToSection(ctx, global, [`maxconn ${value}`])] }],
+      },
+    );
   }
   for (const st of find(ctx, global, 'nbproc')) {
     const n = Number(st.args[0]?.value);
     if (Number.isFinite(n) && n <= 1) continue;
     const hasThreads = find(ctx, global, 'nbthread').length > 0;
-    const edits: FixEdit[] = [hasThreads ? removeSpan(ctx.text, st.start, st.end) : replace(st.keyword!.start, st.keyword!.end, 'nbthread')];
-    add(ctx, 'haproxy/nbproc', st.keyword!, `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables, limits or health checks (deprecated since 2.3, removed in ${HAPROXY_NBPROC_REMOVED}): use \`nbthread\`.`, {
-      fixes: [{ title: hasThreads ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
-    });
+    const edits: FixEdit[] = [
+      hasThreads ? removeSpan(ctx.text, st.start, st.end) : replace(st.keyword!.start, st.keyword!.end, 'nbthread'),
+    ];
+    add(
+      ctx,
+      'haproxy/nbproc',
+      st.keyword!,
+      `\`nbproc${Number.isFinite(n) ? ` ${n}` : ''}\` runs separate processes that share no stats, stick tables, limits or health checks (deprecated since 2.3, removed in ${HAPROXY_NBPROC_REMOVED}): use \`nbthread\`.`,
+      {
+        fixes: [{ title: hasThreads ? 'Remove nbproc (nbthread is set)' : 'Use nbthread instead', safe: false, edits }],
+      },
+    );
   }
   const cpus = ctx.settings.host?.cpuCount;
   for (const st of find(ctx, global, 'nbthread')) {
     const w = st.args[0];
     const n = Number(w?.value);
     if (w && cpus && Number.isInteger(n) && n > cpus) {
-      add(ctx, 'haproxy/nbthread-above-cores', w, `nbthread ${n} on a host with ${cpus} core${cpus > 1 ? 's' : ''}: extra threads only add contention.`, {
-        fixes: [{ title: `Set nbthread ${cpus}`, safe: false, edits: [replace(w.start, w.end, String(cpus))] }],
-      });
+      add(
+        ctx,
+        'haproxy/nbthread-above-cores',
+        w,
+        `nbthread ${n} on a host with ${cpus} core${cpus > 1 ? 's' : ''}: extra threads only add contention.`,
+        {
+          fixes: [{ title: `Set nbthread ${cpus}`, safe: false, edits: [replace(w.start, w.end, String(cpus))] }],
+        },
+      );
     }
   }
   const bufsize = lastOf(ctx, global, 'tune.bufsize');
   const size = Number(bufsize?.args[0]?.value);
   if (bufsize && !find(ctx, global, 'tune.maxrewrite').length && Number.isFinite(size) && size < 16384) {
     const reserve = Math.min(1024, Math.floor(size / 2));
-    add(ctx, 'haproxy/bufsize-without-maxrewrite', bufsize.args[0], `tune.bufsize ${size} without tune.maxrewrite: ${reserve} bytes stay reserved for rewrites, so requests must fit in ${size - reserve} bytes. Set tune.maxrewrite to the reserve you want.`);
+    add(
+      ctx,
+      'haproxy/bufsize-without-maxrewrite',
+      bufsize.args[0],
+      `tune.bufsize ${size} without tune.maxrewrite: ${reserve} bytes stay reserved for rewrites, so requests must fit in ${size - reserve} bytes. Set tune.maxrewrite to the reserve you want.`,
+    );
   }
   // TLS protocol floor
   const opts = lastOf(ctx, global, 'ssl-default-bind-options');
   const globalFloor = tlsFloor(opts?.args ?? []);
-  const binds = ctx.file.sections.filter((s) => TRAFFIC_PROXY_KINDS.has(s.keyword)).flatMap((s) => find(ctx, s, 'bind')).filter((b) => b.args.some((a) => a.value === 'ssl'));
+  const binds = ctx.file.sections
+    .filter((s) => TRAFFIC_PROXY_KINDS.has(s.keyword))
+    .flatMap((s) => find(ctx, s, 'bind'))
+    .filter((b) => b.args.some((a) => a.value === 'ssl'));
   for (const b of binds) {
     const own = tlsFloor(b.args);
     const floor = own ?? globalFloor;
     const weak = floor !== undefined ? floor === 'old' : !atLeast(ctx, HAPROXY_TLS12_DEFAULT);
     if (!weak) continue;
     const fix = globalTlsFix(ctx, global, opts, own === 'old' ? b : undefined);
-    add(ctx, 'haproxy/ssl-old-protocols', b.keyword!, floor === 'old' ? 'This TLS listener accepts TLSv1.0/TLSv1.1 (explicit minimum below TLSv1.2).' : `Before HAProxy ${HAPROXY_TLS12_DEFAULT} a TLS bind accepts TLSv1.0 and TLSv1.1 unless \`ssl-default-bind-options ssl-min-ver TLSv1.2\` is set.`, {
-      fixes: fix ? [fix] : [],
-    });
+    add(
+      ctx,
+      'haproxy/ssl-old-protocols',
+      b.keyword!,
+      floor === 'old'
+        ? 'This TLS listener accepts TLSv1.0/TLSv1.1 (explicit minimum below TLSv1.2).'
+        : `Before HAProxy ${HAPROXY_TLS12_DEFAULT} a TLS bind accepts TLSv1.0 and TLSv1.1 unless \`ssl-default-bind-options ssl-min-ver TLSv1.2\` is set.`,
+      {
+        fixes: fix ? [fix] : [],
+      },
+    );
   }
 }
 
@@ -330,7 +412,12 @@ function tlsFloor(words: Word[]): 'ok' | 'old' | undefined {
   return undefined;
 }
 
-function globalTlsFix(ctx: HaproxyCheckContext, global: Section, opts: Statement | undefined, bind: Statement | undefined): Fix | undefined {
+function globalTlsFix(
+  ctx: HaproxyCheckContext,
+  global: Section,
+  opts: Statement | undefined,
+  bind: Statement | undefined,
+): Fix | undefined {
   const target = bind ?? opts;
   if (target) {
     const i = target.words.findIndex((w) => w.value === 'ssl-min-ver');
@@ -340,10 +427,18 @@ function globalTlsFix(ctx: HaproxyCheckContext, global: Section, opts: Statement
     if (forced) return { title: 'Force TLSv1.2 instead', safe: false, edits: [replace(forced.start, forced.end, 'force-tlsv12')] };
     if (target === opts) {
       const last = lastWord(opts);
-      return { title: 'Add ssl-min-ver TLSv1.2 to ssl-default-bind-options', safe: true, edits: [{ start: last.end, end: last.end, newText: ' ssl-min-ver TLSv1.2' }] };
+      return {
+        title: 'Add ssl-min-ver TLSv1.2 to ssl-default-bind-options',
+        safe: true,
+        edits: [{ start: last.end, end: last.end, newText: ' ssl-min-ver TLSv1.2' }],
+      };
     }
   }
-  return { title: 'Add ssl-default-bind-options ssl-min-ver TLSv1.2', safe: true, edits: [appendToSection(ctx, global, ['ssl-default-bind-options ssl-min-ver TLSv1.2'])] };
+  return {
+    title: 'Add ssl-default-bind-options ssl-min-ver TLSv1.2',
+    safe: true,
+    edits: [appendToSection(ctx, global, ['ssl-default-bind-options ssl-min-ver TLSv1.2'])],
+  };
 }
 
 function checkProxies(ctx: HaproxyCheckContext): void {
@@ -357,10 +452,17 @@ function checkProxies(ctx: HaproxyCheckContext): void {
       const name = st.sub!.value;
       if (st.prefix?.value === 'no') continue;
       {
-        const what = name === 'http-server-close' ? 'opens a new server connection for every request' : 'closes the connection after every response';
-        add(ctx, 'haproxy/option-httpclose', st.sub ?? st.keyword!, `\`option ${name}\` ${what}; HAProxy keeps both sides alive and reuses server connections by default.`, {
-          fixes: [{ title: `Remove option ${name}`, safe: false, edits: [removeSpan(ctx.text, st.start, st.end)] }],
-        });
+        const what =
+          name === 'http-server-close' ? 'opens a new server connection for every request' : 'closes the connection after every response';
+        add(
+          ctx,
+          'haproxy/option-httpclose',
+          st.sub ?? st.keyword!,
+          `\`option ${name}\` ${what}; HAProxy keeps both sides alive and reuses server connections by default.`,
+          {
+            fixes: [{ title: `Remove option ${name}`, safe: false, edits: [removeSpan(ctx.text, st.start, st.end)] }],
+          },
+        );
       }
     }
     if (sec.keyword === 'defaults') continue;
@@ -374,22 +476,46 @@ function checkProxies(ctx: HaproxyCheckContext): void {
       if (!viaDefaults || !reportedReuse.has(viaDefaults.st)) {
         if (viaDefaults) reportedReuse.add(viaDefaults.st);
         const target = viaDefaults ? viaDefaults.from : sec;
-        const at = viaDefaults ? viaDefaults.st.args[0] ?? viaDefaults.st.keyword! : headerWord(sec);
-        add(ctx, 'haproxy/http-reuse', at, `${viaDefaults ? `The HTTP backends using ${sectionName(target)} have` : `${sectionName(sec)} has`} no \`http-reuse\`: the default (safe) is fine for keep-alive clients; \`http-reuse always\` helps when clients close after each request (measured x1.59).`, {
-          fixes: [{ title: 'Add http-reuse always', safe: false, edits: [viaDefaults ? insertAfterStatement(ctx, viaDefaults.st, ['http-reuse always']) : appendToSection(ctx, sec, ['http-reuse always'])] }],
-        });
+        const at = viaDefaults ? (viaDefaults.st.args[0] ?? viaDefaults.st.keyword!) : headerWord(sec);
+        add(
+          ctx,
+          'haproxy/http-reuse',
+          at,
+          `${viaDefaults ? `The HTTP backends using ${sectionName(target)} have` : `${sectionName(sec)} has`} no \`http-reuse\`: the default (safe) is fine for keep-alive clients; \`http-reuse always\` helps when clients close after each request (measured x1.59).`,
+          {
+            fixes: [
+              {
+                title: 'Add http-reuse always',
+                safe: false,
+                edits: [
+                  viaDefaults
+                    ? insertAfterStatement(ctx, viaDefaults.st, ['http-reuse always'])
+                    : appendToSection(ctx, sec, ['http-reuse always']),
+                ],
+              },
+            ],
+          },
+        );
       }
     }
     // health checks
     if (isBackend && servers.length > 1) {
-      const defaultCheck = [...find(ctx, sec, 'default-server'), ...find(ctx, defaultsOf(ctx, sec), 'default-server')].some((d) => d.args.some((a) => a.value === 'check'));
+      const defaultCheck = [...find(ctx, sec, 'default-server'), ...find(ctx, defaultsOf(ctx, sec), 'default-server')].some((d) =>
+        d.args.some((a) => a.value === 'check'),
+      );
       if (!defaultCheck) {
         for (const st of servers) {
           if (st.args.some((a) => a.value === 'check' || a.value === 'track' || a.value === 'disabled')) continue;
           const last = lastWord(st);
-          add(ctx, 'haproxy/server-no-check', st.args[0] ?? st.keyword!, `Server ${st.args[0]?.value ?? ''} has no \`check\`: if it goes down, HAProxy keeps sending it traffic.`, {
-            fixes: [{ title: 'Add check', safe: true, edits: [{ start: last.end, end: last.end, newText: ' check' }] }],
-          });
+          add(
+            ctx,
+            'haproxy/server-no-check',
+            st.args[0] ?? st.keyword!,
+            `Server ${st.args[0]?.value ?? ''} has no \`check\`: if it goes down, HAProxy keeps sending it traffic.`,
+            {
+              fixes: [{ title: 'Add check', safe: true, edits: [{ start: last.end, end: last.end, newText: ' check' }] }],
+            },
+          );
         }
       }
     }
@@ -402,9 +528,15 @@ function checkProxies(ctx: HaproxyCheckContext): void {
       if (longLived && bal && alg && (alg.value === 'roundrobin' || alg.value === 'static-rr') && !reportedDefaults.has(bal.st)) {
         if (bal.from.keyword === 'defaults') reportedDefaults.add(bal.st);
         const why = mode === 'tcp' ? 'TCP-mode connections' : 'tunnelled (WebSocket) connections';
-        add(ctx, 'haproxy/balance-long-lived', alg, `balance ${alg.value} for ${why}, which may stay open for long: \`leastconn\` keeps the load even.`, {
-          fixes: [{ title: 'Use balance leastconn', safe: false, edits: [replace(alg.start, alg.end, 'leastconn')] }],
-        });
+        add(
+          ctx,
+          'haproxy/balance-long-lived',
+          alg,
+          `balance ${alg.value} for ${why}, which may stay open for long: \`leastconn\` keeps the load even.`,
+          {
+            fixes: [{ title: 'Use balance leastconn', safe: false, edits: [replace(alg.start, alg.end, 'leastconn')] }],
+          },
+        );
       }
     }
     // splice for TCP proxies (HAProxy splices when the frontend or the backend asks for it)
@@ -414,9 +546,21 @@ function checkProxies(ctx: HaproxyCheckContext): void {
       if (inDefaults && reportedDefaults.has(inDefaults)) continue;
       if (inDefaults) reportedDefaults.add(inDefaults);
       const target = inDefaults ? modeSt!.from : sec;
-      add(ctx, 'haproxy/splice-auto', inDefaults ? inDefaults.args[0] ?? inDefaults.keyword! : headerWord(sec), `TCP proxying without \`option splice-auto\`${inDefaults ? ' (for the proxies using these defaults)' : ''}: on Linux the kernel can move the data between sockets without copying it through HAProxy.`, {
-        fixes: [{ title: 'Add option splice-auto', safe: false, edits: [insertAfterStatement(ctx, inDefaults ?? live(target).pop() ?? target.header, ['option splice-auto'])] }],
-      });
+      add(
+        ctx,
+        'haproxy/splice-auto',
+        inDefaults ? (inDefaults.args[0] ?? inDefaults.keyword!) : headerWord(sec),
+        `TCP proxying without \`option splice-auto\`${inDefaults ? ' (for the proxies using these defaults)' : ''}: on Linux the kernel can move the data between sockets without copying it through HAProxy.`,
+        {
+          fixes: [
+            {
+              title: 'Add option splice-auto',
+              safe: false,
+              edits: [insertAfterStatement(ctx, inDefaults ?? live(target).pop() ?? target.header, ['option splice-auto'])],
+            },
+          ],
+        },
+      );
     }
   }
 }
@@ -468,9 +612,15 @@ function checkLogging(ctx: HaproxyCheckContext): void {
     const target = log.from;
     if (reported.has(target)) continue;
     reported.add(target);
-    add(ctx, 'haproxy/log-without-dontlognull', log.st.keyword!, `${sectionName(target)} logs connections that send nothing (health checks, scanners): add \`option dontlognull\`.`, {
-      fixes: [{ title: 'Add option dontlognull', safe: true, edits: [insertAfterStatement(ctx, log.st, ['option dontlognull'])] }],
-    });
+    add(
+      ctx,
+      'haproxy/log-without-dontlognull',
+      log.st.keyword!,
+      `${sectionName(target)} logs connections that send nothing (health checks, scanners): add \`option dontlognull\`.`,
+      {
+        fixes: [{ title: 'Add option dontlognull', safe: true, edits: [insertAfterStatement(ctx, log.st, ['option dontlognull'])] }],
+      },
+    );
   }
 }
 
@@ -494,4 +644,3 @@ export const CHECK_OF = {
   'haproxy/splice-auto': checkProxies,
   'haproxy/log-without-dontlognull': checkLogging,
 } satisfies Partial<Record<HaproxyTuningRuleId, HaproxyCheck>>; // complete: checked in run.ts, with the security rows
-

@@ -14,7 +14,6 @@ function add(ctx: Ctx, ruleId: HaproxyRuleId, at: { start: number; end: number }
   ctx.out.push({ ruleId, start: at.start, end: at.end, message, ...extra });
 }
 
-
 /** What the security checks read of a section, gathered in one pass over its lines. */
 interface SectionScan {
   /** http-request / tcp-request lines. */
@@ -132,7 +131,11 @@ function restricted(ctx: Ctx, secs: Section[]): boolean {
     for (const st of scan(ctx, s).requestRules) {
       const sub = st.sub?.value ?? '';
       if (/^(deny|reject|auth|tarpit|silent-drop)$/.test(sub)) return true;
-      if ((sub === 'connection' || sub === 'content' || sub === 'session') && st.args.some((a) => a.value === 'reject' || a.value === 'silent-drop')) return true;
+      if (
+        (sub === 'connection' || sub === 'content' || sub === 'session') &&
+        st.args.some((a) => a.value === 'reject' || a.value === 'silent-drop')
+      )
+        return true;
     }
     for (const st of find(ctx, s, 'stats')) if (st.sub?.value === 'auth' || st.sub?.value === 'http-request') return true;
   }
@@ -150,15 +153,27 @@ function checkStats(ctx: Ctx): void {
     const on = [...statsLines(ctx, sec, 'enable'), ...statsLines(ctx, sec, 'uri')].sort((a, b) => a.start - b.start);
     if (!on.length || modeOf(ctx, sec) !== 'http') continue;
     if (statsLines(ctx, sec, 'auth').length || statsLines(ctx, sec, 'http-request').length) continue;
-    const scope = [sec, ...(defaultsOf(ctx, sec) ? [defaultsOf(ctx, sec)!] : []), ...(sec.keyword === 'backend' ? frontendsOf(ctx, sec) : [])];
+    const scope = [
+      sec,
+      ...(defaultsOf(ctx, sec) ? [defaultsOf(ctx, sec)!] : []),
+      ...(sec.keyword === 'backend' ? frontendsOf(ctx, sec) : []),
+    ];
     if (restricted(ctx, scope)) continue;
-    const exposed = bindsOf(ctx, sec).map(exposedBind).find((w) => w);
+    const exposed = bindsOf(ctx, sec)
+      .map(exposedBind)
+      .find((w) => w);
     if (!exposed) continue;
     const st = on[0];
     if (reported.has(st)) continue;
     reported.add(st);
     const admin = statsLines(ctx, sec, 'admin')[0];
-    add(ctx, 'haproxy/stats-no-auth', st.sub ?? st.keyword!, `The stats page of ${sec.keyword} ${sec.name?.value ?? ''} is served on ${exposed.value} without \`stats auth\` or an access rule: anyone who reaches the port sees every backend and server${admin ? ', and `stats admin` lets them disable servers' : ''}. Add \`stats auth\`, bind it to 127.0.0.1, or restrict it with \`http-request deny unless { src ... }\`.`, admin ? {} : {});
+    add(
+      ctx,
+      'haproxy/stats-no-auth',
+      st.sub ?? st.keyword!,
+      `The stats page of ${sec.keyword} ${sec.name?.value ?? ''} is served on ${exposed.value} without \`stats auth\` or an access rule: anyone who reaches the port sees every backend and server${admin ? ', and `stats admin` lets them disable servers' : ''}. Add \`stats auth\`, bind it to 127.0.0.1, or restrict it with \`http-request deny unless { src ... }\`.`,
+      admin ? {} : {},
+    );
   }
 }
 
@@ -171,7 +186,13 @@ function checkStatsSocket(ctx: Ctx): void {
       if (!w || isLocalAddress(w.value) || !/(^(ipv4@|ipv6@|tcp@|tcp4@|tcp6@))|:\d+$|^:/.test(w.value)) continue;
       const level = st.args.findIndex((a) => a.value === 'level');
       const lv = level >= 0 ? st.args[level + 1]?.value : 'admin';
-      add(ctx, 'haproxy/stats-socket-exposed', w, `The runtime API listens on ${w.value}, a network address, at level ${lv}: it has no authentication, so anyone who reaches the port can ${lv === 'user' ? 'read the stats and tables' : 'disable servers, change weights and maps, or read the tables'}. Use a UNIX socket (\`stats socket /run/haproxy/admin.sock mode 600 level admin\`) or 127.0.0.1.`, lv === 'user' ? { severity: 'information' } : {});
+      add(
+        ctx,
+        'haproxy/stats-socket-exposed',
+        w,
+        `The runtime API listens on ${w.value}, a network address, at level ${lv}: it has no authentication, so anyone who reaches the port can ${lv === 'user' ? 'read the stats and tables' : 'disable servers, change weights and maps, or read the tables'}. Use a UNIX socket (\`stats socket /run/haproxy/admin.sock mode 600 level admin\`) or 127.0.0.1.`,
+        lv === 'user' ? { severity: 'information' } : {},
+      );
     }
   }
 }
@@ -179,7 +200,8 @@ function checkStatsSocket(ctx: Ctx): void {
 // ---------------------------------------------------------------------------------------------
 // client input that chooses the backend
 
-const CLIENT_FETCH = /^(req\.)?(f?hdr|hdr_val|hdr_ip|hdr_cnt|cook|cook_val|cook_cnt|body|body_param|body_len)$|^(url|url_param|urlp|urlp_val|path|pathq|query|base|base32|url32|capture\.req\.(hdr|uri|method|ver)|req\.ver|req\.uri|http_auth_user)$/;
+const CLIENT_FETCH =
+  /^(req\.)?(f?hdr|hdr_val|hdr_ip|hdr_cnt|cook|cook_val|cook_cnt|body|body_param|body_len)$|^(url|url_param|urlp|urlp_val|path|pathq|query|base|base32|url32|capture\.req\.(hdr|uri|method|ver)|req\.ver|req\.uri|http_auth_user)$/;
 
 function fromClient(s: SampleExpr, clientVars: Set<string>): boolean {
   if (s.converters.some((c) => c.name.startsWith('map'))) return false; // constrained to the map's values
@@ -225,7 +247,12 @@ function checkClientChosenBackend(ctx: Ctx): void {
         const dynamic = st.samples.filter((s) => s.start >= target.start && s.end <= target.end);
         const client = dynamic.find((s) => fromClient(s, clientVars));
         if (client) {
-          add(ctx, 'haproxy/client-chosen-backend', target, `${k} takes the ${k === 'use_backend' ? 'backend' : 'server'} name from client input (\`${ctx.text.slice(client.start, client.end)}\`): a client can route itself to any ${k === 'use_backend' ? 'backend of this file, internal ones included' : 'server'}. Look the value up in a map (\`,map(/etc/haproxy/hosts.map,default_backend)\`) so only listed names are reachable.`);
+          add(
+            ctx,
+            'haproxy/client-chosen-backend',
+            target,
+            `${k} takes the ${k === 'use_backend' ? 'backend' : 'server'} name from client input (\`${ctx.text.slice(client.start, client.end)}\`): a client can route itself to any ${k === 'use_backend' ? 'backend of this file, internal ones included' : 'server'}. Look the value up in a map (\`,map(/etc/haproxy/hosts.map,default_backend)\`) so only listed names are reachable.`,
+          );
         }
         if (copied.size) for (const s of dynamic) noteRead(s, st);
       }
@@ -241,7 +268,12 @@ function checkClientChosenBackend(ctx: Ctx): void {
       const c = copied.get(h);
       if (!c || reported.has(h)) return;
       reported.add(h);
-      add(ctx, 'haproxy/client-chosen-backend', c.header, `This copies client input (\`${ctx.text.slice(c.client.start, c.client.end)}\`) into ${c.header.value}, which chooses the backend (line ${rule.line + 1}): the client picks where its request goes. Derive the header from a map or a fixed value, or route on something the client cannot set.`);
+      add(
+        ctx,
+        'haproxy/client-chosen-backend',
+        c.header,
+        `This copies client input (\`${ctx.text.slice(c.client.start, c.client.end)}\`) into ${c.header.value}, which chooses the backend (line ${rule.line + 1}): the client picks where its request goes. Derive the header from a map or a fixed value, or route on something the client cannot set.`,
+      );
     }
   }
 }
@@ -259,15 +291,41 @@ function checkForwardFor(ctx: Ctx): void {
       const headerIdx = st.args.findIndex((a) => a.value === 'header');
       const header = (headerIdx >= 0 ? st.args[headerIdx + 1]?.value : undefined) ?? 'X-Forwarded-For';
       hygiene ??= ctx.file.sections.some((s) =>
-        scan(ctx, s).requestRules.some((x) => x.keyword!.value === 'http-request' && (x.sub?.value === 'del-header' || x.sub?.value === 'set-header') && x.args[1]?.value.toLowerCase() === header.toLowerCase()),
+        scan(ctx, s).requestRules.some(
+          (x) =>
+            x.keyword!.value === 'http-request' &&
+            (x.sub?.value === 'del-header' || x.sub?.value === 'set-header') &&
+            x.args[1]?.value.toLowerCase() === header.toLowerCase(),
+        ),
       );
       if (hygiene) continue;
       const ifNone = st.args.find((a) => a.value === 'if-none');
-      const fixes: Fix[] = sec.keyword === 'defaults' ? [] : [{ title: `Add http-request del-header ${header}`, safe: false, edits: [insertAfterStatement(ctx, st, [`http-request del-header ${header}`])] }];
+      const fixes: Fix[] =
+        sec.keyword === 'defaults'
+          ? []
+          : [
+              {
+                title: `Add http-request del-header ${header}`,
+                safe: false,
+                edits: [insertAfterStatement(ctx, st, [`http-request del-header ${header}`])],
+              },
+            ];
       if (ifNone) {
-        add(ctx, 'haproxy/forwardfor-no-hygiene', ifNone, `\`option forwardfor if-none\` passes the ${header} a client sent unchanged and adds nothing then: the backend logs and trusts whatever address the client claims. Delete the client's header first (\`http-request del-header ${header}\`), or drop if-none.`, { fixes });
+        add(
+          ctx,
+          'haproxy/forwardfor-no-hygiene',
+          ifNone,
+          `\`option forwardfor if-none\` passes the ${header} a client sent unchanged and adds nothing then: the backend logs and trusts whatever address the client claims. Delete the client's header first (\`http-request del-header ${header}\`), or drop if-none.`,
+          { fixes },
+        );
       } else {
-        add(ctx, 'haproxy/forwardfor-no-hygiene', st.sub ?? st.keyword!, `\`option forwardfor\` appends the client address, but the ${header} a client sent itself stays in front of it: a backend that reads the first address trusts what the client claims. Delete the incoming header (\`http-request del-header ${header}\`) unless a trusted proxy sits in front.`, { severity: 'information', fixes });
+        add(
+          ctx,
+          'haproxy/forwardfor-no-hygiene',
+          st.sub ?? st.keyword!,
+          `\`option forwardfor\` appends the client address, but the ${header} a client sent itself stays in front of it: a backend that reads the first address trusts what the client claims. Delete the incoming header (\`http-request del-header ${header}\`) unless a trusted proxy sits in front.`,
+          { severity: 'information', fixes },
+        );
       }
     }
   }
@@ -283,14 +341,31 @@ function checkTls(ctx: Ctx): void {
         const k = st.keyword!.value;
         if ((k === 'ssl-default-bind-ciphers' || k === 'ssl-default-server-ciphers') && st.args[0]) {
           const weak = weakCipherTokens(st.args[0].value);
-          if (weak.length) add(ctx, 'haproxy/ssl-weak-ciphers', st.args[0], `\`${k}\` enables broken ciphers (${weak.join(', ')}): exclude them or use a current list (for example the Mozilla "intermediate" one).`);
+          if (weak.length)
+            add(
+              ctx,
+              'haproxy/ssl-weak-ciphers',
+              st.args[0],
+              `\`${k}\` enables broken ciphers (${weak.join(', ')}): exclude them or use a current list (for example the Mozilla "intermediate" one).`,
+            );
         }
         if (k === 'tune.ssl.default-dh-param') {
           const n = Number(st.args[0]?.value);
-          if (Number.isFinite(n) && n < 2048) add(ctx, 'haproxy/weak-dh-param', st.args[0], `Diffie-Hellman parameters of ${n} bits can be broken (Logjam): use 2048 or more.`);
+          if (Number.isFinite(n) && n < 2048)
+            add(
+              ctx,
+              'haproxy/weak-dh-param',
+              st.args[0],
+              `Diffie-Hellman parameters of ${n} bits can be broken (Logjam): use 2048 or more.`,
+            );
         }
         if (k === 'ssl-server-verify' && st.args[0]?.value === 'none') {
-          add(ctx, 'haproxy/server-ssl-verify-none', st.args[0], '`ssl-server-verify none` turns off certificate checks for every TLS server connection: anyone on the path can impersonate the backends. Verify against a CA (`ca-file`).');
+          add(
+            ctx,
+            'haproxy/server-ssl-verify-none',
+            st.args[0],
+            '`ssl-server-verify none` turns off certificate checks for every TLS server connection: anyone on the path can impersonate the backends. Verify against a CA (`ca-file`).',
+          );
         }
       }
       continue;
@@ -309,13 +384,24 @@ function checkTls(ctx: Ctx): void {
       if (ci < 0 && vi < 0) continue;
       if (ci >= 0 && st.args[ci + 1]) {
         const weak = weakCipherTokens(st.args[ci + 1].value);
-        if (weak.length) add(ctx, 'haproxy/ssl-weak-ciphers', st.args[ci + 1], `These \`ciphers\` enable broken ciphers (${weak.join(', ')}): exclude them or use a current list.`);
+        if (weak.length)
+          add(
+            ctx,
+            'haproxy/ssl-weak-ciphers',
+            st.args[ci + 1],
+            `These \`ciphers\` enable broken ciphers (${weak.join(', ')}): exclude them or use a current list.`,
+          );
       }
       if (k === 'server' && vi >= 0) {
         const v = vi;
         const addr = st.args[1]?.value ?? '';
         if (v >= 0 && st.args[v + 1]?.value === 'none' && st.args.some((a) => a.value === 'ssl') && !isLocalAddress(addr)) {
-          add(ctx, 'haproxy/server-ssl-verify-none', st.args[v + 1], `TLS to ${addr} without certificate verification: anyone on the path can impersonate this server. Use \`verify required ca-file ...\`${/^\d|^\[/.test(addr) ? '' : ' (and `verifyhost`)'}.`);
+          add(
+            ctx,
+            'haproxy/server-ssl-verify-none',
+            st.args[v + 1],
+            `TLS to ${addr} without certificate verification: anyone on the path can impersonate this server. Use \`verify required ca-file ...\`${/^\d|^\[/.test(addr) ? '' : ' (and `verifyhost`)'}.`,
+          );
         }
       }
     }

@@ -9,8 +9,24 @@ import type { Block, Directive, NginxFile, Word } from '../ast';
 import { childContext, variablesIn } from '../ast';
 import { inferContext } from '../validation';
 import { PASS_DIRECTIVES } from '../data';
-import { indentAt, indentUnit, insertLinesAfter, insertLinesBefore, lineEnd, lineStart, removeSpan, removeWord, replace } from '../../../core/findingText';
-import { NGINX_DEFAULT_UPSTREAM_POOL, NGINX_HTTP2_DIRECTIVE, NGINX_MODERN_TLS_DEFAULT, NGINX_UPSTREAM_KEEPALIVE_DEFAULT, type NginxTuningRuleId } from './rules';
+import {
+  indentAt,
+  indentUnit,
+  insertLinesAfter,
+  insertLinesBefore,
+  lineEnd,
+  lineStart,
+  removeSpan,
+  removeWord,
+  replace,
+} from '../../../core/findingText';
+import {
+  NGINX_DEFAULT_UPSTREAM_POOL,
+  NGINX_HTTP2_DIRECTIVE,
+  NGINX_MODERN_TLS_DEFAULT,
+  NGINX_UPSTREAM_KEEPALIVE_DEFAULT,
+  type NginxTuningRuleId,
+} from './rules';
 
 /**
  * A level of the tree: the file's top level, or the body of a block directive. Levels link to
@@ -74,7 +90,10 @@ const GROUP_COUNT = LIST_NAMES.length;
 /** `ssl on` marks its server as TLS during the walk; no list is kept. */
 const G_SSL = GROUP_COUNT;
 
-const GROUP: ReadonlyMap<string, number> = new Map<string, number>([...LIST_NAMES.flatMap((n) => LISTS[n].map((d): [string, number] => [d, G[n]])), ['ssl', G_SSL]]);
+const GROUP: ReadonlyMap<string, number> = new Map<string, number>([
+  ...LIST_NAMES.flatMap((n) => LISTS[n].map((d): [string, number] => [d, G[n]])),
+  ['ssl', G_SSL],
+]);
 
 export interface NginxCheckContext {
   file: NginxFile;
@@ -142,7 +161,15 @@ function collect(ctx: NginxCheckContext, level: Level): void {
     }
     const block = d.block;
     if (block) {
-      const b: BlockLevel = { d, up: level, inner: childContext(level.inner, d.name), children: block.children, index: undefined, inc: undefined, tls: false };
+      const b: BlockLevel = {
+        d,
+        up: level,
+        inner: childContext(level.inner, d.name),
+        children: block.children,
+        index: undefined,
+        inc: undefined,
+        tls: false,
+      };
       switch (b.inner) {
         case 'server':
           ctx.servers.push(b);
@@ -168,7 +195,15 @@ function collect(ctx: NginxCheckContext, level: Level): void {
 }
 
 export function buildContext(file: NginxFile, settings: ServiceSettings): NginxCheckContext {
-  const top: Level = { d: undefined, up: undefined, inner: guessStartContext(file, settings.nginxContext), children: file.directives, index: undefined, inc: undefined, tls: false };
+  const top: Level = {
+    d: undefined,
+    up: undefined,
+    inner: guessStartContext(file, settings.nginxContext),
+    children: file.directives,
+    index: undefined,
+    inc: undefined,
+    tls: false,
+  };
   const groups: Node[][] = [];
   for (let g = 0; g < GROUP_COUNT; g++) groups.push([]);
   const ctx: NginxCheckContext = {
@@ -280,7 +315,13 @@ function lastEffective(level: Level, name: string): Directive | undefined {
  * fixes (`check` without `--fix` shows none), so a rule that fires thousands of times on a big
  * config does not build edits nobody reads.
  */
-function add(ctx: NginxCheckContext, ruleId: NginxRuleId, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+function add(
+  ctx: NginxCheckContext,
+  ruleId: NginxRuleId,
+  at: { start: number; end: number },
+  message: string,
+  extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {},
+): void {
   const { fixes, ...rest } = extra;
   const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
   if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
@@ -316,7 +357,8 @@ function insertAtBlockStart(ctx: NginxCheckContext, owner: Directive | undefined
   }
   const b = owner.block as Block;
   const le = lineEnd(ctx.text, b.start);
-  if (b.closeStart !== undefined && b.closeStart <= le) return { start: b.start + 1, end: b.start + 1, newText: lines.map((l) => ` ${l}`).join('') };
+  if (b.closeStart !== undefined && b.closeStart <= le)
+    return { start: b.start + 1, end: b.start + 1, newText: lines.map((l) => ` ${l}`).join('') };
   return insertLinesAfter(ctx.text, b.start, lines, innerIndent(ctx, owner));
 }
 
@@ -374,18 +416,38 @@ function checkWorkers(ctx: NginxCheckContext): void {
     const w = wp.args[0];
     const n = num(w);
     if (w && w.value !== 'auto' && n !== undefined && !(cpus !== undefined && n === cpus)) {
-      add(ctx, 'nginx/worker-processes-not-auto', w, n === 1 ? 'One worker process uses one core: set `worker_processes auto;`.' : `A fixed worker count (${n}) goes stale when the core count changes: \`auto\` starts one per core.`, {
-        severity: n === 1 || (cpus !== undefined && n < cpus) ? 'warning' : 'information',
-        fixes: [{ title: 'Set worker_processes auto', safe: true, edits: [replace(w.start, w.end, 'auto')] }],
-      });
+      add(
+        ctx,
+        'nginx/worker-processes-not-auto',
+        w,
+        n === 1
+          ? 'One worker process uses one core: set `worker_processes auto;`.'
+          : `A fixed worker count (${n}) goes stale when the core count changes: \`auto\` starts one per core.`,
+        {
+          severity: n === 1 || (cpus !== undefined && n < cpus) ? 'warning' : 'information',
+          fixes: [{ title: 'Set worker_processes auto', safe: true, edits: [replace(w.start, w.end, 'auto')] }],
+        },
+      );
     }
   } else {
     // only a whole main file (with `events`): an http-only snippet is often a fragment
     const anchor = events;
     if (anchor) {
-      add(ctx, 'nginx/worker-processes-not-auto', anchor.nameWord, 'No `worker_processes`: nginx runs a single worker on one core. Add `worker_processes auto;`.', {
-        fixes: [{ title: 'Add worker_processes auto', safe: true, edits: [insertLinesBefore(ctx.text, anchor.start, ['worker_processes auto;'], indentAt(ctx.text, anchor.start))] }],
-      });
+      add(
+        ctx,
+        'nginx/worker-processes-not-auto',
+        anchor.nameWord,
+        'No `worker_processes`: nginx runs a single worker on one core. Add `worker_processes auto;`.',
+        {
+          fixes: [
+            {
+              title: 'Add worker_processes auto',
+              safe: true,
+              edits: [insertLinesBefore(ctx.text, anchor.start, ['worker_processes auto;'], indentAt(ctx.text, anchor.start))],
+            },
+          ],
+        },
+      );
     }
   }
 
@@ -394,16 +456,30 @@ function checkWorkers(ctx: NginxCheckContext): void {
     const wc = lastNamed(events.block!.children, 'worker_connections');
     const n = num(wc?.args[0]);
     if (!wc) {
-      add(ctx, 'nginx/worker-connections-low', events.nameWord, 'No `worker_connections`: each worker is limited to the default 512 connections (about 256 proxied requests).', {
-        fixes: [{ title: 'Add worker_connections 4096', safe: true, edits: [insertAtBlockStart(ctx, events, ['worker_connections 4096;'])] }],
-      });
+      add(
+        ctx,
+        'nginx/worker-connections-low',
+        events.nameWord,
+        'No `worker_connections`: each worker is limited to the default 512 connections (about 256 proxied requests).',
+        {
+          fixes: [
+            { title: 'Add worker_connections 4096', safe: true, edits: [insertAtBlockStart(ctx, events, ['worker_connections 4096;'])] },
+          ],
+        },
+      );
     } else if (n !== undefined) {
       connections = n;
       if (n <= 512) {
         const w = wc.args[0];
-        add(ctx, 'nginx/worker-connections-low', w, `worker_connections ${n} caps each worker at ${n} connections, about ${Math.floor(n / 2)} proxied requests.`, {
-          fixes: [{ title: 'Set worker_connections 4096', safe: true, edits: [replace(w.start, w.end, '4096')] }],
-        });
+        add(
+          ctx,
+          'nginx/worker-connections-low',
+          w,
+          `worker_connections ${n} caps each worker at ${n} connections, about ${Math.floor(n / 2)} proxied requests.`,
+          {
+            fixes: [{ title: 'Set worker_connections 4096', safe: true, edits: [replace(w.start, w.end, '4096')] }],
+          },
+        );
       }
     }
     const need = connections * 2;
@@ -411,20 +487,35 @@ function checkWorkers(ctx: NginxCheckContext): void {
     const limit = num(rl?.args[0]);
     if (rl && limit !== undefined && limit < need) {
       const w = rl.args[0];
-      add(ctx, 'nginx/worker-rlimit-nofile', w, `worker_rlimit_nofile ${limit} is below the ${need} descriptors that ${connections} connections per worker need when proxying (two each).`, {
-        fixes: [{ title: `Set worker_rlimit_nofile ${need}`, safe: true, edits: [replace(w.start, w.end, String(need))] }],
-      });
+      add(
+        ctx,
+        'nginx/worker-rlimit-nofile',
+        w,
+        `worker_rlimit_nofile ${limit} is below the ${need} descriptors that ${connections} connections per worker need when proxying (two each).`,
+        {
+          fixes: [{ title: `Set worker_rlimit_nofile ${need}`, safe: true, edits: [replace(w.start, w.end, String(need))] }],
+        },
+      );
     } else if (!rl && wc && n !== undefined) {
       const hostLimit = ctx.settings.host?.nofileLimit ?? 1024;
       // a connection is at least one descriptor; a proxied one two
       const proxies = ctx.groups[G.proxyPass].length > 0 || ctx.groups[G.otherPass].length > 0;
       if (n >= hostLimit || (proxies && need > hostLimit)) {
         const anchor = wp ?? events;
-        const edit = anchor === wp ? insertLinesAfter(ctx.text, wp.end, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, wp.start)) : insertLinesBefore(ctx.text, events.start, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, events.start));
-        add(ctx, 'nginx/worker-rlimit-nofile', wc.args[0], `worker_connections ${n} needs up to ${need} file descriptors per worker when proxying, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.settings.host?.nofileLimit ? ' on this host' : ' on most systems'}).`, {
-          severity: n >= hostLimit ? 'warning' : 'information',
-          fixes: [{ title: `Add worker_rlimit_nofile ${need}`, safe: true, edits: [edit] }],
-        });
+        const edit =
+          anchor === wp
+            ? insertLinesAfter(ctx.text, wp.end, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, wp.start))
+            : insertLinesBefore(ctx.text, events.start, [`worker_rlimit_nofile ${need};`], indentAt(ctx.text, events.start));
+        add(
+          ctx,
+          'nginx/worker-rlimit-nofile',
+          wc.args[0],
+          `worker_connections ${n} needs up to ${need} file descriptors per worker when proxying, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.settings.host?.nofileLimit ? ' on this host' : ' on most systems'}).`,
+          {
+            severity: n >= hostLimit ? 'warning' : 'information',
+            fixes: [{ title: `Add worker_rlimit_nofile ${need}`, safe: true, edits: [edit] }],
+          },
+        );
       }
     }
     for (const d of events.block!.children) {
@@ -562,25 +653,45 @@ function checkUpstreams(ctx: NginxCheckContext): void {
     if (!ka && !includesIn(children) && !includesIn(at(ctx.top, 'include'))) {
       if (!before1297) {
         // the default pool since 1.29.7 (measured on 1.30.6: 0.23 new connections per request at 50 clients, as `keepalive 32`)
-        add(ctx, 'nginx/upstream-keepalive-small', up.d.args[0], `Upstream "${name}" has no \`keepalive\`: since nginx 1.29.7 that means \`keepalive ${NGINX_DEFAULT_UPSTREAM_POOL} local\`, at most ${NGINX_DEFAULT_UPSTREAM_POOL} idle connections per worker; with more concurrent requests per worker the rest reconnect (measured on 1.30.6: 0.23 new connections per request at 50 clients).`, {
-          fixes: () => [{ title: `Add keepalive 64 to upstream ${name}`, safe: false, edits: [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])] }],
-        });
+        add(
+          ctx,
+          'nginx/upstream-keepalive-small',
+          up.d.args[0],
+          `Upstream "${name}" has no \`keepalive\`: since nginx 1.29.7 that means \`keepalive ${NGINX_DEFAULT_UPSTREAM_POOL} local\`, at most ${NGINX_DEFAULT_UPSTREAM_POOL} idle connections per worker; with more concurrent requests per worker the rest reconnect (measured on 1.30.6: 0.23 new connections per request at 50 clients).`,
+          {
+            fixes: () => [
+              { title: `Add keepalive 64 to upstream ${name}`, safe: false, edits: [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])] },
+            ],
+          },
+        );
         continue;
       }
       const edits: FixEdit[] = [insertAtBlockEnd(ctx, up.d, ['keepalive 64;'])];
       for (const u of users) edits.push(...keepaliveHeaderEdits(ctx, u));
-      add(ctx, 'nginx/upstream-keepalive', up.d.args[0], `Upstream "${name}" keeps no idle connections: every request opens a new connection to the backend. Add \`keepalive\` (and HTTP/1.1 where it is used).`, {
-        fixes: [{ title: `Add keepalive 64 to upstream ${name}`, safe: false, edits: dedupeEdits(edits) }],
-      });
+      add(
+        ctx,
+        'nginx/upstream-keepalive',
+        up.d.args[0],
+        `Upstream "${name}" keeps no idle connections: every request opens a new connection to the backend. Add \`keepalive\` (and HTTP/1.1 where it is used).`,
+        {
+          fixes: [{ title: `Add keepalive 64 to upstream ${name}`, safe: false, edits: dedupeEdits(edits) }],
+        },
+      );
       continue;
     }
     if (!ka) continue;
     const n = num(ka.args[0]);
     if (n !== undefined && n < 64) {
       const w = ka.args[0];
-      add(ctx, 'nginx/upstream-keepalive-small', w, `keepalive ${n} keeps at most ${n} idle connections per worker; with more concurrent requests per worker the rest reconnect (measured: keepalive 32 at 50 clients still opened new connections for 8-31% of requests).`, {
-        fixes: () => [{ title: 'Raise the pool to 64', safe: false, edits: [replace(w.start, w.end, '64')] }],
-      });
+      add(
+        ctx,
+        'nginx/upstream-keepalive-small',
+        w,
+        `keepalive ${n} keeps at most ${n} idle connections per worker; with more concurrent requests per worker the rest reconnect (measured: keepalive 32 at 50 clients still opened new connections for 8-31% of requests).`,
+        {
+          fixes: () => [{ title: 'Raise the pool to 64', safe: false, edits: [replace(w.start, w.end, '64')] }],
+        },
+      );
     }
     if (!before1297) continue;
     for (const u of users) {
@@ -590,10 +701,20 @@ function checkUpstreams(ctx: NginxCheckContext): void {
       const http11 = firstArg(lastEffective(u.up, 'proxy_http_version')) === '1.1';
       const connection = setsConnection(u.up);
       if (http11 && connection) continue;
-      const missing = http11 ? ['proxy_set_header Connection ""'] : connection ? ['proxy_http_version 1.1'] : ['proxy_http_version 1.1', 'proxy_set_header Connection ""'];
-      add(ctx, 'nginx/upstream-keepalive-headers', u.d.nameWord, `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`, {
-        fixes: () => [{ title: 'Add the keep-alive lines', safe: true, edits: keepaliveHeaderEdits(ctx, u) }],
-      });
+      const missing = http11
+        ? ['proxy_set_header Connection ""']
+        : connection
+          ? ['proxy_http_version 1.1']
+          : ['proxy_http_version 1.1', 'proxy_set_header Connection ""'];
+      add(
+        ctx,
+        'nginx/upstream-keepalive-headers',
+        u.d.nameWord,
+        `Upstream "${name}" has \`keepalive\`, but this proxy_pass still ${missing.length === 2 ? 'speaks HTTP/1.0 and sends Connection: close' : missing[0].startsWith('proxy_http') ? 'speaks HTTP/1.0' : 'sends Connection: close'}: add ${missing.map((m) => `\`${m};\``).join(' and ')}.`,
+        {
+          fixes: () => [{ title: 'Add the keep-alive lines', safe: true, edits: keepaliveHeaderEdits(ctx, u) }],
+        },
+      );
     }
   }
 }
@@ -611,12 +732,21 @@ function dedupeEdits(edits: FixEdit[]): FixEdit[] {
 function checkLiteralProxyPass(ctx: NginxCheckContext, n: Node, t: ProxyTarget): void {
   const host = t.host;
   const bare = host.replace(/:\d+$/, '');
-  const isAddress = /^unix:/.test(host) || /^\[[0-9a-fA-F:]+\]/.test(host) || /^\d{1,3}(\.\d{1,3}){3}$/.test(bare) || /:\d+$/.test(host) || bare.includes('.') || bare === 'localhost';
+  const isAddress =
+    /^unix:/.test(host) ||
+    /^\[[0-9a-fA-F:]+\]/.test(host) ||
+    /^\d{1,3}(\.\d{1,3}){3}$/.test(bare) ||
+    /:\d+$/.test(host) ||
+    bare.includes('.') ||
+    bare === 'localhost';
   if (!isAddress) return; // a bare name: most likely an upstream defined in another file
   const http = ctx.file.directives.find((d) => d.name === 'http' && d.block);
   const fixes: Fix[] = [];
   if (http) {
-    let name = `backend_${bare.replace(/^unix:/, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_+|_+$/g, '')}`;
+    let name = `backend_${bare
+      .replace(/^unix:/, '')
+      .replace(/[^A-Za-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')}`;
     const port = /:(\d+)$/.exec(host)?.[1];
     if (port && !host.startsWith('unix:')) name += `_${port}`;
     const server = host.startsWith('unix:') ? host.replace(/:$/, '') : port ? host : `${host}:${t.scheme === 'https' ? 443 : 80}`;
@@ -625,7 +755,9 @@ function checkLiteralProxyPass(ctx: NginxCheckContext, n: Node, t: ProxyTarget):
     const block = [`upstream ${name} {`, `${unit}server ${server};`, `${unit}keepalive 64;`, '}'];
     const edits: FixEdit[] = [];
     if (ctx.upstreams.has(name)) return;
-    edits.push(anchor ? insertLinesBefore(ctx.text, anchor.start, block, indentAt(ctx.text, anchor.start)) : insertAtBlockEnd(ctx, http, block));
+    edits.push(
+      anchor ? insertLinesBefore(ctx.text, anchor.start, block, indentAt(ctx.text, anchor.start)) : insertAtBlockEnd(ctx, http, block),
+    );
     edits.push(replace(t.word.start, t.word.end, quoteLike(t.word, `${t.scheme}://${name}${t.rest}`)));
     const before1297 = !atLeast(ctx, NGINX_UPSTREAM_KEEPALIVE_DEFAULT);
     if (before1297) edits.push(...keepaliveHeaderEdits(ctx, n));
@@ -670,10 +802,20 @@ function checkAccessLog(ctx: NginxCheckContext): void {
     const fixes: Fix[] = [];
     if (!path.value.includes('$')) {
       const last = args[args.length - 1];
-      fixes.push({ title: 'Buffer the log (buffer=32k flush=5s)', safe: true, edits: [{ start: last.end, end: last.end, newText: ' buffer=32k flush=5s' }] });
+      fixes.push({
+        title: 'Buffer the log (buffer=32k flush=5s)',
+        safe: true,
+        edits: [{ start: last.end, end: last.end, newText: ' buffer=32k flush=5s' }],
+      });
     }
     fixes.push({ title: 'Turn this access log off', safe: false, edits: [replace(path.start, args[args.length - 1].end, 'off')] });
-    add(ctx, 'nginx/access-log-unbuffered', n.d.nameWord, 'Unbuffered access log: one write system call per request. Add `buffer=32k flush=5s`, or turn the log off on hot paths.', { fixes });
+    add(
+      ctx,
+      'nginx/access-log-unbuffered',
+      n.d.nameWord,
+      'Unbuffered access log: one write system call per request. Add `buffer=32k flush=5s`, or turn the log off on hot paths.',
+      { fixes },
+    );
   }
 }
 
@@ -689,9 +831,21 @@ function checkSendfile(ctx: NginxCheckContext): void {
   }
   const http = ctx.http;
   if (http && !allSendfile.length && servesFiles(ctx, http) && !includesAround(http)) {
-    add(ctx, 'nginx/sendfile-off', http.d.nameWord, 'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.', {
-      fixes: [{ title: 'Add sendfile on and tcp_nopush on', safe: true, edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])] }],
-    });
+    add(
+      ctx,
+      'nginx/sendfile-off',
+      http.d.nameWord,
+      'Static files are served without `sendfile` (off by default): add `sendfile on;` and `tcp_nopush on;`.',
+      {
+        fixes: [
+          {
+            title: 'Add sendfile on and tcp_nopush on',
+            safe: true,
+            edits: [insertAtBlockStart(ctx, http.d, ['sendfile on;', 'tcp_nopush on;'])],
+          },
+        ],
+      },
+    );
   }
   const anyNopush = ctx.groups[G.tcpNopush].length > 0;
   for (const n of allSendfile) {
@@ -699,9 +853,15 @@ function checkSendfile(ctx: NginxCheckContext): void {
     const owner = n.up.d;
     const nopush = lastEffective(n.up, 'tcp_nopush');
     if (!nopush && !includesAround(n.up)) {
-      add(ctx, 'nginx/tcp-nopush-off', n.d.nameWord, '`sendfile on` without `tcp_nopush on`: the response header goes out in its own small packet.', {
-        fixes: [{ title: 'Add tcp_nopush on', safe: true, edits: [insertAfter(ctx, n.d, ['tcp_nopush on;'], owner)] }],
-      });
+      add(
+        ctx,
+        'nginx/tcp-nopush-off',
+        n.d.nameWord,
+        '`sendfile on` without `tcp_nopush on`: the response header goes out in its own small packet.',
+        {
+          fixes: [{ title: 'Add tcp_nopush on', safe: true, edits: [insertAfter(ctx, n.d, ['tcp_nopush on;'], owner)] }],
+        },
+      );
     }
   }
 }
@@ -730,9 +890,15 @@ function checkGzip(ctx: NginxCheckContext): void {
         fixes: () => [{ title: 'Set gzip_min_length 256', safe: true, edits: [replace(w.start, w.end, '256')] }],
       });
     } else {
-      add(ctx, 'nginx/gzip-min-length', n.d, '`gzip on` with the default `gzip_min_length` of 20 bytes compresses tiny responses too; set 256.', {
-        fixes: () => [{ title: 'Add gzip_min_length 256', safe: true, edits: [insertAfter(ctx, n.d, ['gzip_min_length 256;'], owner)] }],
-      });
+      add(
+        ctx,
+        'nginx/gzip-min-length',
+        n.d,
+        '`gzip on` with the default `gzip_min_length` of 20 bytes compresses tiny responses too; set 256.',
+        {
+          fixes: () => [{ title: 'Add gzip_min_length 256', safe: true, edits: [insertAfter(ctx, n.d, ['gzip_min_length 256;'], owner)] }],
+        },
+      );
     }
   }
 }
@@ -744,7 +910,9 @@ function checkProxyBuffering(ctx: NginxCheckContext): void {
     if (firstArg(n.d) !== 'off') continue;
     const ls = lineStart(ctx.text, n.d.start);
     const prevLineStart = ls > 0 ? lineStart(ctx.text, ls - 1) : ls;
-    const commented = ctx.file.comments.some((c) => (c.start >= n.d.end && c.start <= lineEnd(ctx.text, n.d.end)) || (c.start >= prevLineStart && c.start < ls));
+    const commented = ctx.file.comments.some(
+      (c) => (c.start >= n.d.end && c.start <= lineEnd(ctx.text, n.d.end)) || (c.start >= prevLineStart && c.start < ls),
+    );
     if (commented) continue;
     const owner = n.up.d;
     const ownerWords = owner ? owner.args.map((a) => a.value).join(' ') : '';
@@ -753,15 +921,23 @@ function checkProxyBuffering(ctx: NginxCheckContext): void {
       STREAMING_HINT.test(ownerWords) ||
       siblings.some(
         (s) =>
-          (s.name === 'proxy_set_header' && /^(upgrade|connection)$/i.test(s.args[0]?.value ?? '') && /upgrade/i.test(s.args[1]?.value ?? '')) ||
+          (s.name === 'proxy_set_header' &&
+            /^(upgrade|connection)$/i.test(s.args[0]?.value ?? '') &&
+            /upgrade/i.test(s.args[1]?.value ?? '')) ||
           s.name === 'chunked_transfer_encoding' ||
           (s.name === 'add_header' && /x-accel-buffering/i.test(s.args[0]?.value ?? '')) ||
           s.name === 'proxy_request_buffering',
       );
     if (streaming) continue;
-    add(ctx, 'nginx/proxy-buffering-off', n.d, '`proxy_buffering off` ties the upstream connection to the client\'s reading speed. If this location streams, say so in a comment; otherwise leave buffering on.', {
-      fixes: [{ title: 'Remove proxy_buffering off', safe: false, edits: [removeSpan(ctx.text, n.d.start, n.d.end)] }],
-    });
+    add(
+      ctx,
+      'nginx/proxy-buffering-off',
+      n.d,
+      "`proxy_buffering off` ties the upstream connection to the client's reading speed. If this location streams, say so in a comment; otherwise leave buffering on.",
+      {
+        fixes: [{ title: 'Remove proxy_buffering off', safe: false, edits: [removeSpan(ctx.text, n.d.start, n.d.end)] }],
+      },
+    );
   }
 }
 
@@ -773,9 +949,15 @@ function checkBacklog(ctx: NginxCheckContext): void {
       if (!a.value.startsWith('backlog=')) continue;
       const m = /^backlog=(\d+)$/.exec(a.value);
       if (m && Number(m[1]) > somaxconn) {
-        add(ctx, 'nginx/listen-backlog-somaxconn', a, `backlog=${m[1]} is above this host's net.core.somaxconn (${somaxconn}): the kernel caps the queue at ${somaxconn}. Raise the sysctl or lower the backlog.`, {
-          fixes: [{ title: `Set backlog=${somaxconn}`, safe: false, edits: [replace(a.start, a.end, `backlog=${somaxconn}`)] }],
-        });
+        add(
+          ctx,
+          'nginx/listen-backlog-somaxconn',
+          a,
+          `backlog=${m[1]} is above this host's net.core.somaxconn (${somaxconn}): the kernel caps the queue at ${somaxconn}. Raise the sysctl or lower the backlog.`,
+          {
+            fixes: [{ title: `Set backlog=${somaxconn}`, safe: false, edits: [replace(a.start, a.end, `backlog=${somaxconn}`)] }],
+          },
+        );
       }
     }
   }
@@ -821,21 +1003,57 @@ function checkTls(ctx: NginxCheckContext): void {
       if (!reportedTickets.has(tickets)) {
         reportedTickets.add(tickets);
         const owner = ticketsLevel!.d;
-        add(ctx, 'nginx/ssl-session-cache', tickets, '`ssl_session_tickets off` and no shared `ssl_session_cache`: no session can be resumed, every connection pays a full handshake (measured x4.2 slower).', {
-          fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: true, edits: [insertAfter(ctx, tickets, ['ssl_session_cache shared:SSL:10m;'], owner)] }],
-        });
+        add(
+          ctx,
+          'nginx/ssl-session-cache',
+          tickets,
+          '`ssl_session_tickets off` and no shared `ssl_session_cache`: no session can be resumed, every connection pays a full handshake (measured x4.2 slower).',
+          {
+            fixes: [
+              {
+                title: 'Add ssl_session_cache shared:SSL:10m',
+                safe: true,
+                edits: [insertAfter(ctx, tickets, ['ssl_session_cache shared:SSL:10m;'], owner)],
+              },
+            ],
+          },
+        );
       }
     } else if (!cache && anchor && !included) {
-      add(ctx, 'nginx/ssl-session-cache', anchor.nameWord, 'No `ssl_session_cache`: clients resume through session tickets (on by default), so this only matters for clients without ticket support.', {
-        severity: 'hint',
-        fixes: [{ title: 'Add ssl_session_cache shared:SSL:10m', safe: false, edits: [insertAfter(ctx, anchor, ['ssl_session_cache shared:SSL:10m;'], d)] }],
-      });
+      add(
+        ctx,
+        'nginx/ssl-session-cache',
+        anchor.nameWord,
+        'No `ssl_session_cache`: clients resume through session tickets (on by default), so this only matters for clients without ticket support.',
+        {
+          severity: 'hint',
+          fixes: [
+            {
+              title: 'Add ssl_session_cache shared:SSL:10m',
+              safe: false,
+              edits: [insertAfter(ctx, anchor, ['ssl_session_cache shared:SSL:10m;'], d)],
+            },
+          ],
+        },
+      );
     }
     // implicit old protocols before 1.23.4
     if (!atLeast(ctx, NGINX_MODERN_TLS_DEFAULT) && anchor && !included && !levelSetting(server, 'ssl_protocols')) {
-      add(ctx, 'nginx/ssl-protocols-old', anchor.nameWord, `Without \`ssl_protocols\`, nginx before ${NGINX_MODERN_TLS_DEFAULT} offers TLSv1 and TLSv1.1: add \`ssl_protocols TLSv1.2 TLSv1.3;\`.`, {
-        fixes: [{ title: 'Add ssl_protocols TLSv1.2 TLSv1.3', safe: true, edits: [insertAfter(ctx, anchor, ['ssl_protocols TLSv1.2 TLSv1.3;'], d)] }],
-      });
+      add(
+        ctx,
+        'nginx/ssl-protocols-old',
+        anchor.nameWord,
+        `Without \`ssl_protocols\`, nginx before ${NGINX_MODERN_TLS_DEFAULT} offers TLSv1 and TLSv1.1: add \`ssl_protocols TLSv1.2 TLSv1.3;\`.`,
+        {
+          fixes: [
+            {
+              title: 'Add ssl_protocols TLSv1.2 TLSv1.3',
+              safe: true,
+              edits: [insertAfter(ctx, anchor, ['ssl_protocols TLSv1.2 TLSv1.3;'], d)],
+            },
+          ],
+        },
+      );
     }
     // HTTP/2
     const hasListenH2 = s.listens.some((l) => hasWord(l, 'http2'));
@@ -855,9 +1073,15 @@ function checkTls(ctx: NginxCheckContext): void {
           edits.push({ start: ssl.end, end: ssl.end, newText: ' http2' });
         }
       }
-      add(ctx, 'nginx/http2-missing', first.nameWord, 'This TLS server speaks only HTTP/1.1: enable HTTP/2 so browsers multiplex requests over one connection.', {
-        fixes: [{ title, safe: false, edits }],
-      });
+      add(
+        ctx,
+        'nginx/http2-missing',
+        first.nameWord,
+        'This TLS server speaks only HTTP/1.1: enable HTTP/2 so browsers multiplex requests over one connection.',
+        {
+          fixes: [{ title, safe: false, edits }],
+        },
+      );
     }
     if (hasListenH2 && atLeast(ctx, NGINX_HTTP2_DIRECTIVE)) {
       const edits: FixEdit[] = [];
@@ -883,18 +1107,33 @@ function checkTls(ctx: NginxCheckContext): void {
       const old = n.d.args.filter(isOldProtocol);
       if (!old.length) continue;
       const keep = n.d.args.filter((a) => !old.includes(a));
-      const edits: FixEdit[] = keep.length ? old.map((a) => removeWord(ctx.text, a.start, a.end)) : [replace(n.d.args[0].start, n.d.args[n.d.args.length - 1].end, 'TLSv1.2 TLSv1.3')];
-      add(ctx, 'nginx/ssl-protocols-old', { start: old[0].start, end: old[old.length - 1].end }, `${old.map((a) => a.value).join(', ')} ${old.length > 1 ? 'are' : 'is'} deprecated and insecure: allow TLSv1.2 and TLSv1.3 only.`, {
-        fixes: [{ title: 'Remove the old protocols', safe: true, edits }],
-      });
+      const edits: FixEdit[] = keep.length
+        ? old.map((a) => removeWord(ctx.text, a.start, a.end))
+        : [replace(n.d.args[0].start, n.d.args[n.d.args.length - 1].end, 'TLSv1.2 TLSv1.3')];
+      add(
+        ctx,
+        'nginx/ssl-protocols-old',
+        { start: old[0].start, end: old[old.length - 1].end },
+        `${old.map((a) => a.value).join(', ')} ${old.length > 1 ? 'are' : 'is'} deprecated and insecure: allow TLSv1.2 and TLSv1.3 only.`,
+        {
+          fixes: [{ title: 'Remove the old protocols', safe: true, edits }],
+        },
+      );
     }
     if (n.d.name === 'ssl_stapling' && firstArg(n.d) === 'on') {
       const owner = n.up.d;
       const resolver = levelSetting(n.up, 'resolver') !== undefined;
-      const local = levelSetting(n.up, 'ssl_stapling_file') !== undefined || effective(n.up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
+      const local =
+        levelSetting(n.up, 'ssl_stapling_file') !== undefined ||
+        effective(n.up, 'ssl_stapling_responder').some((r) => /^https?:\/\/\d/.test(firstArg(r) ?? ''));
       const inServers = n.up.inner === 'http' && owner !== undefined && ctx.groups[G.resolver].some((m) => within(m, owner));
       if (!resolver && !local && !inServers && !includesAround(n.up)) {
-        add(ctx, 'nginx/ssl-stapling-no-resolver', n.d, '`ssl_stapling on` needs a `resolver` to look up the OCSP responder; without one nothing is stapled.');
+        add(
+          ctx,
+          'nginx/ssl-stapling-no-resolver',
+          n.d,
+          '`ssl_stapling on` needs a `resolver` to look up the OCSP responder; without one nothing is stapled.',
+        );
       }
     }
   }
@@ -923,13 +1162,30 @@ function checkAlias(ctx: NginxCheckContext): void {
     if (!path || path.value.startsWith('@') || path.value.endsWith('/')) continue;
     const alias = n.d.args[0];
     if (!alias || !alias.value.endsWith('/')) continue;
-    add(ctx, 'nginx/alias-traversal', path, `\`location ${path.value}\` without a trailing slash and \`alias ${alias.value}\` with one: \`${path.value}../\` escapes the folder.`, {
-      fixes: [{ title: `Use location ${path.value}/`, safe: false, edits: [{ start: path.end - (path.quote === 'none' ? 0 : 1), end: path.end - (path.quote === 'none' ? 0 : 1), newText: '/' }] }],
-    });
+    add(
+      ctx,
+      'nginx/alias-traversal',
+      path,
+      `\`location ${path.value}\` without a trailing slash and \`alias ${alias.value}\` with one: \`${path.value}../\` escapes the folder.`,
+      {
+        fixes: [
+          {
+            title: `Use location ${path.value}/`,
+            safe: false,
+            edits: [{ start: path.end - (path.quote === 'none' ? 0 : 1), end: path.end - (path.quote === 'none' ? 0 : 1), newText: '/' }],
+          },
+        ],
+      },
+    );
   }
 }
 
-function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[], directive: 'add_header' | 'proxy_set_header', ruleId: NginxRuleId): void {
+function checkInheritance(
+  ctx: NginxCheckContext,
+  blocks: readonly BlockLevel[],
+  directive: 'add_header' | 'proxy_set_header',
+  ruleId: NginxRuleId,
+): void {
   for (const b of blocks) {
     if (!lastAt(b, directive)) continue;
     if (directive === 'add_header' && at(b, 'add_header_inherit').some((d) => firstArg(d) === 'merge')) continue;
@@ -942,9 +1198,21 @@ function checkInheritance(ctx: NginxCheckContext, blocks: readonly BlockLevel[],
     if (!dropped.length) continue;
     const list = dropped.map((d) => d.args[0]?.value ?? '').join(', ');
     const copies = dropped.map((d) => ctx.text.slice(d.start, d.end));
-    add(ctx, ruleId, own[0].nameWord, `This ${directive} makes the block ignore the ${dropped.length} ${directive} line${dropped.length > 1 ? 's' : ''} of the enclosing block (${list}).`, {
-      fixes: [{ title: `Repeat the inherited ${directive} lines here`, safe: false, edits: [insertLinesBefore(ctx.text, own[0].start, copies, indentAt(ctx.text, own[0].start))] }],
-    });
+    add(
+      ctx,
+      ruleId,
+      own[0].nameWord,
+      `This ${directive} makes the block ignore the ${dropped.length} ${directive} line${dropped.length > 1 ? 's' : ''} of the enclosing block (${list}).`,
+      {
+        fixes: [
+          {
+            title: `Repeat the inherited ${directive} lines here`,
+            safe: false,
+            edits: [insertLinesBefore(ctx.text, own[0].start, copies, indentAt(ctx.text, own[0].start))],
+          },
+        ],
+      },
+    );
   }
 }
 
@@ -960,9 +1228,15 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
     const vars = variablesIn(target);
     const httpHost = vars.filter((v) => v.name === 'http_host');
     if (httpHost.length) {
-      add(ctx, 'nginx/host-in-redirect', httpHost[0], 'This redirect copies the client\'s Host header (`$http_host`) unchecked: a forged Host sends users to another site. Use `$host` (validated by server_name) or a literal name.', {
-        fixes: [{ title: 'Use $host', safe: false, edits: httpHost.map((v) => replace(v.start, v.end, v.braced ? '${host}' : '$host')) }],
-      });
+      add(
+        ctx,
+        'nginx/host-in-redirect',
+        httpHost[0],
+        "This redirect copies the client's Host header (`$http_host`) unchecked: a forged Host sends users to another site. Use `$host` (validated by server_name) or a literal name.",
+        {
+          fixes: [{ title: 'Use $host', safe: false, edits: httpHost.map((v) => replace(v.start, v.end, v.braced ? '${host}' : '$host')) }],
+        },
+      );
       continue;
     }
     const host = vars.find((v) => v.name === 'host');
@@ -983,9 +1257,15 @@ function checkRedirectHost(ctx: NginxCheckContext): void {
       names.some((v) => v === '_' || v === '' || v.startsWith('~') || v.startsWith('*') || v.endsWith('*')) ||
       named(server.block.children, 'listen').some((l) => l.args.some((a) => a.value === 'default_server' || a.value === 'default'));
     if (catchAll) {
-      add(ctx, 'nginx/host-in-redirect', host, 'In a catch-all server `$host` is whatever Host the client sent; redirect to `$server_name` or a literal name.', {
-        severity: 'hint',
-      });
+      add(
+        ctx,
+        'nginx/host-in-redirect',
+        host,
+        'In a catch-all server `$host` is whatever Host the client sent; redirect to `$server_name` or a literal name.',
+        {
+          severity: 'hint',
+        },
+      );
     }
   }
 }
@@ -1012,8 +1292,16 @@ function checkIfInLocation(ctx: NginxCheckContext): void {
     if (!bad.length) continue;
     const names = [...new Set(bad.map((b) => b.name))].join(', ');
     // rewrite-module directives run in the rewrite phase and behave; anything else is the trap
-    const rewriteOnly = bad.every((b) => ['set', 'break', 'rewrite', 'return', 'rewrite_log', 'uninitialized_variable_warn'].includes(b.name));
-    add(ctx, 'nginx/if-in-location', n.d.nameWord, `\`if\` in a location with ${names}: only \`return\` and \`rewrite ... last\` are safe inside it; the rest behaves unexpectedly. Use map, try_files or a separate location.`, rewriteOnly ? { severity: 'information' } : {});
+    const rewriteOnly = bad.every((b) =>
+      ['set', 'break', 'rewrite', 'return', 'rewrite_log', 'uninitialized_variable_warn'].includes(b.name),
+    );
+    add(
+      ctx,
+      'nginx/if-in-location',
+      n.d.nameWord,
+      `\`if\` in a location with ${names}: only \`return\` and \`rewrite ... last\` are safe inside it; the rest behaves unexpectedly. Use map, try_files or a separate location.`,
+      rewriteOnly ? { severity: 'information' } : {},
+    );
   }
 }
 
@@ -1048,9 +1336,9 @@ export const CHECK_OF = {
   'nginx/ssl-stapling-no-resolver': checkTls,
   'nginx/alias-traversal': checkAlias,
   'nginx/add-header-inheritance': (ctx) => checkInheritance(ctx, ctx.headerBlocks, 'add_header', 'nginx/add-header-inheritance'),
-  'nginx/proxy-set-header-inheritance': (ctx) => checkInheritance(ctx, ctx.headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance'),
+  'nginx/proxy-set-header-inheritance': (ctx) =>
+    checkInheritance(ctx, ctx.headerBlocks, 'proxy_set_header', 'nginx/proxy-set-header-inheritance'),
   'nginx/host-in-redirect': checkRedirectHost,
   'nginx/server-tokens-on': checkServerTokens,
   'nginx/if-in-location': checkIfInLocation,
 } satisfies Partial<Record<NginxTuningRuleId, NginxCheck>>; // complete: checked in run.ts, with the security rows
-

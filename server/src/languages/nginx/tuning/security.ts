@@ -14,7 +14,13 @@ import { REQUEST_PASS_DIRECTIVES } from '../data';
 
 type Ctx = NginxCheckContext;
 
-function add(ctx: Ctx, ruleId: NginxRuleId, at: { start: number; end: number }, message: string, extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {}): void {
+function add(
+  ctx: Ctx,
+  ruleId: NginxRuleId,
+  at: { start: number; end: number },
+  message: string,
+  extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {},
+): void {
   const { fixes, ...rest } = extra;
   const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
   if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
@@ -62,7 +68,8 @@ export function runSecurityChecks(ctx: Ctx): void {
 }
 
 const isHttp = (s: FlowScope): boolean => {
-  for (let x: FlowScope | undefined = s; x; x = x.up) if (x.ctx === 'stream' || x.ctx === 'mail' || x.ctx.startsWith('stream/') || x.ctx.startsWith('mail/')) return false;
+  for (let x: FlowScope | undefined = s; x; x = x.up)
+    if (x.ctx === 'stream' || x.ctx === 'mail' || x.ctx.startsWith('stream/') || x.ctx.startsWith('mail/')) return false;
   return true;
 };
 
@@ -90,7 +97,12 @@ function checkSsrf(ctx: Ctx, flow: NginxFlow): void {
       via = ` The location is \`internal\`, but the \`rewrite\` on line ${lineOf(ctx, reacher.start)} lets a client steer requests into it.`;
     }
     const at = firstVar(ctx, flow, w, d, scope, (x) => x.user || x.hostUser) ?? w;
-    add(ctx, 'nginx/ssrf-proxy-pass', at, `The ${d.name} address comes from the request: ${t.why ?? 'client data'}. A client can make nginx connect to any host it can reach.${via} Map the request to a fixed set of upstreams instead.`);
+    add(
+      ctx,
+      'nginx/ssrf-proxy-pass',
+      at,
+      `The ${d.name} address comes from the request: ${t.why ?? 'client data'}. A client can make nginx connect to any host it can reach.${via} Map the request to a fixed set of upstreams instead.`,
+    );
   }
 }
 
@@ -104,7 +116,14 @@ function innermostInternal(flow: NginxFlow, scope: FlowScope): Directive | undef
 }
 
 /** The first variable reference in `w` whose taint satisfies `pred`. */
-function firstVar(ctx: Ctx, flow: NginxFlow, w: Word, d: Directive, scope: FlowScope, pred: (t: ReturnType<NginxFlow['variableTaint']>) => boolean): { start: number; end: number; name: string } | undefined {
+function firstVar(
+  ctx: Ctx,
+  flow: NginxFlow,
+  w: Word,
+  d: Directive,
+  scope: FlowScope,
+  pred: (t: ReturnType<NginxFlow['variableTaint']>) => boolean,
+): { start: number; end: number; name: string } | undefined {
   void ctx;
   for (const v of variablesIn(w)) if (pred(flow.variableTaint(v.name, d, scope))) return v;
   return undefined;
@@ -126,20 +145,34 @@ function checkSplitting(ctx: Ctx, flow: NginxFlow): void {
       if (!t.crlf) continue;
       const fixes: Fix[] = [];
       if ((v.name === 'uri' || v.name === 'document_uri') && d.name !== 'proxy_pass') {
-        fixes.push({ title: 'Use $request_uri (as sent, never holds CR/LF)', safe: false, edits: [replace(v.start, v.end, v.braced ? '${request_uri}' : '$request_uri')] });
+        fixes.push({
+          title: 'Use $request_uri (as sent, never holds CR/LF)',
+          safe: false,
+          edits: [replace(v.start, v.end, v.braced ? '${request_uri}' : '$request_uri')],
+        });
       }
       const cls = negatedClassFix(ctx, flow, d, scope, v.name);
       if (cls) fixes.push(cls);
       const kind = d.name === 'proxy_set_header' || d.name === 'proxy_pass' ? 'request splitting' : 'response splitting';
-      add(ctx, 'nginx/header-injection', v, `HTTP ${kind}: ${t.crlfWhy ?? `$${v.name} can hold a line feed`} goes into ${what()}. A request that puts CR LF there (e.g. %0d%0a in the path) adds headers of the client's choosing.`, { fixes });
+      add(
+        ctx,
+        'nginx/header-injection',
+        v,
+        `HTTP ${kind}: ${t.crlfWhy ?? `$${v.name} can hold a line feed`} goes into ${what()}. A request that puts CR LF there (e.g. %0d%0a in the path) adds headers of the client's choosing.`,
+        { fixes },
+      );
       return;
     }
   };
   const LOCATION = (): string => 'the Location header';
-  for (const { d, scope } of flow.sinks.get('add_header') ?? []) if (d.args[1]) judge(d, scope, d.args[1], () => `the response header ${d.args[0].value}`, false);
-  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? []) for (const w of headerWords(d.args)) judge(d, scope, w, () => 'a response header (more_set_headers)', false);
-  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) if (d.args[1]) judge(d, scope, d.args[1], () => `the header ${d.args[0].value} sent to the upstream`, false);
-  for (const { d, scope } of flow.sinks.get('proxy_pass') ?? []) if (d.args[0]) judge(d, scope, d.args[0], () => 'the request line sent to the upstream', false);
+  for (const { d, scope } of flow.sinks.get('add_header') ?? [])
+    if (d.args[1]) judge(d, scope, d.args[1], () => `the response header ${d.args[0].value}`, false);
+  for (const { d, scope } of flow.sinks.get('more_set_headers') ?? [])
+    for (const w of headerWords(d.args)) judge(d, scope, w, () => 'a response header (more_set_headers)', false);
+  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? [])
+    if (d.args[1]) judge(d, scope, d.args[1], () => `the header ${d.args[0].value} sent to the upstream`, false);
+  for (const { d, scope } of flow.sinks.get('proxy_pass') ?? [])
+    if (d.args[0]) judge(d, scope, d.args[0], () => 'the request line sent to the upstream', false);
   for (const { d, scope } of flow.sinks.get('return') ?? []) {
     const a = d.args;
     if (a.length >= 2 && REDIRECT_CODES.test(a[0].value)) judge(d, scope, a[1], LOCATION, false);
@@ -215,8 +248,17 @@ function checkHostSpoofing(ctx: Ctx, flow: NginxFlow): void {
       if (v.name === 'host') continue; // validated against server_name (a default server's own matter: see SSRF)
       const t = flow.variableTaint(v.name, d, scope);
       if (!t.user) continue;
-      const fixes: Fix[] = v.name === 'http_host' ? [{ title: 'Use $host', safe: false, edits: [replace(v.start, v.end, v.braced ? '${host}' : '$host')] }] : [];
-      add(ctx, 'nginx/host-spoofing', v, `The upstream's Host header is ${t.why ?? `$${v.name}`}, unchecked: a client can make the backend believe it was asked for any virtual host (cache poisoning, password-reset links to another domain). Use \`$host\` or the literal name.`, { fixes });
+      const fixes: Fix[] =
+        v.name === 'http_host'
+          ? [{ title: 'Use $host', safe: false, edits: [replace(v.start, v.end, v.braced ? '${host}' : '$host')] }]
+          : [];
+      add(
+        ctx,
+        'nginx/host-spoofing',
+        v,
+        `The upstream's Host header is ${t.why ?? `$${v.name}`}, unchecked: a client can make the backend believe it was asked for any virtual host (cache poisoning, password-reset links to another domain). Use \`$host\` or the literal name.`,
+        { fixes },
+      );
       break;
     }
   }
@@ -250,7 +292,12 @@ function checkOrigins(ctx: Ctx, flow: NginxFlow): void {
   for (const { d } of flow.sinks.get('valid_referers') ?? []) {
     for (const a of d.args) {
       if (a.value === 'none') {
-        add(ctx, 'nginx/valid-referers-none', a, '`none` accepts requests without a Referer, and any page can make a browser send one without it (a Referrer-Policy, an https-to-http link): the check is void for an attacker.');
+        add(
+          ctx,
+          'nginx/valid-referers-none',
+          a,
+          '`none` accepts requests without a Referer, and any page can make a browser send one without it (a Referrer-Policy, an https-to-http link): the check is void for an attacker.',
+        );
       }
       if (a.value.startsWith('~')) judgeOrigin(ctx, a, a.value.slice(1), true, 'valid_referers');
     }
@@ -272,15 +319,27 @@ function judgeOrigin(ctx: Ctx, at: Word, pattern: string, caseless: boolean, kin
   if (!re) return;
   const what = kind === 'valid_referers' ? '`valid_referers` pattern' : `check of $http_${kind}`;
   if (unescapedDots(re)) {
-    add(ctx, 'nginx/origin-regex', at, `This ${what} has an unescaped \`.\` in a host name: it matches any character, so a look-alike domain (\`wwwXexample.com\`) passes. Write \`\\.\`.`, {
-      fixes: () => [{ title: 'Escape the dots', safe: true, edits: dotEdits(at, pattern) }].filter((f) => f.edits.length > 0),
-    });
+    add(
+      ctx,
+      'nginx/origin-regex',
+      at,
+      `This ${what} has an unescaped \`.\` in a host name: it matches any character, so a look-alike domain (\`wwwXexample.com\`) passes. Write \`\\.\`.`,
+      {
+        fixes: () => [{ title: 'Escape the dots', safe: true, edits: dotEdits(at, pattern) }].filter((f) => f.edits.length > 0),
+      },
+    );
     return;
   }
   const js = toJsRegExp(pattern, caseless || re.caseless);
   if (!js) return;
   const bypass = originBypass(js, pattern, kind);
-  if (bypass) add(ctx, 'nginx/origin-regex', at, `This ${what} is not anchored: \`${bypass}\` passes it. Anchor both ends (\`^https://example\\.com$\`).`);
+  if (bypass)
+    add(
+      ctx,
+      'nginx/origin-regex',
+      at,
+      `This ${what} is not anchored: \`${bypass}\` passes it. Anchor both ends (\`^https://example\\.com$\`).`,
+    );
   void anchoredStart;
 }
 
@@ -326,7 +385,12 @@ function originBypass(js: RegExp, pattern: string, kind: 'origin' | 'referer' | 
     }
     if (!legit) continue;
     const { scheme, host, tail } = legit;
-    const tries = [`${scheme}${host}.${evil}${tail}`, `${scheme}${evil}/${host}${tail}`, `${scheme}${evil}/?${scheme}${host}${tail}`, `${scheme}${host.replace(dom, `attacker${dom}`)}${tail}`];
+    const tries = [
+      `${scheme}${host}.${evil}${tail}`,
+      `${scheme}${evil}/${host}${tail}`,
+      `${scheme}${evil}/?${scheme}${host}${tail}`,
+      `${scheme}${host.replace(dom, `attacker${dom}`)}${tail}`,
+    ];
     for (const t of tries) if (js.test(t)) return t;
   }
   return undefined;
@@ -342,18 +406,34 @@ function checkHeaderHygiene(ctx: Ctx, flow: NginxFlow): void {
       for (const w of words) {
         if (w.value.indexOf('\n') < 0) continue;
         const written = /\r?\n/.test(w.raw);
-        add(ctx, 'nginx/add-header-multiline', w, `This header value ${written ? 'spans several lines' : 'holds a `\\n` escape, which nginx turns into a line feed'}: nginx sends the line break inside the header (obsolete header folding, RFC 7230), which many clients reject or cut off. Keep it on one line.`, {
-          fixes: written ? [{ title: 'Join the lines', safe: true, edits: [replace(w.start, w.end, w.raw.replace(/[ \t]*\r?\n[ \t]*/g, ' '))] }] : undefined,
-        });
+        add(
+          ctx,
+          'nginx/add-header-multiline',
+          w,
+          `This header value ${written ? 'spans several lines' : 'holds a `\\n` escape, which nginx turns into a line feed'}: nginx sends the line break inside the header (obsolete header folding, RFC 7230), which many clients reject or cut off. Keep it on one line.`,
+          {
+            fixes: written
+              ? [{ title: 'Join the lines', safe: true, edits: [replace(w.start, w.end, w.raw.replace(/[ \t]*\r?\n[ \t]*/g, ' '))] }]
+              : undefined,
+          },
+        );
       }
     }
   }
   for (const { d } of flow.sinks.get('add_header') ?? []) {
     const name = d.args[0];
     if (!name || name.value.toLowerCase() !== 'content-type' || !d.args[1]) continue;
-    add(ctx, 'nginx/add-header-content-type', name, '`add_header Content-Type` adds a second Content-Type header next to the one nginx or the backend already sends. Set the type with `default_type` (or `types`), or `proxy_hide_header` the upstream one.', {
-      fixes: () => [{ title: `Use default_type ${d.args[1].value}`, safe: false, edits: [replace(d.start, d.end, `default_type ${d.args[1].raw};`)] }],
-    });
+    add(
+      ctx,
+      'nginx/add-header-content-type',
+      name,
+      '`add_header Content-Type` adds a second Content-Type header next to the one nginx or the backend already sends. Set the type with `default_type` (or `types`), or `proxy_hide_header` the upstream one.',
+      {
+        fixes: () => [
+          { title: `Use default_type ${d.args[1].value}`, safe: false, edits: [replace(d.start, d.end, `default_type ${d.args[1].raw};`)] },
+        ],
+      },
+    );
   }
 }
 
@@ -384,7 +464,8 @@ interface AccessInfo {
 }
 
 function checkAccess(ctx: Ctx, flow: NginxFlow): void {
-  for (const name of ['error_log', 'ssl_ciphers', 'proxy_ssl_ciphers', 'grpc_ssl_ciphers']) for (const { d } of flow.sinks.get(name) ?? []) judgeLine(ctx, d);
+  for (const name of ['error_log', 'ssl_ciphers', 'proxy_ssl_ciphers', 'grpc_ssl_ciphers'])
+    for (const { d } of flow.sinks.get(name) ?? []) judgeLine(ctx, d);
   // the access rules of each block (stream servers included: the stream access module works alike)
   const levels = new Map<FlowScope, AccessInfo>();
   const info = (scope: FlowScope): AccessInfo => {
@@ -394,8 +475,9 @@ function checkAccess(ctx: Ctx, flow: NginxFlow): void {
   };
   for (const { d, scope } of flow.sinks.get('allow') ?? []) info(scope).allows.push(d);
   for (const { scope } of flow.sinks.get('deny') ?? []) info(scope).deny = true;
-  for (const name of ['auth_basic', 'auth_request']) for (const { d, scope } of flow.sinks.get(name) ?? []) if (d.args[0]?.value !== 'off') info(scope).auth = true;
-  for (const { d, scope } of levels.size ? flow.sinks.get('return') ?? [] : []) {
+  for (const name of ['auth_basic', 'auth_request'])
+    for (const { d, scope } of flow.sinks.get(name) ?? []) if (d.args[0]?.value !== 'off') info(scope).auth = true;
+  for (const { d, scope } of levels.size ? (flow.sinks.get('return') ?? []) : []) {
     const i = levels.get(scope);
     if (i) (i.returns ??= []).push(d);
   }
@@ -405,26 +487,54 @@ function checkAccess(ctx: Ctx, flow: NginxFlow): void {
     // allow without deny: everyone not listed is allowed too
     if (l.allows.length && !l.deny && l.allows.some((a) => a.args[0]?.value !== 'all') && !satisfyAny(scope)) {
       const last = l.allows[l.allows.length - 1];
-      add(ctx, 'nginx/allow-without-deny', last.nameWord, '`allow` without `deny`: addresses that match no rule are allowed anyway, so this restricts nothing. End the list with `deny all;`.', {
-        fixes: () => [{ title: 'Add deny all', safe: false, edits: [insertLinesAfter(ctx.text, last.end, ['deny all;'], indentAt(ctx.text, last.start))] }],
-      });
+      add(
+        ctx,
+        'nginx/allow-without-deny',
+        last.nameWord,
+        '`allow` without `deny`: addresses that match no rule are allowed anyway, so this restricts nothing. End the list with `deny all;`.',
+        {
+          fixes: () => [
+            {
+              title: 'Add deny all',
+              safe: false,
+              edits: [insertLinesAfter(ctx.text, last.end, ['deny all;'], indentAt(ctx.text, last.start))],
+            },
+          ],
+        },
+      );
     }
     // return runs in the rewrite phase, before allow/deny and auth are checked (HTTP only: stream's return runs last)
     if (l.returns && (l.allows.length || l.deny || l.auth) && (scope.ctx === 'location' || scope.ctx === 'server')) {
       for (const r of l.returns) {
-        add(ctx, 'nginx/return-bypasses-access', r.nameWord, '`return` answers in the rewrite phase, before the access phase where `allow`/`deny` and authentication run: every client gets this response. Move the access rules to an enclosing block, or the `return` into a nested location.');
+        add(
+          ctx,
+          'nginx/return-bypasses-access',
+          r.nameWord,
+          '`return` answers in the rewrite phase, before the access phase where `allow`/`deny` and authentication run: every client gets this response. Move the access rules to an enclosing block, or the `return` into a nested location.',
+        );
       }
     }
   }
   for (const { d, scope } of flow.sinks.get('stub_status') ?? []) {
     let guarded = false;
     for (const s of [scope.children, ...ancestors(scope)]) {
-      if (named(s, 'allow').length || named(s, 'deny').length || named(s, 'auth_basic').some((a) => a.args[0]?.value !== 'off') || named(s, 'auth_request').length) {
+      if (
+        named(s, 'allow').length ||
+        named(s, 'deny').length ||
+        named(s, 'auth_basic').some((a) => a.args[0]?.value !== 'off') ||
+        named(s, 'auth_request').length
+      ) {
         guarded = true;
         break;
       }
     }
-    if (!guarded) add(ctx, 'nginx/stub-status-open', d.nameWord, '`stub_status` without `allow`/`deny` or authentication: anyone can read the connection counters. Restrict it (e.g. `allow 127.0.0.1; deny all;`).');
+    if (!guarded)
+      add(
+        ctx,
+        'nginx/stub-status-open',
+        d.nameWord,
+        '`stub_status` without `allow`/`deny` or authentication: anyone can read the connection counters. Restrict it (e.g. `allow 127.0.0.1; deny all;`).',
+      );
   }
 }
 
@@ -453,8 +563,15 @@ function checkResolver(ctx: Ctx, flow: NginxFlow): void {
     if (!external.length) continue;
     // the resolver picks upstream addresses when a *_pass has a variable or an upstream server has `resolve`;
     // for OCSP stapling alone the answer is signed, so a spoofed lookup only makes stapling fail
-    dynamic ??= PASSES.some((p) => (flow.sinks.get(p) ?? []).some((s) => (s.d.args[0]?.raw ?? '').includes('$'))) || /\bresolve\b/.test(ctx.text);
-    add(ctx, 'nginx/resolver-external', external[0], `\`resolver ${external.map((a) => a.value).join(' ')}\`: nginx's resolver has no DNSSEC and trusts any answer that arrives in time, so a resolver across the internet lets an on-path attacker answer the lookups${dynamic ? ' that choose upstream addresses here' : ''} (nginx before 1.21.0 also had CVE-2021-23017 in it). Use a local resolver (127.0.0.1, or your network's own).`, dynamic ? {} : { severity: 'information' });
+    dynamic ??=
+      PASSES.some((p) => (flow.sinks.get(p) ?? []).some((s) => (s.d.args[0]?.raw ?? '').includes('$'))) || /\bresolve\b/.test(ctx.text);
+    add(
+      ctx,
+      'nginx/resolver-external',
+      external[0],
+      `\`resolver ${external.map((a) => a.value).join(' ')}\`: nginx's resolver has no DNSSEC and trusts any answer that arrives in time, so a resolver across the internet lets an on-path attacker answer the lookups${dynamic ? ' that choose upstream addresses here' : ''} (nginx before 1.21.0 also had CVE-2021-23017 in it). Use a local resolver (127.0.0.1, or your network's own).`,
+      dynamic ? {} : { severity: 'information' },
+    );
   }
 }
 
@@ -490,10 +607,17 @@ function checkRedos(ctx: Ctx, flow: NginxFlow): void {
   const judge = (w: Word, re: ParsedRegex | undefined, where: string): void => {
     if (!re) return;
     const risk = redosRisk(re);
-    if (risk) add(ctx, 'nginx/regex-redos', w, `This ${where} regex has ${risk}: on a crafted input PCRE tries exponentially many ways to match, and a worker spends its CPU on one request. Make the repetition unambiguous (e.g. \`[^/]+\` instead of \`.+\` inside a repeated group).`);
+    if (risk)
+      add(
+        ctx,
+        'nginx/regex-redos',
+        w,
+        `This ${where} regex has ${risk}: on a crafted input PCRE tries exponentially many ways to match, and a worker spends its CPU on one request. Make the repetition unambiguous (e.g. \`[^/]+\` instead of \`.+\` inside a repeated group).`,
+      );
   };
   for (const { d } of flow.sinks.get('location') ?? []) {
-    if (d.args.length > 1 && (d.args[0].value === '~' || d.args[0].value === '~*')) judge(d.args[d.args.length - 1], flow.regexOf(d), 'location');
+    if (d.args.length > 1 && (d.args[0].value === '~' || d.args[0].value === '~*'))
+      judge(d.args[d.args.length - 1], flow.regexOf(d), 'location');
   }
   for (const { d } of flow.sinks.get('if') ?? []) {
     const p = ifParts(d);
@@ -511,14 +635,28 @@ function judgeLine(ctx: Ctx, d: Directive): void {
   if (d.name === 'error_log') {
     if (d.args[0]?.value !== 'off') return;
     const w = d.args[0];
-    add(ctx, 'nginx/error-log-off', w, '`error_log off` does not turn the log off: nginx writes it to a file named `off` (relative to its prefix). Use `error_log /dev/null crit;` to discard it.', {
-      fixes: [{ title: 'Use error_log /dev/null crit', safe: true, edits: [replace(w.start, d.args[d.args.length - 1].end, '/dev/null crit')] }],
-    });
+    add(
+      ctx,
+      'nginx/error-log-off',
+      w,
+      '`error_log off` does not turn the log off: nginx writes it to a file named `off` (relative to its prefix). Use `error_log /dev/null crit;` to discard it.',
+      {
+        fixes: [
+          { title: 'Use error_log /dev/null crit', safe: true, edits: [replace(w.start, d.args[d.args.length - 1].end, '/dev/null crit')] },
+        ],
+      },
+    );
     return;
   }
   if (!d.args[0]) return;
   const weak = weakCipherTokens(d.args[0].value);
-  if (weak.length) add(ctx, 'nginx/ssl-ciphers-weak', d.args[0], `\`${d.name}\` enables broken ciphers (${weak.join(', ')}): exclude them (\`!aNULL:!MD5:!RC4:!3DES\`), or use a current list such as \`HIGH:!aNULL:!MD5\`.`);
+  if (weak.length)
+    add(
+      ctx,
+      'nginx/ssl-ciphers-weak',
+      d.args[0],
+      `\`${d.name}\` enables broken ciphers (${weak.join(', ')}): exclude them (\`!aNULL:!MD5:!RC4:!3DES\`), or use a current list such as \`HIGH:!aNULL:!MD5\`.`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,9 +673,21 @@ function checkUnanchoredExtension(ctx: Ctx, flow: NginxFlow): void {
     if (!m) continue;
     const executes = !!d.block?.children.some((c) => !c.entry && PASS_NAMES.has(c.name));
     const ext = m[0].replace(/^\\\./, '.');
-    add(ctx, 'nginx/location-regex-unanchored', w, `\`location ~ ${w.value}\` is not anchored with \`$\`: it also matches \`/upload/x${ext.replace(/[()?:|\[\]]/g, '').split('|')[0]}.jpg\` and \`/x${ext.replace(/[()?:|\[\]]/g, '').split('|')[0]}/y\`${executes ? ', and hands them to the backend it passes to' : ''}. End the pattern with \`$\`.`, {
-      severity: executes ? 'warning' : 'information',
-      fixes: [{ title: 'Anchor the pattern with $', safe: false, edits: [{ start: w.end - (w.quote === 'none' ? 0 : 1), end: w.end - (w.quote === 'none' ? 0 : 1), newText: '$' }] }],
-    });
+    add(
+      ctx,
+      'nginx/location-regex-unanchored',
+      w,
+      `\`location ~ ${w.value}\` is not anchored with \`$\`: it also matches \`/upload/x${ext.replace(/[()?:|\[\]]/g, '').split('|')[0]}.jpg\` and \`/x${ext.replace(/[()?:|\[\]]/g, '').split('|')[0]}/y\`${executes ? ', and hands them to the backend it passes to' : ''}. End the pattern with \`$\`.`,
+      {
+        severity: executes ? 'warning' : 'information',
+        fixes: [
+          {
+            title: 'Anchor the pattern with $',
+            safe: false,
+            edits: [{ start: w.end - (w.quote === 'none' ? 0 : 1), end: w.end - (w.quote === 'none' ? 0 : 1), newText: '$' }],
+          },
+        ],
+      },
+    );
   }
 }
