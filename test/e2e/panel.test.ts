@@ -212,7 +212,9 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
 
     if (NEXT_NGINX) {
       step(`A/B: the same config on nginx 1.22.1 (PATH) and ${NEXT_NGINX.version} (proxyTuner.binaries) from the binary picker`);
-      await poll('the binary pickers', async () => (await panel().locator('#binary-b vscode-option').count()) >= 3, { timeout: 30_000 });
+      // the picker lists a binary once its version has been asked (`-v`), which after a reload on a
+      // busy CI machine took over 30 s once: the same allowance as the restored panel's
+      await poll('the binary pickers', async () => (await panel().locator('#binary-b vscode-option').count()) >= 3, { timeout: 90_000 });
       const pick = (id: string, value: string) =>
         panel()
           .locator(`#${id}`)
