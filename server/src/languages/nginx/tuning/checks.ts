@@ -315,7 +315,7 @@ function lastEffective(level: Level, name: string): Directive | undefined {
  * fixes (`check` without `--fix` shows none), so a rule that fires thousands of times on a big
  * config does not build edits nobody reads.
  */
-function add(
+export function add(
   ctx: NginxCheckContext,
   ruleId: NginxRuleId,
   at: { start: number; end: number },

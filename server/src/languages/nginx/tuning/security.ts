@@ -8,24 +8,11 @@ import { variablesIn } from '../ast';
 import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../flow';
 import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type ParsedRegex } from '../regex';
 import { indentAt, insertLinesAfter, replace } from '../../../core/findingText';
-import type { NginxCheckContext } from './checks';
+import { add, type NginxCheckContext } from './checks';
 import { weakCipherTokens } from '../../../core/tls';
 import { REQUEST_PASS_DIRECTIVES } from '../data';
 
 type Ctx = NginxCheckContext;
-
-function add(
-  ctx: Ctx,
-  ruleId: NginxRuleId,
-  at: { start: number; end: number },
-  message: string,
-  extra: Omit<Partial<Finding>, 'fixes'> & { fixes?: Fix[] | (() => Fix[]) } = {},
-): void {
-  const { fixes, ...rest } = extra;
-  const f: Finding = { ruleId, start: at.start, end: at.end, message, ...rest };
-  if (fixes && ctx.settings.fixData !== false) f.fixes = typeof fixes === 'function' ? fixes() : fixes;
-  ctx.out.push(f);
-}
 
 const lineOf = (ctx: Ctx, offset: number): number => {
   let n = 1;
