@@ -181,10 +181,28 @@ test('unknown rule actions, with suggestions from the rule set', () => {
 });
 
 test('duplicate proxies: same capability clashes, a frontend and a backend may share a name', () => {
-  const { diags } = diagnose(
-    `${BASE}frontend x\n  bind :80\n  default_backend x\nbackend x\n  server s 127.0.0.1:1\nbackend x\n  server s 127.0.0.1:1\nlisten x\n  bind :81\n`,
+  const text = `${BASE}frontend x\n  bind :80\n  default_backend x\nbackend x\n  server s 127.0.0.1:1\nbackend x\n  server s 127.0.0.1:1\nlisten x\n  bind :81\n`;
+  // before 3.2 a frontend and a backend of one name are silent; the second backend and the listen clash
+  const old = diagnose(text, { haproxyVersion: '3.0' }).diags;
+  assert.deepEqual(
+    old.map((d) => [d.range.start.line, d.code, d.severity]),
+    [
+      [10, 'haproxy/duplicate-proxy', 1],
+      [12, 'haproxy/duplicate-proxy', 1],
+    ],
   );
-  assert.deepEqual(codes(diags), ['haproxy/duplicate-proxy', 'haproxy/duplicate-proxy']);
+  // HAProxy 3.2.26 warns at each backend that has the same name as a frontend (probed: data/versions.json)
+  const now = diagnose(text, { haproxyVersion: '3.2' }).diags;
+  assert.deepEqual(
+    now.map((d) => [d.range.start.line, d.code, d.severity]),
+    [
+      [8, 'haproxy/duplicate-proxy', 2],
+      [10, 'haproxy/duplicate-proxy', 1],
+      [10, 'haproxy/duplicate-proxy', 2], // 3.2.26 gives the second backend both: the clash and the warning
+      [12, 'haproxy/duplicate-proxy', 1],
+    ],
+  );
+  assert.match(now[0].message, /backend 'x' has the same name as the frontend on line 6; HAProxy 3\.2 warns/);
 });
 
 test('mode mismatch between an http frontend and a tcp backend', () => {

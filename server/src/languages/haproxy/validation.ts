@@ -1348,10 +1348,9 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, me
           }
         }
         // a frontend and a backend may share a name, but newer versions warn that it will not last
-        // (as before this file read capabilities from PROXY_SECTIONS: keyed `backend:`/`frontend:`,
-        // which byKindName's `be:`/`fe:` keys never match, so this warning is not given today)
+        // (byKindName is keyed by capability: `be:NAME` is a backend or a listen)
         const other =
-          kind === 'frontend' ? byKindName.get(`backend:${p.name}`) : kind === 'backend' ? byKindName.get(`frontend:${p.name}`) : undefined;
+          kind === 'frontend' ? byKindName.get(`be:${p.name}`) : kind === 'backend' ? byKindName.get(`fe:${p.name}`) : undefined;
         if (other && sec.name && other.kind !== 'listen' && probedCheck('duplicate frontend and backend name', c.target) === 'warned')
           c.add(
             'duplicate-proxy',
