@@ -348,14 +348,17 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     let proxyCpu0 = 0;
     let backendCpu0 = 0;
     const cpus = placed && pinErrors.length === 0 ? placed.generator : undefined;
-    const load = await runLoad({ ...loadOptions(r, main, hostHeader, options, tlsTarget), cpus }, {
-      onProgress: hooks.onProgress,
-      signal,
-      onMeasureStart: () => {
-        proxyCpu0 = sb?.cpuSeconds() ?? 0;
-        backendCpu0 = be?.cpuSeconds() ?? 0;
+    const load = await runLoad(
+      { ...loadOptions(r, main, hostHeader, options, tlsTarget), cpus },
+      {
+        onProgress: hooks.onProgress,
+        signal,
+        onMeasureStart: () => {
+          proxyCpu0 = sb?.cpuSeconds() ?? 0;
+          backendCpu0 = be?.cpuSeconds() ?? 0;
+        },
       },
-    });
+    );
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
     const bstats = be
