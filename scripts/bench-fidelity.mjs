@@ -493,6 +493,22 @@ after/before ratio. CPU per request of everything on the machine (generator + ba
 with both saturating the CPUs, req/s would stand in the inverse ratio, ${cpuAll.map(([w, o, k]) => `${w} ${(k / o).toFixed(2)}`).join(', ')} of wrk's.`
 }
 The figures below from 2026-12-01 (strace, perf, per-thread CPU) were measured unpinned against nginx \`return 200\`, not in this run.
+Why the after/before ratio came out low in some unpinned runs (the two runs of 2026-12-01, 3 repeats each, from their medians):
+the "after" runs kept the 2 CPUs busy (everything's CPU per request × req/s: ours 1.82 and 1.81 cores, wrk 1.80 and 1.88 cores), the "before"
+runs less (about 1.5 cores: each request waits for a new upstream connection). The generator's thread was not at 100% of a core (0.50 of a
+core for ours after, 0.45-0.48 for wrk), so no engine was a bottleneck by itself; but with the CPUs saturated whatever an engine spends
+per request is taken from the proxy. Ours spent 0.8 (run 1) and 2.5 (run 2) us more per request than wrk, 2-6% of the 39-43 us that
+everything on the machine spent per request; the rest of run 2's gap (ours/wrk after 0.83) was the proxy and the backend themselves
+costing more per request in ours' minutes (proxy 20.5 against 18.4 us, backend 10.4 against 9.2), and in run 1 the same figures went the
+other way (18.8 against 19.9). So unpinned, the comparison moves with the engine's CPU share and with the machine's state between runs
+seconds apart (±10-20%), which three repeats cannot average out against a 10% target: hence the placement, ABBA order and more repeats.
+The write path (2026-12-02 01:23 UTC, machine shared, load 13, one \`return 200\` nginx on CPU 1, engines on CPU 0, 4 s each, alternated):
+the generator already writes each request as one pre-encoded buffer with one \`write\` and no per-request closure; a minimal loop of
+50 \`onread\` sockets spent 1.6-2.8 us per request in user space and 5.7-10.3 in the kernel with \`socket.write\`, and the handle's own
+\`writeBuffer\` bypassing the stream machinery did no better (user 1.78 and 2.34, total 11.1 and 12.7 us, against 1.77 and 2.77, 10.7
+and 13.0 in the runs it alternated with): the kernel's share dominates, nothing to gain on the write path.
+\`proxy-tuner bench --target\` spent 10.5-13.3 us per request, wrk 8.4-9.6, the minimal loop 7.4-11.3: what ours adds over the bare
+loop is its own bookkeeping (response parsing, latency batches, the aggregating thread's histograms), about 2 us per request.
 Syscalls and wake-ups per request are not the cause (2026-12-01 22:15 UTC, against nginx \`return 200\`, 50 connections: \`strace -c -f\`
 ours 1.0 read, 1.0 write, 0.05 epoll_pwait; wrk 1.0 read, 1.0 write, 2.0 epoll_ctl, 0.09 epoll_wait; \`perf stat\` context switches
 0.094 per request ours, 0.098 wrk). \`perf record\` of our generator: 67% of its samples in the kernel, 52% in the write path alone
