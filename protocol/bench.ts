@@ -100,6 +100,12 @@ export interface BenchOptions {
   backend?: BackendOptions;
   /** Also run the same load straight at the backend (baseline without the proxy). */
   direct?: boolean;
+  /**
+   * CPU placement: the generator's threads on their own CPU(s), the proxy and the backend on the
+   * others, so neither takes CPU from the other. true: whenever the machine has 2 CPUs or more;
+   * false: never; 'auto' (default): from 4 CPUs (on 2-3 the proxy would be left a single CPU).
+   */
+  pin?: boolean | 'auto';
 }
 
 export interface LatencySummaryMs {
@@ -228,6 +234,12 @@ export interface BenchResult {
   imported?: { engine: 'k6' | 'locust'; file: string; workers?: number };
   /** TLS handshakes made by the generator during measurement, and how many resumed a session. */
   tls?: { handshakes: number; resumed: number };
+  /**
+   * Where the run's parts ran: pinned, the generator's worker threads on generatorCpus and the
+   * proxy's and the backend's processes on systemCpus (the generator's aggregating thread is not
+   * moved); `note` says why a run was not pinned.
+   */
+  placement?: { pinned: boolean; generatorCpus?: number[]; systemCpus?: number[]; note?: string };
   /** Load average at start/end and the CPU count, to judge noise from other processes. */
   host: { cpus: number; loadavgStart: number[]; loadavgEnd: number[] };
   /** Containment mode and lowered settings (absent for an external target). */

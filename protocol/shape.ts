@@ -229,6 +229,8 @@ export function resultRows(r: BenchResult): [string, string][] {
       ]);
     }
     rows.push(['Backend connections / request', r.backend.connectionsPerRequest.toFixed(3)]);
+    const pl = placementRow(r);
+    if (pl) rows.push(pl);
   }
   if (r.direct) {
     rows.push(['Direct P99 (no proxy)', formatMs(r.direct.latencyMs.p99)], ['Direct throughput', formatRps(r.direct.rps)]);
@@ -237,6 +239,15 @@ export function resultRows(r: BenchResult): [string, string][] {
   if (sb) rows.push(sb);
   for (const a of r.sandbox?.adjustments ?? []) rows.push([`Lowered: ${a.setting}`, `${a.from} → ${a.to} (line ${a.line}: ${a.why})`]);
   return rows;
+}
+
+/** Where the generator and the proxy ran (runs kept before the field have none). */
+export function placementRow(r: BenchResult): [string, string] | undefined {
+  const p = r.placement;
+  if (!p) return undefined;
+  return p.pinned && p.generatorCpus && p.systemCpus
+    ? ['CPU placement', `generator on CPU ${p.generatorCpus.join(', ')}; proxy and backend on CPU ${p.systemCpus.join(', ')}`]
+    : ['CPU placement', p.note ?? 'not pinned'];
 }
 
 /** Which containment the run had: the panel always says it. */

@@ -46,6 +46,8 @@ export interface WorkerConfig {
   /** Body sent with each request (a structured clone of the caller's bytes), or null. */
   body: Uint8Array | null;
   contentType: string;
+  /** CPUs this worker thread pins itself to before it reports ready (placement.ts); absent: not pinned. */
+  cpus?: number[];
 }
 
 /** Methods that need a Content-Length even without a body (nginx answers 411 otherwise). */
@@ -75,7 +77,7 @@ export interface DoneMessage {
 }
 
 export type WorkerMessage =
-  BatchMessage | DoneMessage | { type: 'ready'; worker: number } | { type: 'fatal'; worker: number; message: string };
+  BatchMessage | DoneMessage | { type: 'ready'; worker: number; pinError?: string } | { type: 'fatal'; worker: number; message: string };
 
 const READ_BUF_SIZE = 64 * 1024;
 const TCP_MESSAGE = Buffer.alloc(TCP_ECHO_BYTES, 0x61);

@@ -13,6 +13,7 @@ import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
 import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
 import { loadavg } from './proc';
+import { pinGroup, planPlacement } from './placement';
 import { isLoopbackAddress, type SandboxListener } from './sandbox/common';
 import { ProxySandbox } from './sandbox/index';
 
@@ -20,6 +21,7 @@ export { Backend } from './backend';
 export { NativeBackend, chooseNativeBinary } from './nativeBackend';
 export { k6Script, locustfile, readScenarioLine, EXPORT_ENGINES, type ExportEngine, type ExportScenario } from './export';
 export { runLoad } from './load';
+export { planPlacement, pinGroup, pinProcess, cpuList, AUTO_PIN_MIN_CPUS, type Placement } from './placement';
 export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
 export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
 export type { SuperviseOptions } from './proxy';
@@ -256,6 +258,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
   const signal = hooks.signal;
   if (signal?.aborted) throw abortError();
   const warnings: string[] = [];
+  const pinErrors: string[] = [];
   const loadStart = loadavg();
   let sandbox: ProxySandbox | null = null;
   let backend: Backend | NativeBackend | null = null;
@@ -270,6 +273,8 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     let hostHeader = options.host ?? 'localhost';
     let listenerInfo: BenchResult['listener'];
     let proxyInfo: BenchResult['proxy'];
+    const plan = planPlacement(options.pin, r.threads);
+    const placed = plan.placement;
     if (options.target) {
       main = { host: options.target.host, port: options.target.port, tls: !!options.target.tls || needsTls(r.scenario) };
       listenerInfo = {
@@ -289,11 +294,11 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       const picked = pickListener(sandbox.listeners, r.scenario, block);
       const jail = sandbox.containment;
       const run = jail?.contained ? { containment: jail, dir: sandbox.dir } : undefined;
-      const plan = pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
+      const bplan = pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
       let nb: NativeBackend | null = null;
-      if (plan.kind === 'native') {
+      if (bplan.kind === 'native') {
         try {
-          nb = await NativeBackend.start(backendOptions, plan.choice, sandbox.tls, run);
+          nb = await NativeBackend.start(backendOptions, bplan.choice, sandbox.tls, run);
         } catch (e) {
           // `auto` falls back to the Node backend (say so); an explicit `native` fails the run
           if ((options.backend?.kind ?? 'auto') !== 'auto') throw e;
@@ -305,7 +310,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         backendInfo = { kind: nb.kind, binary: nb.binary, version: nb.version };
       } else {
         backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile }, run);
-        backendInfo = { kind: 'node', why: plan.kind === 'node' ? plan.why : 'the native backend did not start' };
+        backendInfo = { kind: 'node', why: bplan.kind === 'node' ? bplan.why : 'the native backend did not start' };
       }
       sandbox.setBackend(backend.ports);
       if (facts.mix && facts.mix.tlsClose > 0 && !picked.tls)
@@ -319,6 +324,17 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         mode: sandbox.containment?.mode ?? 'rewrite-only',
       });
       warnings.push(...sandbox.warnings);
+      if (placed) {
+        // nginx forks its workers before it listens, so the whole group is there now
+        for (const [what, pgid] of [
+          [sandbox.kind, sandbox.pgid],
+          ['backend', backend.pgid],
+        ] as const) {
+          if (pgid <= 0) continue; // the in-process Node backend: nothing to move
+          const e = pinGroup(pgid, placed.system);
+          if (e) pinErrors.push(`${what}: ${e}`);
+        }
+      }
       main = toTarget(picked.main);
       tlsTarget = picked.tls ? toTarget(picked.tls) : undefined;
       hostHeader = options.host ?? picked.main.serverName ?? 'localhost';
@@ -331,14 +347,18 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     const be = backend;
     let proxyCpu0 = 0;
     let backendCpu0 = 0;
-    const load = await runLoad(loadOptions(r, main, hostHeader, options, tlsTarget), {
-      onProgress: hooks.onProgress,
-      signal,
-      onMeasureStart: () => {
-        proxyCpu0 = sb?.cpuSeconds() ?? 0;
-        backendCpu0 = be?.cpuSeconds() ?? 0;
+    const cpus = placed && pinErrors.length === 0 ? placed.generator : undefined;
+    const load = await runLoad(
+      { ...loadOptions(r, main, hostHeader, options, tlsTarget), cpus },
+      {
+        onProgress: hooks.onProgress,
+        signal,
+        onMeasureStart: () => {
+          proxyCpu0 = sb?.cpuSeconds() ?? 0;
+          backendCpu0 = be?.cpuSeconds() ?? 0;
+        },
       },
-    });
+    );
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
     const bstats = be
@@ -372,13 +392,16 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       if (facts.transport === 'http2' && listenerInfo.tls)
         warnings.push(`direct baseline for ${r.scenario}: HTTP/2 without TLS (h2c) straight to the backend`);
       const dl = await runLoad(
-        loadOptions(
-          r,
-          { host: '127.0.0.1', port, tls: needsTls(r.scenario) },
-          'localhost',
-          options,
-          tlsTarget ? { host: '127.0.0.1', port: hp.https, tls: true } : undefined,
-        ),
+        {
+          ...loadOptions(
+            r,
+            { host: '127.0.0.1', port, tls: needsTls(r.scenario) },
+            'localhost',
+            options,
+            tlsTarget ? { host: '127.0.0.1', port: hp.https, tls: true } : undefined,
+          ),
+          cpus,
+        },
         { signal },
       );
       const ds = await be.statsBetween(dl.measuredFrom, dl.measuredTo);
@@ -400,11 +423,17 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       warnings.push(
         `the ${backendInfo.kind === 'node' ? 'built-in Node' : `native ${backendInfo.kind}`} backend was the bottleneck (${Math.round(cost.backendCoreShare * 100)}% of a core): these numbers measure the backend, not the proxy`,
       );
+    pinErrors.push(...load.pinErrors);
+    if (placed && pinErrors.length > 0) warnings.push(`CPU placement failed, the run was not (fully) pinned: ${pinErrors.join('; ')}`);
+    const placement: BenchResult['placement'] =
+      placed && pinErrors.length === 0
+        ? { pinned: true, generatorCpus: placed.generator, systemCpus: placed.system }
+        : { pinned: false, note: placed ? 'CPU placement failed (see the warnings)' : (plan.why ?? undefined) };
     const loadEnd = loadavg();
-    const cpus = os.cpus().length;
-    if (loadStart[0] > cpus * 0.5)
+    const ncpu = os.cpus().length;
+    if (loadStart[0] > ncpu * 0.5)
       warnings.push(
-        `the machine was busy before the run (load average ${loadStart[0]} on ${cpus} CPUs): absolute numbers are noisy, compare ratios measured in one run`,
+        `the machine was busy before the run (load average ${loadStart[0]} on ${ncpu} CPUs): absolute numbers are noisy, compare ratios measured in one run`,
       );
     return {
       scenario: r.scenario,
@@ -437,7 +466,8 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       direct,
       cost,
       tls: load.tlsFull + load.tlsResumed > 0 ? { handshakes: load.tlsFull + load.tlsResumed, resumed: load.tlsResumed } : undefined,
-      host: { cpus, loadavgStart: loadStart, loadavgEnd: loadEnd },
+      placement,
+      host: { cpus: ncpu, loadavgStart: loadStart, loadavgEnd: loadEnd },
       sandbox: sb
         ? { mode: sb.containment?.mode ?? 'rewrite-only', reason: sb.containment?.reason, adjustments: [...sb.adjustments] }
         : undefined,

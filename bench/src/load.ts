@@ -32,6 +32,8 @@ export interface LoadOptions {
   body?: Uint8Array | null;
   /** Content-Type sent with the body (default application/octet-stream). */
   contentType?: string;
+  /** CPUs of the generator's worker threads (thread i on cpus[i % length]); absent: not pinned. */
+  cpus?: number[];
 }
 
 export interface LoadHooks {
@@ -63,6 +65,8 @@ export interface LoadResult {
   tlsFull: number;
   tlsResumed: number;
   inFlightDropped: number;
+  /** Why a worker thread could not be pinned to its CPU (o.cpus), one entry per thread that failed. */
+  pinErrors: string[];
 }
 
 interface SecondAcc {
@@ -110,6 +114,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
   let tlsFull = 0;
   let tlsResumed = 0;
   let inFlightDropped = 0;
+  const pinErrors: string[] = [];
   let emittedUpTo = -Math.ceil(warmupMs / 1000) - 1;
   let cpuAtMeasure = process.cpuUsage();
   let cpuAtEnd: NodeJS.CpuUsage | null = null;
@@ -220,12 +225,14 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
           method: o.method ?? 'GET',
           body: o.body ?? null,
           contentType: o.contentType ?? 'application/octet-stream',
+          cpus: o.cpus && o.cpus.length > 0 ? [o.cpus[i % o.cpus.length]] : undefined,
         };
         const w = new Worker(src, { eval: true, workerData: cfg });
         workers.push(w);
         w.on('message', (m: WorkerMessage) => {
           if (m.type === 'batch') onBatch(m);
           else if (m.type === 'ready') {
+            if (m.pinError) pinErrors.push(`generator thread ${m.worker}: ${m.pinError}`);
             if (++ready === threads) begin();
           } else if (m.type === 'done') {
             inFlightDropped += m.inFlightDropped;
@@ -285,6 +292,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
     tlsFull,
     tlsResumed,
     inFlightDropped,
+    pinErrors,
   };
 }
 

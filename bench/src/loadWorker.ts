@@ -5,6 +5,7 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Generator, type WorkerConfig, type WorkerMessage } from './generator';
 import { BACKEND_FLAG, runBackendChild } from './backend';
+import { pinThisThread } from './placement';
 
 type Control = { type: 'start'; startAt: number; measureAt: number; endAt: number } | { type: 'stop' };
 
@@ -25,7 +26,9 @@ if (!isMainThread && parentPort) {
       post({ type: 'fatal', worker: cfg.id, message: (e as Error).message });
     }
   });
-  post({ type: 'ready', worker: cfg.id });
+  // Placement: only this thread moves (in the editor the rest of the process is the extension host).
+  const pinError = cfg.cpus && cfg.cpus.length > 0 ? pinThisThread(cfg.cpus) : null;
+  post(pinError ? { type: 'ready', worker: cfg.id, pinError } : { type: 'ready', worker: cfg.id });
 } else if (process.argv.includes(BACKEND_FLAG)) {
   runBackendChild();
 }

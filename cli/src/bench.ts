@@ -66,6 +66,9 @@ options:
   --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
                        (no sandbox, no backend; for comparing load generators)
   --direct             also run the same load straight at the backend (the proxy's own cost)
+  --pin, --no-pin      CPU placement: the generator's threads on their own CPU, the proxy and
+                       the backend on the others, so neither takes CPU from the other (default:
+                       pinned from 4 CPUs; --pin also on 2-3 CPUs, where the proxy gets one CPU)
   --export k6|locust OUT
                        run nothing: write the scenario (requests, connection model, rate or
                        connections, duration, warm-up) as a k6 script or a locustfile to OUT,
@@ -101,6 +104,8 @@ const SPEC: Record<string, FlagSpec> = {
   binary: { value: true },
   rounds: { value: true },
   direct: { value: false },
+  pin: { value: false },
+  'no-pin': { value: false },
   target: { value: true },
   json: { value: false },
   export: { value: true, choices: EXPORT_ENGINES },
@@ -239,6 +244,9 @@ export function benchOptionsFromArgs(argv: string[]): {
     if (binaries.length < 2) throw new UsageError('--rounds needs at least two --binary');
   }
   if (flags.has('direct')) o.direct = true;
+  if (flags.has('pin') && flags.has('no-pin')) throw new UsageError('--pin and --no-pin exclude each other');
+  if (flags.has('pin')) o.pin = true;
+  if (flags.has('no-pin')) o.pin = false;
   const backend: BenchOptions['backend'] = {};
   if (get('response-bytes')) backend.responseBytes = parseSize(get('response-bytes')!, '--response-bytes');
   if (get('latency'))
@@ -359,6 +367,7 @@ export function resultJson(r: BenchResult): unknown {
     imported: r.imported,
     tls: r.tls,
     distribution: r.distribution,
+    placement: r.placement,
     host: r.host,
     sandbox: r.sandbox,
     warnings: r.warnings,
@@ -431,6 +440,10 @@ export function formatTable(r: BenchResult): string {
   if (r.sandbox)
     lines.push(
       `sandbox      ${r.sandbox.mode === 'namespace' ? 'contained (own network namespace with loopback only, read-only file system)' : `config rewrite only: ${r.sandbox.reason ?? 'no namespaces'}`}`,
+    );
+  if (r.placement)
+    lines.push(
+      `cpus         ${r.placement.pinned ? `pinned: generator on CPU ${r.placement.generatorCpus!.join(',')}, proxy and backend on CPU ${r.placement.systemCpus!.join(',')}` : (r.placement.note ?? 'not pinned')}`,
     );
   if (r.direct && r.direct.rps > 0) lines.push(`proxy cost   ${Math.round((r.rps / r.direct.rps) * 100)}% of the direct throughput`);
   lines.push('');

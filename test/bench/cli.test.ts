@@ -222,3 +222,11 @@ test('bench --export writes a file and runs nothing; import prints the run and a
     cfg.cleanup();
   }
 });
+
+test('bench --pin / --no-pin: CPU placement on or off, never both', () => {
+  const base = ['/x/nginx.conf'];
+  assert.equal(benchOptionsFromArgs(base).options.pin, undefined);
+  assert.equal(benchOptionsFromArgs([...base, '--pin']).options.pin, true);
+  assert.equal(benchOptionsFromArgs([...base, '--no-pin']).options.pin, false);
+  assert.throws(() => benchOptionsFromArgs([...base, '--pin', '--no-pin']), UsageError);
+});

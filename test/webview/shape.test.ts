@@ -234,6 +234,13 @@ describe('backend kind, bench cost and bottleneck', () => {
       /built-in Node backend, not the proxy \(99% of a core\)/,
     );
   });
+  it('says where the generator and the proxy ran', () => {
+    const pinned = Object.fromEntries(resultRows(result({ placement: { pinned: true, generatorCpus: [0], systemCpus: [1, 2, 3] } })));
+    assert.equal(pinned['CPU placement'], 'generator on CPU 0; proxy and backend on CPU 1, 2, 3');
+    const not = Object.fromEntries(resultRows(result({ placement: { pinned: false, note: 'not pinned: 2 CPUs' } })));
+    assert.equal(not['CPU placement'], 'not pinned: 2 CPUs');
+    assert.equal(Object.fromEntries(resultRows(result()))['CPU placement'], undefined);
+  });
   it('an imported run names its engine and no CPU rows', () => {
     const rows = Object.fromEntries(resultRows(result({ imported: { engine: 'locust', file: '/x/out_stats.csv' } })));
     assert.equal(rows['Engine'], 'locust (imported)');
