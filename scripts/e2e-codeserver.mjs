@@ -36,6 +36,31 @@ export const defaultUserSettings = {
   'editor.wordBasedSuggestions': 'off',
 };
 
+/**
+ * The settings of ours that VS Code reads only from the Remote settings in a remote window: the
+ * `machine` and `machine-overridable` ones of package.json. code-server's workbench is such a
+ * window (the extension host runs on the server), so a machine setting in the User settings is
+ * ignored, except for a moment at start-up while its schema is not yet registered. That moment
+ * made `proxyTuner.binaries` in the User settings show up after one window reload and not after
+ * another.
+ */
+function machineScopedKeys() {
+  const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+  const keys = new Set();
+  for (const section of [pkg.contributes?.configuration ?? []].flat())
+    for (const [key, schema] of Object.entries(section.properties ?? {}))
+      if (schema.scope === 'machine' || schema.scope === 'machine-overridable') keys.add(key);
+  return keys;
+}
+
+/** Splits settings into the User settings and the Remote (machine) settings of a remote window. */
+export function splitSettings(settings, machineKeys = machineScopedKeys()) {
+  const user = {};
+  const machine = {};
+  for (const [key, value] of Object.entries(settings)) (machineKeys.has(key) ? machine : user)[key] = value;
+  return { user, machine };
+}
+
 /** Chromium flags for a headless run that only talks to loopback. */
 export const chromiumArgs = [
   '--headless',
@@ -92,7 +117,7 @@ function tail(file, lines = 40) {
  * @param {object} opts
  * @param {string} [opts.vsix] install this .vsix into the fresh extensions folder
  * @param {string} [opts.devPath] or load the extension in development mode from this folder
- * @param {Record<string, unknown>} [opts.settings] extra user settings
+ * @param {Record<string, unknown>} [opts.settings] extra settings (the machine-scoped ones go to the Remote settings)
  * @param {number} [opts.port] port to bind on 127.0.0.1 (default: a free one)
  * @param {string} [opts.stateDir] state folder (default: a fresh temp folder, deleted by stop())
  */
@@ -108,11 +133,15 @@ export async function startCodeServer(opts = {}) {
     xdgConfig: join(stateDir, 'xdg-config'),
   };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+  // The User settings, and the Remote settings (user-data/Machine/settings.json, code-server's
+  // `machineSettingsResource`) for our machine-scoped ones.
+  const { user, machine } = splitSettings({ ...defaultUserSettings, ...(opts.settings ?? {}) });
   mkdirSync(join(dirs.userData, 'User'), { recursive: true });
-  writeFileSync(
-    join(dirs.userData, 'User', 'settings.json'),
-    JSON.stringify({ ...defaultUserSettings, ...(opts.settings ?? {}) }, null, 2),
-  );
+  writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify(user, null, 2));
+  if (Object.keys(machine).length) {
+    mkdirSync(join(dirs.userData, 'Machine'), { recursive: true });
+    writeFileSync(join(dirs.userData, 'Machine', 'settings.json'), JSON.stringify(machine, null, 2));
+  }
   const config = join(stateDir, 'config.yaml');
   writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
 

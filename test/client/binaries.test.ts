@@ -2,11 +2,18 @@
 // (client/src/versions/binaries.ts): PATH, the path settings, proxyTuner.binaries; each asked
 // for its version once; the target version is the setting, else the local binary's.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { defaultBinary, discoverBinaries, parseVersionOutput, targetVersion } from '../../client/src/versions/binaries';
+import {
+  defaultBinary,
+  discoverBinaries,
+  discoverInputKey,
+  parseVersionOutput,
+  probe,
+  targetVersion,
+} from '../../client/src/versions/binaries';
 import { findMatrixBinary, loadMatrix } from '../../bench/src/matrix';
 
 function fakeBinary(dir: string, name: string, output: string): string {
@@ -60,6 +67,37 @@ describe('installed binaries', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('asks a binary again after a -v that timed out or printed no version (only answers are kept)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pt-binaries-'));
+    try {
+      // the first -v hangs (a machine busy right after a window reload), later ones answer
+      const marker = join(dir, 'asked');
+      const slow = join(dir, 'nginx-slow');
+      writeFileSync(
+        slow,
+        `#!/bin/sh\nif [ ! -e '${marker}' ]; then : > '${marker}'; exec sleep 5; fi\necho 'nginx version: nginx/1.30.6' >&2\n`,
+      );
+      chmodSync(slow, 0o755);
+      assert.equal(await probe(slow, 300), undefined, 'the first ask times out');
+      assert.deepEqual(await probe(slow, 3000), { kind: 'nginx', version: '1.30.6' }, 'the next discovery asks again');
+      const found = await discoverBinaries({ configured: {}, extra: [slow], envPath: '/nonexistent' });
+      assert.ok(found.some((b) => b.path === slow && b.version === '1.30.6'));
+      // an answer is kept: the binary is not run again while its file is unchanged
+      rmSync(marker);
+      assert.deepEqual(await probe(slow, 300), { kind: 'nginx', version: '1.30.6' });
+      assert.ok(!existsSync(marker), 'not run again');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keys the settings discovery reads, so a changed value is noticed whatever the event names', () => {
+    const base = { configured: { nginx: '', haproxy: '' }, extra: ['/opt/nginx-next'] };
+    assert.equal(discoverInputKey(base), discoverInputKey({ configured: { nginx: ' ', haproxy: '' }, extra: ['/opt/nginx-next'] }));
+    assert.notEqual(discoverInputKey(base), discoverInputKey({ ...base, extra: [] }));
+    assert.notEqual(discoverInputKey(base), discoverInputKey({ ...base, configured: { nginx: '/usr/local/sbin/nginx' } }));
   });
 
   it(

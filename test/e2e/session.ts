@@ -21,7 +21,7 @@ export interface SessionOptions {
   name: string;
   /** Folder under test-results/ for the screenshots. */
   shots: string;
-  /** Extra VS Code user settings. */
+  /** Extra VS Code settings (our machine-scoped ones are written to the Remote settings: code-server is a remote window). */
   settings?: Record<string, unknown>;
   viewport?: { width: number; height: number };
   /** Fills the fresh workspace folder. */

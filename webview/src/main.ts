@@ -77,6 +77,8 @@ const state = loadState();
 let runs: RunRecord[] = [];
 let running = false;
 let enabled = true;
+/** Whether an init has arrived since this script started. */
+let initSeen = false;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -504,6 +506,11 @@ function save(): void {
 function handle(msg: HostToPanel): void {
   switch (msg.type) {
     case 'init': {
+      // A second init for the config shown (the host found another binary list, the trust
+      // changed) keeps the form as the user left it; a new config or a fresh panel takes the
+      // host's defaults; the first init after a reload takes what the webview state kept.
+      const sameConfig = initSeen && state.config?.uri === msg.config?.uri;
+      initSeen = true;
       state.config = msg.config;
       enabled = msg.enabled;
       running = msg.running;
@@ -516,10 +523,10 @@ function handle(msg: HostToPanel): void {
       dis.textContent = msg.disabledReason;
       dis.classList.toggle('hidden', msg.enabled);
       // The form keeps what the user typed across reloads; a fresh panel takes the host's defaults.
-      const restored = restoredOptions;
+      const kept = restoredOptions ?? (sameConfig ? state.options : null);
       restoredOptions = null;
-      writeForm(restored ?? msg.options);
-      state.options = restored ?? msg.options;
+      writeForm(kept ?? msg.options);
+      state.options = kept ?? msg.options;
       if (!running && state.liveRunId && !runById(state.liveRunId) && state.samples.length) {
         setStatus('stopped', 'Stopped');
       } else if (running) setStatus('running', 'Running…');

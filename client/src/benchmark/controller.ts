@@ -27,8 +27,8 @@ import { BenchmarkPanel, type PanelHost } from './panel';
 import { findRoutes, type Route } from './routes';
 import { RunStore } from './runStore';
 import { toBenchOptions } from './options';
-import { findInstalledBinaries } from '../versions/index';
-import type { FoundBinary } from '../versions/binaries';
+import { binarySettingsChanged, findInstalledBinaries, readBinarySettings } from '../versions/index';
+import { discoverInputKey, type FoundBinary } from '../versions/binaries';
 
 export const UNTRUSTED_REASON =
   'Benchmarks are off in an untrusted workspace: a run starts the nginx or HAProxy binary on a copy of this config. ' +
@@ -73,6 +73,9 @@ export class BenchmarkController implements PanelHost {
 
   /** The installed binaries (PATH, the path settings, proxyTuner.binaries): the panel's binary picker. */
   private binaries: FoundBinary[] = [];
+  /** The settings the last discovery read (binarySettingsKey), and its number (the newest one wins). */
+  private lookedFor: string | undefined;
+  private discoveries = 0;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.store = new RunStore(context.workspaceState, () => this.setting<number>(undefined, 'benchmark.keepRuns', 20));
@@ -81,13 +84,25 @@ export class BenchmarkController implements PanelHost {
     void this.refreshBinaries();
   }
 
-  /** Looks for the installed binaries again and re-sends the panel's state when they changed. */
+  /**
+   * Looks for the installed binaries again (with the settings' values now) and re-sends the
+   * panel's state when they changed. When discoveries overlap, the one started last wins.
+   */
   async refreshBinaries(): Promise<void> {
-    const found = await findInstalledBinaries().catch(() => [] as FoundBinary[]);
+    const n = ++this.discoveries;
+    const input = readBinarySettings();
+    this.lookedFor = discoverInputKey(input);
+    const found = await findInstalledBinaries(input).catch(() => [] as FoundBinary[]);
+    if (n !== this.discoveries) return;
     const key = (l: FoundBinary[]) => l.map((b) => `${b.path}\0${b.version}`).join('\n');
     if (key(found) === key(this.binaries)) return;
     this.binaries = found;
     this.refreshPanel();
+  }
+
+  /** Any configuration change: discovery again when the binary settings' values changed (named in the event or not). */
+  onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (binarySettingsChanged(e, this.lookedFor)) void this.refreshBinaries();
   }
 
   private panelBinaries(kind: ProxyKind) {
@@ -201,7 +216,11 @@ export class BenchmarkController implements PanelHost {
     const configUri = panel.configUri;
     switch (msg.type) {
       case 'ready':
+        // The webview (new, restored after a reload, or re-rendered) listens now: the state as
+        // known, then the binaries looked for again (a binary that was slow to answer `-v`, a
+        // setting changed meanwhile), with a second `init` if that list differs.
         panel.post(this.initMessage(configUri));
+        void this.refreshBinaries();
         return;
       case 'run':
         if (!configUri) return;

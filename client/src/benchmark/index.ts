@@ -45,12 +45,7 @@ export function registerBenchmarkPanel(context: vscode.ExtensionContext): vscode
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('proxyTuner.benchmark')) lenses.refresh();
-      if (
-        e.affectsConfiguration('proxyTuner.binaries') ||
-        e.affectsConfiguration('proxyTuner.nginx.path') ||
-        e.affectsConfiguration('proxyTuner.haproxy.path')
-      )
-        void controller.refreshBinaries();
+      controller.onConfigurationChanged(e);
     }),
     vscode.window.registerWebviewPanelSerializer(PANEL_VIEW_TYPE, {
       async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown) {

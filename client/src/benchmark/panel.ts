@@ -5,6 +5,7 @@
 import * as crypto from 'node:crypto';
 import * as vscode from 'vscode';
 import { validatePanelMessage, type HostToPanel, type PanelToHost } from '../../../protocol/panel';
+import { PanelOutbox } from './outbox';
 
 export const PANEL_VIEW_TYPE = 'proxyTuner.benchmark';
 
@@ -27,8 +28,8 @@ export class BenchmarkPanel {
   private readonly disposables: vscode.Disposable[] = [];
   /** The config this panel shows and runs (uri string). */
   configUri: string | null;
-  private ready = false;
-  private queue: HostToPanel[] = [];
+  /** Holds messages until the webview's script listens (outbox.ts). */
+  private readonly outbox: PanelOutbox<HostToPanel>;
 
   static create(extensionUri: vscode.Uri, host: PanelHost, configUri: string | null, column?: vscode.ViewColumn): BenchmarkPanel {
     const panel = vscode.window.createWebviewPanel(
@@ -47,6 +48,7 @@ export class BenchmarkPanel {
     configUri: string | null,
   ) {
     this.configUri = configUri;
+    this.outbox = new PanelOutbox((msg) => void panel.webview.postMessage(msg));
     panel.webview.options = panelOptions(extensionUri);
     this.render();
     panel.onDidDispose(() => this.dispose(), null, this.disposables);
@@ -57,11 +59,9 @@ export class BenchmarkPanel {
           console.warn(`[proxy-tuner] benchmark panel: rejected a message: ${v.error}`);
           return;
         }
-        if (v.message.type === 'ready') {
-          this.ready = true;
-        }
-        this.host.onPanelMessage(this, v.message);
-        if (v.message.type === 'ready') this.flush();
+        const msg = v.message;
+        if (msg.type === 'ready') this.outbox.onReady(() => this.host.onPanelMessage(this, msg));
+        else this.host.onPanelMessage(this, msg);
       },
       null,
       this.disposables,
@@ -74,7 +74,7 @@ export class BenchmarkPanel {
 
   /** (Re)writes the HTML: a fresh nonce each time. The webview then says `ready`. */
   render(): void {
-    this.ready = false;
+    this.outbox.reset();
     const webview = this.panel.webview;
     const nonce = crypto
       .randomBytes(18)
@@ -111,20 +111,7 @@ export class BenchmarkPanel {
 
   /** Sends a message; held back until the webview has said `ready`. */
   post(msg: HostToPanel): void {
-    if (!this.ready) {
-      // `init` replaces whatever was queued before it.
-      if (msg.type === 'init') this.queue = [];
-      this.queue.push(msg);
-      return;
-    }
-    void this.panel.webview.postMessage(msg);
-  }
-
-  private flush(): void {
-    // The host has just answered `ready` with a fresh `init`: older ones are stale.
-    const q = this.queue.filter((m) => m.type !== 'init');
-    this.queue = [];
-    for (const m of q) void this.panel.webview.postMessage(m);
+    this.outbox.post(msg);
   }
 
   reveal(): void {

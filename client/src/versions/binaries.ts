@@ -56,8 +56,12 @@ export function parseVersionOutput(text: string): { kind: Kind; version: string 
 
 const cache = new Map<string, Promise<{ kind: Kind; version: string } | undefined>>();
 
-/** Runs `binary -v` (3 s at most), once per binary file. */
-export function probe(binary: string): Promise<{ kind: Kind; version: string } | undefined> {
+/**
+ * Runs `binary -v` (3 s at most), once per binary file. Only an answer is kept: a run that timed
+ * out (a busy machine right after a window reload), failed or printed no version is asked again
+ * by the next discovery, so one slow start does not hide a binary until the extension restarts.
+ */
+export function probe(binary: string, timeoutMs = 3000): Promise<{ kind: Kind; version: string } | undefined> {
   let key = binary;
   try {
     const st = statSync(binary);
@@ -68,13 +72,22 @@ export function probe(binary: string): Promise<{ kind: Kind; version: string } |
   let p = cache.get(key);
   if (!p) {
     p = new Promise((resolve) => {
-      execFile(binary, ['-v'], { timeout: 3000, encoding: 'utf8' }, (_err, stdout, stderr) =>
+      execFile(binary, ['-v'], { timeout: timeoutMs, encoding: 'utf8' }, (_err, stdout, stderr) =>
         resolve(parseVersionOutput(`${stdout ?? ''}${stderr ?? ''}`)),
       );
     });
-    cache.set(key, p);
+    const mine = p;
+    cache.set(key, mine);
+    void mine.then((v) => {
+      if (!v && cache.get(key) === mine) cache.delete(key);
+    });
   }
   return p;
+}
+
+/** A key of the settings discovery reads: equal keys, the same binaries are looked for. */
+export function discoverInputKey(input: DiscoverInput): string {
+  return JSON.stringify([input.configured.nginx?.trim() ?? '', input.configured.haproxy?.trim() ?? '', input.extra, input.envPath ?? null]);
 }
 
 /** Every binary found, each path once (resolved), in the order: configured, PATH, the extra list. */

@@ -5,7 +5,7 @@
 // choosing one sets the version setting (the workspace's, or the user's without a workspace).
 import * as vscode from 'vscode';
 import { branches, endOfLife, BRANCHES_AS_OF } from '../../../server/src/core/lifecycle';
-import { discoverBinaries, targetVersion, type FoundBinary, type Kind } from './binaries';
+import { discoverBinaries, discoverInputKey, targetVersion, type DiscoverInput, type FoundBinary, type Kind } from './binaries';
 
 export const PICK_COMMAND = 'proxyTuner.pickTargetVersion';
 
@@ -13,14 +13,40 @@ function kindOf(doc: vscode.TextDocument | undefined): Kind | undefined {
   return doc && (doc.languageId === 'nginx' || doc.languageId === 'haproxy') ? doc.languageId : undefined;
 }
 
-/** The binaries this machine has, as the settings say where to look. */
-export function findInstalledBinaries(): Promise<FoundBinary[]> {
+/** Where the settings say to look for binaries (their values now). */
+export function readBinarySettings(): DiscoverInput {
   const cfg = vscode.workspace.getConfiguration('proxyTuner');
   const extra = cfg.get<unknown>('binaries', []);
-  return discoverBinaries({
+  return {
     configured: { nginx: cfg.get<string>('nginx.path', ''), haproxy: cfg.get<string>('haproxy.path', '') },
     extra: Array.isArray(extra) ? extra.filter((x): x is string => typeof x === 'string') : [],
-  });
+  };
+}
+
+/** A key of those settings' values, to notice any change of them. */
+export function binarySettingsKey(): string {
+  return discoverInputKey(readBinarySettings());
+}
+
+/**
+ * Whether a configuration change touches the binary settings. The event's keys are not enough:
+ * VS Code changes a setting's effective value without naming it, e.g. a machine-scoped one in the
+ * user settings of a remote window (code-server, SSH), which is dropped once the extension's
+ * settings are registered (observed here: `proxyTuner.binaries` went from a list to [] on an event
+ * that named only other keys). So the values are compared with the ones last looked at.
+ */
+export function binarySettingsChanged(e: vscode.ConfigurationChangeEvent, lastKey: string | undefined): boolean {
+  return (
+    e.affectsConfiguration('proxyTuner.binaries') ||
+    e.affectsConfiguration('proxyTuner.nginx.path') ||
+    e.affectsConfiguration('proxyTuner.haproxy.path') ||
+    binarySettingsKey() !== lastKey
+  );
+}
+
+/** The binaries this machine has, as the settings say where to look. */
+export function findInstalledBinaries(input: DiscoverInput = readBinarySettings()): Promise<FoundBinary[]> {
+  return discoverBinaries(input);
 }
 
 const NAME: Record<Kind, string> = { nginx: 'nginx', haproxy: 'HAProxy' };
@@ -31,6 +57,7 @@ export function registerVersionFeatures(): vscode.Disposable[] {
   item.command = PICK_COMMAND;
   let found: FoundBinary[] = [];
   let refreshing: Promise<void> | undefined;
+  let lookedFor: string | undefined;
 
   const describe = (doc: vscode.TextDocument, kind: Kind) => {
     const setting = vscode.workspace.getConfiguration('proxyTuner', doc.uri).get<string>(`${kind}.version`, '');
@@ -69,11 +96,16 @@ export function registerVersionFeatures(): vscode.Disposable[] {
   };
 
   const refresh = () => {
-    refreshing = findInstalledBinaries().then((b) => {
+    const input = readBinarySettings();
+    lookedFor = discoverInputKey(input);
+    const mine = findInstalledBinaries(input).then((b) => {
+      // a later refresh (the settings changed meanwhile) has the newer list
+      if (refreshing !== mine) return;
       found = b;
       update();
     });
-    return refreshing;
+    refreshing = mine;
+    return mine;
   };
 
   const pick = async (uriArg?: unknown) => {
@@ -84,6 +116,7 @@ export function registerVersionFeatures(): vscode.Disposable[] {
       return;
     }
     await refresh();
+    await refreshing; // a refresh started meanwhile by a settings change
     type Item = vscode.QuickPickItem & { version?: string | null };
     const current = describe(doc, kind);
     const items: Item[] = [];
@@ -137,12 +170,7 @@ export function registerVersionFeatures(): vscode.Disposable[] {
     vscode.workspace.onDidOpenTextDocument(update),
     vscode.workspace.onDidCloseTextDocument(update),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (
-        e.affectsConfiguration('proxyTuner.binaries') ||
-        e.affectsConfiguration('proxyTuner.nginx.path') ||
-        e.affectsConfiguration('proxyTuner.haproxy.path')
-      )
-        void refresh();
+      if (binarySettingsChanged(e, lookedFor)) void refresh();
       else if (e.affectsConfiguration('proxyTuner')) update();
     }),
   ];
