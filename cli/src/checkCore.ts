@@ -7,7 +7,12 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { createWorkspaceIndex, detectLanguage, validateInWorkspace, type WorkspaceIndex } from '../../server/src/service/languageService';
+import {
+  createWorkspaceIndex,
+  detectLanguage,
+  validateInWorkspaceParts,
+  type WorkspaceIndex,
+} from '../../server/src/service/languageService';
 import { localVersion } from '../../server/src/host/localVersions';
 import { localHostFacts, localNginxModules } from '../../server/src/host/hostFacts';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
@@ -15,6 +20,7 @@ import { contextFor, projectSettings } from '../../server/src/service/projectCon
 import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 import { ProjectConfigs } from './files';
+import { trace, TRACING } from './trace';
 
 export interface CheckOptions {
   /** `--language`: every file is this language. */
@@ -44,7 +50,7 @@ export interface Input {
   text?: string;
 }
 
-function byPosition(a: Diagnostic, b: Diagnostic): number {
+export function byPosition(a: Diagnostic, b: Diagnostic): number {
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
 }
 
@@ -137,7 +143,9 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
       results.push({
         file: g.file,
         language: g.language,
-        diagnostics: validateInWorkspace(g.doc, g.language, settings, ws).sort(byPosition),
+        diagnostics: validateInWorkspaceParts(g.doc, g.language, settings, ws, undefined, TRACING ? (s) => trace('main', s) : undefined)
+          .finish()
+          .sort(byPosition),
       });
     }
     i = j;
