@@ -13,7 +13,6 @@ import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, t
 import { expandFiles, ProjectConfigs, writeAtomic } from './files';
 import { checkInParallel, defaultJobs, terminalProgress } from './pool';
 import { formatGithub, formatText, severityName, toJson, toSarif } from './report';
-import { checkSplit, startSplit } from './split';
 import { trace, traceReport, TRACING } from './trace';
 
 export { formatText, toJson } from './report';
@@ -187,9 +186,6 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     },
     fixData: format === 'sarif',
   };
-  // one big nginx file: its tuning pass on a second core, started before anything else is waited for
-  const split =
-    !fixing && jobs > 1 && inputs.length === 1 && inputs[0].text === undefined ? startSplit(inputs[0].file, opts, __filename) : undefined;
   // The local binaries' versions (`nginx -v`, ~40 ms) are asked in the background while files
   // are read and parsed; a setting's first read waits for them.
   const probing = Promise.all((['nginx', 'haproxy'] as const).filter((l) => !opts.flags[l]?.version).map((l) => prefetchLocalVersion(l)));
@@ -232,8 +228,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   await probing;
   trace('main', 'versions known');
   let results: FileResult[];
-  if (split) results = await checkSplit(split, new SettingsFor(opts, configs));
-  else if (jobs > 1 && inputs.length >= PARALLEL_FROM && !inputs.some((i) => i.text !== undefined)) {
+  if (jobs > 1 && inputs.length >= PARALLEL_FROM && !inputs.some((i) => i.text !== undefined)) {
     // workers judge with the versions found here, once, rather than each asking the binaries
     opts.localVersions = { nginx: localVersion('nginx') ?? null, haproxy: localVersion('haproxy') ?? null };
     results = await checkInParallel(inputs, opts, jobs, __filename, terminalProgress());
@@ -254,7 +249,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     trace('main', 'report written');
     // the collector's pause entries reach the observer on later turns of the event loop
     for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
-    out.stderr(traceReport(split?.marks));
+    out.stderr(traceReport());
   }
   if (unreadable.length) return 2;
   return results.some((r) => r.diagnostics.some((d) => d.severity === 1)) ? 1 : 0;

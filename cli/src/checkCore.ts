@@ -7,12 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import {
-  createWorkspaceIndex,
-  detectLanguage,
-  validateInWorkspaceParts,
-  type WorkspaceIndex,
-} from '../../server/src/service/languageService';
+import { createWorkspaceIndex, detectLanguage, validateInWorkspace, type WorkspaceIndex } from '../../server/src/service/languageService';
 import { localVersion } from '../../server/src/host/localVersions';
 import { localHostFacts, localNginxModules } from '../../server/src/host/hostFacts';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
@@ -50,7 +45,7 @@ export interface Input {
   text?: string;
 }
 
-export function byPosition(a: Diagnostic, b: Diagnostic): number {
+function byPosition(a: Diagnostic, b: Diagnostic): number {
   return a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character;
 }
 
@@ -143,9 +138,9 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
       results.push({
         file: g.file,
         language: g.language,
-        diagnostics: validateInWorkspaceParts(g.doc, g.language, settings, ws, undefined, TRACING ? (s) => trace('main', s) : undefined)
-          .finish()
-          .sort(byPosition),
+        diagnostics: validateInWorkspace(g.doc, g.language, settings, ws, undefined, TRACING ? (s) => trace('main', s) : undefined).sort(
+          byPosition,
+        ),
       });
     }
     i = j;

@@ -9,7 +9,6 @@ import { checkCommand } from './check';
 import { formatCommand } from './format';
 import { runCheckWorker } from './pool';
 import { explainCommand, rulesCommand } from './rulesCommand';
-import { runTuningWorker } from './split';
 import { traceBegin } from './trace';
 
 const USAGE = `Usage: proxy-tuner <command> [options]
@@ -75,17 +74,9 @@ if (isCheckWorker) {
   runCheckWorker(parentPort!, (workerData as { opts: Parameters<typeof runCheckWorker>[1] }).opts);
 }
 
-// The tuning worker of a split `check` of one big file (cli/src/split.ts) runs this bundle too.
-const tuningStart = isMainThread ? undefined : (workerData as Parameters<typeof runTuningWorker>[1] | null);
-const isTuningWorker = tuningStart?.proxyTunerTuningWorker === true;
-if (isTuningWorker) {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  runTuningWorker(parentPort!, tuningStart!);
-}
-
 const argv = process.argv.slice(2);
 if (isMainThread) traceBegin('main');
-if (!isCheckWorker && !isTuningWorker)
+if (!isCheckWorker)
   main(argv).then(
     (code) => {
       process.exitCode = code;

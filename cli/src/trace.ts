@@ -1,7 +1,10 @@
 // `PROXY_TUNER_TRACE=1 proxy-tuner check FILE`: where a run's time goes, on stderr after the
-// report: per step and thread, the time since the process started, the step's wall time, the
-// process's CPU time over it (every thread, the collector's included) and this thread's
-// garbage-collection pauses in it. Off (one comparison per step) unless the variable is set.
+// report: per step (start-up, parse, validation, tuning, navigation, report), the time since the
+// process started, the step's wall time, the process's CPU time over it (every thread: V8's
+// collector and compiler helpers included), the main thread's garbage-collection pauses in it and,
+// on Linux, the main thread's own time on a core and time waiting for one (a loaded machine's
+// share, /proc/thread-self/schedstat); then every thread's totals. Off (one comparison per
+// step) unless the variable is set; the output of `check` is otherwise unchanged.
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 
@@ -10,7 +13,7 @@ export const TRACING = process.env.PROXY_TUNER_TRACE === '1';
 export interface Mark {
   thread: string;
   step: string;
-  /** ms since the epoch (timeOrigin + now, comparable across threads). */
+  /** ms since the epoch (timeOrigin + now). */
   at: number;
   /** The process's CPU time so far, ms. */
   cpu: number;
@@ -55,8 +58,8 @@ export function trace(thread: string, step: string): void {
   marks.push(m);
 }
 
-/** This thread's marks with their collection pauses (a worker posts them to the main thread). */
-export function traceMarks(): Mark[] {
+/** This thread's marks with their collection pauses. */
+function traceMarks(): Mark[] {
   if (!TRACING) return [];
   for (const e of observer?.takeRecords() ?? []) pauses.push({ at: performance.timeOrigin + e.startTime, ms: e.duration });
   let prev = -Infinity;
@@ -73,8 +76,8 @@ export function traceMarks(): Mark[] {
   });
 }
 
-/** The report: the main thread's marks and the ones a worker posted, each thread in its order. */
-export function traceReport(others: Mark[] = []): string {
+/** The report: this thread's marks, then every thread's time on a core. */
+export function traceReport(): string {
   if (!TRACING) return '';
   const origin = performance.timeOrigin;
   const nt = performance.nodeTiming;
@@ -82,7 +85,7 @@ export function traceReport(others: Mark[] = []): string {
     `proxy-tuner trace (ms; t from the process's start; cpu: the whole process's; gc: the thread's pauses; thread on-cpu/waiting: the thread's own time on a core and runnable without one)`,
   ];
   lines.push(`  node bootstrap done       t=${nt.bootstrapComplete.toFixed(1)}`);
-  const all = [...traceMarks(), ...others];
+  const all = traceMarks();
   const threads = [...new Set(all.map((m) => m.thread))];
   for (const thread of threads) {
     let prev: Mark | undefined;

@@ -302,7 +302,8 @@ export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detec
 /**
  * `validate` with the files loaded together: an nginx fragment judged in the context of the
  * include that reads it, names defined in other files no longer reported unknown, and the
- * unused/undefined-name and include diagnostics.
+ * unused/undefined-name and include diagnostics. `step` is called after each step (the command
+ * line's PROXY_TUNER_TRACE times them; the service has no clock).
  */
 export function validateInWorkspace(
   doc: TextDocument,
@@ -310,29 +311,8 @@ export function validateInWorkspace(
   settings: ServiceSettings,
   ws: WorkspaceIndex,
   cache?: ParseCache,
-): Diagnostic[] {
-  return validateInWorkspaceParts(doc, lang, settings, ws, cache).finish();
-}
-
-/** The steps of validateInWorkspace, in the order they run (the command line's timing trace names them). */
-export type ValidationStep = 'parse' | 'validation' | 'navigation' | 'tuning' | 'final';
-
-/**
- * validateInWorkspace in two halves, for a caller that has the tuning pass run elsewhere (the
- * command line hands a big nginx file's tuning to a worker thread, which parses it itself):
- * this call parses and runs the module's validation and the navigation diagnostics; `finish`
- * takes the tuning pass's diagnostics (`nginxTuning`/`haproxyTuning` of the same text and
- * settings), or runs it when given none, and returns exactly what validateInWorkspace returns.
- * `step` is called after each step (with no clock here: the caller times them).
- */
-export function validateInWorkspaceParts(
-  doc: TextDocument,
-  lang: LanguageId,
-  settings: ServiceSettings,
-  ws: WorkspaceIndex,
-  cache?: ParseCache,
   step?: (done: ValidationStep) => void,
-): { finish(tuning?: Diagnostic[]): Diagnostic[] } {
+): Diagnostic[] {
   const m = modules[lang];
   // the index parses the open document anyway (for the unit): reuse that parse, not a second one
   const indexed = ws.get(doc.uri);
@@ -349,33 +329,19 @@ export function validateInWorkspaceParts(
   const own =
     context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings, memo);
   step?.('validation');
-  // the steps are pure and independent: navigation runs before tuning so that a tuning pass
-  // made elsewhere overlaps with both; the diagnostics keep their order (own, tuning, navigation)
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
+  step?.('tuning');
   const nav = navDiagnostics(ws, doc.uri, settings, unit);
   step?.('navigation');
-  return {
-    finish(given?: Diagnostic[]): Diagnostic[] {
-      const tuning = given ?? (lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo));
-      step?.('tuning');
-      const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
-      const all = kept.concat(tuning, nav);
-      const out = finalizeDiagnostics(doc, lang, all, settings);
-      step?.('final');
-      return out;
-    },
-  };
+  const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
+  const all = kept.concat(tuning, nav);
+  const out = finalizeDiagnostics(doc, lang, all, settings);
+  step?.('final');
+  return out;
 }
 
-/**
- * The tuning pass of validateInWorkspace alone, on a parse of its own (what the command line's
- * worker thread hands to validateInWorkspaceParts' `finish`): parses `doc` now and returns the
- * pass, so the parse need not wait for the settings. The same text, language and settings give
- * the same diagnostics in the same order.
- */
-export function tuningPass(doc: TextDocument, lang: LanguageId): (settings: ServiceSettings) => Diagnostic[] {
-  const ast = modules[lang].parse(doc.getText());
-  return (settings) => (lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings));
-}
+/** The steps of validateInWorkspace, in the order they run. */
+export type ValidationStep = 'parse' | 'validation' | 'tuning' | 'navigation' | 'final';
 
 /** Go to definition across the loaded files (an upstream in an included file, a backend in another `.cfg`, an include's targets). */
 export function definitionInWorkspace(doc: TextDocument, pos: Position, ws: WorkspaceIndex): Location[] | null {
