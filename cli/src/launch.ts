@@ -8,7 +8,7 @@
 // version or with other flags (`cachedDataRejected`); the bundle then compiles as usual. Measured:
 // docs/benchmarks.md. PROXY_TUNER_NO_CODE_CACHE=1 loads the bundle as a plain module.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
@@ -45,7 +45,10 @@ function launch(): void {
     // `check` sets one at run time (cli/src/main.ts), put back to V8's default first.
     process.on('exit', () => {
       setFlagsFromString('--semi-space-growth-factor=2');
-      writeFileSync(CACHE, Buffer.concat([Buffer.from(hash, 'latin1'), script.createCachedData()]));
+      // whole or not at all: a run starting meanwhile reads the old file or the new one
+      const tmp = `${CACHE}.${process.pid}.tmp`;
+      writeFileSync(tmp, Buffer.concat([Buffer.from(hash, 'latin1'), script.createCachedData()]));
+      renameSync(tmp, CACHE);
     });
   }
   const mod = { exports: {} as unknown, filename: MAIN, id: MAIN, loaded: false };
