@@ -1,7 +1,10 @@
 // One build script for every bundle: the extension client, the language server,
 // the command line, the benchmark load worker and the webview.
 import * as esbuild from 'esbuild';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -60,14 +63,18 @@ const benchApart = {
 const builds = [
   { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
-  // whitespace-free: less to read and pre-parse at each start (names and code are unchanged)
+  // whitespace-free: less to read and pre-parse at each start (names and code are unchanged);
+  // started by dist/cli.js (cli/src/launch.ts) from V8's code cache of it, see codeCache() below
   {
     ...node,
-    entryPoints: { cli: 'cli/src/main.ts' },
+    entryPoints: { 'cli-main': 'cli/src/main.ts' },
     outdir: 'dist',
+    // `import('./bench.js')` as `require`: the launcher's vm.Script has no module loader for import()
+    supported: { 'dynamic-import': false },
     plugins: [referenceApart, benchApart, jsonAsParse],
     minifyWhitespace: true,
   },
+  { ...node, entryPoints: { cli: 'cli/src/launch.ts' }, outdir: 'dist', sourcemap: false },
   { ...node, entryPoints: { 'cli-bench': 'cli/src/bench.ts' }, outdir: 'dist', plugins: [referenceApart, jsonAsParse] },
   { ...node, entryPoints: { 'nginx-reference': '@nginx/reference-lib' }, outdir: 'dist', sourcemap: false },
   { ...node, entryPoints: { loadWorker: 'bench/src/loadWorker.ts' }, outdir: 'dist' },
@@ -84,8 +91,57 @@ const builds = [
   },
 ].filter((b) => Object.values(b.entryPoints).every((p) => p.startsWith('@') || existsSync(p)));
 
+/**
+ * V8's code cache of the command line (dist/cli-main.js.cache, read by dist/cli.js): written by a
+ * `check` of a small nginx config with this node, then tried once; a cache V8 refuses (another
+ * flag set at run time, say) is removed rather than read for nothing at every start. A node of
+ * another version refuses it too and compiles the bundle as before. Not in watch mode (the
+ * launcher's hash check then skips the stale one).
+ */
+function codeCache() {
+  const cache = 'dist/cli-main.js.cache';
+  rmSync(cache, { force: true });
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-build-'));
+  try {
+    const conf = join(dir, 'nginx.conf');
+    writeFileSync(
+      conf,
+      [
+        'worker_processes auto;',
+        'events { worker_connections 1024; }',
+        'http {',
+        '    upstream app { server 127.0.0.1:8080; keepalive 16; }',
+        '    server {',
+        '        listen 80;',
+        '        server_name example.test;',
+        '        gzip on;',
+        '        location / { proxy_pass http://app; proxy_set_header Host $host; }',
+        '        location /static/ { root /srv; expires 1h; }',
+        '    }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const env = { ...process.env, PROXY_TUNER_NO_LOCAL_VERSION: '1', PROXY_TUNER_NO_HOST_FACTS: '1', PROXY_TUNER_CACHE_DIR: dir };
+    delete env.NODE_OPTIONS;
+    spawnSync(process.execPath, ['dist/cli.js', 'check', conf], { env: { ...env, PROXY_TUNER_WRITE_CODE_CACHE: '1' }, stdio: 'ignore' });
+    const probe = spawnSync(process.execPath, ['dist/cli.js', '--version'], {
+      env: { ...env, PROXY_TUNER_CODE_CACHE_DEBUG: '1' },
+      encoding: 'utf8',
+    });
+    if (!/code cache used/.test(probe.stderr ?? '')) {
+      rmSync(cache, { force: true });
+      if (existsSync('dist/cli.js'))
+        process.stderr.write(`build: no code cache for dist/cli-main.js (${(probe.stderr ?? '').trim() || 'not written'})\n`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (watch) {
   for (const b of builds) (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  if (builds.some((b) => b.entryPoints.cli)) codeCache();
 }

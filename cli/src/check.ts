@@ -13,6 +13,7 @@ import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, t
 import { expandFiles, ProjectConfigs, writeAtomic } from './files';
 import { checkInParallel, defaultJobs, terminalProgress } from './pool';
 import { formatGithub, formatText, severityName, toJson, toSarif } from './report';
+import { trace, traceReport, TRACING } from './trace';
 
 export { formatText, toJson } from './report';
 export type { JsonProblem } from './report';
@@ -225,6 +226,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   }
 
   await probing;
+  trace('main', 'versions known');
   let results: FileResult[];
   if (jobs > 1 && inputs.length >= PARALLEL_FROM && !inputs.some((i) => i.text !== undefined)) {
     // workers judge with the versions found here, once, rather than each asking the binaries
@@ -242,6 +244,12 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   else {
     out.stdout(formatText(results));
     out.stderr(summary(results, expanded.ignored));
+  }
+  if (TRACING) {
+    trace('main', 'report written');
+    // the collector's pause entries reach the observer on later turns of the event loop
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    out.stderr(traceReport());
   }
   if (unreadable.length) return 2;
   return results.some((r) => r.diagnostics.some((d) => d.severity === 1)) ? 1 : 0;

@@ -15,6 +15,7 @@ import { contextFor, projectSettings } from '../../server/src/service/projectCon
 import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 import { ProjectConfigs } from './files';
+import { trace, TRACING } from './trace';
 
 export interface CheckOptions {
   /** `--language`: every file is this language. */
@@ -137,7 +138,9 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
       results.push({
         file: g.file,
         language: g.language,
-        diagnostics: validateInWorkspace(g.doc, g.language, settings, ws).sort(byPosition),
+        diagnostics: validateInWorkspace(g.doc, g.language, settings, ws, undefined, TRACING ? (s) => trace('main', s) : undefined).sort(
+          byPosition,
+        ),
       });
     }
     i = j;

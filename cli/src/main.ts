@@ -9,6 +9,7 @@ import { checkCommand } from './check';
 import { formatCommand } from './format';
 import { runCheckWorker } from './pool';
 import { explainCommand, rulesCommand } from './rulesCommand';
+import { traceBegin } from './trace';
 
 const USAGE = `Usage: proxy-tuner <command> [options]
 
@@ -74,6 +75,7 @@ if (isCheckWorker) {
 }
 
 const argv = process.argv.slice(2);
+if (isMainThread) traceBegin('main');
 if (!isCheckWorker)
   main(argv).then(
     (code) => {

@@ -29,14 +29,14 @@ function mtime(p: string): number {
   }
 }
 
-/** Runs `node esbuild.mjs` unless dist/server.js and dist/cli.js are newer than every source. */
+/** Runs `node esbuild.mjs` unless dist/server.js, dist/cli.js and dist/cli-main.js are newer than every source. */
 export function ensureBuilt(): void {
   const sources = Math.max(
     ...['server/src', 'cli/src', 'bench/src', 'protocol'].map((d) => newestMtime(join(REPO, d))),
     mtime(join(REPO, 'package.json')),
     mtime(join(REPO, 'esbuild.mjs')),
   );
-  const built = Math.min(mtime(join(REPO, 'dist', 'server.js')), mtime(join(REPO, 'dist', 'cli.js')));
+  const built = Math.min(...['server.js', 'cli.js', 'cli-main.js'].map((f) => mtime(join(REPO, 'dist', f))));
   if (built > sources) return;
   const r = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: REPO, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`build failed (${r.status}): ${r.stderr}${r.stdout}`);

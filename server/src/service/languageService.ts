@@ -302,7 +302,8 @@ export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detec
 /**
  * `validate` with the files loaded together: an nginx fragment judged in the context of the
  * include that reads it, names defined in other files no longer reported unknown, and the
- * unused/undefined-name and include diagnostics.
+ * unused/undefined-name and include diagnostics. `step` is called after each step (the command
+ * line's PROXY_TUNER_TRACE times them; the service has no clock).
  */
 export function validateInWorkspace(
   doc: TextDocument,
@@ -310,12 +311,14 @@ export function validateInWorkspace(
   settings: ServiceSettings,
   ws: WorkspaceIndex,
   cache?: ParseCache,
+  step?: (done: ValidationStep) => void,
 ): Diagnostic[] {
   const m = modules[lang];
   // the index parses the open document anyway (for the unit): reuse that parse, not a second one
   const indexed = ws.get(doc.uri);
   const ast = indexed && indexed.doc === doc && indexed.lang === lang ? indexed.ast : astOf(doc, lang, cache);
   if (cache && ast === indexed?.ast) cache.remember(doc, lang, ast);
+  step?.('parse');
   // the unit (the include closure, the folder's files) once for the context, the navigation
   // diagnostics and the filter, not once per step
   const unit = indexed ? ws.unitOf(doc.uri) : undefined;
@@ -325,12 +328,20 @@ export function validateInWorkspace(
   const unitFacts = unit && context && indexed?.lang === 'nginx' ? { nginxModules: ws.nginxModuleState(unit), memo } : undefined;
   const own =
     context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings, memo);
+  step?.('validation');
   const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
+  step?.('tuning');
   const nav = navDiagnostics(ws, doc.uri, settings, unit);
+  step?.('navigation');
   const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
   const all = kept.concat(tuning, nav);
-  return finalizeDiagnostics(doc, lang, all, settings);
+  const out = finalizeDiagnostics(doc, lang, all, settings);
+  step?.('final');
+  return out;
 }
+
+/** The steps of validateInWorkspace, in the order they run. */
+export type ValidationStep = 'parse' | 'validation' | 'tuning' | 'navigation' | 'final';
 
 /** Go to definition across the loaded files (an upstream in an included file, a backend in another `.cfg`, an include's targets). */
 export function definitionInWorkspace(doc: TextDocument, pos: Position, ws: WorkspaceIndex): Location[] | null {

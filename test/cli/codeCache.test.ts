@@ -1,0 +1,87 @@
+// dist/cli.js starts the command line (dist/cli-main.js) from V8's code cache the build writes
+// (cli/src/launch.ts): the cache is used when it was made from this very bundle, ignored when the
+// bundle changed or the cache is damaged, and the output is the same either way.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureBuilt, REPO } from './build';
+import { SEED002 } from './helpers';
+
+const DIST = join(REPO, 'dist');
+let dir = '';
+
+/** A copy of the launcher, the bundle and its cache, to damage without touching dist/. */
+function copyDist(): string {
+  const d = mkdtempSync(join(dir, 'dist-'));
+  for (const f of ['cli.js', 'cli-main.js', 'cli-main.js.cache']) copyFileSync(join(DIST, f), join(d, f));
+  return d;
+}
+
+function run(launcher: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync(process.execPath, [launcher, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, PROXY_TUNER_NO_LOCAL_VERSION: '1', PROXY_TUNER_CODE_CACHE_DEBUG: '1', ...env },
+  });
+  const [first, ...rest] = r.stderr.split('\n');
+  return { status: r.status, stdout: r.stdout, cache: first, stderr: rest.join('\n') };
+}
+
+describe('the command line starts from its code cache (cli/src/launch.ts)', () => {
+  let conf = '';
+  before(() => {
+    ensureBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-codecache-'));
+    conf = join(dir, 'nginx.conf');
+    writeFileSync(conf, SEED002);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('the build wrote a cache of this bundle, and the launcher uses it', () => {
+    assert.ok(existsSync(join(DIST, 'cli-main.js.cache')), 'npm run build writes dist/cli-main.js.cache');
+    const r = run(join(DIST, 'cli.js'), ['--version']);
+    assert.equal(r.cache, 'proxy-tuner: code cache used');
+    assert.equal(r.stdout.trim(), JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+  });
+
+  it('check gives the same report, exit code and stderr with the cache, without it and with a stale or damaged one', () => {
+    const base = run(join(DIST, 'cli.js'), ['check', '--format', 'json', conf]);
+    assert.equal(base.cache, 'proxy-tuner: code cache used');
+    assert.equal(base.status, 0, base.stderr);
+    assert.ok(JSON.parse(base.stdout).length > 0, 'seed 002 has findings');
+    const plain = run(join(DIST, 'cli.js'), ['check', '--format', 'json', conf], { PROXY_TUNER_NO_CODE_CACHE: '1' });
+    assert.deepEqual([plain.status, plain.stdout, plain.stderr], [base.status, base.stdout, base.stderr]);
+
+    // the bundle rebuilt (same length, other bytes) after the cache was written: its hash no longer matches
+    const stale = copyDist();
+    const main = readFileSync(join(stale, 'cli-main.js'), 'utf8');
+    writeFileSync(join(stale, 'cli-main.js'), main.replace('Usage: proxy-tuner <command>', 'Usage: proxy-tuner <commanD>'));
+    const s = run(join(stale, 'cli.js'), ['check', '--format', 'json', conf]);
+    assert.equal(s.cache, 'proxy-tuner: code cache absent');
+    assert.deepEqual([s.status, s.stdout, s.stderr], [base.status, base.stdout, base.stderr]);
+
+    // V8's part damaged (the hash still right): V8 refuses it, the bundle compiles as usual
+    const damaged = copyDist();
+    const cache = readFileSync(join(damaged, 'cli-main.js.cache'));
+    writeFileSync(join(damaged, 'cli-main.js.cache'), Buffer.concat([cache.subarray(0, 40), Buffer.alloc(64, 7), cache.subarray(104)]));
+    const d = run(join(damaged, 'cli.js'), ['check', '--format', 'json', conf]);
+    assert.equal(d.cache, 'proxy-tuner: code cache rejected');
+    assert.deepEqual([d.status, d.stdout, d.stderr], [base.status, base.stdout, base.stderr]);
+
+    // no cache at all
+    const none = copyDist();
+    rmSync(join(none, 'cli-main.js.cache'));
+    const n = run(join(none, 'cli.js'), ['check', '--format', 'json', conf]);
+    assert.equal(n.cache, 'proxy-tuner: code cache absent');
+    assert.deepEqual([n.status, n.stdout, n.stderr], [base.status, base.stdout, base.stderr]);
+  });
+
+  it('the commands in bundles of their own load through it (bench, whose import() became a require)', () => {
+    const r = run(join(DIST, 'cli.js'), ['bench', '--help']);
+    assert.equal(r.cache, 'proxy-tuner: code cache used');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /usage: proxy-tuner bench/i);
+  });
+});
