@@ -41,6 +41,8 @@ const REPEATS = opt('repeats', 3);
 /** Pairs of whole-process runs (check, nginx -t), alternated: single runs move by ±10% here. */
 const CHECK_REPEATS = opt('check-repeats', 9);
 const SESSIONS = opt('sessions', 3);
+/** Part 4 without the warm-up's table build: the first requests build the suggestion tables. */
+const LAZY_TABLES = args.includes('--lazy-tables');
 const langsArg = args.indexOf('--langs');
 /** `--langs haproxy` (or `nginx`): the editing sessions of those languages only (part 5). */
 const SESSION_LANGS = new Set(langsArg >= 0 ? String(args[langsArg + 1] ?? '').split(',') : ['nginx', 'haproxy']);
@@ -54,7 +56,7 @@ const PARTS = new Set(
     : [1, 2, 3, 4, 5],
 );
 const ALL_PARTS = [1, 2, 3, 4, 5].every((n) => PARTS.has(n));
-const write = !args.includes('--no-write') && ALL_PARTS;
+const write = !args.includes('--no-write') && ALL_PARTS && !args.includes('--lazy-tables');
 
 const service = await import('../server/src/service/languageService.ts');
 const { nodeFileSystem } = await import('../server/src/host/nodeHost.ts');
@@ -218,7 +220,8 @@ const ngxWall = median(checkRuns.map((r) => r.ngx.wall));
 const ngxCpu = median(checkRuns.map((r) => r.ngx.cpu));
 const wallRatios = checkRuns.map((r) => r.check.wall / r.ngx.wall);
 const cpuRatios = checkRuns.map((r) => r.check.cpu / r.ngx.cpu);
-console.log(`check vs nginx -t (4,000 servers): wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
+if (checkRuns.length)
+  console.log(`check vs nginx -t (4,000 servers): wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
 
 // --- 4. completion and hover latency ----------------------------------------------------------
 const latencyRows = [];
@@ -228,8 +231,17 @@ for (const b of PARTS.has(4) ? [big[0], big[3]] : []) {
   service.validate(doc, b.lang, {}, cache); // the editor has parsed it already
   let seed = 12345;
   const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  // the first requests of a session build the suggestion tables: timed apart, as the cold start
+  // the server's warm-up after open builds the suggestion tables (schedule.ts, WarmUp.prepare):
+  // done here as the server does it, timed apart; then the session's first request (cold code,
+  // no table to build), timed apart too
+  // (`--lazy-tables`: no warm-up, the first requests build them, as before the server had one)
   let t0 = now();
+  const c0 = process.cpuUsage();
+  if (!LAZY_TABLES) service.prepareCompletion(b.lang, {});
+  const c1 = process.cpuUsage(c0);
+  const tablesMs = now() - t0;
+  const tablesCpuMs = (c1.user + c1.system) / 1000;
+  t0 = now();
   service.complete(doc, b.lang, doc.positionAt(Math.floor(b.text.length / 2)), {}, cache);
   const coldMs = now() - t0;
   for (let k = 0; k < 20; k++) service.complete(doc, b.lang, doc.positionAt(Math.floor(rnd() * b.text.length)), {}, cache);
@@ -244,7 +256,17 @@ for (const b of PARTS.has(4) ? [big[0], big[3]] : []) {
     service.hover(doc, b.lang, pos, {}, cache);
     hov.push(now() - t);
   }
-  latencyRows.push({ label: b.label, coldMs, comp50: pct(comp, 50), comp99: pct(comp, 99), hov50: pct(hov, 50), hov99: pct(hov, 99) });
+  latencyRows.push({
+    lang: b.lang,
+    label: b.label,
+    tablesMs,
+    tablesCpuMs,
+    coldMs,
+    comp50: pct(comp, 50),
+    comp99: pct(comp, 99),
+    hov50: pct(hov, 50),
+    hov99: pct(hov, 99),
+  });
 }
 
 // --- 5. an editing session over LSP ----------------------------------------------------------
@@ -270,8 +292,7 @@ const sessionLines = sessionText.split('\n');
 // the cursor: a fresh line in the middle server block, where a directive is typed and erased
 let line = sessionLines.findIndex((l, i) => i > sessionLines.length / 2 && l === '    server {') + 3;
 const NGINX_SESSION = { lang: 'nginx', file: 'nginx.conf', text: sessionText, line, word: 'proxy_read_timeout 30s;', indent: 8 };
-// the same session on a 5,000-line HAProxy file (not a stated target: measured because a big
-// haproxy.cfg is as likely): a line typed into a backend in the middle; the file sits in a folder
+// the same session on a 5,000-line HAProxy file (issue 21 sets it the same targets): a line typed into a backend in the middle; the file sits in a folder
 // of its own, since a .cfg file's unit is its folder's .cfg files
 const haproxySessionText = haproxyConfig({ lines: 5000 });
 const haproxySessionLines = haproxySessionText.split('\n');
@@ -369,7 +390,6 @@ function haproxySessionSummary() {
     `p50 ${f1(pct(h.latencies, 50))} ms, p99 ${f1(h.p99)} ms, max ${f1(Math.max(...h.latencies))} ms, server CPU ${h.serverCpuS.toFixed(2)} s for ${EDITS} edits, RSS ${kb(h.rssBefore)} → ${kb(h.rssAfter)} MB (${f1((100 * (h.rssAfter - h.rssBefore)) / h.rssBefore)}%)`;
   return `${haproxySessions.length} sessions of ${haproxySession.latencies.length} bursts (a fresh server each), edit→diagnostics: ${haproxySessions.map((h, k) => `session ${k + 1}: ${one(h)}`).join('; ')}; p99 of the median session ${f1(haproxySession.p99)} ms`;
 }
-const maxGrowth = growths.length ? Math.max(...growths) : NaN;
 
 // the same validation in-process on the session's file: the compute part of a publication
 const sessionDoc = TextDocument.create('file:///bench/session.conf', 'nginx', 1, sessionText);
@@ -389,13 +409,104 @@ for (let k = 0; k < (PARTS.has(5) ? 30 : 0); k++) {
 void sessionDoc;
 const loadAfter = loadavg();
 
-if (!ALL_PARTS) {
-  // a quick look at some sections: their figures only, nothing written
+// --- the targets of issue 21, from whatever parts ran (a part not run: "not run") ----------------
+/** A session's growth of RSS from after opening (first diagnostics, warm-up) to its end. */
+const growthOf = (x) => (x.rssAfter - x.rssBefore) / x.rssBefore;
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const verdict = (ran, ok) => (!ran ? 'not run' : ok ? 'met' : 'NOT met');
+const pctText = (x) => `${x >= 0 ? '+' : ''}${f1(100 * x)}%`;
+const targets = [];
+{
+  const ran = checkRuns.length > 0;
+  const wallRatio = median(wallRatios);
+  targets.push({
+    target: `\`proxy-tuner check\` on 4,000 server blocks (${big[2].text.split('\n').length} lines), whole process, against \`nginx -t\`: no slower in wall time; CPU side by side`,
+    measured: ran
+      ? `medians of ${plural(checkRuns.length, 'alternated pair')}: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s (ratio ${f2(wallRatio)}, pairs ${f2(Math.min(...wallRatios))}-${f2(Math.max(...wallRatios))}); CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s (ratio ${f2(median(cpuRatios))}, pairs ${f2(Math.min(...cpuRatios))}-${f2(Math.max(...cpuRatios))})`
+      : '–',
+    status: verdict(ran, wallRatio <= 1),
+  });
+}
+for (const [name, list, med] of [
+  ['nginx', sessions, session],
+  ['HAProxy', haproxySessions, haproxySession],
+]) {
+  const ran = list.length > 0;
+  targets.push({
+    target: `${name}, 5,000-line file: edit → diagnostics p99 under 50 ms in every session`,
+    measured: ran
+      ? `${plural(list.length, 'session')} over LSP, ${EDITS} edits each, a fresh server each: p99 ${list.map((x, k) => `session ${k + 1} ${f1(x.p99)} ms`).join(', ')}`
+      : '–',
+    status: verdict(
+      ran,
+      list.every((x) => x.p99 < 50),
+    ),
+  });
+  const alone =
+    name === 'nginx' && computes.length
+      ? `; the validation alone (in-process, 30 runs): p99 ${f1(pct(computes, 99))} ms, p50 ${f1(pct(computes, 50))} ms`
+      : '';
+  targets.push({
+    target: `${name}: the median session under 25 ms (its p99; the p50 beside it)`,
+    measured: ran ? `median session by p99: p99 ${f1(med.p99)} ms, p50 ${f1(pct(med.latencies, 50))} ms${alone}` : '–',
+    status: verdict(ran, ran && med.p99 < 25),
+  });
+}
+for (const [what, key] of [
+  ['completion', 'comp'],
+  ['hover', 'hov'],
+]) {
+  for (const lang of ['nginx', 'haproxy']) {
+    const r = latencyRows.find((x) => x.lang === lang);
+    const name = lang === 'nginx' ? 'nginx' : 'HAProxy';
+    targets.push({
+      target: `${name}, 10k-line file: ${what} p99 under 1 ms`,
+      measured: r
+        ? `${POSITIONS} random positions, in-process: p99 ${f2(r[`${key}99`])} ms, p50 ${f2(r[`${key}50`])} ms` +
+          (key === 'comp'
+            ? LAZY_TABLES
+              ? `; the session's first request ${f2(r.coldMs)} ms, building the tables (\`--lazy-tables\`)`
+              : `; the session's first request ${f2(r.coldMs)} ms, after the warm-up's tables (${f1(r.tablesCpuMs)} ms CPU)`
+            : '')
+        : '–',
+      status: verdict(!!r, r && r[`${key}99`] < 1),
+    });
+  }
+}
+for (const [name, list, med] of [
+  ['nginx', sessions, session],
+  ['HAProxy', haproxySessions, haproxySession],
+]) {
+  const ran = list.length > 0;
+  const gs = list.map(growthOf);
+  const mb = (kb) => Math.round(kb / 1024);
+  targets.push({
+    target: `${name}: server memory (RSS) growth under 10% over a session`,
+    measured: ran
+      ? `from after opening to the end, per session: ${list.map((x, k) => `${mb(x.rssBefore)} → ${mb(x.rssAfter)} MB (${pctText(gs[k])})`).join('; ')}; from after the first 10% of the edits (median session): ${pctText((med.rssAfter - med.rssWarm) / med.rssWarm)}`
+      : '–',
+    status: verdict(
+      ran,
+      gs.every((g) => g < 0.1),
+    ),
+  });
+}
+const targetsTable = [
+  '| target | measured | |',
+  '|---|---|---|',
+  ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.status} |`),
+].join('\n');
+
+if (!ALL_PARTS || !session || !haproxySession) {
+  // a quick look at some sections: their figures only, nothing written; the targets as in the docs
+  console.log(`\nTargets (issue 21; parts not run say so), load average before ${loadBefore}, after ${loadAfter}:\n${targetsTable}\n`);
   for (const r of corpusRows) console.log(`corpus ${r.lang}: ${r.files} files, parse ${f1(r.parse)} ms, validate ${f1(r.validate)} ms`);
   if (checkRuns.length)
     console.log(`check vs nginx -t: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
   for (const r of latencyRows)
-    console.log(`${r.label}: completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`);
+    console.log(
+      `${r.label}: warm-up tables ${f1(r.tablesMs)} ms (CPU ${f1(r.tablesCpuMs)} ms), first completion ${f2(r.coldMs)} ms; completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`,
+    );
   if (session) {
     const mb = (kb) => Math.round(kb / 1024);
     console.log(`sessions: p99 ${p99s} ms; RSS growth ${growths.map((g) => f1(100 * g)).join(', ')}%; the median one:`);
@@ -434,14 +545,13 @@ const bigTable = bigRows
   )
   .join('\n');
 const latTable = latencyRows
-  .map((r) => `| ${r.label} | ${f1(r.coldMs)} | ${f2(r.comp50)} | ${f2(r.comp99)} | ${f2(r.hov50)} | ${f2(r.hov99)} |`)
+  .map(
+    (r) =>
+      `| ${r.label} | ${f1(r.tablesMs)} (CPU ${f1(r.tablesCpuMs)}) | ${f2(r.coldMs)} | ${f2(r.comp50)} | ${f2(r.comp99)} | ${f2(r.hov50)} | ${f2(r.hov99)} |`,
+  )
   .join('\n');
 const compute50 = pct(computes, 50);
 const compute99 = pct(computes, 99);
-const growth = maxGrowth;
-const growthWarm = (session.rssAfter - session.rssWarm) / session.rssWarm;
-const met = (ok) => (ok ? 'met' : 'NOT met');
-const comp99 = Math.max(...latencyRows.map((r) => r.comp99));
 
 const body = `## Language server: parse, validation, completion, editing (bench:lsp)
 
@@ -452,12 +562,9 @@ Load average before ${loadBefore}, after ${loadAfter} (2 cores; above ~1 other w
 
 ### Targets
 
-| target | measured | |
-|---|---|---|
-| \`proxy-tuner check\` on 4,000 server blocks (${bigRows[2].lines} lines), whole process, faster than \`nginx -t\` | medians of ${checkRuns.length} alternated pairs: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s (ratio ${f2(median(wallRatios))}); CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s (ratio ${f2(median(cpuRatios))}) | ${met(median(wallRatios) < 1)} |
-| p99 edit → diagnostics of that version under 50 ms (5,000-line file) | over LSP, ${sessions.length} sessions of ${EDITS} edits (a fresh server each): p99 ${p99s} ms, median ${f1(lat99)} ms (p50 ${f1(lat50)} ms); the validation alone (in-process): p99 ${f1(compute99)} ms, p50 ${f1(compute50)} ms | ${met(lat99 < 50)} |
-| completion p99 under 10 ms | ${f2(comp99)} ms (worst of the two 10k-line files) | ${met(comp99 < 10)} |
-| server memory growth under 10% over the session | RSS after the first diagnostics → end, per session: ${sessions.map((x, k) => `${Math.round(x.rssBefore / 1024)} → ${Math.round(x.rssAfter / 1024)} MB (${f1(100 * growths[k])}%)`).join('; ')}; from after the first 10% of the edits (median session): ${(growthWarm * 100).toFixed(1)}% | ${met(growth < 0.1)} (largest growth ${f1(100 * growth)}%) |
+Issue 21's, each checked as stated: every session of each language counted (the 50 ms target holds only if it holds in all of them), the median session's p99 against 25 ms (its p50 beside it), and \`check\` against \`nginx -t\` in wall time with the CPU times beside.
+
+${targetsTable}
 
 ### Corpus files (in-process, warm; every file once)
 
@@ -477,8 +584,10 @@ ${bigTable}
 
 ### Completion and hover (in-process, ${POSITIONS} random positions after 20 warm-up requests, parse cached as in the server)
 
-| file | first completion (cold) ms | completion p50 ms | completion p99 ms | hover p50 ms | hover p99 ms |
-|---|---|---|---|---|---|
+"warm-up tables": the suggestion lists of every context or section kind at the target version, built as the server's warm-up builds them after a document opens (\`service.prepareCompletion\`, server/src/lsp/schedule.ts); "first completion": the session's first request after that (cold code, nothing to build).
+
+| file | warm-up tables ms | first completion ms | completion p50 ms | completion p99 ms | hover p50 ms | hover p99 ms |
+|---|---|---|---|---|---|---|
 ${latTable}
 
 ### Editing session over LSP
@@ -649,9 +758,32 @@ before 61.2, 66.3, 149.5 / 125.6, 113.1, 101.3 / 73.8, 63.6, 104.4 ms (median 10
 saves per keystroke do not show through this noise, and neither build meets the targets here (p99 under
 50 ms in every session, p50 under 25 ms); they are to be measured again on a quiet machine.
 
+2026-12-02, completion tables in the server's warm-up (issue 21 item 2; the shared machine at load average
+13-25, so the figures are CPU times and counts of alternated runs, and the p99 targets wait for the lead's
+quiet re-run). The suggestion lists are built by the first warm-up turn after a document opens
+(\`service.prepareCompletion\`, docs/architecture.md), not by the session's first requests; nginx builds its 21
+context lists in one pass over the directive table (a directive with one variant looked at once for all
+contexts): the build 137 -> 55-58 ms CPU in-process, most of what is left being the load of the reference
+text the snippets read. Lists identical to the lazy path's (every context at 7 target versions).
+- The first completion over LSP on the 10k-line files, 1.5 s after the first diagnostics, server CPU from
+  /proc (10 ms ticks), main and this branch alternated, 3 pairs: HAProxy 50, 60, 60 -> 0, 0, 10 ms; nginx
+  70, 80, 60 -> 10, 20, 0 ms (walls at that load 151-256 -> 12-91 ms and 192-244 -> 21-67 ms).
+- In-process, part 4's sequence in fresh processes (3 pairs): HAProxy's first completion 26-108 -> 1.8-5.8 ms
+  CPU, the tables built before it in 31-52 ms. nginx's first completion was 0.6-3.4 ms both ways (the
+  bench's first position is an argument, not a directive list): nginx built its lists inside the measured
+  requests instead, 2 of them (\`upstream\`, \`events\`) inside the 500 measured, now none; the CPU of the 500
+  measured completions and hovers 80, 95, 108, 101 -> 43, 52, 62, 65 ms (4 pairs). HAProxy's 500: 74-84 ->
+  67-86 ms (its lists were already all built by the first request).
+- What is left in nginx's tail is the collector: a warm request takes 13-17 us (p50), and the 500 measured
+  requests meet 5-6 young-generation collections (2-3 in later rounds over the same positions), the first
+  ones copying the tree the bench's validation made just before. An answer is 900 fresh items in a server or
+  location block (231 bytes each with V8's allocation mementos; each item, text edit and data object is the
+  answer's own, test/nginx/completion.test.ts); items made by constructors whose prototype is
+  Object.prototype (177 bytes, the same JSON) left the count of collections at 6 (4 alternated pairs): not kept.
+
 ### Commands
 
-- \`npm run bench:lsp\` (options: \`--edits N --burst N --positions N --repeats N --check-repeats N --sessions N --no-write\`; \`--parts 5\` or \`3,5\`: only those sections, printed, nothing written)
+- \`npm run bench:lsp\` (options: \`--edits N --burst N --positions N --repeats N --check-repeats N --sessions N --no-write\`; \`--parts 5\` or \`3,5\`: only those sections, printed, nothing written; \`--langs nginx\` or \`haproxy\`: the editing sessions of one language; \`--lazy-tables\`: part 4 without the warm-up's table build, the first requests building the suggestion tables as before)
 - \`node scripts/gen-large-config.mjs nginx --servers 4000 --out big.conf\`; \`/usr/bin/time node dist/cli.js check big.conf\` and \`/usr/bin/time nginx -t -q -p PREFIX/ -c big.conf\`
 - profile: \`node --cpu-prof dist/cli.js check big.conf\`
 - one nginx keystroke's compute, in-process, with and without the per-block memo: \`node --max-semi-space-size=64 --min-semi-space-size=64 --import tsx scripts/bench-nginx-edit.mts [--rounds N --edits N --phases]\`

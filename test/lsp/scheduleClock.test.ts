@@ -83,6 +83,10 @@ interface Doc {
   /** A validation waits for this before computing (the client's settings). */
   gate?: Promise<void>;
   large?: boolean;
+  /** The warm-up also builds request tables first (WarmUp.prepare). */
+  tables?: boolean;
+  /** prepare() throws. */
+  tablesFail?: boolean;
 }
 
 /** A schedule over fake documents, recording what it computes, publishes and warms up. */
@@ -122,6 +126,12 @@ function harness(clock = new FakeClock()) {
                   key: uri.split('.').pop()!,
                   resting: () => doc.open && doc.version === version,
                   run: () => log.push(`warm ${uri}@${version} t=${clock.t}`),
+                  prepare: doc.tables
+                    ? () => {
+                        log.push(`tables ${uri}@${version} t=${clock.t}`);
+                        if (doc.tablesFail) throw new Error('no tables');
+                      }
+                    : undefined,
                 },
         };
       },
@@ -295,5 +305,38 @@ describe('validation schedule (fake clock)', () => {
     await h.clock.advance(30);
     assert.deepEqual(only(h.log, 'warm'), [], 'no warm-up while a validation is due');
     assert.deepEqual(h.errors, []);
+  });
+
+  it('builds the request tables in the first warm-up turn, before the validations, also after a slow first validation', async () => {
+    const h = harness();
+    h.open('a.conf', { cost: 5, tables: true });
+    await h.clock.advance(0);
+    await h.clock.advance(WARM_UP_GAP_MS * 3);
+    assert.deepEqual(
+      h.log.filter((l) => l.startsWith('tables') || l.startsWith('warm')),
+      ['tables a.conf@1 t=25', 'warm a.conf@1 t=45', 'warm a.conf@1 t=65'],
+      'one piece of work per turn: the tables first',
+    );
+    await h.clock.advance(1000);
+    assert.equal(only(h.log, 'warm').length, WARM_UP_RUNS, 'the tables take none of the validations');
+    // too slow to validate again in the background: the tables all the same, then nothing
+    h.open('slow.cfg', { cost: WARM_UP_MAX_MS + 1, tables: true });
+    await h.clock.advance(2000);
+    assert.equal(only(h.log, 'tables slow.cfg').length, 1);
+    assert.deepEqual(only(h.log, 'warm slow.cfg'), []);
+    // edited before its first turn, large, or failing: no tables, or an error logged and no harm
+    h.open('edited.conf', { cost: 1, tables: true });
+    await h.clock.advance(0);
+    h.edit('edited.conf');
+    h.open('large.conf', { cost: 1, tables: true, large: true });
+    await h.clock.advance(1000);
+    assert.deepEqual(only(h.log, 'tables edited.conf'), []);
+    assert.deepEqual(only(h.log, 'tables large.conf'), []);
+    assert.deepEqual(h.errors, []);
+    h.open('fail.x', { cost: 1, tables: true, tablesFail: true });
+    await h.clock.advance(1000);
+    assert.equal(only(h.log, 'tables fail.x').length, 1);
+    assert.deepEqual(h.errors, ['warm-up tables: Error: no tables']);
+    assert.equal(only(h.log, 'warm fail.x').length, WARM_UP_RUNS, 'the validations go on after a failed table build');
   });
 });

@@ -78,6 +78,11 @@ export interface LanguageModule<Ast = unknown> {
   validate(doc: TextDocument, ast: Ast, settings: ServiceSettings, memo?: Record<string, unknown>): Diagnostic[];
   complete(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): CompletionList;
   hover(doc: TextDocument, ast: Ast, pos: Position, settings: ServiceSettings): Hover | null;
+  /**
+   * Optional: builds the static tables completion reads at the settings' target version, which the
+   * first request would otherwise build (the server's warm-up calls it). Results never depend on it.
+   */
+  prepareCompletion?(settings: ServiceSettings): void;
   codeActions?(doc: TextDocument, ast: Ast, range: Range, diagnostics: Diagnostic[], settings: ServiceSettings): CodeAction[];
   symbols?(doc: TextDocument, ast: Ast): DocumentSymbol[];
   folding?(doc: TextDocument, ast: Ast): FoldingRange[];

@@ -47,7 +47,8 @@ export const MAX_ADAPTIVE_DELAY_MS = 250;
  * rests after its first publication, the server validates a copy of it in the background, up to
  * WARM_UP_RUNS times per language per server, one every WARM_UP_GAP_MS; nothing is published.
  * Any edit, and any validation due, stops it. A document whose first validation took longer
- * than WARM_UP_MAX_MS is not warmed up (too long to repeat in the background).
+ * than WARM_UP_MAX_MS is not validated again in the background (too long to repeat). Before the
+ * validations, the first turn builds the language's request tables (WarmUp.prepare).
  */
 export const WARM_UP_RUNS = 6;
 export const WARM_UP_GAP_MS = 20;
@@ -91,6 +92,12 @@ export interface WarmUp {
   /** The document is still the version validated (open, not edited). */
   resting(): boolean;
   run(): void;
+  /**
+   * Optional: builds the tables the language's requests read (completion's lists), which the
+   * first request would otherwise build. Run in the first warm-up turn, before any validation,
+   * also after a first validation too slow to repeat (the tables cost the same for any document).
+   */
+  prepare?(): void;
 }
 
 /** One validation, once the document and its settings are known. */
@@ -101,7 +108,7 @@ export interface ValidationJob {
   compute(): { computed: boolean };
   /** Sends what compute() found. */
   publish(): void;
-  /** How to warm up after this document's first validation (asked only then); none for a document too large to analyse. */
+  /** How to warm up after this document's first validation (asked only then, however long it took); none for a document too large to analyse. */
   warmUp?(): WarmUp | undefined;
 }
 
@@ -179,9 +186,10 @@ export class ValidationSchedule {
       if (job.version < s.published) return;
       s.published = job.version;
       job.publish();
-      if (computed && s.runs === 1 && this.clock.now() - started <= WARM_UP_MAX_MS) {
+      if (computed && s.runs === 1) {
+        // the tables whatever the document took; validations again only for one quick enough
         const w = job.warmUp?.();
-        if (w) this.warmUp(uri, s, w);
+        if (w) this.warmUp(uri, s, w, w.prepare, this.clock.now() - started <= WARM_UP_MAX_MS);
       }
     } catch (err) {
       this.hooks.onError('validation', err);
@@ -194,21 +202,32 @@ export class ValidationSchedule {
     }
   }
 
-  /** Background validations of a copy of a freshly opened document (see WARM_UP_RUNS). */
-  private warmUp(uri: string, s: DocSchedule, w: WarmUp): void {
-    if ((this.warmUpsDone.get(w.key) ?? 0) >= WARM_UP_RUNS) return;
+  /**
+   * Background work for a freshly opened document: `prepare` (the request tables) in the first
+   * turn, then validations of a copy (see WARM_UP_RUNS) when `validations`. One piece per turn.
+   */
+  private warmUp(uri: string, s: DocSchedule, w: WarmUp, prepare: (() => void) | undefined, validations: boolean): void {
+    if (!prepare && (!validations || (this.warmUpsDone.get(w.key) ?? 0) >= WARM_UP_RUNS)) return;
     this.clock.setTimeout(() => {
       // only while the document rests: no edit, no validation running or due, still open
       if (!this.hooks.isCurrent(uri, s) || s.running || s.timer !== undefined || !w.resting()) return;
-      const done = this.warmUpsDone.get(w.key) ?? 0;
-      if (done >= WARM_UP_RUNS) return;
-      this.warmUpsDone.set(w.key, done + 1);
-      try {
-        w.run();
-      } catch (err) {
-        this.hooks.onError('warm-up validation', err);
+      if (prepare) {
+        try {
+          prepare();
+        } catch (err) {
+          this.hooks.onError('warm-up tables', err);
+        }
+      } else {
+        const done = this.warmUpsDone.get(w.key) ?? 0;
+        if (done >= WARM_UP_RUNS) return;
+        this.warmUpsDone.set(w.key, done + 1);
+        try {
+          w.run();
+        } catch (err) {
+          this.hooks.onError('warm-up validation', err);
+        }
       }
-      this.warmUp(uri, s, w);
+      this.warmUp(uri, s, w, undefined, validations);
     }, WARM_UP_GAP_MS);
   }
 }

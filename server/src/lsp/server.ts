@@ -345,6 +345,7 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
               key: languageOf(doc),
               resting: () => documents.get(uri) === doc && doc.version === version,
               run: () => warmUpRun(doc, settings),
+              prepare: () => service.prepareCompletion(languageOf(doc), settings),
             },
     };
   }

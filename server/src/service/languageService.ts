@@ -204,6 +204,15 @@ export function complete(
   return modules[lang].complete(doc, astOf(doc, lang, cache), pos, settings);
 }
 
+/**
+ * Builds the tables `complete` reads for `lang` at the settings' target version, which the first
+ * request would otherwise build: called by the server's warm-up after a document opens (and by
+ * bench:lsp as the server does). Results never depend on it.
+ */
+export function prepareCompletion(lang: LanguageId, settings: ServiceSettings): void {
+  modules[lang].prepareCompletion?.(settings);
+}
+
 export function hover(doc: TextDocument, lang: LanguageId, pos: Position, settings: ServiceSettings, cache?: ParseCache): Hover | null {
   return modules[lang].hover(doc, astOf(doc, lang, cache), pos, settings);
 }

@@ -361,14 +361,18 @@ function logAliasList(target: string, tcp = false): BaseItem[] {
 const prepared = new Set<string>();
 
 /**
- * Builds every list a request can ask for at `target`, the first time a request asks for one of
- * them. Each list is built once per target anyway; built lazily, the first request of each kind
- * (the first server line, the first ACL criterion, ...) paid its list's build, cold code and
- * documentation included: on the 10k-line file those first requests were the slowest
- * percent of all (1-7 ms each) while a warm request costs tens of microseconds. Built together,
- * the cost falls on the session's first completion for that target (the bench's "cold"
- * figure) and no later request builds anything. The lists are the very ones the lazy path makes.
+ * Builds every list a request can ask for at `target`. Each list is built once per target anyway;
+ * built lazily, the first request of each kind (the first server line, the first ACL criterion,
+ * ...) paid its list's build, cold code and documentation included: on the 10k-line file those
+ * first requests were the slowest percent of all (1-7 ms each) while a warm request costs tens
+ * of microseconds. Built together, by the server's warm-up after a document opens
+ * (prepareCompletion), no request builds anything; without a warm-up the first completion for
+ * the target builds them. The lists are the very ones the lazy path makes.
  */
+export function prepareCompletion(settings: ServiceSettings): void {
+  prepareTarget(targetVersion(settings.haproxyVersion));
+}
+
 function prepareTarget(target: string): void {
   if (prepared.has(target)) return;
   prepared.add(target);

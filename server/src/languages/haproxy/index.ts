@@ -35,6 +35,7 @@ export const haproxyModule: LanguageModule<HaproxyFile> = {
   reparse: (prev, text) => parserPart().reparseHaproxy(prev, text),
   validate: (doc, ast, settings, memo) => validationPart().validateHaproxy(doc, ast, settings, memo),
   complete: (doc, ast, pos, settings) => completionPart().completeHaproxy(doc, ast, pos, settings),
+  prepareCompletion: (settings) => completionPart().prepareCompletion(settings),
   hover: (doc, ast, pos, settings) => hoverPart().hoverHaproxy(doc, ast, pos, settings),
   signatureHelp: (doc, ast, pos, settings) => signaturePart().haproxySignatureHelp(doc, ast, pos, settings),
   symbols: (doc, ast) => haproxySymbols(doc, ast),

@@ -124,28 +124,76 @@ interface DirectiveBase {
 }
 
 const offeredCache = new Map<string, DirectiveBase[]>();
+const cacheKey = (ctx: string, version: string | undefined) => `${ctx}\u0000${version ?? ''}`;
 
 function offeredDirectives(ctx: string, version: string | undefined): DirectiveBase[] {
-  const key = `${ctx}\u0000${version ?? ''}`;
-  let list = offeredCache.get(key);
-  if (!list) {
-    list = [];
-    for (const [name, variants] of DIRECTIVES) {
-      const v = variants.find((x) => (x.contexts.includes(ctx) || x.contexts.includes('*')) && variantInVersion(x, version) === 'yes');
-      if (!v) continue;
-      list.push({
-        label: name,
-        kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
-        detail: v.module + (v.commercial ? ' (commercial)' : ''),
-        newText: directiveSnippet(name, v),
-        data: { language: 'nginx', directive: name, module: v.module },
-        deprecated: !!v.deprecated,
-      });
+  return offeredCache.get(cacheKey(ctx, version)) ?? buildOffered([ctx], version)[0];
+}
+
+/**
+ * The lists of several contexts in one pass over the table: for each directive, in table order,
+ * its first variant written in the context (or anywhere, `*`) and present at the version. A
+ * directive with one variant (most) is looked at once for all the contexts, not once per context.
+ */
+function buildOffered(ctxs: readonly string[], version: string | undefined): DirectiveBase[][] {
+  const lists = ctxs.map((): DirectiveBase[] => []);
+  const index = new Map(ctxs.map((c, i) => [c, i]));
+  const baseOf = (name: string, v: DirectiveVariant): DirectiveBase => ({
+    label: name,
+    kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
+    detail: v.module + (v.commercial ? ' (commercial)' : ''),
+    newText: directiveSnippet(name, v),
+    data: { language: 'nginx', directive: name, module: v.module },
+    deprecated: !!v.deprecated,
+  });
+  for (const [name, variants] of DIRECTIVES) {
+    if (variants.length === 1) {
+      const v = variants[0];
+      if (variantInVersion(v, version) !== 'yes') continue;
+      let b: DirectiveBase | undefined;
+      if (v.contexts.includes('*')) {
+        b = baseOf(name, v);
+        for (const list of lists) list.push(b);
+        continue;
+      }
+      for (const c of v.contexts) {
+        const i = index.get(c);
+        if (i === undefined) continue;
+        const list = lists[i];
+        if (list.length && list[list.length - 1].label === name) continue; // a context written twice
+        list.push((b ??= baseOf(name, v)));
+      }
+      continue;
     }
-    if (offeredCache.size > 256) offeredCache.clear();
-    offeredCache.set(key, list);
+    for (let i = 0; i < ctxs.length; i++) {
+      const ctx = ctxs[i];
+      const v = variants.find((x) => (x.contexts.includes(ctx) || x.contexts.includes('*')) && variantInVersion(x, version) === 'yes');
+      if (v) lists[i].push(baseOf(name, v));
+    }
   }
-  return list;
+  if (offeredCache.size + ctxs.length > 256) offeredCache.clear();
+  for (let i = 0; i < ctxs.length; i++) offeredCache.set(cacheKey(ctxs[i], version), lists[i]);
+  return lists;
+}
+
+/** The contexts some directive may be written in: the blocks completion offers a directive list for. */
+let directiveContexts: string[] | undefined;
+
+/**
+ * Builds what the first completion in each context would otherwise build (the lists of every
+ * context at the settings' target version, their snippets, the reference text those read), so
+ * that no request pays for it: the server calls this in its warm-up after a document opens.
+ * Results never depend on it; each list is the one the first request would have made.
+ */
+export function prepareCompletion(settings: ServiceSettings): void {
+  if (!directiveContexts) {
+    const seen = new Set<string>();
+    for (const variants of DIRECTIVES.values()) for (const v of variants) for (const c of v.contexts) if (c !== '*') seen.add(c);
+    directiveContexts = [...seen];
+  }
+  const version = settings.nginxVersion;
+  const missing = directiveContexts.filter((c) => !offeredCache.has(cacheKey(c, version)));
+  if (missing.length) buildOffered(missing, version);
 }
 
 function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSettings, start: number, end: number): CompletionList {

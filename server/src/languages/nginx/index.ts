@@ -6,7 +6,7 @@ import type { NginxFile } from './ast';
 import { parseNginx, reparseNginx } from './parser';
 import { createValidationMemo, inferContext, validateFile, type ValidationMemo } from './validation';
 import { nginxRegistry as nginxRules } from './rules';
-import { doComplete } from './completion';
+import { doComplete, prepareCompletion } from './completion';
 import { doHover } from './hover';
 import { nginxNavEntities } from './navigation';
 import { definitionsInFile } from '../../core/navigation';
@@ -54,6 +54,7 @@ export const nginxModule: LanguageModule<NginxFile> = {
   reparse: (prev, text) => reparseNginx(prev, text),
   validate: (doc, ast, settings) => validateInContext(doc, ast, settings),
   complete: (doc, ast, pos, settings) => doComplete(doc, ast, pos, settings),
+  prepareCompletion: (settings) => prepareCompletion(settings),
   hover: (doc, ast, pos, settings) => doHover(doc, ast, pos, settings),
   signatureHelp: (doc, ast, pos, settings) => nginxSignatureHelp(doc, ast, pos, settings),
   inlayHints: (doc, ast, range, settings) => nginxInlayHints(doc, ast, range, settings),
