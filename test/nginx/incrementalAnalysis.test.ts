@@ -16,6 +16,7 @@ import { resolveSettings } from '../../server/src/service/settings';
 import type { ServiceSettings } from '../../server/src/core/types';
 import { createNavMemo, nginxNavEntities } from '../../server/src/languages/nginx/navigation';
 import type { NginxFile } from '../../server/src/languages/nginx/ast';
+import type { NginxTuningMemo } from '../../server/src/languages/nginx/tuning/run';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
@@ -84,6 +85,8 @@ function fresh(text: string, version: number, settings: ServiceSettings) {
 interface Counts {
   navReused: number;
   navWalked: number;
+  tuningReused: number;
+  tuningWalked: number;
 }
 
 /** `steps` chained edits through one index and cache, each version compared with a fresh run. */
@@ -92,7 +95,7 @@ function chain(text: string, seed: number, steps: number, settings: ServiceSetti
   let doc = TextDocument.create(URI, 'nginx', 1, text);
   const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
   const cache = new ParseCache();
-  const counts: Counts = { navReused: 0, navWalked: 0 };
+  const counts: Counts = { navReused: 0, navWalked: 0, tuningReused: 0, tuningWalked: 0 };
   const navMemo = createNavMemo();
   for (let k = 0; k <= steps; k++) {
     const where = `${name}: seed ${seed} step ${k} (INCREMENTAL_SEED=${seed} replays it)`;
@@ -105,9 +108,12 @@ function chain(text: string, seed: number, steps: number, settings: ServiceSetti
     assert.deepStrictEqual(ws.entities(file), wantEntities, `entities, ${where}`);
     // the walk's memo on its own, chained over the same re-parses
     assert.deepStrictEqual(nginxNavEntities(file.ast as NginxFile, 'main', navMemo), wantEntities, `memo walk, ${where}`);
+    const tuning = cache.memoOf(URI).nginxTuning as NginxTuningMemo | undefined;
     if (k > 0) {
       counts.navReused += navMemo.reused;
       counts.navWalked += navMemo.walked;
+      counts.tuningReused += tuning?.reused ?? 0;
+      counts.tuningWalked += tuning?.walked ?? 0;
     }
     text = next(text, r);
     doc = TextDocument.create(URI, 'nginx', doc.version + 1, text);
@@ -164,4 +170,9 @@ test('incremental entities and diagnostics equal fresh ones: generated files, ra
   assert.ok(blocks > 300, `${blocks} http-level blocks`);
   assert.equal(counts.navWalked, word.length * 2 * 2, `entity bodies walked ${counts.navWalked}`);
   assert.ok(counts.navReused >= word.length * 2 * (blocks - 1), `entity bodies reused ${counts.navReused}`);
+  // the tuning pass: the edited server judged again, every other http-level server's findings taken over
+  const servers = (text.match(/^ {4}server /gm) ?? []).length;
+  assert.ok(servers > 100, `${servers} servers`);
+  assert.equal(counts.tuningWalked, word.length * 2, `servers judged ${counts.tuningWalked}`);
+  assert.equal(counts.tuningReused, word.length * 2 * (servers - 1), `servers taken over ${counts.tuningReused}`);
 });

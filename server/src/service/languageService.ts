@@ -129,7 +129,7 @@ export function validate(doc: TextDocument, lang: LanguageId, settings: ServiceS
   const ast = cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
   const memo = cache?.memoOf(doc.uri);
   const own = modules[lang].validate(doc, ast, settings, memo);
-  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings, memo) : haproxyTuning(doc, ast, settings, memo);
   return finalizeDiagnostics(doc, lang, [...own, ...tuning], settings);
 }
 
@@ -325,7 +325,7 @@ export function validateInWorkspace(
   const unitFacts = unit && context && indexed?.lang === 'nginx' ? { nginxModules: ws.nginxModuleState(unit), memo } : undefined;
   const own =
     context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings, memo);
-  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings, memo) : haproxyTuning(doc, ast, settings, memo);
   const nav = navDiagnostics(ws, doc.uri, settings, unit);
   const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
   const all = kept.concat(tuning, nav);
