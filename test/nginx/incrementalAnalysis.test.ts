@@ -176,3 +176,44 @@ test('incremental entities and diagnostics equal fresh ones: generated files, ra
   assert.equal(counts.tuningWalked, word.length * 2, `servers judged ${counts.tuningWalked}`);
   assert.equal(counts.tuningReused, word.length * 2 * (servers - 1), `servers taken over ${counts.tuningReused}`);
 });
+
+/** An edit inside a random `server { ... }` body (where the memo takes the other servers over), else anywhere. */
+function serverEdit(text: string, r: () => number): string {
+  const opens: number[] = [];
+  for (const m of text.matchAll(/\bserver\s*\{/g)) opens.push(m.index! + m[0].length);
+  if (!opens.length) return edit(text, r);
+  const from = opens[Math.floor(r() * opens.length)];
+  const close = text.indexOf('}', from);
+  const to = close < 0 ? text.length : close;
+  const at = from + Math.floor(r() * (to - from + 1));
+  const k = r();
+  if (k < 0.45) return text.slice(0, at) + SNIPPETS[Math.floor(r() * SNIPPETS.length)] + text.slice(at);
+  if (k < 0.7) return text.slice(0, at) + ALPHABET[Math.floor(r() * ALPHABET.length)] + text.slice(at);
+  return text.slice(0, at) + text.slice(Math.min(to, at + 1 + Math.floor(r() * 12)));
+}
+
+test('incremental tuning equals a fresh run: edits inside one server of every corpus file with several servers', () => {
+  const files = readdirSync(corpusDir)
+    .filter((f) => !f.endsWith('.md'))
+    .sort();
+  let seed = 7_000;
+  const total: Counts = { navReused: 0, navWalked: 0, tuningReused: 0, tuningWalked: 0 };
+  let chains = 0;
+  for (const f of files) {
+    const text = readFileSync(join(corpusDir, f), 'utf8');
+    if ((text.match(/\bserver\s*\{/g) ?? []).length < 2) continue;
+    const [label, settings] = SETTINGS[seed % 2];
+    const s = seed++;
+    if (only !== undefined && s !== only) continue;
+    const c = chain(text, s, 10, settings, `${f} at ${label}, edits inside servers`, serverEdit);
+    total.tuningReused += c.tuningReused;
+    total.tuningWalked += c.tuningWalked;
+    chains++;
+  }
+  if (only === undefined) {
+    assert.ok(chains > 50, `${chains} files with several servers`);
+    // the chains take servers over often enough to test it (the rest: edits that break a server's
+    // braces or listen lines, or a server whose findings point outside it)
+    assert.ok(total.tuningReused > 300, `servers taken over ${total.tuningReused}, judged ${total.tuningWalked}`);
+  }
+});

@@ -1366,3 +1366,15 @@ export const PER_PART_CHECKS: ReadonlySet<NginxCheck> = new Set<NginxCheck>([
   checkServerTokens,
   checkIfInLocation,
 ]);
+
+/** The lists of `ctx.groups` the PER_PART_CHECKS read (with headerBlocks and locationIfs; the other lists of a part are left empty). */
+export const PER_PART_GROUPS: readonly number[] = [
+  G.keepaliveRequests,
+  G.accessLog,
+  G.gzip,
+  G.proxyBuffering,
+  G.listen,
+  G.alias,
+  G.redirect,
+  G.serverTokens,
+];

@@ -14,8 +14,17 @@
 // default servers, `map` variables) is then what it was.
 import type { Fix } from '../../../core/rules';
 import type { ServiceSettings } from '../../../core/types';
-import { CHECK_OF, PER_PART_CHECKS, unitOf, type BlockLevel, type Node, type NginxCheck, type NginxCheckContext } from './checks';
-import { runSecurityChecks, SECURITY_RUN, type NginxSecurityRuleId, type SecurityCheck } from './security';
+import {
+  CHECK_OF,
+  PER_PART_CHECKS,
+  PER_PART_GROUPS,
+  unitOf,
+  type BlockLevel,
+  type Node,
+  type NginxCheck,
+  type NginxCheckContext,
+} from './checks';
+import { PER_SINK_NAMES, runSecurityChecks, SECURITY_RUN, type NginxSecurityRuleId, type SecurityCheck } from './security';
 import { computeFlow, type NginxFlow, type Sink } from '../flow';
 import type { NginxTuningRuleId } from './rules';
 import type { NginxFinding as Finding } from '../rules';
@@ -81,6 +90,7 @@ const EMPTY: never[] = [];
 /** The lists a part-wise check reads, restricted to one part (made on first use; EMPTY when a part has none). */
 interface PartLists {
   groups: Node[][];
+  /** Left empty: no part-wise check reads `ctx.servers`. */
   servers: BlockLevel[];
   headerBlocks: BlockLevel[];
   locationIfs: BlockLevel[];
@@ -228,7 +238,7 @@ function runWithMemo(ctx: NginxCheckContext, memo: NginxTuningMemo): Finding[] {
     return part;
   };
   const nodeStart = (n: Node): number => n.d.start;
-  for (let g = 0; g < groupCount; g++) {
+  for (const g of PER_PART_GROUPS) {
     split(ctx.groups[g], nodeStart, servers, (q) => {
       const part = partFor(q);
       if (!part) return undefined;
@@ -237,12 +247,6 @@ function runWithMemo(ctx: NginxCheckContext, memo: NginxTuningMemo): Finding[] {
     });
   }
   const blockStart = (b: BlockLevel): number => b.d.start;
-  split(ctx.servers, blockStart, servers, (q) => {
-    const part = partFor(q);
-    if (!part) return undefined;
-    if (part.servers === EMPTY) part.servers = [];
-    return part.servers;
-  });
   split(ctx.headerBlocks, blockStart, servers, (q) => {
     const part = partFor(q);
     if (!part) return undefined;
@@ -256,7 +260,9 @@ function runWithMemo(ctx: NginxCheckContext, memo: NginxTuningMemo): Finding[] {
     return part.locationIfs;
   });
   const sinkStart = (x: Sink): number => x.d.start;
-  for (const [name, list] of flow.sinks) {
+  for (const name of PER_SINK_NAMES) {
+    const list = flow.sinks.get(name);
+    if (!list || !list.length) continue;
     split(list, sinkStart, servers, (q) => {
       const part = partFor(q);
       if (!part) return undefined;

@@ -63,6 +63,20 @@ const PER_SINK: ReadonlySet<SecurityCheck> = new Set<SecurityCheck>([
   checkUnanchoredExtension,
 ]);
 
+/** The sink lists the PER_SINK checks read (the other lists of a part are left empty). */
+export const PER_SINK_NAMES: readonly string[] = [
+  ...new Set([
+    ...REQUEST_PASS_DIRECTIVES,
+    'add_header',
+    'more_set_headers',
+    'proxy_set_header',
+    'proxy_pass',
+    'return',
+    'rewrite',
+    'location',
+  ]),
+];
+
 /** The security checks in run order, each with whether it may run per part of the file (PER_SINK). */
 export const SECURITY_RUN: readonly { check: SecurityCheck; perPart: boolean }[] = SECURITY_CHECKS.map((check) => ({
   check,
