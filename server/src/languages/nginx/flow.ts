@@ -160,11 +160,6 @@ export interface NginxFlow {
   internalReacher(location: Directive, scope: FlowScope): Directive | undefined;
   /** The parsed regex of a location / if / rewrite / server_name pattern. */
   regexOf(d: Directive): ParsedRegex | undefined;
-  /**
-   * The same analysis with other sink lists (a part of the file's, for a rule run over one part
-   * of it: tuning/run.ts); every answer and cache is shared with this one.
-   */
-  withSinks(sinks: Map<string, Sink[]>): NginxFlow;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -294,8 +289,7 @@ class Flow implements NginxFlow {
   readonly maps = new Map<string, MapDef>();
   readonly servers: FlowServer[] = [];
   private readonly regexes = new WeakMap<Directive, ParsedRegex | null>();
-  /** Lazily done work, in an object shared with the views of withSinks. */
-  private readonly done = { defaults: false };
+  private defaultsDone = false;
   private readonly resolving = new Set<string>();
 
   constructor(
@@ -413,8 +407,8 @@ class Flow implements NginxFlow {
   }
 
   private computeDefaults(): void {
-    if (this.done.defaults) return;
-    this.done.defaults = true;
+    if (this.defaultsDone) return;
+    this.defaultsDone = true;
     const servers = this.servers.filter((s) => s.d);
     const keys = servers.map((s) => {
       const list = (s.listens ?? []).map(Flow.listenKey).filter((k): k is { key: string; isDefault: boolean } => !!k);
@@ -451,12 +445,6 @@ class Flow implements NginxFlow {
       m.entries.push({ key, value: e.args[0], regex: re });
     }
     this.maps.set(name, m);
-  }
-
-  withSinks(sinks: Map<string, Sink[]>): NginxFlow {
-    const view = Object.create(this) as Flow;
-    Object.defineProperty(view, 'sinks', { value: sinks });
-    return view;
   }
 
   regexOf(d: Directive): ParsedRegex | undefined {

@@ -86,6 +86,7 @@ export function runNginxChecks(ctx: NginxCheckContext, memo?: NginxTuningMemo): 
 }
 
 const EMPTY: never[] = [];
+const CHUNK = 2048;
 
 /** The lists a part-wise check reads, restricted to one part (made on first use; EMPTY when a part has none). */
 interface PartLists {
@@ -102,28 +103,6 @@ function newPart(groupCount: number): PartLists {
   const groups: Node[][] = new Array(groupCount);
   for (let g = 0; g < groupCount; g++) groups[g] = EMPTY;
   return { groups, servers: EMPTY, headerBlocks: EMPTY, locationIfs: EMPTY, sinks: undefined, empty: true };
-}
-
-/**
- * Splits a text-ordered list by part: part 2i+1 is server i, part 2i the stretch before it.
- * `into(part)` returns the part's list to push to (undefined: the part is taken over, skip).
- */
-function split<T>(
-  list: readonly T[],
-  startOf: (x: T) => number,
-  servers: readonly BlockLevel[],
-  into: (part: number) => T[] | undefined,
-): void {
-  let j = 0;
-  const k = servers.length;
-  for (let i = 0; i < list.length; i++) {
-    const x = list[i];
-    const s = startOf(x);
-    while (j < k && s >= servers[j].d.end) j++;
-    const part = j < k && s >= servers[j].d.start ? 2 * j + 1 : 2 * j;
-    const to = into(part);
-    if (to !== undefined) to.push(x);
-  }
 }
 
 /** The start of the line before the one holding `offset` (a comment there is read by proxy_buffering's check). */
@@ -179,9 +158,13 @@ function reusable(
   const a = memo.text;
   const b = ctx.text;
   const max = Math.min(a.length, b.length);
+  // the common head and tail of the two texts, a chunk at a time first (string equality is a memory compare)
   let p = 0;
+  while (p + CHUNK <= max && a.substring(p, p + CHUNK) === b.substring(p, p + CHUNK)) p += CHUNK;
   while (p < max && a.charCodeAt(p) === b.charCodeAt(p)) p++;
   let s = 0;
+  while (s + CHUNK <= max - p && a.substring(a.length - s - CHUNK, a.length - s) === b.substring(b.length - s - CHUNK, b.length - s))
+    s += CHUNK;
   while (s < max - p && a.charCodeAt(a.length - 1 - s) === b.charCodeAt(b.length - 1 - s)) s++;
   const delta = b.length - a.length;
   const winEnd = b.length - s;
@@ -230,47 +213,60 @@ function runWithMemo(ctx: NginxCheckContext, memo: NginxTuningMemo): Finding[] {
   const partCount = 2 * servers.length + 1;
   const parts: (PartLists | undefined)[] = new Array(partCount);
   const groupCount = ctx.groups.length;
-  const partFor = (q: number): PartLists | undefined => {
-    if (q & 1 && reuse[(q - 1) >> 1] !== undefined) return undefined;
+  const bounds = new Int32Array(partCount + 1);
+  /** `bounds`: where each part's nodes begin in `list` (text order), part q holding [bounds[q], bounds[q + 1]). */
+  const cut = (list: readonly { d: { start: number } }[]): void => {
+    let j = 0;
+    const n = list.length;
+    for (let i = 0; i < servers.length; i++) {
+      const d = servers[i].d;
+      while (j < n && list[j].d.start < d.start) j++;
+      bounds[2 * i + 1] = j;
+      while (j < n && list[j].d.start < d.end) j++;
+      bounds[2 * i + 2] = j;
+    }
+    bounds[0] = 0;
+    bounds[partCount] = n;
+  };
+  /** The part's lists when it runs afresh and has nodes in [from, to) of a list; else undefined. */
+  const partFor = (q: number, from: number, to: number): PartLists | undefined => {
+    if (from === to || (q & 1 && reuse[(q - 1) >> 1] !== undefined)) return undefined;
     let part = parts[q];
     if (part === undefined) parts[q] = part = newPart(groupCount);
     part.empty = false;
     return part;
   };
-  const nodeStart = (n: Node): number => n.d.start;
   for (const g of PER_PART_GROUPS) {
-    split(ctx.groups[g], nodeStart, servers, (q) => {
-      const part = partFor(q);
-      if (!part) return undefined;
-      if (part.groups[g] === EMPTY) part.groups[g] = [];
-      return part.groups[g];
-    });
+    const list = ctx.groups[g];
+    if (!list.length) continue;
+    cut(list);
+    for (let q = 0; q < partCount; q++) {
+      const part = partFor(q, bounds[q], bounds[q + 1]);
+      if (part) part.groups[g] = list.slice(bounds[q], bounds[q + 1]);
+    }
   }
-  const blockStart = (b: BlockLevel): number => b.d.start;
-  split(ctx.headerBlocks, blockStart, servers, (q) => {
-    const part = partFor(q);
-    if (!part) return undefined;
-    if (part.headerBlocks === EMPTY) part.headerBlocks = [];
-    return part.headerBlocks;
-  });
-  split(ctx.locationIfs, blockStart, servers, (q) => {
-    const part = partFor(q);
-    if (!part) return undefined;
-    if (part.locationIfs === EMPTY) part.locationIfs = [];
-    return part.locationIfs;
-  });
-  const sinkStart = (x: Sink): number => x.d.start;
+  if (ctx.headerBlocks.length) {
+    cut(ctx.headerBlocks);
+    for (let q = 0; q < partCount; q++) {
+      const part = partFor(q, bounds[q], bounds[q + 1]);
+      if (part) part.headerBlocks = ctx.headerBlocks.slice(bounds[q], bounds[q + 1]);
+    }
+  }
+  if (ctx.locationIfs.length) {
+    cut(ctx.locationIfs);
+    for (let q = 0; q < partCount; q++) {
+      const part = partFor(q, bounds[q], bounds[q + 1]);
+      if (part) part.locationIfs = ctx.locationIfs.slice(bounds[q], bounds[q + 1]);
+    }
+  }
   for (const name of PER_SINK_NAMES) {
     const list = flow.sinks.get(name);
     if (!list || !list.length) continue;
-    split(list, sinkStart, servers, (q) => {
-      const part = partFor(q);
-      if (!part) return undefined;
-      const sinks = (part.sinks ??= new Map());
-      let l = sinks.get(name);
-      if (!l) sinks.set(name, (l = []));
-      return l;
-    });
+    cut(list);
+    for (let q = 0; q < partCount; q++) {
+      const part = partFor(q, bounds[q], bounds[q + 1]);
+      if (part) (part.sinks ??= new Map()).set(name, list.slice(bounds[q], bounds[q + 1]));
+    }
   }
   // each server's findings per part-wise step, and whether they can be kept
   const found: Finding[][][] = new Array(servers.length);
@@ -284,7 +280,8 @@ function runWithMemo(ctx: NginxCheckContext, memo: NginxTuningMemo): Finding[] {
   }
   const moved: Finding[][][] = new Array(servers.length);
   const full = { groups: ctx.groups, servers: ctx.servers, headerBlocks: ctx.headerBlocks, locationIfs: ctx.locationIfs };
-  const views: (NginxFlow | undefined)[] = new Array(partCount);
+  const fileSinks = flow.sinks;
+  const noSinks = new Map<string, Sink[]>();
   let p = 0;
   for (const step of STEPS) {
     if (!step.perPart) {
@@ -323,9 +320,10 @@ function runWithMemo(ctx: NginxCheckContext, memo: NginxTuningMemo): Finding[] {
       const k = ctx.out.length;
       if ('checks' in step) step.checks(ctx);
       else {
-        let view = views[q];
-        if (view === undefined) views[q] = view = flow.withSinks(part.sinks ?? new Map());
-        step.security(ctx, view);
+        // the flow's answers are the whole file's; only the sinks a check walks are the part's
+        flow.sinks = part.sinks ?? noSinks;
+        step.security(ctx, flow);
+        flow.sinks = fileSinks;
       }
       if (q & 1) {
         const mine = ctx.out.length > k ? ctx.out.slice(k) : EMPTY;
