@@ -95,7 +95,7 @@ export interface LanguageModule<Ast = unknown> {
   /** Inlay hints in `range`: the effective defaults of what the config leaves out, at the target version. */
   inlayHints?(doc: TextDocument, ast: Ast, range: Range, settings: ServiceSettings): InlayHint[];
   /** Names the file defines and uses (upstreams, backends, ACLs...): cross-file definition, references, rename. */
-  navEntities?(doc: TextDocument, ast: Ast): NavEntity[];
+  navEntities?(doc: TextDocument, ast: Ast, memo?: Record<string, unknown>): NavEntity[];
   /** Validation as if the file were read inside `context` (an nginx fragment judged where it is included). */
   validateInContext?(doc: TextDocument, ast: Ast, settings: ServiceSettings, context: string, unit?: UnitFacts): Diagnostic[];
 }

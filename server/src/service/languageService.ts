@@ -129,7 +129,7 @@ export function validate(doc: TextDocument, lang: LanguageId, settings: ServiceS
   const ast = cache ? cache.get(doc, lang) : modules[lang].parse(doc.getText());
   const memo = cache?.memoOf(doc.uri);
   const own = modules[lang].validate(doc, ast, settings, memo);
-  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings, memo) : haproxyTuning(doc, ast, settings, memo);
   return finalizeDiagnostics(doc, lang, [...own, ...tuning], settings);
 }
 
@@ -338,7 +338,7 @@ export function validateInWorkspace(
   const own =
     context && m.validateInContext ? m.validateInContext(doc, ast, settings, context, unitFacts) : m.validate(doc, ast, settings, memo);
   step?.('validation');
-  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings) : haproxyTuning(doc, ast, settings, memo);
+  const tuning = lang === 'nginx' ? nginxTuning(doc, ast, settings, memo) : haproxyTuning(doc, ast, settings, memo);
   step?.('tuning');
   const nav = navDiagnostics(ws, doc.uri, settings, unit);
   step?.('navigation');

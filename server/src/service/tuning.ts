@@ -13,7 +13,7 @@ import { haproxyModule } from '../languages/haproxy';
 import { NGINX_TUNING_RULES } from '../languages/nginx/tuning/rules';
 import { HAPROXY_TUNING_RULES } from '../languages/haproxy/tuning/rules';
 import { buildContext } from '../languages/nginx/tuning/checks';
-import { runNginxChecks } from '../languages/nginx/tuning/run';
+import { createNginxTuningMemo, runNginxChecks, type NginxTuningMemo } from '../languages/nginx/tuning/run';
 import {
   buildHaproxyContext,
   createHaproxyTuningMemo,
@@ -49,14 +49,21 @@ function asHaproxy(doc: TextDocument, ast: unknown): HaproxyFile {
   return haproxyModule.parse(doc.getText()) as HaproxyFile; // its parser is loaded with HAProxy's first file
 }
 
-/** nginx tuning and safety diagnostics. `ast` is the module's parse (re-parsed when it is not an nginx AST). */
-export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSettings): Diagnostic[] {
+/**
+ * nginx tuning and safety diagnostics. `ast` is the module's parse (re-parsed when it is not an nginx AST).
+ * `bag`: the caller's memo of this document (ParseCache.memoOf), where the previous run's findings of
+ * each http-level server are kept for the next version's run (`bag.nginxTuning`, tuning/run.ts).
+ */
+export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSettings, bag?: Record<string, unknown>): Diagnostic[] {
+  let memo = bag?.nginxTuning as NginxTuningMemo | undefined;
   try {
     const file = asNginx(doc, ast);
-    const findings = runNginxChecks(buildContext(file, settings));
+    if (bag && !memo) bag.nginxTuning = memo = createNginxTuningMemo();
+    const findings = runNginxChecks(buildContext(file, settings), memo);
     findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
     return nginxRegistry.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
+    if (bag && memo) bag.nginxTuning = undefined; // a half-done run is no base for the next
     return []; // a rule bug must never take the other diagnostics down
   }
 }

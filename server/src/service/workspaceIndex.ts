@@ -114,6 +114,8 @@ export class WorkspaceIndex {
   private readonly disk = new Map<string, { key: string; file: IndexedFile }>();
   private readonly openParses = new Map<string, { version: number; file: IndexedFile }>();
   private readonly entityCache = new WeakMap<object, NavEntity[]>();
+  /** Per open document: what the language's entity walk keeps from one version to the next (unchanged blocks are not walked again). */
+  private readonly entityMemos = new Map<string, Record<string, unknown>>();
   /** The include sites of a parse read in a context: a walk of the whole tree, asked for several times per validation. */
   private readonly sitesCache = new WeakMap<NginxFile, Map<string, IncludeSite[]>>();
   private scanned: string[] | undefined;
@@ -234,6 +236,7 @@ export class WorkspaceIndex {
   /** Forget the parse of a closed document (the disk copy is read again when needed). */
   closed(uri: string): void {
     this.openParses.delete(uri);
+    this.entityMemos.delete(uri);
   }
 
   private fromDisk(path: string): IndexedFile | undefined {
@@ -269,7 +272,12 @@ export class WorkspaceIndex {
     if (!hit) {
       const m = this.opts.module(file.lang);
       try {
-        hit = m.navEntities ? m.navEntities(file.doc, file.ast) : [];
+        let memo: Record<string, unknown> | undefined;
+        if (file.open) {
+          memo = this.entityMemos.get(file.uri);
+          if (!memo) this.entityMemos.set(file.uri, (memo = {}));
+        }
+        hit = m.navEntities ? m.navEntities(file.doc, file.ast, memo) : [];
       } catch {
         hit = [];
       }

@@ -8,7 +8,7 @@ import { createValidationMemo, inferContext, validateFile, type ValidationMemo }
 import { nginxRegistry as nginxRules } from './rules';
 import { doComplete, prepareCompletion } from './completion';
 import { doHover } from './hover';
-import { nginxNavEntities } from './navigation';
+import { createNavMemo, nginxNavEntities, type NavMemo } from './navigation';
 import { definitionsInFile } from '../../core/navigation';
 import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
 import { formatNginx } from './format';
@@ -62,7 +62,17 @@ export const nginxModule: LanguageModule<NginxFile> = {
   folding: (doc, ast) => nginxFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),
   format: (doc, ast, range, options) => formatNginx(doc, ast, range, options),
-  navEntities: (_doc, ast) => nginxNavEntities(ast),
+  navEntities: (_doc, ast, bag) => {
+    // the open document's previous walk (bag.nginxNav), whose unchanged block bodies are taken over
+    let memo = bag?.nginxNav as NavMemo | undefined;
+    if (bag && !memo) bag.nginxNav = memo = createNavMemo();
+    try {
+      return nginxNavEntities(ast, 'main', memo);
+    } catch (e) {
+      if (bag) bag.nginxNav = undefined;
+      throw e;
+    }
+  },
   validateInContext: (doc, ast, settings, context, unit) => validateInContext(doc, ast, settings, context, unit),
   definition(doc, ast, pos) {
     const defs = definitionsInFile(nginxNavEntities(ast), doc.offsetAt(pos));

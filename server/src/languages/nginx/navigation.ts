@@ -101,12 +101,74 @@ function zoneArg(words: Word[], key: string): { name: string; start: number; end
   return undefined;
 }
 
-/** Every name the file defines or uses. `context` is where the file is included (`main` for a whole config). */
-export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[] {
-  const out: NavEntity[] = [];
+/**
+ * One block body (of a top-level block or a block directly inside one) of the previous walk of the
+ * same document: its entities are a function of the body's text, its context and the enclosing
+ * server's offset relative to the block (named locations are scoped by `server@OFFSET`), so a body
+ * that reads as before is not walked again. Found again as validation finds its blocks: by node
+ * (the re-parse hands over every statement that ends before the change) or by distance from the end
+ * of the text and equal text (shifted). Holds no node and no slice of the text.
+ */
+interface NavBlockMemo {
+  start: number;
+  end: number;
+  /** The body's context and the enclosing server's start relative to `start` (empty: none). */
+  key: string;
+  /** The body's entities in walk order, and its variable references (which go after every other entity). */
+  out: NavEntity[];
+  refs: NavEntity[];
+  /** Whether the body holds a raw block or a Lua/njs/Perl directive. */
+  dynamic: boolean;
+}
+
+/** Per open document: the block bodies of the last walk, replaced at every walk (the caller keeps it). */
+export interface NavMemo {
+  text: string;
+  byNode: Map<Directive, NavBlockMemo>;
+  byEnd: Map<number, NavBlockMemo>;
+  /** Counts of the last walk (tests read them): bodies reused, bodies walked. */
+  reused: number;
+  walked: number;
+}
+
+export function createNavMemo(): NavMemo {
+  return { text: '', byNode: new Map(), byEnd: new Map(), reused: 0, walked: 0 };
+}
+
+/** Bodies of blocks this deep (0: top level) or less are memoized. */
+const NAV_MEMO_DEPTH = 1;
+
+function findNavBlock(prev: NavMemo, d: Directive, text: string): NavBlockMemo | undefined {
+  const start = d.start;
+  const byNode = prev.byNode.get(d);
+  if (byNode !== undefined && byNode.start === start) return byNode;
+  const e = prev.byEnd.get(text.length - start);
+  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end))
+    return e;
+  return undefined;
+}
+
+function shiftEntities(list: NavEntity[], delta: number): NavEntity[] {
+  const moved: NavEntity[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    const m: NavEntity = { ...e, start: e.start + delta, end: e.end + delta };
+    if (e.scope !== undefined) m.scope = `server@${Number(e.scope.slice(7)) + delta}`;
+    moved[i] = m;
+  }
+  return moved;
+}
+
+/**
+ * Every name the file defines or uses. `context` is where the file is included (`main` for a whole
+ * config). `memo`: the previous walk of the same document (kept by the caller), whose unchanged
+ * block bodies are taken over instead of walked.
+ */
+export function nginxNavEntities(file: NginxFile, context = 'main', memo?: NavMemo): NavEntity[] {
+  let out: NavEntity[] = [];
   // variable references go after every other entity (their order in the result), collected in
   // the same walk: a word that defines a variable is known by the time its directive's words are read
-  const refs: NavEntity[] = [];
+  let refs: NavEntity[] = [];
   const defWords = new Set<Word>();
   let dynamicVars = false;
   const flagsByName = new Map<string, number>();
@@ -137,7 +199,43 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
     return m;
   };
   /** One walk; the context, stream prefix and enclosing server are worked out once per block. */
-  const visit = (list: Directive[], ctx: string, serverScope: string | undefined): void => {
+  const next = memo ? createNavMemo() : undefined;
+  const text = file.text;
+  /** The body of block `d` (context `inner`, enclosing server `scope`): the previous walk's entities when it reads the same. */
+  const visitBody = (d: Directive, inner: string, scope: string | undefined, scopeStart: number, depth: number): void => {
+    const start = d.start;
+    const key = scope === undefined ? inner : `${inner}\0${scopeStart - start}`;
+    const hit = findNavBlock(memo!, d, text);
+    let entry: NavBlockMemo;
+    if (hit !== undefined && hit.key === key) {
+      const delta = start - hit.start;
+      entry =
+        delta === 0
+          ? hit
+          : { start, end: d.end, key, out: shiftEntities(hit.out, delta), refs: shiftEntities(hit.refs, delta), dynamic: hit.dynamic };
+      next!.reused++;
+    } else {
+      // walked into lists of its own, then appended in walk order
+      const outerOut = out;
+      const outerRefs = refs;
+      const outerDynamic = dynamicVars;
+      out = [];
+      refs = [];
+      dynamicVars = false;
+      visit(d.block!.children, inner, scope, scopeStart, depth + 1);
+      entry = { start, end: d.end, key, out, refs, dynamic: dynamicVars };
+      out = outerOut;
+      refs = outerRefs;
+      dynamicVars = outerDynamic;
+      next!.walked++;
+    }
+    for (let i = 0; i < entry.out.length; i++) out.push(entry.out[i]);
+    for (let i = 0; i < entry.refs.length; i++) refs.push(entry.refs[i]);
+    if (entry.dynamic) dynamicVars = true;
+    next!.byNode.set(d, entry);
+    next!.byEnd.set(text.length - start, entry);
+  };
+  const visit = (list: Directive[], ctx: string, serverScope: string | undefined, scopeStart: number, depth: number): void => {
     const stream = ctx === 'stream' || ctx.startsWith('stream/');
     const prefix = stream ? 'stream:' : '';
     // indexed loops: this runs once on a big file in the command line, mostly before the JIT
@@ -155,7 +253,12 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       const args = d.args;
       for (let k = 0; k < args.length; k++) variableRefs(args[k]);
       if (d.block && d.block.children.length) {
-        visit(d.block.children, childContext(ctx, d.name), d.name === 'server' ? `server@${d.start}` : serverScope);
+        const server = d.name === 'server';
+        const inner = childContext(ctx, d.name);
+        const scope = server ? `server@${d.start}` : serverScope;
+        const at = server ? d.start : scopeStart;
+        if (next !== undefined && depth <= NAV_MEMO_DEPTH) visitBody(d, inner, scope, at, depth);
+        else visit(d.block.children, inner, scope, at, depth + 1);
       }
     }
   };
@@ -324,7 +427,14 @@ export function nginxNavEntities(file: NginxFile, context = 'main'): NavEntity[]
       }
     }
   };
-  visit(file.directives, context, undefined);
+  visit(file.directives, context, undefined, -1, 0);
+  if (memo && next) {
+    memo.text = text;
+    memo.byNode = next.byNode;
+    memo.byEnd = next.byEnd;
+    memo.reused = next.reused;
+    memo.walked = next.walked;
+  }
   for (let i = 0; i < refs.length; i++) out.push(refs[i]);
   if (dynamicVars) out.push({ role: 'ref', kind: 'variable', name: '', start: 0, end: 0, dynamic: true });
   return out;

@@ -32,7 +32,7 @@ import {
  * A level of the tree: the file's top level, or the body of a block directive. Levels link to
  * the enclosing one, so "what applies here" walks up a few links instead of copying chains.
  */
-interface Level {
+export interface Level {
   /** The block directive; undefined for the top level. */
   d: Directive | undefined;
   /** The enclosing level; undefined for the top level. */
@@ -50,13 +50,13 @@ interface Level {
 }
 
 /** The body of a block directive. */
-interface BlockLevel extends Level {
+export interface BlockLevel extends Level {
   d: Directive;
   up: Level;
 }
 
 /** A directive and the level it is written in (its context is `up.inner`). */
-interface Node {
+export interface Node {
   d: Directive;
   up: Level;
 }
@@ -117,6 +117,9 @@ export interface NginxCheckContext {
   upstreams: Map<string, Node>;
   /** The file's indentation step, computed when a fix first needs it. */
   unit: string | undefined;
+  /** Set when a fix asked for the indentation step, or a message for a line number (tuning/run.ts's memo reads them). */
+  readUnit?: boolean;
+  readLines?: boolean;
   out: Finding[];
 }
 
@@ -229,7 +232,8 @@ export function buildContext(file: NginxFile, settings: ServiceSettings): NginxC
   return ctx;
 }
 
-function unitOf(ctx: NginxCheckContext): string {
+export function unitOf(ctx: NginxCheckContext): string {
+  ctx.readUnit = true;
   if (ctx.unit === undefined) ctx.unit = indentUnit(ctx.text);
   return ctx.unit;
 }
@@ -1342,3 +1346,35 @@ export const CHECK_OF = {
   'nginx/server-tokens-on': checkServerTokens,
   'nginx/if-in-location': checkIfInLocation,
 } satisfies Partial<Record<NginxTuningRuleId, NginxCheck>>; // complete: checked in run.ts, with the security rows
+
+/**
+ * The checks whose findings are those of each node of their lists on its own, in the lists' text
+ * order (one pass, nothing carried from one node to the next), from what the node's block and the
+ * blocks around it say: run over a part of the file's lists they find that part's findings.
+ * tuning/run.ts runs them per http-level server and keeps an unchanged server's findings.
+ */
+export const PER_PART_CHECKS: ReadonlySet<NginxCheck> = new Set<NginxCheck>([
+  checkKeepaliveRequests,
+  checkAccessLog,
+  checkGzip,
+  checkProxyBuffering,
+  checkBacklog,
+  checkAlias,
+  CHECK_OF['nginx/add-header-inheritance'],
+  CHECK_OF['nginx/proxy-set-header-inheritance'],
+  checkRedirectHost,
+  checkServerTokens,
+  checkIfInLocation,
+]);
+
+/** The lists of `ctx.groups` the PER_PART_CHECKS read (with headerBlocks and locationIfs; the other lists of a part are left empty). */
+export const PER_PART_GROUPS: readonly number[] = [
+  G.keepaliveRequests,
+  G.accessLog,
+  G.gzip,
+  G.proxyBuffering,
+  G.listen,
+  G.alias,
+  G.redirect,
+  G.serverTokens,
+];

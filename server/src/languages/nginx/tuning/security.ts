@@ -15,12 +15,13 @@ import { REQUEST_PASS_DIRECTIVES } from '../data';
 type Ctx = NginxCheckContext;
 
 const lineOf = (ctx: Ctx, offset: number): number => {
+  ctx.readLines = true; // a message with a line number does not move with its block
   let n = 1;
   for (let i = ctx.text.indexOf('\n'); i >= 0 && i < offset; i = ctx.text.indexOf('\n', i + 1)) n++;
   return n;
 };
 
-type SecurityCheck = (ctx: Ctx, flow: NginxFlow) => void;
+export type SecurityCheck = (ctx: Ctx, flow: NginxFlow) => void;
 
 /**
  * The check that emits each security row's findings (rules.ts), in the order the checks run (a
@@ -48,6 +49,39 @@ const SECURITY_CHECK_OF = {
 /** The rows the security checks emit. */
 export type NginxSecurityRuleId = keyof typeof SECURITY_CHECK_OF;
 const SECURITY_CHECKS: readonly SecurityCheck[] = [...new Set<SecurityCheck>(Object.values(SECURITY_CHECK_OF))];
+
+/**
+ * The checks whose findings are those of each sink on its own, in text order (one pass over the
+ * sinks, nothing carried from one sink to the next), from what the sink's block and the blocks
+ * around it say: run over a part of the file's sinks, they find that part's findings
+ * (tuning/run.ts runs them per http-level server and keeps an unchanged server's).
+ */
+const PER_SINK: ReadonlySet<SecurityCheck> = new Set<SecurityCheck>([
+  checkSsrf,
+  checkSplitting,
+  checkHostSpoofing,
+  checkUnanchoredExtension,
+]);
+
+/** The sink lists the PER_SINK checks read (the other lists of a part are left empty). */
+export const PER_SINK_NAMES: readonly string[] = [
+  ...new Set([
+    ...REQUEST_PASS_DIRECTIVES,
+    'add_header',
+    'more_set_headers',
+    'proxy_set_header',
+    'proxy_pass',
+    'return',
+    'rewrite',
+    'location',
+  ]),
+];
+
+/** The security checks in run order, each with whether it may run per part of the file (PER_SINK). */
+export const SECURITY_RUN: readonly { check: SecurityCheck; perPart: boolean }[] = SECURITY_CHECKS.map((check) => ({
+  check,
+  perPart: PER_SINK.has(check),
+}));
 
 export function runSecurityChecks(ctx: Ctx): void {
   const flow = computeFlow(ctx.file, ctx.top.inner);
