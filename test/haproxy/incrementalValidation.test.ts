@@ -148,3 +148,32 @@ test('incremental validation equals a fresh one: a generated 5,000-line file, ty
   }
   for (let s = 0; s < 3; s++) chain('generated-5000.cfg', text, SEED + 5000 + s, 12);
 });
+
+test('incremental validation equals a fresh one when several re-parses run between two validations (the sections they moved)', () => {
+  const files = readdirSync(corpusDir)
+    .filter((f, i) => !f.endsWith('.md') && i % 3 === 0)
+    .sort();
+  let seed = SEED + 9000;
+  const texts = files.map((f) => ({ name: f, text: readFileSync(join(corpusDir, f), 'utf8') }));
+  texts.push({ name: 'generated-1500.cfg', text: haproxyConfig({ lines: 1500 }) });
+  for (const { name, text: start } of texts) {
+    const r = rng(seed++);
+    const settings = SETTINGS[seed % SETTINGS.length];
+    const uri = `file:///incremental/between/${name}`;
+    let text = start;
+    const doc = TextDocument.create(uri, 'haproxy', 1, text);
+    const cache = new ParseCache();
+    for (let k = 0; k < 6; k++) {
+      // versions parsed (as completion or hover would) but not validated
+      const between = Math.floor(r() * 3);
+      for (let b = 0; b <= between; b++) {
+        text = edit(text, r);
+        TextDocument.update(doc, [{ text }], doc.version + 1);
+        if (b < between) cache.get(doc, 'haproxy');
+      }
+      const got = validate(doc, 'haproxy', settings, cache);
+      const want = validate(TextDocument.create(uri, 'haproxy', doc.version, text), 'haproxy', settings);
+      assert.deepStrictEqual(got, want, `${name}: seed ${seed - 1} step ${k} differs from a fresh validation`);
+    }
+  }
+});

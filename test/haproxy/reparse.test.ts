@@ -83,6 +83,61 @@ test('re-parse reuses the sections before the changed line (the same objects)', 
   assert.notEqual(next.sections[2], prev.sections[2]);
 });
 
+test('re-parse takes over the sections after the edit (the same objects, moved) and reads only the edited one', () => {
+  const text =
+    'global\n  maxconn 10\n\nfrontend f\n  bind :80 # c\n  default_backend b\n\nbackend b # hc\n  server s 127.0.0.1:8080\n  acl a req.hdr(host),lower -m str x\n  use-server s if a !{ path_beg /x }\n\nbackend c\n  server s 127.0.0.1:8080\n';
+  const prev = parseHaproxy(text);
+  const old = prev.sections.slice();
+  const edited = text.replace('bind :80', 'bind :8080\n  bind :81');
+  const next = reparseHaproxy(prev, edited);
+  same(next, edited, 'moved');
+  assert.equal(next.sections[0], old[0]);
+  assert.notEqual(next.sections[1], old[1]);
+  assert.equal(next.sections[2], old[2]);
+  assert.equal(next.sections[3], old[3]);
+  // the moved nodes hold the new text's offsets and lines
+  assert.equal(next.sections[2].header.line, 8);
+  assert.equal(
+    edited.slice(next.sections[2].statements[1].samples[0].start, next.sections[2].statements[1].samples[0].end),
+    'req.hdr(host),lower',
+  );
+  // `prev` changed with it: a second re-parse of it (another text) is a fresh parse, of the same text the tree made first
+  const other = text.replace('maxconn 10', 'maxconn 20');
+  same(reparseHaproxy(prev, other), other, 'second re-parse of a changed tree');
+  assert.equal(reparseHaproxy(prev, edited), next);
+  // and so on along a chain where every edit moves the sections after it, each version compared
+  let cur = next;
+  let t = edited;
+  for (let k = 0; k < 6; k++) {
+    t = t.replace('\nbackend c', `\n  # ${k}\nbackend c`);
+    cur = reparseHaproxy(cur, t);
+    same(cur, t, `chain step ${k}`);
+  }
+  assert.equal(cur.sections[3], old[3]);
+});
+
+test('re-parse: branching edits of one tree (two caches re-parsing the same version) each equal a fresh parse', () => {
+  const files = readdirSync(corpusDir).filter((f, i) => !f.endsWith('.md') && i % 4 === 0);
+  let seed = 3000;
+  for (const f of files) {
+    const r = rng(seed++);
+    let text = readFileSync(join(corpusDir, f), 'utf8');
+    let prev = parseHaproxy(text);
+    for (let k = 0; k < 6; k++) {
+      // two different successors of one tree, then a third of the tree the first one made
+      const a = edit(text, r);
+      const b = edit(text, r);
+      const ta = reparseHaproxy(prev, a);
+      const tb = reparseHaproxy(prev, b);
+      same(tb, b, `${f} seed ${seed - 1} step ${k} (second successor)`);
+      same(ta, a, `${f} seed ${seed - 1} step ${k} (first successor, after the second)`);
+      text = edit(a, r);
+      prev = reparseHaproxy(ta, text);
+      same(prev, text, `${f} seed ${seed - 1} step ${k}`);
+    }
+  }
+});
+
 test('the server path: diagnostics of re-parsed versions through one index equal a fresh validation', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pt-reparse-'));
   try {
