@@ -2,7 +2,7 @@
 // validated at each of its versions reuses the results of the sections an edit did not touch.
 // Every step of chained random edits must give exactly what a fresh document, parsed and
 // validated from nothing at the same settings, gives: the module's diagnostics and the tuning
-// and security ones (the facade's `validate`), deep-equal, in order. Seeded; a failure names the
+// and security ones (the facade's `validate`), deep-equal, in order, and the navigation entities. Seeded; a failure names the
 // file, the seed and the step (PT_INCREMENTAL_SEED=N reruns from another seed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { ParseCache, validate } from '../../server/src/service/languageService';
 import { haproxyValidationMemo } from '../../server/src/languages/haproxy/validation';
+import { haproxyNavEntities } from '../../server/src/languages/haproxy/navigation';
+import type { HaproxyFile } from '../../server/src/languages/haproxy/ast';
 import type { ServiceSettings } from '../../server/src/core/types';
 // @ts-expect-error a plain .mjs script without type declarations
 import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
@@ -95,11 +97,19 @@ function chain(name: string, text: string, seed: number, steps: number): { compu
       TextDocument.update(doc, [{ text }], doc.version + 1);
     }
     const got = validate(doc, 'haproxy', settings, cache);
-    const want = validate(TextDocument.create(uri, 'haproxy', doc.version, text), 'haproxy', settings);
+    const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
+    const freshCache = new ParseCache();
+    const want = validate(fresh, 'haproxy', settings, freshCache);
     assert.deepStrictEqual(
       got,
       want,
       `${name}: seed ${seed} step ${k} (settings ${JSON.stringify(settings)}) differs from a fresh validation`,
+    );
+    // the navigation entities (per section, taken over for the sections the edit did not touch)
+    assert.deepStrictEqual(
+      haproxyNavEntities(cache.get(doc, 'haproxy') as HaproxyFile),
+      haproxyNavEntities(freshCache.get(fresh, 'haproxy') as HaproxyFile),
+      `${name}: seed ${seed} step ${k}: navigation entities differ from a fresh run's`,
     );
     const memo = haproxyValidationMemo(cache.memoOf(doc.uri));
     if (k > 0 && memo) {
@@ -172,8 +182,15 @@ test('incremental validation equals a fresh one when several re-parses run betwe
         if (b < between) cache.get(doc, 'haproxy');
       }
       const got = validate(doc, 'haproxy', settings, cache);
-      const want = validate(TextDocument.create(uri, 'haproxy', doc.version, text), 'haproxy', settings);
+      const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
+      const freshCache = new ParseCache();
+      const want = validate(fresh, 'haproxy', settings, freshCache);
       assert.deepStrictEqual(got, want, `${name}: seed ${seed - 1} step ${k} differs from a fresh validation`);
+      assert.deepStrictEqual(
+        haproxyNavEntities(cache.get(doc, 'haproxy') as HaproxyFile),
+        haproxyNavEntities(freshCache.get(fresh, 'haproxy') as HaproxyFile),
+        `${name}: seed ${seed - 1} step ${k}: navigation entities differ from a fresh run's`,
+      );
     }
   }
 });
