@@ -860,8 +860,7 @@ export function reparseHaproxy(prev: HaproxyFile, text: string): HaproxyFile {
 function reparseInPlace(prev: HaproxyFile, text: string): HaproxyFile {
   const old = prev.text;
   const max = Math.min(old.length, text.length);
-  let same = 0;
-  while (same < max && old.charCodeAt(same) === text.charCodeAt(same)) same++;
+  const same = samePrefix(old, text, max);
   // the line of the first change, then the sections whose successor starts on an earlier line
   const starts = prev.lineStarts;
   const changedLine = firstAfter(starts, (x) => x, same) - 1;
@@ -874,11 +873,7 @@ function reparseInPlace(prev: HaproxyFile, text: string): HaproxyFile {
   // the same characters at the end of both texts, back to the line reading resumes at (they may
   // overlap the same ones at the start: text typed at the start of a line leaves that line's
   // break in both)
-  let sameEnd = 0;
-  const room = max - at;
-  const ol = old.length - 1;
-  const nl = text.length - 1;
-  while (sameEnd < room && old.charCodeAt(ol - sameEnd) === text.charCodeAt(nl - sameEnd)) sameEnd++;
+  const sameEnd = sameSuffix(old, text, max - at);
   // the first section whose header line and the line break before it are in those characters,
   // after the line reading resumes at in both texts
   const changeEnd = Math.max(old.length - sameEnd, at);
@@ -904,6 +899,29 @@ function reparseInPlace(prev: HaproxyFile, text: string): HaproxyFile {
   if (from >= sections.length) return runParser(file, at);
   const base = starts[sections[from].header.line];
   return runParser(file, at, { prev, from, base, d });
+}
+
+// The common start and end of two texts are compared in blocks first (string equality of two
+// slices is a native comparison; the slices share the texts' characters), then by character in
+// the first block that differs: on a 5,000-line file this was a fifth of the re-parse.
+const BLOCK = 2048;
+
+/** Length of the common start of `a` and `b` (at most `max`). */
+function samePrefix(a: string, b: string, max: number): number {
+  let i = 0;
+  while (i + BLOCK <= max && a.slice(i, i + BLOCK) === b.slice(i, i + BLOCK)) i += BLOCK;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** Length of the common end of `a` and `b` (at most `room`). */
+function sameSuffix(a: string, b: string, room: number): number {
+  const al = a.length;
+  const bl = b.length;
+  let n = 0;
+  while (n + BLOCK <= room && a.slice(al - n - BLOCK, al - n) === b.slice(bl - n - BLOCK, bl - n)) n += BLOCK;
+  while (n < room && a.charCodeAt(al - 1 - n) === b.charCodeAt(bl - 1 - n)) n++;
+  return n;
 }
 
 /** `prev` was changed by a re-parse: the tree that one made if it was of the same text, else a fresh parse. */
