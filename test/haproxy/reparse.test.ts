@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseHaproxy, reparseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { completeHaproxy } from '../../server/src/languages/haproxy/completion';
+import { hoverHaproxy } from '../../server/src/languages/haproxy/hover';
 import type { HaproxyFile } from '../../server/src/languages/haproxy/ast';
 import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../server/src/service/languageService';
 import { resolveSettings } from '../../server/src/service/settings';
@@ -135,6 +137,41 @@ test('re-parse: branching edits of one tree (two caches re-parsing the same vers
       prev = reparseHaproxy(ta, text);
       same(prev, text, `${f} seed ${seed - 1} step ${k}`);
     }
+  }
+});
+
+test('completion and hover on re-parsed versions (sections taken over and moved) equal those on a fresh parse', () => {
+  const lines = (haproxyConfig({ lines: 800 }) as string).split('\n');
+  // ACLs declared and used in every backend (the per-section ACL items), a `use_backend` to complete at the end (backend items)
+  const body = lines.map((l) => (l.startsWith('backend ') ? `${l}\n    acl is_api path_beg /api\n    http-request deny if is_api` : l));
+  let t = `${body.join('\n')}\nfrontend z\n    bind :1\n    use_backend `;
+  const r = rng(4242);
+  let prev = parseHaproxy(t);
+  const same = (next: HaproxyFile, fresh: HaproxyFile, doc: TextDocument, pos: { line: number; character: number }, where: string) => {
+    assert.deepStrictEqual(completeHaproxy(doc, next, pos, {}), completeHaproxy(doc, fresh, pos, {}), `${where}: completion`);
+    assert.deepStrictEqual(hoverHaproxy(doc, next, pos, {}), hoverHaproxy(doc, fresh, pos, {}), `${where}: hover`);
+  };
+  for (let k = 0; k < 25; k++) {
+    // lines added or removed before most of the file, so the sections after move (offsets and lines)
+    const at = Math.floor(r() * t.length * 0.3);
+    const nl = t.indexOf('\n', at);
+    t =
+      r() < 0.6
+        ? `${t.slice(0, nl + 1)}    timeout server 3${k}s\n${t.slice(nl + 1)}`
+        : t.slice(0, nl + 1) + t.slice(t.indexOf('\n', nl + 1) + 1);
+    const next = reparseHaproxy(prev, t);
+    const fresh = parseHaproxy(t);
+    const doc = TextDocument.create('file:///c/haproxy.cfg', 'haproxy', k + 1, t);
+    const tl = t.split('\n');
+    same(next, fresh, doc, doc.positionAt(t.length), `step ${k} at the end (backends)`);
+    const uses = tl.map((l, i) => (l === '    http-request deny if is_api' ? i : -1)).filter((i) => i >= 0);
+    for (let q = 0; q < 3; q++) {
+      const line = uses[Math.floor(r() * uses.length)];
+      same(next, fresh, doc, { line, character: 25 }, `step ${k} line ${line} (ACLs)`);
+      const any = Math.floor(r() * tl.length);
+      same(next, fresh, doc, { line: any, character: Math.min(tl[any].length, 4 + Math.floor(r() * 12)) }, `step ${k} line ${any}`);
+    }
+    prev = next;
   }
 });
 
