@@ -881,7 +881,7 @@ function reparseInPlace(prev: HaproxyFile, text: string): HaproxyFile {
   let from = kept;
   while (from < sections.length && (starts[sections[from].header.line] <= changeEnd || starts[sections[from].header.line] + d <= at))
     from++;
-  // the sections reused must still be where they were in `prev` (a later re-parse may have moved them)
+  // nothing before the change nor after it to take over
   if (kept === 0 && from >= sections.length) return parseHaproxy(text);
   const file: HaproxyFile = {
     type: 'file',
