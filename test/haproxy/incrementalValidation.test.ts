@@ -2,7 +2,7 @@
 // validated at each of its versions reuses the results of the sections an edit did not touch.
 // Every step of chained random edits must give exactly what a fresh document, parsed and
 // validated from nothing at the same settings, gives: the module's diagnostics and the tuning
-// and security ones (the facade's `validate`), deep-equal, in order. Seeded; a failure names the
+// and security ones (the facade's `validate`), deep-equal, in order, and the navigation entities. Seeded; a failure names the
 // file, the seed and the step (PT_INCREMENTAL_SEED=N reruns from another seed).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { ParseCache, validate } from '../../server/src/service/languageService';
 import { haproxyValidationMemo } from '../../server/src/languages/haproxy/validation';
+import { haproxyNavEntities } from '../../server/src/languages/haproxy/navigation';
+import type { HaproxyFile } from '../../server/src/languages/haproxy/ast';
 import type { ServiceSettings } from '../../server/src/core/types';
 // @ts-expect-error a plain .mjs script without type declarations
 import { haproxyConfig } from '../../scripts/gen-large-config.mjs';
@@ -95,11 +97,19 @@ function chain(name: string, text: string, seed: number, steps: number): { compu
       TextDocument.update(doc, [{ text }], doc.version + 1);
     }
     const got = validate(doc, 'haproxy', settings, cache);
-    const want = validate(TextDocument.create(uri, 'haproxy', doc.version, text), 'haproxy', settings);
+    const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
+    const freshCache = new ParseCache();
+    const want = validate(fresh, 'haproxy', settings, freshCache);
     assert.deepStrictEqual(
       got,
       want,
       `${name}: seed ${seed} step ${k} (settings ${JSON.stringify(settings)}) differs from a fresh validation`,
+    );
+    // the navigation entities (per section, taken over for the sections the edit did not touch)
+    assert.deepStrictEqual(
+      haproxyNavEntities(cache.get(doc, 'haproxy') as HaproxyFile),
+      haproxyNavEntities(freshCache.get(fresh, 'haproxy') as HaproxyFile),
+      `${name}: seed ${seed} step ${k}: navigation entities differ from a fresh run's`,
     );
     const memo = haproxyValidationMemo(cache.memoOf(doc.uri));
     if (k > 0 && memo) {
@@ -147,4 +157,40 @@ test('incremental validation equals a fresh one: a generated 5,000-line file, ty
     assert.equal(memo.computed, 1, `typing step ${n}: ${memo.computed} sections computed, ${memo.reused} reused`);
   }
   for (let s = 0; s < 3; s++) chain('generated-5000.cfg', text, SEED + 5000 + s, 12);
+});
+
+test('incremental validation equals a fresh one when several re-parses run between two validations (the sections they moved)', () => {
+  const files = readdirSync(corpusDir)
+    .filter((f, i) => !f.endsWith('.md') && i % 3 === 0)
+    .sort();
+  let seed = SEED + 9000;
+  const texts = files.map((f) => ({ name: f, text: readFileSync(join(corpusDir, f), 'utf8') }));
+  texts.push({ name: 'generated-1500.cfg', text: haproxyConfig({ lines: 1500 }) });
+  for (const { name, text: start } of texts) {
+    const r = rng(seed++);
+    const settings = SETTINGS[seed % SETTINGS.length];
+    const uri = `file:///incremental/between/${name}`;
+    let text = start;
+    const doc = TextDocument.create(uri, 'haproxy', 1, text);
+    const cache = new ParseCache();
+    for (let k = 0; k < 6; k++) {
+      // versions parsed (as completion or hover would) but not validated
+      const between = Math.floor(r() * 3);
+      for (let b = 0; b <= between; b++) {
+        text = edit(text, r);
+        TextDocument.update(doc, [{ text }], doc.version + 1);
+        if (b < between) cache.get(doc, 'haproxy');
+      }
+      const got = validate(doc, 'haproxy', settings, cache);
+      const fresh = TextDocument.create(uri, 'haproxy', doc.version, text);
+      const freshCache = new ParseCache();
+      const want = validate(fresh, 'haproxy', settings, freshCache);
+      assert.deepStrictEqual(got, want, `${name}: seed ${seed - 1} step ${k} differs from a fresh validation`);
+      assert.deepStrictEqual(
+        haproxyNavEntities(cache.get(doc, 'haproxy') as HaproxyFile),
+        haproxyNavEntities(freshCache.get(fresh, 'haproxy') as HaproxyFile),
+        `${name}: seed ${seed - 1} step ${k}: navigation entities differ from a fresh run's`,
+      );
+    }
+  }
 });

@@ -523,15 +523,17 @@ function converterItems(ctx: Ctx): CompletionItem[] {
 }
 
 // The ACLs a section declares, first declaration of each name in order, as items: per section
-// object (a parse is never changed afterwards), so a request only cuts the list at the cursor.
-const sectionAclItems = new WeakMap<Section, { starts: number[]; items: BaseItem[] }>();
+// object, so a request only cuts the list at the cursor. The re-parse moves a section it takes
+// over (parser.ts): the list holds while the section's header is where it was made (offsets and
+// line numbers in it).
+const sectionAclItems = new WeakMap<Section, { at: number; line: number; starts: number[]; items: BaseItem[] }>();
 
 function aclItems(ctx: Ctx, sec: Section | undefined, beforeOffset: number): CompletionItem[] {
   const out: CompletionItem[] = [];
   if (sec) {
     let decl = sectionAclItems.get(sec);
-    if (!decl) {
-      decl = { starts: [], items: [] };
+    if (!decl || decl.at !== sec.headerStart || decl.line !== sec.header.line) {
+      decl = { at: sec.headerStart, line: sec.header.line, starts: [], items: [] };
       for (const st of declaredAcls(sec).values()) {
         decl.starts.push(st.start);
         decl.items.push(base(st.acl!.name.value, KIND.variable, `acl (line ${st.line + 1})`));
@@ -546,9 +548,10 @@ function aclItems(ctx: Ctx, sec: Section | undefined, beforeOffset: number): Com
 }
 
 // The backend names of a parse, as items; each section's item is kept with the section, which a
-// re-parse takes over when the edit is after it, so a new parse makes items only for its new sections.
+// re-parse takes over (moved when the edit is before it), so a new parse makes items only for its
+// new sections and the ones whose header line moved (the item names the line).
 const backendBases = new WeakMap<HaproxyFile, BaseItem[]>();
-const backendBase = new WeakMap<Section, BaseItem>();
+const backendBase = new WeakMap<Section, { line: number; item: BaseItem }>();
 
 function backendItems(ctx: Ctx, file: HaproxyFile): CompletionItem[] {
   let list = backendBases.get(file);
@@ -557,8 +560,12 @@ function backendItems(ctx: Ctx, file: HaproxyFile): CompletionItem[] {
     for (const s of file.sections) {
       if ((s.keyword !== 'backend' && s.keyword !== 'listen') || !s.name) continue;
       let b = backendBase.get(s);
-      if (!b) backendBase.set(s, (b = base(s.name.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`)));
-      list.push(b);
+      if (!b || b.line !== s.header.line)
+        backendBase.set(
+          s,
+          (b = { line: s.header.line, item: base(s.name.value, KIND.reference, `${s.keyword} (line ${s.header.line + 1})`) }),
+        );
+      list.push(b.item);
     }
     backendBases.set(file, list);
   }

@@ -59,7 +59,59 @@ const NAMED_SECTIONS: Readonly<Record<string, { kind: string; unused: boolean }>
   cache: { kind: 'cache', unused: true },
 };
 
+/**
+ * Per section (weakly: a section no tree holds any more drops out), its entities when last
+ * computed, with where the section's header was and which of its lines a `.if` block disabled.
+ * A section keeps its nodes from one version of a document to the next (the re-parse takes the
+ * unchanged ones over and moves them, parser.ts), so its entities are the same, moved by as much
+ * as its header moved: an edit computes the entities of the sections it touched only.
+ */
+const bySection = new WeakMap<Section, { headerStart: number; disabled: string; list: NavEntity[] }>();
+
+/** Which of a section's lines a `.if` block disabled ('' for none; `h` for the header). */
+function disabledSignature(sec: Section): string {
+  let sig = sec.header.disabled ? 'h' : '';
+  const list = sec.statements;
+  for (let i = 0; i < list.length; i++) if (list[i].disabled) sig += `${i},`;
+  return sig;
+}
+
+/** Entities moved by `d` characters, the section's scope renamed from `was` to `now`. */
+function moved(list: readonly NavEntity[], d: number, was: string, now: string): NavEntity[] {
+  const out: NavEntity[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    const m: NavEntity = { ...e, start: e.start + d, end: e.end + d };
+    if (e.scope === was) m.scope = now;
+    out[i] = m;
+  }
+  return out;
+}
+
 export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
+  const out: NavEntity[] = [];
+  for (const sec of file.sections) {
+    const disabled = disabledSignature(sec);
+    const hit = bySection.get(sec);
+    let list: NavEntity[];
+    if (hit && hit.disabled === disabled) {
+      const d = sec.headerStart - hit.headerStart;
+      if (d === 0) list = hit.list;
+      else {
+        list = moved(hit.list, d, `${sec.keyword}@${hit.headerStart}`, `${sec.keyword}@${sec.headerStart}`);
+        bySection.set(sec, { headerStart: sec.headerStart, disabled, list });
+      }
+    } else {
+      list = sectionEntities(file, sec);
+      bySection.set(sec, { headerStart: sec.headerStart, disabled, list });
+    }
+    for (let i = 0; i < list.length; i++) out.push(list[i]);
+  }
+  return out;
+}
+
+/** The entities of one section, in line order. */
+function sectionEntities(file: HaproxyFile, sec: Section): NavEntity[] {
   const out: NavEntity[] = [];
   const ref = (kind: string, span: { name: string; start: number; end: number }, scope?: string) => {
     if (!span.name) return;
@@ -74,8 +126,8 @@ export function haproxyNavEntities(file: HaproxyFile): NavEntity[] {
     return i >= 0 ? st.words[i + 1] : undefined;
   };
 
-  for (const sec of file.sections) {
-    if (sec.header.disabled) continue;
+  {
+    if (sec.header.disabled) return out;
     const scope = `${sec.keyword}@${sec.headerStart}`;
     const named = NAMED_SECTIONS[sec.keyword];
     if (named && sec.name) {

@@ -47,6 +47,8 @@ export interface SectionIndex {
   lists: Map<string, readonly Statement[]>;
   /** What the security checks gathered from `lists` (security.ts), kept with them. */
   scan?: unknown;
+  /** The TLS check's findings for the section and where its header was then (security.ts), kept with them. */
+  tls?: unknown;
 }
 
 /** The previous tuning run of a document: its tree and the section indexes it built. */

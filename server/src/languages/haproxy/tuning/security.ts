@@ -334,8 +334,42 @@ function checkForwardFor(ctx: Ctx): void {
 // ---------------------------------------------------------------------------------------------
 // TLS
 
+/**
+ * The TLS findings of each section, kept in its index (the same section object with the same
+ * `.if` state: its lines are the same, only moved): a section the edit did not touch is not
+ * scanned again, its findings are moved by as much as its header moved.
+ */
 function checkTls(ctx: Ctx): void {
   for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'global' && !PROXY_KINDS.has(sec.keyword)) continue;
+    const index = sectionIndexOf(ctx, sec);
+    const kept = index.tls as { at: number; list: Finding[] } | undefined;
+    const at = sec.headerStart;
+    if (kept) {
+      const d = at - kept.at;
+      if (d !== 0) {
+        kept.list = kept.list.map((f) => ({ ...f, start: f.start + d, end: f.end + d }));
+        kept.at = at;
+      }
+      for (const f of kept.list) ctx.out.push(f);
+      continue;
+    }
+    const saved = ctx.out;
+    ctx.out = [];
+    try {
+      sectionTls(ctx, sec);
+      index.tls = { at, list: ctx.out };
+    } finally {
+      const list = ctx.out;
+      ctx.out = saved;
+      for (const f of list) saved.push(f);
+    }
+  }
+}
+
+/** The TLS findings of one section: `global`'s TLS settings, a proxy's bind and server lines. */
+function sectionTls(ctx: Ctx, sec: Section): void {
+  {
     if (sec.keyword === 'global') {
       for (const st of scan(ctx, sec).tlsGlobals) {
         const k = st.keyword!.value;
@@ -368,9 +402,8 @@ function checkTls(ctx: Ctx): void {
           );
         }
       }
-      continue;
+      return;
     }
-    if (!PROXY_KINDS.has(sec.keyword)) continue;
     for (const st of scan(ctx, sec).endpoints) {
       const k = st.keyword!.value;
       let ci = -1;
