@@ -301,6 +301,17 @@ const cmds = {};
 /** Containment of the reference stacks (the product's own runs report theirs). */
 const refModes = new Set();
 const loadBefore = loadavg();
+/** The machine's CPU ticks so far (/proc/stat: all, and steal: time a virtual machine's CPUs waited for the host). */
+const cpuTicks = () => {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { all: f.slice(0, 8).reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return undefined;
+  }
+};
+const ticksBefore = cpuTicks();
+const othersBefore = Number(os.loadavg()[0]) > 1;
 const loads = [];
 try {
   for (let rep = 0; rep < repeats; rep++) {
@@ -346,6 +357,9 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const loadAfter = loadavg();
+const ticksAfter = cpuTicks();
+const stealPct =
+  ticksBefore && ticksAfter ? (100 * (ticksAfter.steal - ticksBefore.steal)) / Math.max(1, ticksAfter.all - ticksBefore.all) : NaN;
 
 const med = (which, tool, key) => median(runs[which][tool].map((x) => x[key]));
 const perRep = (f) => runs.before.ours.map((_, i) => f(i));
@@ -400,7 +414,7 @@ const saturationNote = placement
               (w) => satOf(w, 'ours').sys >= 0.9 * placement.system.length && satOf(w, 'wrk').sys >= 0.9 * placement.system.length,
             )
           ? 'no engine was the bottleneck and the proxy with its backend filled their CPU, so every engine measured the same limit'
-          : "**neither the engine nor the proxy with its backend filled its CPU: other processes on the machine took the rest, so these runs measured the machine's other load as much as the proxy**"
+          : `**neither the engine nor the proxy with its backend filled its CPU: ${othersBefore ? 'other processes on the machine took the rest' : 'nothing else ran, so the host held them back (steal above) or they waited on each other'}, so these runs measured that as much as the proxy**`
     }.`
   : `Unpinned, the engines compete with the proxy for the CPUs: the sum of every part's share ${['before', 'after'].map((w) => `${w} ours ${(satOf(w, 'ours').gen + satOf(w, 'ours').sys).toFixed(2)}, wrk ${(satOf(w, 'wrk').gen + satOf(w, 'wrk').sys).toFixed(2)}`).join('; ')} (of ${os.cpus().length}); an engine's extra CPU per request is then taken from the proxy.`;
 
@@ -448,8 +462,11 @@ and no engine's CPU cost per request is taken from it.`
 
 Machine: ${machine()}.
 Load average before ${loadBefore}, after ${loadAfter}; 1-minute load during the run ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}.
-**Other engineers' work shared this 2-core machine during the run**: absolute numbers are noisy; the ratios,
-taken per repeat between runs seconds apart, are the figures to read.
+${
+  othersBefore
+    ? '**Other work shared this machine when the run began** (1-minute load above 1 before it): absolute numbers are noisy; the ratios,\ntaken per repeat between runs seconds apart, are the figures to read.'
+    : 'Nothing else was running when the run began (1-minute load under 1): the load during the run is its own processes.'
+} CPU steal over the run (time this virtual machine's CPUs waited for the host, /proc/stat): ${Number.isFinite(stealPct) ? `${stealPct.toFixed(1)}%` : 'not known'}.
 
 | config | generator | req/s (median) | P50 ms | P99 ms | backend connections per request | bench's own CPU per request, us | errors |
 |---|---|---|---|---|---|---|---|
