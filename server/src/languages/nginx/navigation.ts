@@ -4,6 +4,7 @@
 import type { NavEntity } from '../../core/types';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
+import { createBlockMemoTable, findMemoBlock, type BlockMemoTable } from './blockMemo';
 import { CACHE_PATHS, PASS_DIRECTIVES, VARIABLE_SETTERS } from './data';
 
 const CACHE_USERS: ReadonlySet<string> = new Set(CACHE_PATHS.values());
@@ -121,32 +122,15 @@ interface NavBlockMemo {
   dynamic: boolean;
 }
 
-/** Per open document: the block bodies of the last walk, replaced at every walk (the caller keeps it). */
-export interface NavMemo {
-  text: string;
-  byNode: Map<Directive, NavBlockMemo>;
-  byEnd: Map<number, NavBlockMemo>;
-  /** Counts of the last walk (tests read them): bodies reused, bodies walked. */
-  reused: number;
-  walked: number;
-}
+/** Per open document: the block bodies of the last walk, replaced at every walk (the caller keeps it; blockMemo.ts). */
+export type NavMemo = BlockMemoTable<NavBlockMemo>;
 
 export function createNavMemo(): NavMemo {
-  return { text: '', byNode: new Map(), byEnd: new Map(), reused: 0, walked: 0 };
+  return createBlockMemoTable<NavBlockMemo>();
 }
 
 /** Bodies of blocks this deep (0: top level) or less are memoized. */
 const NAV_MEMO_DEPTH = 1;
-
-function findNavBlock(prev: NavMemo, d: Directive, text: string): NavBlockMemo | undefined {
-  const start = d.start;
-  const byNode = prev.byNode.get(d);
-  if (byNode !== undefined && byNode.start === start) return byNode;
-  const e = prev.byEnd.get(text.length - start);
-  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end))
-    return e;
-  return undefined;
-}
 
 function shiftEntities(list: NavEntity[], delta: number): NavEntity[] {
   const moved: NavEntity[] = new Array(list.length);
@@ -205,7 +189,7 @@ export function nginxNavEntities(file: NginxFile, context = 'main', memo?: NavMe
   const visitBody = (d: Directive, inner: string, scope: string | undefined, scopeStart: number, depth: number): void => {
     const start = d.start;
     const key = scope === undefined ? inner : `${inner}\0${scopeStart - start}`;
-    const hit = findNavBlock(memo!, d, text);
+    const hit = findMemoBlock(memo!, d, text);
     let entry: NavBlockMemo;
     if (hit !== undefined && hit.key === key) {
       const delta = start - hit.start;

@@ -8,6 +8,7 @@ import { compareVersions } from '../../core/version';
 import { editDistance } from '../../core/editDistance';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
+import { createBlockMemoTable, findMemoBlock, type BlockMemoTable } from './blockMemo';
 import {
   DIRECTIVES,
   directivesAt,
@@ -81,22 +82,11 @@ interface BlockMemo {
   server?: ServerSummary;
 }
 
-/** Per document: the blocks of the last validation, by node and by distance from the end of the text; replaced at every run. */
-export interface ValidationMemo {
-  /**
-   * The text the blocks were read from (one string: a block does not keep a slice of its own,
-   * which would keep alive the whole text of whichever version it was first read from).
-   */
-  text: string;
-  byNode: Map<Directive, BlockMemo>;
-  byEnd: Map<number, BlockMemo>;
-  /** Counts of the last run (tests and benchmarks read them): block bodies reused, block bodies walked. */
-  reused: number;
-  walked: number;
-}
+/** Per document: the blocks of the last validation, by node and by distance from the end of the text; replaced at every run (blockMemo.ts). */
+export type ValidationMemo = BlockMemoTable<BlockMemo>;
 
 export function createValidationMemo(): ValidationMemo {
-  return { text: '', byNode: new Map(), byEnd: new Map(), reused: 0, walked: 0 };
+  return createBlockMemoTable<BlockMemo>();
 }
 
 /** Blocks this deep (0: top level) or less are memoized; deeper ones are walked with their block. */
@@ -753,17 +743,6 @@ function findingsWithin(list: Finding[], k: number, from: number, to: number): b
   return true;
 }
 
-/** The previous run's entry for block `d`: the same node, or a block as far from the end of the text with the same text. */
-function findBlock(prev: ValidationMemo, d: Directive, text: string): BlockMemo | undefined {
-  const start = d.start;
-  const byNode = prev.byNode.get(d);
-  if (byNode !== undefined && byNode.start === start) return byNode;
-  const e = prev.byEnd.get(text.length - start);
-  if (e !== undefined && e.end - e.start === d.end - start && text.substring(start, d.end) === prev.text.substring(e.start, e.end))
-    return e;
-  return undefined;
-}
-
 /**
  * The file's variables (as walkDefinedVariables collects them, in the same order), with the
  * definitions of each memoized block that reads as before taken from the previous run. Also
@@ -792,7 +771,7 @@ function memoDefinitionsIn(
       visitDefinitions(out, d.block.children, d, captures);
       continue;
     }
-    const hit = findBlock(run.prev, d, file.text) ?? null;
+    const hit = findMemoBlock(run.prev, d, file.text) ?? null;
     run.found.set(d, hit);
     let defs: string[];
     if (hit !== null && hit.captures === captures) defs = hit.defs;
@@ -821,7 +800,7 @@ function visitMemoized(c: Ctx, d: Directive, inner: string, depth: number): void
   const noted = c.notedModules;
   const env = noted !== undefined && noted.size ? `${inner}\0${m.env}\0${[...noted].join(' ')}` : `${inner}\0${m.env}`;
   const start = d.start;
-  const hit = m.found.has(d) ? m.found.get(d)! : (findBlock(m.prev, d, c.file.text) ?? null);
+  const hit = m.found.has(d) ? m.found.get(d)! : (findMemoBlock(m.prev, d, c.file.text) ?? null);
   const captures = c.captures;
   let defs = m.defs.get(d);
   if (defs === undefined) {
