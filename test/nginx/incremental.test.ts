@@ -16,7 +16,8 @@ import type { ServiceSettings } from '../../server/src/core/types';
 import type { ValidationMemo } from '../../server/src/languages/nginx/validation';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
-import { randomEdit, rng } from '../reparseChain';
+import { rng } from '../reparseChain';
+import { freshValidation, spanOrRandomEdit } from './incrementalHelpers';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
 
@@ -43,24 +44,11 @@ const SNIPPETS = [
   '${x}',
 ];
 
-/** One random edit: inserts and deletes (randomEdit), or a random span replaced by a snippet or a few characters. */
-function edit(text: string, r: () => number): string {
-  if (r() < 0.25 && text.length) {
-    const at = Math.floor(r() * text.length);
-    const len = 1 + Math.floor(r() * 40);
-    const by = r() < 0.5 ? SNIPPETS[Math.floor(r() * SNIPPETS.length)] : ALPHABET[Math.floor(r() * ALPHABET.length)];
-    return text.slice(0, at) + by + text.slice(at + len);
-  }
-  return randomEdit(text, r, ALPHABET, SNIPPETS, 30);
-}
+const edit = (text: string, r: () => number): string => spanOrRandomEdit(text, r, ALPHABET, SNIPPETS);
 
 const URI = 'file:///work/typing/nginx.conf';
 
-function fresh(text: string, version: number, settings: ServiceSettings) {
-  const doc = TextDocument.create(URI, 'nginx', version, text);
-  const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
-  return validateInWorkspace(doc, 'nginx', settings, ws);
-}
+const fresh = (text: string, version: number, settings: ServiceSettings) => freshValidation(URI, text, version, settings);
 
 /**
  * `steps` chained edits of `text` through one index and one cache (as the server types), each

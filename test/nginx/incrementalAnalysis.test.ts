@@ -20,7 +20,8 @@ import type { NginxTuningMemo } from '../../server/src/languages/nginx/tuning/ru
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
-import { randomEdit, rng } from '../reparseChain';
+import { rng } from '../reparseChain';
+import { freshValidation, spanOrRandomEdit } from './incrementalHelpers';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
 
@@ -64,23 +65,11 @@ const SNIPPETS = [
   '${x}',
 ];
 
-function edit(text: string, r: () => number): string {
-  if (r() < 0.25 && text.length) {
-    const at = Math.floor(r() * text.length);
-    const len = 1 + Math.floor(r() * 40);
-    const by = r() < 0.5 ? SNIPPETS[Math.floor(r() * SNIPPETS.length)] : ALPHABET[Math.floor(r() * ALPHABET.length)];
-    return text.slice(0, at) + by + text.slice(at + len);
-  }
-  return randomEdit(text, r, ALPHABET, SNIPPETS, 30);
-}
+const edit = (text: string, r: () => number): string => spanOrRandomEdit(text, r, ALPHABET, SNIPPETS);
 
 const URI = 'file:///work/typing-analysis/nginx.conf';
 
-function fresh(text: string, version: number, settings: ServiceSettings) {
-  const doc = TextDocument.create(URI, 'nginx', version, text);
-  const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
-  return validateInWorkspace(doc, 'nginx', settings, ws);
-}
+const fresh = (text: string, version: number, settings: ServiceSettings) => freshValidation(URI, text, version, settings);
 
 interface Counts {
   navReused: number;
