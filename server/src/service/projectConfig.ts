@@ -18,22 +18,12 @@
 // file name in any folder (`*.bak`), like a .gitignore line.
 import type { RuleSeverity } from '../core/types';
 import type { ProxyTunerConfig } from './settings';
+import { NGINX_CONTEXTS } from '../languages/nginx/data';
 
 export const PROJECT_CONFIG_NAME = '.proxy-tuner.json';
 
 /** The nginx contexts a fragment can be read in (the values `contexts` may name). */
-export const CONTEXT_NAMES: readonly string[] = [
-  'main',
-  'http',
-  'server',
-  'location',
-  'stream',
-  'stream/server',
-  'upstream',
-  'stream/upstream',
-  'mail',
-  'mail/server',
-];
+export const CONTEXT_NAMES: readonly string[] = NGINX_CONTEXTS;
 
 const SEVERITIES = new Set<string>(['off', 'error', 'warning', 'information', 'hint']);
 

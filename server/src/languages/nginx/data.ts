@@ -8,6 +8,20 @@ import groupsJson from './data/groups.json';
 import { compareVersions } from '../../core/version';
 import { addLoadableModules, loadableDocUrl, loadableVariable } from './modules';
 
+/** The nginx contexts a block of directives can stand in (a fragment's context, a misplaced directive's candidates), outermost first. */
+export const NGINX_CONTEXTS: readonly string[] = [
+  'main',
+  'http',
+  'server',
+  'location',
+  'stream',
+  'stream/server',
+  'upstream',
+  'stream/upstream',
+  'mail',
+  'mail/server',
+];
+
 export type ValueType = 'size' | 'time' | 'number';
 
 export interface ArgType {

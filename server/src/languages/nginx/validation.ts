@@ -21,6 +21,7 @@ import {
   isLiteralArg,
   LISTEN_SOCKET_OPTIONS,
   MAIN_MARKERS,
+  NGINX_CONTEXTS,
   type DirectiveVariant,
   type ValueType,
 } from './data';
@@ -443,19 +444,6 @@ function memo2(
 /** Whether `target` is an older version than `since` (the data names few versions). */
 const olderThan = memo2(16, (target, since) => compareVersions(target, since) < 0);
 
-const CANDIDATE_CONTEXTS = [
-  'main',
-  'http',
-  'server',
-  'location',
-  'stream',
-  'stream/server',
-  'upstream',
-  'stream/upstream',
-  'mail',
-  'mail/server',
-];
-
 /** Whether some variant of a known directive is allowed in `ctx`, by context; unknown names are not kept (the user's text names them). */
 const knownAndMisplaced = memo2(
   64,
@@ -522,7 +510,7 @@ function inferFromShape(file: NginxFile): string {
   if (top.length === 0 || top.some((d) => MAIN_MARKERS.has(d.name))) return 'main';
   let best = 'main';
   let bestN = Infinity;
-  for (const ctx of CANDIDATE_CONTEXTS) {
+  for (const ctx of NGINX_CONTEXTS) {
     const n = misplacedCount(top, ctx, bestN);
     if (n < bestN) {
       best = ctx;
