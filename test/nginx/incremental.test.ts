@@ -8,16 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { TextDocument } from 'vscode-languageserver-textdocument';
-import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../server/src/service/languageService';
-import { nodeFileSystem } from '../../server/src/host/nodeHost';
-import { resolveSettings } from '../../server/src/service/settings';
 import type { ServiceSettings } from '../../server/src/core/types';
 import type { ValidationMemo } from '../../server/src/languages/nginx/validation';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
-import { rng } from '../reparseChain';
-import { freshValidation, spanOrRandomEdit } from './incrementalHelpers';
+import { chainValidations, spanOrRandomEdit, typingInMiddleServer, VERSION_SETTINGS } from './incrementalHelpers';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
 
@@ -48,12 +43,7 @@ const edit = (text: string, r: () => number): string => spanOrRandomEdit(text, r
 
 const URI = 'file:///work/typing/nginx.conf';
 
-const fresh = (text: string, version: number, settings: ServiceSettings) => freshValidation(URI, text, version, settings);
-
-/**
- * `steps` chained edits of `text` through one index and one cache (as the server types), each
- * version's diagnostics compared with a fresh validation. Returns the memo's counts summed.
- */
+/** `steps` chained edits compared with fresh validations (chainValidations); the validation memo's counts summed. */
 function chain(
   text: string,
   seed: number,
@@ -62,30 +52,18 @@ function chain(
   name: string,
   next = edit,
 ): { reused: number; walked: number } {
-  const r = rng(seed);
-  let doc = TextDocument.create(URI, 'nginx', 1, text);
-  const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
-  const cache = new ParseCache();
   const counts = { reused: 0, walked: 0 };
-  for (let k = 0; k <= steps; k++) {
-    const got = validateInWorkspace(doc, 'nginx', settings, ws, cache);
-    const want = fresh(text, doc.version, settings);
-    assert.deepStrictEqual(got, want, `${name}: seed ${seed} step ${k} (INCREMENTAL_SEED=${seed} replays it)`);
+  chainValidations(URI, text, seed, steps, settings, name, next, ({ k, cache }) => {
     const memo = cache.memoOf(URI).nginxValidation as ValidationMemo | undefined;
     if (memo && k > 0) {
       counts.reused += memo.reused;
       counts.walked += memo.walked;
     }
-    text = next(text, r);
-    doc = TextDocument.create(URI, 'nginx', doc.version + 1, text);
-  }
+  });
   return counts;
 }
 
-const SETTINGS: [string, ServiceSettings][] = [
-  ['1.22.1', resolveSettings({ nginx: { version: '1.22.1' }, haproxy: {} })],
-  ['newest', resolveSettings({ nginx: {}, haproxy: {} })],
-];
+const SETTINGS = VERSION_SETTINGS;
 
 const only = process.env.INCREMENTAL_SEED ? Number(process.env.INCREMENTAL_SEED) : undefined;
 
@@ -113,22 +91,11 @@ test('incremental validation equals a fresh one: the generated 5,000-line file, 
   }
   // typing and erasing a directive on a new line of the middle server, as bench:lsp does: every
   // block but the edited server and the http block around it is reused
-  const lines = text.split('\n');
-  const at = lines.findIndex((l, i) => i > lines.length / 2 && l === '    server {') + 3;
-  lines.splice(at, 0, '        ');
-  const word = 'proxy_read_timeout 30s;';
-  let step = 0;
-  const typing = (): string => {
-    step++;
-    const n = step <= word.length ? step : Math.max(0, 2 * word.length - step);
-    const ls = [...lines];
-    ls[at] = `        ${word.slice(0, n)}`;
-    return ls.join('\n');
-  };
-  const counts = chain(lines.join('\n'), 90_010, word.length * 2, SETTINGS[0][1], 'typing in the generated file', typing);
+  const typing = typingInMiddleServer(text);
+  const counts = chain(typing.start, 90_010, typing.steps, SETTINGS[0][1], 'typing in the generated file', typing.next);
   const blocks = (text.match(/^ {4}(server|upstream|map) /gm) ?? []).length;
   assert.ok(blocks > 300, `${blocks} http-level blocks`);
   // per edit: the edited server and the http block walked, everything else reused
-  assert.equal(counts.walked, word.length * 2 * 2, `blocks walked ${counts.walked}`);
-  assert.ok(counts.reused >= word.length * 2 * (blocks - 1), `blocks reused ${counts.reused}`);
+  assert.equal(counts.walked, typing.steps * 2, `blocks walked ${counts.walked}`);
+  assert.ok(counts.reused >= typing.steps * (blocks - 1), `blocks reused ${counts.reused}`);
 });

@@ -9,10 +9,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { TextDocument } from 'vscode-languageserver-textdocument';
-import { createWorkspaceIndex, ParseCache, validateInWorkspace } from '../../server/src/service/languageService';
-import { nodeFileSystem } from '../../server/src/host/nodeHost';
-import { resolveSettings } from '../../server/src/service/settings';
 import type { ServiceSettings } from '../../server/src/core/types';
 import { createNavMemo, nginxNavEntities } from '../../server/src/languages/nginx/navigation';
 import type { NginxFile } from '../../server/src/languages/nginx/ast';
@@ -20,8 +16,7 @@ import type { NginxTuningMemo } from '../../server/src/languages/nginx/tuning/ru
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 // @ts-expect-error a plain .mjs script without type declarations
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
-import { rng } from '../reparseChain';
-import { freshValidation, spanOrRandomEdit } from './incrementalHelpers';
+import { chainValidations, spanOrRandomEdit, typingInMiddleServer, VERSION_SETTINGS } from './incrementalHelpers';
 
 const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
 
@@ -69,8 +64,6 @@ const edit = (text: string, r: () => number): string => spanOrRandomEdit(text, r
 
 const URI = 'file:///work/typing-analysis/nginx.conf';
 
-const fresh = (text: string, version: number, settings: ServiceSettings) => freshValidation(URI, text, version, settings);
-
 interface Counts {
   navReused: number;
   navWalked: number;
@@ -78,19 +71,11 @@ interface Counts {
   tuningWalked: number;
 }
 
-/** `steps` chained edits through one index and cache, each version compared with a fresh run. */
+/** `steps` chained edits compared with fresh validations (chainValidations), and each version's entities with a fresh walk; the memos' counts summed. */
 function chain(text: string, seed: number, steps: number, settings: ServiceSettings, name: string, next = edit): Counts {
-  const r = rng(seed);
-  let doc = TextDocument.create(URI, 'nginx', 1, text);
-  const ws = createWorkspaceIndex({ fs: nodeFileSystem, open: { get: (u) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
-  const cache = new ParseCache();
   const counts: Counts = { navReused: 0, navWalked: 0, tuningReused: 0, tuningWalked: 0 };
   const navMemo = createNavMemo();
-  for (let k = 0; k <= steps; k++) {
-    const where = `${name}: seed ${seed} step ${k} (INCREMENTAL_SEED=${seed} replays it)`;
-    const got = validateInWorkspace(doc, 'nginx', settings, ws, cache);
-    const want = fresh(text, doc.version, settings);
-    assert.deepStrictEqual(got, want, where);
+  chainValidations(URI, text, seed, steps, settings, name, next, ({ k, where, text, ws, cache }) => {
     // the entities the index hands to definition, references and rename
     const file = ws.get(URI)!;
     const wantEntities = nginxNavEntities(parseNginx(text));
@@ -104,16 +89,11 @@ function chain(text: string, seed: number, steps: number, settings: ServiceSetti
       counts.tuningReused += tuning?.reused ?? 0;
       counts.tuningWalked += tuning?.walked ?? 0;
     }
-    text = next(text, r);
-    doc = TextDocument.create(URI, 'nginx', doc.version + 1, text);
-  }
+  });
   return counts;
 }
 
-const SETTINGS: [string, ServiceSettings][] = [
-  ['1.22.1', resolveSettings({ nginx: { version: '1.22.1' }, haproxy: {} })],
-  ['newest', resolveSettings({ nginx: {}, haproxy: {} })],
-];
+const SETTINGS = VERSION_SETTINGS;
 
 const only = process.env.INCREMENTAL_SEED ? Number(process.env.INCREMENTAL_SEED) : undefined;
 
@@ -142,28 +122,17 @@ test('incremental entities and diagnostics equal fresh ones: generated files, ra
   for (let s = 95_100; s < 95_104; s++) if (only === undefined || only === s) chain(small, s, 30, SETTINGS[s % 2][1], 'generated 400');
   // typing and erasing a directive on a new line of the middle server, as bench:lsp does: only the
   // http body and the edited server's body are walked again
-  const lines = text.split('\n');
-  const at = lines.findIndex((l, i) => i > lines.length / 2 && l === '    server {') + 3;
-  lines.splice(at, 0, '        ');
-  const word = 'proxy_read_timeout 30s;';
-  let step = 0;
-  const typing = (): string => {
-    step++;
-    const n = step <= word.length ? step : Math.max(0, 2 * word.length - step);
-    const ls = [...lines];
-    ls[at] = `        ${word.slice(0, n)}`;
-    return ls.join('\n');
-  };
-  const counts = chain(lines.join('\n'), 95_010, word.length * 2, SETTINGS[0][1], 'typing in the generated file', typing);
+  const typing = typingInMiddleServer(text);
+  const counts = chain(typing.start, 95_010, typing.steps, SETTINGS[0][1], 'typing in the generated file', typing.next);
   const blocks = (text.match(/^ {4}(server|upstream|map) /gm) ?? []).length;
   assert.ok(blocks > 300, `${blocks} http-level blocks`);
-  assert.equal(counts.navWalked, word.length * 2 * 2, `entity bodies walked ${counts.navWalked}`);
-  assert.ok(counts.navReused >= word.length * 2 * (blocks - 1), `entity bodies reused ${counts.navReused}`);
+  assert.equal(counts.navWalked, typing.steps * 2, `entity bodies walked ${counts.navWalked}`);
+  assert.ok(counts.navReused >= typing.steps * (blocks - 1), `entity bodies reused ${counts.navReused}`);
   // the tuning pass: the edited server judged again, every other http-level server's findings taken over
   const servers = (text.match(/^ {4}server /gm) ?? []).length;
   assert.ok(servers > 100, `${servers} servers`);
-  assert.equal(counts.tuningWalked, word.length * 2, `servers judged ${counts.tuningWalked}`);
-  assert.equal(counts.tuningReused, word.length * 2 * (servers - 1), `servers taken over ${counts.tuningReused}`);
+  assert.equal(counts.tuningWalked, typing.steps, `servers judged ${counts.tuningWalked}`);
+  assert.equal(counts.tuningReused, typing.steps * (servers - 1), `servers taken over ${counts.tuningReused}`);
 });
 
 /** An edit inside a random `server { ... }` body (where the memo takes the other servers over), else anywhere. */
