@@ -99,6 +99,38 @@ test('re-parse reuses the statements before the change (the same objects) and re
   assert.notEqual(newHttp.block!.children[1], oldHttp.block!.children[1]);
 });
 
+test('re-parse takes over the statements after the change too, moved to their new offsets', () => {
+  const text = 'http {\n  server { listen 1; }\n  server { listen 2; }\n  server { listen 3; } # three\n}\nevents { }\n';
+  const prev = parseNginx(text);
+  const [oldHttp, oldEvents] = prev.directives;
+  const oldThird = oldHttp.block!.children[2];
+  const edited = text.replace('listen 2;', 'listen 22;');
+  const next = reparseNginx(prev, edited);
+  same(next, edited, 'tail');
+  const newHttp = next.directives[0];
+  assert.equal(newHttp.block!.children[2], oldThird, 'the server after the change is the same object');
+  assert.equal(next.directives[1], oldEvents, 'and so is the statement after the enclosing block');
+  assert.equal(oldThird.start, edited.indexOf('server { listen 3;'), 'moved to its offset in the new text');
+  assert.equal(next.comments[0].start, edited.indexOf('# three'));
+  // typing a brace that closes the block early: the statements after it are read again
+  const closed = edited.replace('listen 22;', 'listen 22; }');
+  same(reparseNginx(next, closed), closed, 'a brace typed');
+});
+
+test('a tree re-parsed once answers the same text with its successor and any other text with a fresh parse', () => {
+  const text = 'http {\n  server { listen 1; }\n  server { listen 2; }\n  server { listen 3; }\n}\n';
+  const prev = parseNginx(text);
+  const a = text.replace('listen 2;', 'listen 22;');
+  const first = reparseNginx(prev, a);
+  assert.equal(reparseNginx(prev, a), first, 'the same text: the same tree (the parse cache and the index share it)');
+  const b = text.replace('listen 1;', 'listen 11;');
+  same(reparseNginx(prev, b), b, 'another text from the same tree');
+  const c = a.replace('listen 3;', 'listen 33;');
+  const second = reparseNginx(first, c);
+  same(second, c, 'the successor re-parsed');
+  same(reparseNginx(prev, a), a, 'the first tree again, its successor re-parsed meanwhile');
+});
+
 test('the server path: diagnostics of re-parsed versions through one index equal a fresh validation', () => {
   // what the server does while typing: one workspace index and one parse cache over an open
   // document whose versions follow each other; every version's diagnostics (fixes included) must

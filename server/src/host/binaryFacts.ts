@@ -90,6 +90,8 @@ export function parseNginxV(output: string): NginxBuildFacts {
 /** `load_module` targets in a text (a config, or Debian's modules-enabled snippets): `.so` base names. */
 export function loadedModules(text: string): string[] {
   const out: string[] = [];
+  // most files load none: a search for the word is cheaper than the line pattern over a large file
+  if (!text.includes('load_module')) return out;
   for (const m of text.matchAll(/^\s*load_module\s+["']?([^"';\s]+)["']?\s*;/gm)) {
     const base = m[1].split('/').pop() ?? '';
     out.push(base.replace(/\.so$/, ''));
@@ -183,15 +185,22 @@ export const MODULE_RULE = 'nginx/module-not-in-binary' satisfies NginxRuleId;
  * (`"geoip_country" is in ngx_http_geoip_module, which your nginx 1.22.1 has as a dynamic module
  * that this config does not load`). Pure: the facts come from `localNginxBuild`.
  */
+type Verdict = { module: string; status: ModuleStatus; so: string } | null;
+/** The verdicts of the last call, per module family and directive name, for its build facts and loaded modules. */
+let verdictCache: { facts: NginxBuildFacts; loaded: string; verdicts: Map<string | undefined, Map<string, Verdict>> } | undefined;
+
 export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: NginxBuildFacts, context = 'main'): Diagnostic[] {
   const out: Diagnostic[] = [];
   try {
     const loaded = loadedModules(file.text);
     const reported = new Set<string>();
-    // the verdict depends only on the name and the context's module family: once per pair
-    // (a 5,000-line file has a few dozen), not once per directive
-    type Verdict = { module: string; status: ModuleStatus; so: string } | null;
-    const verdicts = new Map<string | undefined, Map<string, Verdict>>();
+    // the verdict depends only on the name, the context's module family, the build and the
+    // modules loaded: once per pair and kept while the build and the loaded modules stay (the
+    // language server runs this at every edit), not once per directive
+    const loadedKey = loaded.join('\n');
+    if (verdictCache?.facts !== facts || verdictCache.loaded !== loadedKey)
+      verdictCache = { facts, loaded: loadedKey, verdicts: new Map() };
+    const verdicts = verdictCache.verdicts;
     const check = (d: Directive, prefix: string | undefined, byName: Map<string, Verdict>): void => {
       const variants = DIRECTIVES.get(d.name);
       if (!variants?.length) return;

@@ -164,6 +164,8 @@ interface Lexed {
   comments: Comment[];
   /** Problems found while reading: an unterminated quote, a character glued to a closing quote. */
   errors: NginxSyntaxError[];
+  /** With `stops`: the index of the one the reading stopped at, else -1 (read to the end). */
+  stopped: number;
 }
 
 /** Whether `c` ends an unquoted word (nginx: whitespace, `;`, `{`). */
@@ -175,7 +177,7 @@ const endsWord = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c
  * does not end it); a quoted word at its closing quote, or (without one before the end of the
  * file) at its line end; `#` starts a comment only at a word start; `}` is a token only there.
  */
-function tokenize(text: string, from = 0): Lexed {
+function tokenize(text: string, from = 0, stops?: readonly number[]): Lexed {
   const tokens: IToken[] = [];
   const comments: Comment[] = [];
   const errors: NginxSyntaxError[] = [];
@@ -215,7 +217,24 @@ function tokenize(text: string, from = 0): Lexed {
     simples.length = 0;
   };
   let i = from;
+  // `stops` (ascending): offsets where a statement of the previous tree begins; the reading ends at
+  // the first one it reaches between two statements (no word of a statement read before it)
+  let stop = -1;
+  let nextStop = stops && stops.length ? stops[0] : n + 1;
+  let si = 0;
   while (i < n) {
+    if (i >= nextStop) {
+      if (i === nextStop && runName === undefined) {
+        stop = si;
+        break;
+      }
+      while (si < stops!.length && stops![si] < i) si++;
+      nextStop = si < stops!.length ? stops![si] : n + 1;
+      if (i === nextStop && runName === undefined) {
+        stop = si;
+        break;
+      }
+    }
     const c = text.charCodeAt(i);
     if (c === 32 || c === 10 || c === 9 || c === 13) {
       i++;
@@ -354,7 +373,7 @@ function tokenize(text: string, from = 0): Lexed {
     }
   }
   endRun();
-  return { tokens, comments, errors };
+  return { tokens, comments, errors, stopped: stop };
 }
 
 /** `\"` `\'` `\\` `\t` `\r` `\n` unescaped; any other backslash stays as written. */
@@ -546,6 +565,8 @@ interface Resume {
   at: number;
   tokens: IToken[];
   comments: Comment[];
+  /** The statements after the change that may be taken over (see tailAfter). */
+  tail?: Tail;
 }
 
 /**
@@ -555,20 +576,53 @@ interface Resume {
  * statement's own end, so a statement that ends before the change reads the same in both texts and
  * its Directive (block and all) is taken over as it is; the blocks that enclose the change are
  * opened again from their unchanged headers and read on from where their last untouched child ends.
- * Typing in the middle of a file then reads about half of it instead of all of it. A previous
- * parse with a syntax error before that point is not reused (its recovery depends on what follows).
+ * The reading stops again at the first statement of the common tail it reaches between two
+ * statements, inside the block that held it: from there on the text reads as before, so those
+ * statements, the enclosing blocks' closing braces and what follows each are the previous tree's,
+ * moved in place (tailAfter). Typing in the middle of a file then reads the statement being typed,
+ * not half of the file (docs/benchmarks.md). A previous parse with a syntax error before the change
+ * is not reused, nor its tail when it has an error there (its recovery depends on what follows).
  */
 export function reparseNginx(prev: NginxFile, text: string): NginxFile {
+  // a tree is re-parsed once: its successor may hold some of its statements, moved in place
+  const done = successors.get(prev);
+  if (done !== undefined) {
+    const next = done.deref();
+    return next !== undefined && next.text === text && !successors.has(next) ? next : parseNginx(text);
+  }
+  const out = reparseFrom(prev, text);
+  successors.set(prev, new WeakRef(out));
+  return out;
+}
+
+/**
+ * Per tree, the tree its re-parse made (weakly). The re-parse takes over the statements after the
+ * change and moves them in place (their offsets become the new text's), so the older tree no
+ * longer matches its own text: asked again for the same text it answers with that successor (the
+ * server's parse cache and workspace index both re-parse the same version), for any other text
+ * it parses afresh.
+ */
+const successors = new WeakMap<NginxFile, WeakRef<NginxFile>>();
+
+function reparseFrom(prev: NginxFile, text: string): NginxFile {
   const old = prev.text;
   const max = Math.min(old.length, text.length);
   let same = 0;
   while (same < max && old.charCodeAt(same) === text.charCodeAt(same)) same++;
+  // the common tail, not reaching into the common head
+  let tail = 0;
+  const tailMax = max - same;
+  while (tail < tailMax && old.charCodeAt(old.length - 1 - tail) === text.charCodeAt(text.length - 1 - tail)) tail++;
   const tokens: IToken[] = [];
   let list = prev.directives;
   let at = 0;
+  /** The blocks opened again, outermost first, and the index in its list of each one's directive. */
+  const path: Directive[] = [];
+  const pathIndex: number[] = [];
+  let lo = 0;
   for (;;) {
     // the leading children that end before the first change (siblings never overlap)
-    let lo = 0;
+    lo = 0;
     let hi = list.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
@@ -591,6 +645,8 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
     // the change is inside this block's body: open it again and go on among its children
     // a new Directive for the block (the previous tree stays as it was)
     tokens.push(tok(OpenTok, d.nameWord.raw, b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
+    path.push(d);
+    pathIndex.push(lo);
     list = b.children;
     at = b.start + 1;
   }
@@ -600,11 +656,88 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
     if (c.start >= at) break;
     comments.push(c);
   }
+  const resume: Resume = { at, tokens, comments };
+  const moved = tailAfter(prev, path, pathIndex, list, lo, old.length - tail, text.length - old.length);
+  if (moved) resume.tail = moved;
   try {
-    return parseUnsafe(text, { at, tokens, comments });
+    return parseUnsafe(text, resume);
   } catch {
     parser = undefined; // as in parseNginx: a parser that failed midway is not reused
     return parseNginx(text);
+  }
+}
+
+/**
+ * The statements after the change that the re-parse may take over: those that begin in the
+ * common tail of the two texts (from `from` in the old text), at the level of the change or of any
+ * block enclosing it, once the previous tree has no error from there on (a statement there was
+ * complete, and read as it will be read again). nginx's reader keeps nothing from one statement to
+ * the next, so when the reading of the changed text reaches one of their beginnings between two
+ * statements, the rest of the text reads as before, moved by `delta`: the statements themselves,
+ * the closing braces of the enclosing blocks and the statements after each of those. Undefined
+ * when there is nothing to take over.
+ */
+function tailAfter(
+  prev: NginxFile,
+  path: readonly Directive[],
+  pathIndex: readonly number[],
+  inner: readonly Directive[],
+  innerFrom: number,
+  from: number,
+  delta: number,
+): Tail | undefined {
+  if (from >= prev.text.length) return undefined;
+  for (const e of prev.errors) if (e.start >= from) return undefined;
+  // per level, innermost first: the first statement starting in the tail (its offset in the new text)
+  const stops: number[] = [];
+  const levels: { list: readonly Directive[]; first: number }[] = [];
+  for (let level = path.length; level >= 0; level--) {
+    const list = level === path.length ? inner : level === 0 ? prev.directives : path[level - 1].block!.children;
+    let k = level === path.length ? innerFrom : pathIndex[level] + 1;
+    while (k < list.length && list[k].start < from) k++;
+    // every enclosing block is closed here (no error after `from`); its brace lies in the tail or the reading reaches it anyway
+    levels.push({ list, first: k });
+    for (let j = k; j < list.length; j++) stops.push(list[j].start + delta);
+  }
+  if (!stops.length) return undefined;
+  // the stops are in text order already: a level's statements all lie before its block's `}`, which lies before the outer level's next statement
+  return { stops, levels, path, delta, prevComments: prev.comments };
+}
+
+/** What lies after the change, for parseUnsafe: where the reading may stop, and what then follows. */
+interface Tail {
+  stops: number[];
+  /** Innermost first: each level's statements and the first that lies in the tail. */
+  levels: { list: readonly Directive[]; first: number }[];
+  path: readonly Directive[];
+  delta: number;
+  prevComments: readonly Comment[];
+}
+
+/** Moves a statement (its words, its block and everything in it) by `delta`, in place. */
+function moveDirective(d: Directive, delta: number): void {
+  const node = d as DirectiveNode as unknown as {
+    end: number;
+    semicolon: number | undefined;
+    block: Block | undefined;
+    rawBody?: { start: number; end: number };
+  };
+  (d.nameWord as { start: number }).start += delta;
+  const args = d.args;
+  for (let i = 0; i < args.length; i++) (args[i] as { start: number }).start += delta;
+  if (node.semicolon !== undefined) node.semicolon += delta;
+  node.end += delta;
+  const b = node.block;
+  if (b !== undefined) {
+    b.start += delta;
+    b.end += delta;
+    if (b.closeStart !== undefined) b.closeStart += delta;
+    const ch = b.children;
+    for (let i = 0; i < ch.length; i++) moveDirective(ch[i], delta);
+  }
+  if (node.rawBody !== undefined) {
+    node.rawBody.start += delta;
+    node.rawBody.end += delta;
   }
 }
 
@@ -630,13 +763,75 @@ export function parseNginx(text: string): NginxFile {
 }
 
 function parseUnsafe(text: string, resume?: Resume): NginxFile {
-  const lexed = tokenize(text, resume ? resume.at : 0);
+  const tail = resume?.tail;
+  const lexed = tokenize(text, resume ? resume.at : 0, tail?.stops);
+  let level = 0;
+  let skip = lexed.stopped;
+  if (tail && lexed.stopped >= 0) {
+    const levels = tail.levels;
+    while (skip >= levels[level].list.length - levels[level].first) {
+      skip -= levels[level].list.length - levels[level].first;
+      level++;
+    }
+    // the statement reached is taken over only inside the block it was in: the changed text
+    // closed the blocks between (their braces were read) and no other (a statement's `entry`
+    // depends on its block)
+    let depth = 0;
+    let least = 0;
+    const read = lexed.tokens;
+    for (let k = 0; k < read.length; k++) {
+      const t = read[k].tokenType;
+      if (t === OpenTok || t === LBrace) depth++;
+      else if (t === RBrace && --depth < least) least = depth;
+    }
+    if (depth !== -level || least < -level) {
+      // read on to the end instead
+      const rest = tokenize(text, tail.stops[lexed.stopped]);
+      for (const t of rest.tokens) lexed.tokens.push(t);
+      for (const c of rest.comments) lexed.comments.push(c);
+      for (const e of rest.errors) lexed.errors.push(e);
+      lexed.stopped = -1;
+    }
+  }
   const errors = lexed.errors;
-  const comments = resume ? resume.comments.concat(lexed.comments) : lexed.comments;
+  let comments = resume ? resume.comments.concat(lexed.comments) : lexed.comments;
+  const input = resume ? resume.tokens.concat(lexed.tokens) : lexed.tokens;
+  if (tail && lexed.stopped >= 0) {
+    // the reading reached a statement of the previous tree between two statements: the rest of
+    // the text is the previous tree's, moved
+    const { levels, path, delta } = tail;
+    for (; level < levels.length; level++) {
+      const { list, first } = levels[level];
+      const from = first + skip;
+      skip = 0;
+      if (from < list.length) {
+        const run = list.slice(from);
+        for (let k = 0; k < run.length; k++) moveDirective(run[k], delta);
+        input.push(tok(SimpleTok, run[0].nameWord.raw, run[0].start, run));
+      }
+      // the closing brace of the block this level is the body of
+      const owner = path[path.length - 1 - level];
+      if (owner !== undefined) input.push(tok(RBrace, '}', owner.block!.closeStart! + delta, undefined));
+    }
+    // the comments from where the reading stopped on (those before it were read again)
+    const stopOld = tail.stops[lexed.stopped] - delta;
+    const prevComments = tail.prevComments;
+    let c = prevComments.length;
+    while (c > 0 && prevComments[c - 1].start >= stopOld) c--;
+    if (c < prevComments.length) {
+      comments = comments === lexed.comments ? comments.slice() : comments;
+      for (let k = c; k < prevComments.length; k++) {
+        const m = prevComments[k] as { start: number; end: number };
+        m.start += delta;
+        m.end += delta;
+        comments.push(prevComments[k]);
+      }
+    }
+  }
   parser ??= new NginxParser();
   parser.found = [];
   parser.textLength = text.length;
-  parser.input = resume ? resume.tokens.concat(lexed.tokens) : lexed.tokens;
+  parser.input = input;
   const directives = parser.file();
   for (const e of parser.found) errors.push(e);
   for (const e of parser.errors) {
