@@ -13,6 +13,7 @@ import {
   WARM_UP_GAP_MS,
   WARM_UP_MAX_MS,
   WARM_UP_RUNS,
+  WARM_UP_BUDGET_MS,
   adaptiveDelay,
   type Clock,
   type ValidationJob,
@@ -87,6 +88,8 @@ interface Doc {
   tables?: boolean;
   /** prepare() throws. */
   tablesFail?: boolean;
+  /** How long a warm-up run takes, on the fake clock. */
+  warmCost?: number;
 }
 
 /** A schedule over fake documents, recording what it computes, publishes and warms up. */
@@ -125,7 +128,10 @@ function harness(clock = new FakeClock()) {
               : {
                   key: uri.split('.').pop()!,
                   resting: () => doc.open && doc.version === version,
-                  run: () => log.push(`warm ${uri}@${version} t=${clock.t}`),
+                  run: () => {
+                    log.push(`warm ${uri}@${version} t=${clock.t}`);
+                    clock.t += doc.warmCost ?? 0;
+                  },
                   prepare: doc.tables
                     ? () => {
                         log.push(`tables ${uri}@${version} t=${clock.t}`);
@@ -275,22 +281,39 @@ describe('validation schedule (fake clock)', () => {
     assert.deepEqual(h.log, [], 'a run waiting for settings when the document closed publishes nothing');
   });
 
-  it('warms up while a fresh document rests: one run every 20 ms, six per language, stopped by an edit', async () => {
+  it('warms up while a fresh document rests: one run every 10 ms, thirty per language, stopped by an edit', async () => {
     const h = harness();
     h.open('a.conf', { cost: 5 });
     await h.clock.advance(0);
     await h.clock.advance(WARM_UP_GAP_MS * 3);
-    assert.deepEqual(only(h.log, 'warm'), ['warm a.conf@1 t=25', 'warm a.conf@1 t=45', 'warm a.conf@1 t=65']);
+    assert.deepEqual(only(h.log, 'warm'), ['warm a.conf@1 t=15', 'warm a.conf@1 t=25', 'warm a.conf@1 t=35']);
     h.edit('a.conf');
     await h.clock.advance(1000);
     assert.equal(only(h.log, 'warm').length, 3, 'an edit stops it (and a later validation does not start it again)');
-    // the budget is per language: three left for `conf`, six for `cfg`
+    // the budget is per language: all but three left for `conf`, all for `cfg`
     h.open('b.conf', { cost: 5 });
     h.open('c.cfg', { cost: 5 });
     await h.clock.advance(1000);
     assert.equal(only(h.log, 'warm b.conf').length, WARM_UP_RUNS - 3);
     assert.equal(only(h.log, 'warm c.cfg').length, WARM_UP_RUNS);
     assert.equal(only(h.log, 'publish').filter((l) => l.includes('@1')).length, 3, 'warm-up publishes nothing');
+  });
+
+  it('stops warming up a language once its runs took WARM_UP_BUDGET_MS', async () => {
+    const h = harness();
+    const per = 150;
+    h.open('a.conf', { cost: 5, warmCost: per });
+    await h.clock.advance(0);
+    await h.clock.advance(5000);
+    const runs = Math.ceil(WARM_UP_BUDGET_MS / per);
+    assert.ok(runs < WARM_UP_RUNS);
+    assert.equal(only(h.log, 'warm a.conf').length, runs, 'runs until their time reaches the budget');
+    h.open('b.conf', { cost: 5, warmCost: per });
+    await h.clock.advance(5000);
+    assert.deepEqual(only(h.log, 'warm b.conf'), [], "the budget is the language's, across documents");
+    h.open('c.cfg', { cost: 5, warmCost: per });
+    await h.clock.advance(5000);
+    assert.equal(only(h.log, 'warm c.cfg').length, runs, 'another language has its own');
   });
 
   it('does not warm up a document whose first validation was slow, a large one, or while a validation is due', async () => {
@@ -314,7 +337,7 @@ describe('validation schedule (fake clock)', () => {
     await h.clock.advance(WARM_UP_GAP_MS * 3);
     assert.deepEqual(
       h.log.filter((l) => l.startsWith('tables') || l.startsWith('warm')),
-      ['tables a.conf@1 t=25', 'warm a.conf@1 t=45', 'warm a.conf@1 t=65'],
+      ['tables a.conf@1 t=15', 'warm a.conf@1 t=25', 'warm a.conf@1 t=35'],
       'one piece of work per turn: the tables first',
     );
     await h.clock.advance(1000);

@@ -202,10 +202,13 @@ export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: Ngi
       verdictCache = { facts, loaded: loadedKey, verdicts: new Map() };
     const verdicts = verdictCache.verdicts;
     const check = (d: Directive, prefix: string | undefined, byName: Map<string, Verdict>): void => {
-      const variants = DIRECTIVES.get(d.name);
-      if (!variants?.length) return;
       let first = byName.get(d.name);
       if (first === undefined) {
+        const variants = DIRECTIVES.get(d.name);
+        if (!variants?.length) {
+          byName.set(d.name, null);
+          return;
+        }
         const own = prefix ? variants.filter((v) => v.module.startsWith(prefix)) : variants;
         const list = own.length ? own : variants;
         const statuses = list.map((v) => ({ module: v.module, ...moduleStatus(v.module, facts, loaded) }));

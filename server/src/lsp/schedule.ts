@@ -42,17 +42,21 @@ export const SLOW_VALIDATION_MS = 50;
 export const MAX_ADAPTIVE_DELAY_MS = 250;
 /**
  * Warm-up after open. The first validations of a session run code V8 has not compiled yet and
- * take several times longer than later ones (a 5,000-line file: ~100 ms, then ~10 ms), so the
- * first keystrokes after opening a file would wait for that. While a freshly opened document
- * rests after its first publication, the server validates a copy of it in the background, up to
- * WARM_UP_RUNS times per language per server, one every WARM_UP_GAP_MS; nothing is published.
- * Any edit, and any validation due, stops it. A document whose first validation took longer
- * than WARM_UP_MAX_MS is not validated again in the background (too long to repeat). Before the
- * validations, the first turn builds the language's request tables (WarmUp.prepare).
+ * take several times longer than later ones (a 5,000-line file: ~70 ms at open, then 10-25 ms for
+ * the first keystrokes' validations and ~4 ms once compiled), so the first keystrokes after
+ * opening a file would wait for that. While a freshly opened document rests after its first
+ * publication, the server validates a copy of it in the background, the copy whole once and
+ * then a statement typed into it one character per run (server.ts warmUpRuns), up to
+ * WARM_UP_RUNS runs and WARM_UP_BUDGET_MS of their time per language per server, one every
+ * WARM_UP_GAP_MS; nothing is published. Any edit, and any validation due, stops it. A document
+ * whose first validation took longer than WARM_UP_MAX_MS is not validated again in the background
+ * (too long to repeat). Before the validations, the first turn builds the language's request
+ * tables (WarmUp.prepare).
  */
-export const WARM_UP_RUNS = 6;
-export const WARM_UP_GAP_MS = 20;
+export const WARM_UP_RUNS = 30;
+export const WARM_UP_GAP_MS = 10;
 export const WARM_UP_MAX_MS = 400;
+export const WARM_UP_BUDGET_MS = 400;
 /** Other open documents, which an edit may affect through includes, are revalidated after this. */
 export const OTHERS_DELAY_MS = 500;
 /**
@@ -127,6 +131,8 @@ export interface ScheduleHooks {
 export class ValidationSchedule {
   /** Warm-up runs so far, per language. */
   private readonly warmUpsDone = new Map<string, number>();
+  /** The time those runs took, per language (ms). */
+  private readonly warmUpSpent = new Map<string, number>();
 
   constructor(
     private readonly hooks: ScheduleHooks,
@@ -207,7 +213,11 @@ export class ValidationSchedule {
    * turn, then validations of a copy (see WARM_UP_RUNS) when `validations`. One piece per turn.
    */
   private warmUp(uri: string, s: DocSchedule, w: WarmUp, prepare: (() => void) | undefined, validations: boolean): void {
-    if (!prepare && (!validations || (this.warmUpsDone.get(w.key) ?? 0) >= WARM_UP_RUNS)) return;
+    if (
+      !prepare &&
+      (!validations || (this.warmUpsDone.get(w.key) ?? 0) >= WARM_UP_RUNS || (this.warmUpSpent.get(w.key) ?? 0) >= WARM_UP_BUDGET_MS)
+    )
+      return;
     this.clock.setTimeout(() => {
       // only while the document rests: no edit, no validation running or due, still open
       if (!this.hooks.isCurrent(uri, s) || s.running || s.timer !== undefined || !w.resting()) return;
@@ -219,13 +229,16 @@ export class ValidationSchedule {
         }
       } else {
         const done = this.warmUpsDone.get(w.key) ?? 0;
-        if (done >= WARM_UP_RUNS) return;
+        const spent = this.warmUpSpent.get(w.key) ?? 0;
+        if (done >= WARM_UP_RUNS || spent >= WARM_UP_BUDGET_MS) return;
         this.warmUpsDone.set(w.key, done + 1);
+        const started = this.clock.now();
         try {
           w.run();
         } catch (err) {
           this.hooks.onError('warm-up validation', err);
         }
+        this.warmUpSpent.set(w.key, spent + this.clock.now() - started);
       }
       this.warmUp(uri, s, w, undefined, validations);
     }, WARM_UP_GAP_MS);

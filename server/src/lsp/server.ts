@@ -23,7 +23,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 // The service speaks the types package the project pins; the protocol package may nest a newer one.
-import type { CodeAction, Diagnostic } from 'vscode-languageserver-types';
+import type { CodeAction, Diagnostic, Position } from 'vscode-languageserver-types';
 import * as service from '../service/languageService';
 import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from '../service/settings';
 import {
@@ -344,28 +344,53 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
           : {
               key: languageOf(doc),
               resting: () => documents.get(uri) === doc && doc.version === version,
-              run: () => warmUpRun(doc, settings),
+              run: warmUpRuns(doc, settings),
               prepare: () => service.prepareCompletion(languageOf(doc), settings),
             },
     };
   }
 
-  /** One background validation of a copy of a freshly opened document (schedule.ts WARM_UP_RUNS). */
-  function warmUpRun(doc: TextDocument, settings: ServiceSettings): void {
+  /**
+   * The background validations of a copy of a freshly opened document (schedule.ts WARM_UP_RUNS),
+   * one per call. The first validates the copy whole, with an index and a parse cache of its own
+   * (the server's own would answer from this version's results). Each later one types one
+   * character of a statement on a new line in the middle of the copy, or erases one, and
+   * validates through that index and cache, as a keystroke's validation runs: the re-parse from
+   * the previous tree, the per-block memos, the findings moved with their blocks, the typo
+   * suggestions of a half-typed name. Those are the paths typing takes; a whole-file validation
+   * alone left them cold, and the first 15 bursts of an editing session took twice the later
+   * ones (docs/benchmarks.md). The module diagnostics run too, as they do per edit.
+   */
+  function warmUpRuns(doc: TextDocument, settings: ServiceSettings): () => void {
     const lang = languageOf(doc);
-    // a copy, with an index of its own: the parse and everything after it run again (the
-    // server's caches would answer from this version's results); an edit typed into the copy
-    // and taken out again, and the module diagnostics, as a real edit's validation has them
-    const copy = lineDocuments.create(doc.uri, doc.languageId, doc.version, doc.getText());
-    const at = { line: 0, character: 0 };
-    lineDocuments.update(copy, [{ range: { start: at, end: at }, text: '#' }], copy.version + 1);
-    lineDocuments.update(copy, [{ range: { start: at, end: { line: 0, character: 1 } }, text: '' }], copy.version + 1);
-    const index = service.createWorkspaceIndex({
-      open: { get: (u) => (u === copy.uri ? copy : undefined), all: () => [copy] },
-      fs: host.fs,
-    });
-    service.validateInWorkspace(copy, lang, settings, index);
-    if (lang === 'nginx') nginxModuleDiagnostics(copy, index.get(copy.uri)?.ast as NginxFile, index.contextOf(copy.uri));
+    const word = lang === 'nginx' ? 'proxy_read_timeout 30s;' : 'timeout server 30s';
+    const cache = new service.ParseCache();
+    let copy: ReturnType<typeof lineDocuments.create> | undefined;
+    let index: ReturnType<typeof service.createWorkspaceIndex> | undefined;
+    /** Where the statement is typed: the start of the new line, and how much of the word it holds. */
+    let at: Position | undefined;
+    let typed = 0;
+    let typing = true;
+    return () => {
+      if (!copy || !index) {
+        const c = (copy = lineDocuments.create(doc.uri, doc.languageId, doc.version, doc.getText()));
+        index = service.createWorkspaceIndex({ open: { get: (u) => (u === c.uri ? c : undefined), all: () => [c] }, fs: host.fs });
+      } else if (!at) {
+        // a new line after the middle one
+        const end = copy.positionAt(copy.offsetAt({ line: Math.floor(copy.lineCount / 2), character: Number.MAX_SAFE_INTEGER }));
+        lineDocuments.update(copy, [{ range: { start: end, end }, text: '\n' }], copy.version + 1);
+        at = { line: end.line + 1, character: 0 };
+      } else {
+        const col = { line: at.line, character: typed };
+        if (typing) lineDocuments.update(copy, [{ range: { start: col, end: col }, text: word[typed++] }], copy.version + 1);
+        else
+          lineDocuments.update(copy, [{ range: { start: { line: at.line, character: --typed }, end: col }, text: '' }], copy.version + 1);
+        if (typed === word.length) typing = false;
+        else if (typed === 0) typing = true;
+      }
+      service.validateInWorkspace(copy, lang, settings, index, cache);
+      if (lang === 'nginx') nginxModuleDiagnostics(copy, index.get(copy.uri)?.ast as NginxFile, index.contextOf(copy.uri));
+    };
   }
 
   function revalidateAll(): void {

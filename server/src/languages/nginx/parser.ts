@@ -604,15 +604,23 @@ export function reparseNginx(prev: NginxFile, text: string): NginxFile {
  */
 const successors = new WeakMap<NginxFile, WeakRef<NginxFile>>();
 
+const CHUNK = 2048;
+
 function reparseFrom(prev: NginxFile, text: string): NginxFile {
   const old = prev.text;
   const max = Math.min(old.length, text.length);
+  // the common head, then the common tail not reaching into it: a chunk at a time first (a
+  // comparison of two slices is a memory compare), then character by character
   let same = 0;
+  while (same + CHUNK <= max && old.substring(same, same + CHUNK) === text.substring(same, same + CHUNK)) same += CHUNK;
   while (same < max && old.charCodeAt(same) === text.charCodeAt(same)) same++;
-  // the common tail, not reaching into the common head
   let tail = 0;
   const tailMax = max - same;
-  while (tail < tailMax && old.charCodeAt(old.length - 1 - tail) === text.charCodeAt(text.length - 1 - tail)) tail++;
+  const ol = old.length;
+  const nl = text.length;
+  while (tail + CHUNK <= tailMax && old.substring(ol - tail - CHUNK, ol - tail) === text.substring(nl - tail - CHUNK, nl - tail))
+    tail += CHUNK;
+  while (tail < tailMax && old.charCodeAt(ol - 1 - tail) === text.charCodeAt(nl - 1 - tail)) tail++;
   const tokens: IToken[] = [];
   let list = prev.directives;
   let at = 0;
