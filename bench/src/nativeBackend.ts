@@ -349,7 +349,13 @@ export class NativeBackend {
             hostPortsOf ? { http: hostPortsOf.http, https: hostPortsOf.https, tcp: ports.tcp, h2c: hostPortsOf.h2c } : undefined,
             !contained,
           );
-          await b.poll();
+          // the first read may find the workers still starting (a refused or reset connection on
+          // a busy machine): a few tries, 100 ms apart and within 3 s, before the backend is given up
+          const giveUp = Date.now() + 3000;
+          for (let tries = 0; tries < 10 && b.samples.length === 0 && !proc.exited && Date.now() < giveUp; tries++) {
+            if (tries) await new Promise((r) => setTimeout(r, POLL_MS));
+            await b.poll();
+          }
           if (b.samples.length === 0) {
             await b.stop();
             throw new Error(`the native ${choice.kind} backend started but its status page gave no counters`);

@@ -521,14 +521,19 @@ function scopeKey(l: Located): string | undefined {
 }
 
 function matches(a: Located, b: Located): boolean {
-  if (a.e.kind !== b.e.kind || a.e.name !== b.e.name || a.e.dynamic || b.e.dynamic) return false;
-  if (a.e.scope === undefined || b.e.scope === undefined) return true;
-  // same file: the scope keys are equal exactly when the scopes are (no key strings to build)
-  if (a.file.uri === b.file.uri) return a.e.scope === b.e.scope;
-  return scopeKey(a) === scopeKey(b);
+  return matchesIn(a.file, a.e, b.file, b.e);
 }
 
-const NO_LOCATED: Located[] = [];
+/** `matches` for an entity `a` of file `fa` and `b` of `fb`. */
+function matchesIn(fa: IndexedFile, a: NavEntity, fb: IndexedFile, b: NavEntity): boolean {
+  if (a.kind !== b.kind || a.name !== b.name || a.dynamic || b.dynamic) return false;
+  if (a.scope === undefined || b.scope === undefined) return true;
+  // same file: the scope keys are equal exactly when the scopes are (no key strings to build)
+  if (fa.uri === fb.uri) return a.scope === b.scope;
+  return scopeKey({ file: fa, e: a }) === scopeKey({ file: fb, e: b });
+}
+
+const NO_ENTITIES: NavEntity[] = [];
 
 function located(index: WorkspaceIndex, unit: Unit): Located[] {
   const out: Located[] = [];
@@ -686,19 +691,22 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   // buckets by kind, then name (what `matches` compares first), so each lookup is not a scan of
   // the whole unit (a config of thousands of upstreams would make that quadratic), and no
   // `kind + name` key strings are built per entity and per lookup
-  const byKind = new Map<string, Map<string, Located[]>>();
+  // the buckets hold the entities themselves: an entity's file is `file` unless `elsewhere` names
+  // another (a unit of one file, the usual case, builds no wrapper per entity at each edit)
+  const byKind = new Map<string, Map<string, NavEntity[]>>();
+  const elsewhere = new Map<NavEntity, IndexedFile>();
   const defsAt = new Map<number, NavEntity[]>();
   for (const f of unit.files) {
     const entities = index.entities(f);
     for (let i = 0; i < entities.length; i++) {
       const e = entities[i];
-      const l: Located = { file: f, e };
+      if (f !== file) elsewhere.set(e, f);
       if (e.dynamic) dynamicKinds.add(e.kind);
       let names = byKind.get(e.kind);
       if (!names) byKind.set(e.kind, (names = new Map()));
       const bucket = names.get(e.name);
-      if (bucket) bucket.push(l);
-      else names.set(e.name, [l]);
+      if (bucket) bucket.push(e);
+      else names.set(e.name, [e]);
       if (f === file && e.role === 'def') {
         const at = defsAt.get(e.start);
         if (at) at.push(e);
@@ -706,13 +714,14 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
       }
     }
   }
-  const named = (e: NavEntity): Located[] => byKind.get(e.kind)?.get(e.name) ?? NO_LOCATED;
+  const named = (e: NavEntity): NavEntity[] => byKind.get(e.kind)?.get(e.name) ?? NO_ENTITIES;
+  /** Whether entity `e` of this file and `o` (of its file) name the same thing. */
+  const sameThing = (e: NavEntity, o: NavEntity): boolean => matchesIn(file, e, elsewhere.get(o) ?? file, o);
   if (unit.complete) {
     for (const e of index.entities(file)) {
-      const me: Located = { file, e };
       if (e.role === 'ref' && e.missing && !e.dynamic) {
         // only nginx's entities carry `missing` (HAProxy's names are the validator's: unknown-backend...)
-        if (lang === 'nginx' && !named(e).some((l) => l.e.role === 'def' && matches(me, l))) {
+        if (lang === 'nginx' && !named(e).some((o) => o.role === 'def' && sameThing(e, o))) {
           findings.push({
             ruleId: 'nginx/undefined-reference',
             start: e.start,
@@ -723,10 +732,7 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
         }
       } else if (e.role === 'def' && e.reportUnused && !dynamicKinds.has(e.kind)) {
         const kinds = defsAt.get(e.start) ?? [];
-        const used = kinds.some((k) => {
-          const mine: Located = { file, e: k };
-          return named(k).some((l) => l.e.role === 'ref' && matches(mine, l));
-        });
+        const used = kinds.some((k) => named(k).some((o) => o.role === 'ref' && sameThing(k, o)));
         if (!used) {
           findings.push({
             ruleId: `${lang}/unused-definition`,

@@ -231,6 +231,8 @@ const REQUEST_PASS: ReadonlySet<string> = new Set(REQUEST_PASS_DIRECTIVES);
 // ---------------------------------------------------------------------------------------------
 
 const cache = new WeakMap<NginxFile, NginxFlow>();
+/** Per `listen` statement, its address key and whether it says default_server (Flow.listenKey). */
+const listenKeys = new WeakMap<Directive, { key: string; isDefault: boolean } | null>();
 
 /**
  * The flow analysis of a parse, computed afresh: for one pass of rules that share it and drop it
@@ -397,6 +399,16 @@ class Flow implements NginxFlow {
 
   /** `listen 80` → `*:80`, `127.0.0.1` → `127.0.0.1:80`; and whether it says `default_server`. */
   private static listenKey(d: Directive): { key: string; isDefault: boolean } | undefined {
+    // a function of the words alone: kept per statement, which the re-parse hands over from one
+    // version of an open document to the next (parser.ts)
+    const hit = listenKeys.get(d);
+    if (hit !== undefined) return hit ?? undefined;
+    const k = Flow.computeListenKey(d);
+    listenKeys.set(d, k ?? null);
+    return k;
+  }
+
+  private static computeListenKey(d: Directive): { key: string; isDefault: boolean } | undefined {
     const a = d.args[0]?.value;
     if (!a) return undefined;
     let key = a;
