@@ -651,7 +651,7 @@ function reparseFrom(prev: NginxFile, text: string): NginxFile {
     const b = d?.block;
     if (!d || !b || d.rawBody || b.start >= same) break;
     // the change is inside this block's body: open it again and go on among its children
-    // a new Directive for the block (the previous tree stays as it was)
+    // a new Directive for the block (the statements before the change stay as they were)
     tokens.push(tok(OpenTok, d.nameWord.raw, b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
     path.push(d);
     pathIndex.push(lo);
