@@ -180,15 +180,15 @@ function prefixFor(context: string): string | undefined {
 
 export const MODULE_RULE = 'nginx/module-not-in-binary' satisfies NginxRuleId;
 
+type Verdict = { module: string; status: ModuleStatus; so: string } | null;
+/** The verdicts of the last call, per module family and directive name, for its build facts and loaded modules. */
+let verdictCache: { facts: NginxBuildFacts; loaded: string; verdicts: Map<string | undefined, Map<string, Verdict>> } | undefined;
+
 /**
  * Information diagnostics for directives whose module the local nginx does not have
  * (`"geoip_country" is in ngx_http_geoip_module, which your nginx 1.22.1 has as a dynamic module
  * that this config does not load`). Pure: the facts come from `localNginxBuild`.
  */
-type Verdict = { module: string; status: ModuleStatus; so: string } | null;
-/** The verdicts of the last call, per module family and directive name, for its build facts and loaded modules. */
-let verdictCache: { facts: NginxBuildFacts; loaded: string; verdicts: Map<string | undefined, Map<string, Verdict>> } | undefined;
-
 export function moduleDiagnostics(doc: TextDocument, file: NginxFile, facts: NginxBuildFacts, context = 'main'): Diagnostic[] {
   const out: Diagnostic[] = [];
   try {
