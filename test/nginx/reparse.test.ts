@@ -33,6 +33,10 @@ const SNIPPETS = [
   '${x}',
   ';',
   'map $a $b {\n  x y;\n}\n',
+  // blocks without a name and stray braces: the grammar keeps their statements but not their braces
+  '{',
+  '{ a; }',
+  ' } ',
 ];
 const edit = (text: string, r: () => number): string => randomEdit(text, r, ALPHABET, SNIPPETS, 12);
 
@@ -115,6 +119,18 @@ test('re-parse takes over the statements after the change too, moved to their ne
   // typing a brace that closes the block early: the statements after it are read again
   const closed = edited.replace('listen 22;', 'listen 22; }');
   same(reparseNginx(next, closed), closed, 'a brace typed');
+});
+
+test('re-parse: a block without a name before the change keeps its closing brace in the tail', () => {
+  // the grammar reports the nameless block at its `{` and keeps its statements in the enclosing
+  // list, so the tree holds no statement for its `}`: a tail taken over would lose that brace
+  const text = 'http {\n  server {\n    a 1;\n    {\n    b 2;\n    c 3;\n    }\n  }\n}\n';
+  const prev = parseNginx(text);
+  assert.ok(prev.errors.some((e) => e.message === 'unexpected "{"'));
+  const edited = text.replace('{\n    b 2;\n', '');
+  same(reparseNginx(prev, edited), edited, 'the nameless block removed');
+  const typed = text.replace('a 1;', 'a 11;');
+  same(reparseNginx(parseNginx(text), typed), typed, 'an edit before it');
 });
 
 test('a tree re-parsed once answers the same text with its successor and any other text with a fresh parse', () => {

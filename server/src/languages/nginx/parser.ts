@@ -462,7 +462,7 @@ class NginxParser extends EmbeddedActionsParser {
         const inner = this.SUBRULE(this.statements);
         const close = this.OPTION(this.consumeClose);
         if (!this.RECORDING_PHASE) {
-          this.err('unexpected', 'unexpected "{"', t.startOffset, t.startOffset + 1);
+          this.err('unexpected', NAMELESS_BLOCK, t.startOffset, t.startOffset + 1);
           this.lists[this.lists.length - 1].push(...inner);
           if (!close) this.err('eof', 'unexpected end of file, expecting "}"', this.textLength, this.textLength);
         }
@@ -606,6 +606,9 @@ const successors = new WeakMap<NginxFile, WeakRef<NginxFile>>();
 
 const CHUNK = 2048;
 
+/** The error of a block without a directive name (the grammar keeps its statements at the level around it). */
+const NAMELESS_BLOCK = 'unexpected "{"';
+
 function reparseFrom(prev: NginxFile, text: string): NginxFile {
   const old = prev.text;
   const max = Math.min(old.length, text.length);
@@ -695,7 +698,10 @@ function tailAfter(
   delta: number,
 ): Tail | undefined {
   if (from >= prev.text.length) return undefined;
-  for (const e of prev.errors) if (e.start >= from) return undefined;
+  // an error in the tail: its statements may not read as before. A block without a name before
+  // it (reported at its `{`): the tree keeps its statements but not its braces, so its `}`, in
+  // the tail, would be missing from what the tree stands for.
+  for (const e of prev.errors) if (e.start >= from || (e.kind === 'unexpected' && e.message === NAMELESS_BLOCK)) return undefined;
   // per level, innermost first: the first statement starting in the tail (its offset in the new text)
   const stops: number[] = [];
   const levels: { list: readonly Directive[]; first: number }[] = [];
