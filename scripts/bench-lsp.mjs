@@ -101,10 +101,10 @@ function timed(cmd, cmdArgs, cwd = tmp) {
   };
 }
 
-function nginxCheck(file) {
-  return timed('nginx', ['-t', '-q', '-p', `${prefix}/`, '-c', file, '-e', path.join(prefix, 'logs', 'error.log')]);
-}
-const haproxyCheck = (file) => timed('haproxy', ['-c', '-q', '-f', file]);
+const nginxArgs = (file) => ['-t', '-q', '-p', `${prefix}/`, '-c', file, '-e', path.join(prefix, 'logs', 'error.log')];
+const haproxyArgs = (file) => ['-c', '-q', '-f', file];
+const nginxCheck = (file) => timed('nginx', nginxArgs(file));
+const haproxyCheck = (file) => timed('haproxy', haproxyArgs(file));
 
 /** In-process parse and validation of one text (warm: the tables are loaded by then). */
 function ours(lang, text, name = 'f') {
@@ -159,13 +159,7 @@ for (const lang of PARTS.has(1) ? ['nginx', 'haproxy'] : []) {
     // the binary's own process, timed here: /usr/bin/time's wall figure is in 10 ms steps, and most
     // of these files take a few ms
     const t0 = now();
-    if (lang === 'nginx')
-      spawnSync('nginx', ['-t', '-q', '-p', `${prefix}/`, '-c', file, '-e', path.join(prefix, 'logs', 'error.log')], {
-        cwd: tmp,
-        stdio: 'ignore',
-        timeout: 60_000,
-      });
-    else spawnSync('haproxy', ['-c', '-q', '-f', file], { cwd: tmp, stdio: 'ignore', timeout: 60_000 });
+    spawnSync(lang, lang === 'nginx' ? nginxArgs(file) : haproxyArgs(file), { cwd: tmp, stdio: 'ignore', timeout: 60_000 });
     binWall += now() - t0;
     binFiles++;
     oursOnBinFiles += o.parseMs + o.validateMs;
