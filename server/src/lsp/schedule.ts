@@ -208,16 +208,17 @@ export class ValidationSchedule {
     }
   }
 
+  /** Whether a language has warm-up runs left (WARM_UP_RUNS, WARM_UP_BUDGET_MS). */
+  private warmUpLeft(key: string): boolean {
+    return (this.warmUpsDone.get(key) ?? 0) < WARM_UP_RUNS && (this.warmUpSpent.get(key) ?? 0) < WARM_UP_BUDGET_MS;
+  }
+
   /**
    * Background work for a freshly opened document: `prepare` (the request tables) in the first
    * turn, then validations of a copy (see WARM_UP_RUNS) when `validations`. One piece per turn.
    */
   private warmUp(uri: string, s: DocSchedule, w: WarmUp, prepare: (() => void) | undefined, validations: boolean): void {
-    if (
-      !prepare &&
-      (!validations || (this.warmUpsDone.get(w.key) ?? 0) >= WARM_UP_RUNS || (this.warmUpSpent.get(w.key) ?? 0) >= WARM_UP_BUDGET_MS)
-    )
-      return;
+    if (!prepare && (!validations || !this.warmUpLeft(w.key))) return;
     this.clock.setTimeout(() => {
       // only while the document rests: no edit, no validation running or due, still open
       if (!this.hooks.isCurrent(uri, s) || s.running || s.timer !== undefined || !w.resting()) return;
@@ -228,17 +229,15 @@ export class ValidationSchedule {
           this.hooks.onError('warm-up tables', err);
         }
       } else {
-        const done = this.warmUpsDone.get(w.key) ?? 0;
-        const spent = this.warmUpSpent.get(w.key) ?? 0;
-        if (done >= WARM_UP_RUNS || spent >= WARM_UP_BUDGET_MS) return;
-        this.warmUpsDone.set(w.key, done + 1);
+        if (!this.warmUpLeft(w.key)) return;
+        this.warmUpsDone.set(w.key, (this.warmUpsDone.get(w.key) ?? 0) + 1);
         const started = this.clock.now();
         try {
           w.run();
         } catch (err) {
           this.hooks.onError('warm-up validation', err);
         }
-        this.warmUpSpent.set(w.key, spent + this.clock.now() - started);
+        this.warmUpSpent.set(w.key, (this.warmUpSpent.get(w.key) ?? 0) + this.clock.now() - started);
       }
       this.warmUp(uri, s, w, undefined, validations);
     }, WARM_UP_GAP_MS);

@@ -224,10 +224,6 @@ function tokenize(text: string, from = 0, stops?: readonly number[]): Lexed {
   let si = 0;
   while (i < n) {
     if (i >= nextStop) {
-      if (i === nextStop && runName === undefined) {
-        stop = si;
-        break;
-      }
       while (si < stops!.length && stops![si] < i) si++;
       nextStop = si < stops!.length ? stops![si] : n + 1;
       if (i === nextStop && runName === undefined) {
@@ -808,7 +804,7 @@ function parseUnsafe(text: string, resume?: Resume): NginxFile {
     }
   }
   const errors = lexed.errors;
-  let comments = resume ? resume.comments.concat(lexed.comments) : lexed.comments;
+  const comments = resume ? resume.comments.concat(lexed.comments) : lexed.comments;
   const input = resume ? resume.tokens.concat(lexed.tokens) : lexed.tokens;
   if (tail && lexed.stopped >= 0) {
     // the reading reached a statement of the previous tree between two statements: the rest of
@@ -833,7 +829,7 @@ function parseUnsafe(text: string, resume?: Resume): NginxFile {
     let c = prevComments.length;
     while (c > 0 && prevComments[c - 1].start >= stopOld) c--;
     if (c < prevComments.length) {
-      comments = comments === lexed.comments ? comments.slice() : comments;
+      // `comments` is this parse's own array (a tail comes with a resume: the concat above)
       for (let k = c; k < prevComments.length; k++) {
         const m = prevComments[k] as { start: number; end: number };
         m.start += delta;
