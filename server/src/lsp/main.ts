@@ -21,16 +21,17 @@ import { startServer } from './server';
 // back the default.
 setFlagsFromString('--heap-growing-percent=10');
 // Marking on the main thread, in small steps between the edits, rather than on a helper thread
-// as well. With a helper, each full collection of the ~25 MB heap put a pause of 2-11 ms when
-// marking started and another when it ended. Those pauses fell while a burst of edits was being
-// applied, so the last edit of the burst was applied 10-24 ms late; every one of a session's
-// slowest bursts was such a burst. The helper also took CPU away from the main thread and the
-// editor on a 2-core machine. Measured with 10,000-edit sessions on the 5,000-line files, six
-// nginx sessions and three HAProxy sessions per setting, alternated in the same minutes
-// (docs/benchmarks.md, ninth session): nginx p99 23.1-26.7 ms became 18.8-22.2 ms; server CPU
-// 2.1 s became 1.6-1.8 s; HAProxy p99 17.2-19.9 ms became 17.0-17.9 ms. V8 reads the flag each
-// time marking starts, so setting it here is enough. It is set here rather than in the client's
-// execArgv so that every LSP client that starts dist/server.js gets it.
+// as well. In the editing sessions of bench:lsp every one of a session's slowest bursts held a
+// full collection: with the helper, the start of marking paused the main thread for up to 8 ms,
+// the end for 2-11 ms, and the burst's last edit was applied 10-24 ms after it was sent (0.3 ms in
+// a median burst). On this 2-core machine the helper also competed with the main thread for a
+// core: the server used 0.3-0.5 s more CPU per session with it. Without it the start pause is
+// gone (at most 0.3 ms) and the end pause stays. Measured with 10,000-edit sessions on the
+// 5,000-line files, six nginx sessions and three HAProxy sessions per setting, alternated in the
+// same minutes (docs/benchmarks.md, ninth session): nginx p99 23.1-26.7 ms became 18.8-22.2 ms,
+// server CPU 2.1 s became 1.6-1.8 s; HAProxy p99 17.2-19.9 ms became 17.0-17.9 ms. V8 reads the
+// flag each time marking starts, so setting it here is enough. It is set here rather than in the
+// client's options so that every LSP client that starts dist/server.js gets it.
 setFlagsFromString('--no-concurrent-marking');
 
 const server = startServer(createConnection(), {
