@@ -57,6 +57,22 @@ type FromChild = { op: 'ready'; ports: BackendPorts } | { op: 'fatal'; message: 
 
 const DEFAULT_BODY = Buffer.from(JSON.stringify({ ok: true, service: 'proxy-tuner-backend', items: [1, 2, 3] }) + '\n');
 
+/**
+ * Runs `fn` once at least `ms` have passed since now. Node's timers count from the time the event
+ * loop read at the start of its current turn, so a timer armed late in a turn can fire up to that
+ * turn's length early: the accuracy test once saw a 200 ms answer after 199.9 ms. When the timer
+ * fires early, it is armed again for what is left.
+ */
+export function atLeastAfter(ms: number, fn: () => void): void {
+  const due = performance.now() + ms;
+  const check = () => {
+    const left = due - performance.now();
+    if (left > 0) setTimeout(check, Math.ceil(left));
+    else fn();
+  };
+  setTimeout(check, ms);
+}
+
 /** Draws one latency (ms) from the spec; exported for tests of the distribution itself. */
 export function sampleLatency(spec: LatencySpec | undefined, rnd: () => number = Math.random): number {
   if (!spec) return 0;
@@ -147,7 +163,7 @@ export function runBackendChild(): void {
         res.writeHead(options.status ?? 200, { 'Content-Type': 'application/json', 'Content-Length': body.length });
         res.end(body);
       };
-      if (delay > 0) setTimeout(reply, delay);
+      if (delay > 0) atLeastAfter(delay, reply);
       else reply();
     };
     if (req.method === 'GET' || req.method === 'HEAD') {
@@ -204,7 +220,7 @@ export function runBackendChild(): void {
       sock.on('data', (b) => {
         stats.tcpBytes += b.length;
         const delay = Math.max(0, stallUntil - Date.now());
-        if (delay > 0) setTimeout(() => sock.write(b), delay);
+        if (delay > 0) atLeastAfter(delay, () => sock.write(b));
         else sock.write(b);
       });
       sock.on('error', () => undefined);

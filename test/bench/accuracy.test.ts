@@ -2,11 +2,52 @@
 // distribution, and a stall during an open-model run (coordinated omission must not hide it).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Backend } from '../../bench/src/backend';
+import { atLeastAfter, Backend } from '../../bench/src/backend';
+import * as http from 'node:http';
 import { runLoad, type LoadOptions } from '../../bench/src/load';
 import { summarize } from '../../bench/src/histogram';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { eventually, liveDescendants } from './helpers';
+
+test('the backend never answers before its latency, even when a busy turn armed the timer', async () => {
+  // An I/O callback that works 3 ms before arming a 20 ms timer: Node's own setTimeout counts from
+  // the loop's time at the start of the turn and fired after 19.3 ms here; atLeastAfter waits it out.
+  const waited: number[] = [];
+  const srv = http.createServer((_req, res) => {
+    const s = performance.now();
+    while (performance.now() - s < 3);
+    const armed = performance.now();
+    atLeastAfter(20, () => {
+      waited.push(performance.now() - armed);
+      res.end('x');
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+  try {
+    await Promise.all(
+      Array.from(
+        { length: 100 },
+        () =>
+          new Promise<void>((resolve, reject) =>
+            http
+              .get({ host: '127.0.0.1', port, agent }, (res) => {
+                res.resume();
+                res.on('end', resolve);
+              })
+              .on('error', reject),
+          ),
+      ),
+    );
+  } finally {
+    agent.destroy();
+    await new Promise((r) => srv.close(r));
+  }
+  assert.equal(waited.length, 100);
+  const least = Math.min(...waited);
+  assert.ok(least >= 20, `an answer came ${least.toFixed(2)} ms after its timer was armed for 20 ms`);
+});
 
 const base = (port: number): LoadOptions => ({
   scenario: 'http1-keepalive',
