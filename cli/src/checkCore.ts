@@ -88,7 +88,12 @@ export function documentOf(file: string, text: string, language?: LanguageId): {
 
 /** The index of the files loaded with `docs` (includers, included files, the folder's `.cfg`s). */
 export function workspaceOf(docs: TextDocument[], byUri = new Map(docs.map((d) => [d.uri, d]))): WorkspaceIndex {
-  return createWorkspaceIndex({ open: { get: (uri) => byUri.get(uri), all: () => [...byUri.values()] }, fs: nodeFileSystem });
+  return createWorkspaceIndex({
+    open: { get: (uri) => byUri.get(uri), all: () => [...byUri.values()] },
+    fs: nodeFileSystem,
+    // one judgement per file: nothing is kept for a next version
+    incremental: false,
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { DocumentSymbol, Range, SelectionRange } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, folding, selectionRanges, symbols } from '../../server/src/service/languageService';
 import { navDiagnostics } from '../../server/src/service/workspaceIndex';
@@ -71,6 +72,22 @@ for (const lang of ['nginx', 'haproxy'] as const) {
       }
       assert.ok(judged > 200, `only ${judged} files judged`);
       assert.deepEqual(wrong, []);
+    });
+
+    it("a one-shot index (the command line's: incremental false) finds what the editor's does", () => {
+      let entities = 0;
+      for (const [file] of rows) {
+        const uri = pathToFileURL(resolve(dir, file)).href;
+        const doc = TextDocument.create(uri, lang, 1, readFileSync(resolve(dir, file), 'utf8'));
+        const open = { get: (u: string) => (u === uri ? doc : undefined), all: () => [doc] };
+        const editor = createWorkspaceIndex({ fs: nodeFileSystem, open });
+        const oneShot = createWorkspaceIndex({ fs: nodeFileSystem, open, incremental: false });
+        const expected = editor.entities(editor.get(uri)!);
+        entities += expected.length;
+        assert.deepEqual(oneShot.entities(oneShot.get(uri)!), expected, file);
+        assert.deepEqual(navDiagnostics(oneShot, uri, {}), navDiagnostics(editor, uri, {}), file);
+      }
+      assert.ok(entities > rows.length, `only ${entities} entities`);
     });
   });
 }

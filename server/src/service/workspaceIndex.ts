@@ -93,6 +93,11 @@ export interface WorkspaceIndexOptions {
   /** Open editor documents by uri. */
   open?: { get(uri: string): TextDocument | undefined; all(): TextDocument[] };
   roots?: string[];
+  /**
+   * False for a one-shot judgement (the command line): an open document's entity walk keeps
+   * nothing for a next version, since there is none (default true: the editor's documents change).
+   */
+  incremental?: boolean;
 }
 
 export function uriToPath(uri: string): string | undefined {
@@ -273,7 +278,7 @@ export class WorkspaceIndex {
       const m = this.opts.module(file.lang);
       try {
         let memo: Record<string, unknown> | undefined;
-        if (file.open) {
+        if (file.open && this.opts.incremental !== false) {
           memo = this.entityMemos.get(file.uri);
           if (!memo) this.entityMemos.set(file.uri, (memo = {}));
         }
@@ -718,7 +723,11 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   /** Whether entity `e` of this file and `o` (of its file) name the same thing. */
   const sameThing = (e: NavEntity, o: NavEntity): boolean => matchesIn(file, e, elsewhere.get(o) ?? file, o);
   if (unit.complete) {
-    for (const e of index.entities(file)) {
+    // indexed: on a big file this runs once, mostly before the JIT has optimised it, where for-of
+    // allocates an iterator result per step
+    const own = index.entities(file);
+    for (let i = 0; i < own.length; i++) {
+      const e = own[i];
       if (e.role === 'ref' && e.missing && !e.dynamic) {
         // only nginx's entities carry `missing` (HAProxy's names are the validator's: unknown-backend...)
         if (lang === 'nginx' && !named(e).some((o) => o.role === 'def' && sameThing(e, o))) {

@@ -169,6 +169,12 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
     };
   };
   const raw: Record<string, RawRow[]> = { ...json.directives, ...overrides.extraDirectives };
+  // sets, not the lists' includes(): this runs at every start, for ~900 names
+  const probe = json.probe;
+  const dupHttp = new Set(probe?.duplicateInBlock?.http);
+  const dupStream = new Set(probe?.duplicateInBlock?.stream);
+  const dupChecked = new Set(overrides.duplicateCheck);
+  const knownDespite = new Set(probe?.knownDespiteVersion);
   for (const [name, rows] of Object.entries(raw)) {
     const list: DirectiveVariant[] = [];
     for (const r of rows) {
@@ -193,16 +199,14 @@ export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
       for (const [k, val] of Object.entries(o)) {
         (v as unknown as Record<string, unknown>)[k] = val === null ? undefined : val;
       }
-      const probe = json.probe;
-      const dup = probe?.duplicateInBlock;
-      if (dup) {
-        const list = v.module.startsWith('ngx_stream_') ? dup.stream : v.module.startsWith('ngx_http_') ? dup.http : [];
-        v.duplicate = list.includes(name) || overrides.duplicateCheck.includes(name);
-      } else v.duplicate = overrides.duplicateCheck.includes(name) || (!!v.flag && v.max === 1);
+      if (probe?.duplicateInBlock) {
+        const set = v.module.startsWith('ngx_stream_') ? dupStream : v.module.startsWith('ngx_http_') ? dupHttp : undefined;
+        v.duplicate = set?.has(name) === true || dupChecked.has(name);
+      } else v.duplicate = dupChecked.has(name) || (!!v.flag && v.max === 1);
       if (probe && v.module.startsWith('ngx_http_')) {
         const extra = probe.extraContexts[name];
         if (extra) v.contexts = [...new Set([...v.contexts, ...extra])];
-        if (probe.version && probe.knownDespiteVersion.includes(name)) v.knownIn = probe.version;
+        if (probe.version && knownDespite.has(name)) v.knownIn = probe.version;
       }
       list.push(v);
     }

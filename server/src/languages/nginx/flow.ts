@@ -200,7 +200,11 @@ const PREFIXED: readonly [string, string][] = [
 function builtinOf(name: string): Builtin | undefined {
   const b = BUILTINS.get(name);
   if (b) return b;
-  for (const [p, what] of PREFIXED) if (name.startsWith(p) && name.length > p.length) return RAW(what);
+  // indexed, not destructured: run for every variable, mostly before the JIT has optimised it
+  for (let i = 0; i < PREFIXED.length; i++) {
+    const p = PREFIXED[i][0];
+    if (name.startsWith(p) && name.length > p.length) return RAW(PREFIXED[i][1]);
+  }
   return undefined;
 }
 
@@ -426,15 +430,18 @@ class Flow implements NginxFlow {
       const list = (s.listens ?? []).map(Flow.listenKey).filter((k): k is { key: string; isDefault: boolean } => !!k);
       return list.length ? list : [{ key: '*:80', isDefault: false }];
     });
+    // indexed loops: one step per server and listen, mostly before the JIT has optimised this
     const explicit = new Set<string>();
-    for (const list of keys) for (const k of list) if (k.isDefault) explicit.add(k.key);
+    for (let i = 0; i < keys.length; i++) for (let j = 0; j < keys[i].length; j++) if (keys[i][j].isDefault) explicit.add(keys[i][j].key);
     const taken = new Set<string>();
-    servers.forEach((s, i) => {
-      for (const k of keys[i]) {
-        if (k.isDefault || (!explicit.has(k.key) && !taken.has(k.key))) s.isDefault = true;
+    for (let i = 0; i < servers.length; i++) {
+      const list = keys[i];
+      for (let j = 0; j < list.length; j++) {
+        const k = list[j];
+        if (k.isDefault || (!explicit.has(k.key) && !taken.has(k.key))) servers[i].isDefault = true;
         taken.add(k.key);
       }
-    });
+    }
     for (const s of this.servers) if (!s.d) s.isDefault = true; // a fragment's own top level: unknown, assume any Host
   }
 

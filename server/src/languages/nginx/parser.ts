@@ -188,6 +188,7 @@ function tokenize(text: string, from = 0, stops?: readonly number[]): Lexed {
   // grown by push keeps spare room (17 slots after the first push), an exact copy does not, and
   // on a big file those spare slots were a fifth of the tree's memory
   const runArgs: Word[] = [];
+  const interned = new Map<string, string>();
   /**
    * Words ended by something else than `;` or `{`: their token carries their Directive to the
    * parser. A run's token is made when the run ends (nothing else can come between its first
@@ -358,7 +359,12 @@ function tokenize(text: string, from = 0, stops?: readonly number[]): Lexed {
         j++;
       }
       const end = j < n ? j : n;
-      const raw = text.slice(i, end);
+      let raw = text.slice(i, end);
+      if (raw.length <= 40) {
+        const known = interned.get(raw);
+        if (known === undefined) interned.set(raw, raw);
+        else raw = known;
+      }
       word = new WordNode(raw, escaped ? unescapeBody(raw) : raw, i);
       i = end;
     }

@@ -948,8 +948,12 @@ function checkProxyBuffering(ctx: NginxCheckContext): void {
 function checkBacklog(ctx: NginxCheckContext): void {
   const somaxconn = ctx.settings.host?.somaxconn;
   if (somaxconn === undefined) return;
-  for (const n of ctx.groups[G.listen]) {
-    for (const a of n.d.args) {
+  // indexed: every listen line's every word, walked mostly before the JIT has optimised this
+  const listens = ctx.groups[G.listen];
+  for (let i = 0; i < listens.length; i++) {
+    const args = listens[i].d.args;
+    for (let k = 0; k < args.length; k++) {
+      const a = args[k];
       if (!a.value.startsWith('backlog=')) continue;
       const m = /^backlog=(\d+)$/.exec(a.value);
       if (m && Number(m[1]) > somaxconn) {

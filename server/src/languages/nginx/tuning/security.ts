@@ -261,7 +261,10 @@ function negatedClassFix(ctx: Ctx, flow: NginxFlow, d: Directive, scope: FlowSco
 // host spoofing
 
 function checkHostSpoofing(ctx: Ctx, flow: NginxFlow): void {
-  for (const { d, scope } of flow.sinks.get('proxy_set_header') ?? []) {
+  // indexed: thousands of proxy_set_header lines, walked mostly before the JIT has optimised this
+  const sinks = flow.sinks.get('proxy_set_header') ?? [];
+  for (let i = 0; i < sinks.length; i++) {
+    const { d, scope } = sinks[i];
     const h = d.args[0]?.value;
     if (!h || h.length !== 4 || h.toLowerCase() !== 'host' || !d.args[1] || d.args[1].raw.indexOf('$') < 0 || !isHttp(scope)) continue;
     const w = d.args[1];
