@@ -45,40 +45,57 @@ class OpenWord extends WordNode {
 }
 
 /**
- * A directive as the parser makes it. The name's offsets, the start and whether it is terminated
- * follow from the other fields (a `;` or a block ends it), so they are read through getters: eight
- * fields per directive instead of twelve (docs/benchmarks.md).
+ * A directive as the parser makes it. The name's end, the start and whether it is terminated
+ * follow from the other fields (a `;` or a block ends it), so they are read through getters. The
+ * name is kept as its text and offset, not as a word object: its `Word` is made when asked for
+ * (a finding anchored on it, an entry's variables), which few are; on a config of 4,000 servers
+ * that is 43,000 word objects (1.4 MB) less to keep, copy through the young generation and mark
+ * (docs/benchmarks.md). A name whose closing quote is missing keeps its `OpenWord`.
  */
 class DirectiveNode implements Directive {
   readonly name: string;
+  /** The name as written (quotes and backslashes included). */
+  readonly nameRaw: string;
+  nameStart: number;
+  /** The name's word when it is an `OpenWord` (its closing quote missing), else undefined. */
+  readonly openName: Word | undefined;
   block: Block | undefined = undefined;
   rawBody: { start: number; end: number } | undefined = undefined;
   entry = false;
 
   constructor(
-    readonly nameWord: Word,
+    nameWord: Word,
     readonly args: Word[],
     readonly semicolon: number | undefined,
     public end: number,
   ) {
     this.name = nameWord.value;
+    this.nameRaw = nameWord.raw;
+    this.nameStart = nameWord.start;
+    this.openName = nameWord.closed ? undefined : nameWord;
   }
 
-  get nameStart(): number {
-    return this.nameWord.start;
+  /** A new word each time (equal, not identical) unless the name is an `OpenWord`. */
+  get nameWord(): Word {
+    return this.openName ?? new WordNode(this.nameRaw, this.name, this.nameStart);
   }
 
   get nameEnd(): number {
-    return this.nameWord.end;
+    return this.nameStart + this.nameRaw.length;
   }
 
   get start(): number {
-    return this.nameWord.start;
+    return this.nameStart;
   }
 
   get terminated(): boolean {
     return this.semicolon !== undefined || this.block !== undefined;
   }
+}
+
+/** A directive's name as written, without making its word. */
+function nameRawOf(d: Directive): string {
+  return d instanceof DirectiveNode ? d.nameRaw : d.nameWord.raw;
 }
 
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13;
@@ -214,7 +231,7 @@ function tokenize(text: string, from = 0, stops?: readonly number[]): Lexed {
   const simples: Directive[] = [];
   const flush = (): void => {
     if (!simples.length) return;
-    tokens.push(tok(SimpleTok, simples[0].nameWord.raw, simples[0].start, simples.slice()));
+    tokens.push(tok(SimpleTok, nameRawOf(simples[0]), simples[0].start, simples.slice()));
     simples.length = 0;
   };
   let i = from;
@@ -650,14 +667,14 @@ function reparseFrom(prev: NginxFile, text: string): NginxFile {
         break;
       }
     }
-    if (lo > 0) tokens.push(tok(SimpleTok, list[0].nameWord.raw, list[0].start, list.slice(0, lo)));
+    if (lo > 0) tokens.push(tok(SimpleTok, nameRawOf(list[0]), list[0].start, list.slice(0, lo)));
     if (lo > 0) at = list[lo - 1].end;
     const d = list[lo];
     const b = d?.block;
     if (!d || !b || d.rawBody || b.start >= same) break;
     // the change is inside this block's body: open it again and go on among its children
     // a new Directive for the block (the statements before the change stay as they were)
-    tokens.push(tok(OpenTok, d.nameWord.raw, b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
+    tokens.push(tok(OpenTok, nameRawOf(d), b.start, new DirectiveNode(d.nameWord, d.args, undefined, b.start + 1)));
     path.push(d);
     pathIndex.push(lo);
     list = b.children;
@@ -738,7 +755,10 @@ function moveDirective(d: Directive, delta: number): void {
     block: Block | undefined;
     rawBody?: { start: number; end: number };
   };
-  (d.nameWord as { start: number }).start += delta;
+  if (d instanceof DirectiveNode) {
+    d.nameStart += delta;
+    if (d.openName !== undefined) (d.openName as { start: number }).start += delta;
+  } else (d.nameWord as { start: number }).start += delta;
   const args = d.args;
   for (let i = 0; i < args.length; i++) (args[i] as { start: number }).start += delta;
   if (node.semicolon !== undefined) node.semicolon += delta;
@@ -823,7 +843,7 @@ function parseUnsafe(text: string, resume?: Resume): NginxFile {
       if (from < list.length) {
         const run = list.slice(from);
         for (let k = 0; k < run.length; k++) moveDirective(run[k], delta);
-        input.push(tok(SimpleTok, run[0].nameWord.raw, run[0].start, run));
+        input.push(tok(SimpleTok, nameRawOf(run[0]), run[0].start, run));
       }
       // the closing brace of the block this level is the body of
       const owner = path[path.length - 1 - level];
