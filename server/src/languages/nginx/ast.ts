@@ -40,7 +40,10 @@ export interface Directive {
   name: string;
   nameStart: number;
   nameEnd: number;
-  /** The first word itself. */
+  /**
+   * The first word itself. The parser's nodes make it when it is read: equal each time, not
+   * always the same object (compare words by offset, not by identity).
+   */
   nameWord: Word;
   args: Word[];
   block?: Block;
