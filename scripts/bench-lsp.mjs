@@ -81,11 +81,12 @@ const f2 = (x) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 const now = () => performance.now();
 
 /** Wall and CPU (user+sys of the child) of one process, through /usr/bin/time. */
-function timed(cmd, cmdArgs, cwd = tmp) {
+function timed(cmd, cmdArgs, cwd = tmp, env = {}) {
   // wall time measured here (/usr/bin/time prints it in 10 ms steps), CPU time from /usr/bin/time
   const t0 = now();
   const r = spawnSync('/usr/bin/time', ['-f', '\n@@%e %U %S %M', cmd, ...cmdArgs], {
     cwd,
+    env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 300_000,
     maxBuffer: 256 * 1024 * 1024,
@@ -206,28 +207,66 @@ for (const b of big) {
 }
 
 // --- 3. the whole `proxy-tuner check` process against `nginx -t` -----------------------------
+// Under each node at hand: the machine's (node 20, the floor) and, when the version matrix has one,
+// Debian sid's current node, run from its root by bwrap (Debian's node reads its own files under
+// /usr/share/nodejs). Both judge against the version of the nginx they are compared with, so both
+// do the same work. A node other than the build's gets no code cache from the package: its first
+// run writes its own into the cache folder (cli/src/launch.ts), as a user's first run does; that
+// run is timed apart and the pairs count the runs after it. Each node has a cache folder of its own
+// (the local binaries' versions it records are those of its root).
 const cli = path.join(REPO, 'dist', 'cli.js');
 const file4000 = big[2].file;
-const checkRuns = [];
-for (let k = 0; k < (PARTS.has(3) ? CHECK_REPEATS : 0); k++) {
-  // interleaved, order alternated, so both see the same load
-  const pair =
-    k % 2
-      ? [() => nginxCheck(file4000), () => timed(process.execPath, [cli, 'check', file4000])]
-      : [() => timed(process.execPath, [cli, 'check', file4000]), () => nginxCheck(file4000)];
-  const a = pair[0]();
-  const b = pair[1]();
-  const [check, ngx] = k % 2 ? [b, a] : [a, b];
-  checkRuns.push({ check, ngx });
+const ngxVersion = /nginx\/(\d+\.\d+\.\d+)/.exec(spawnSync('nginx', ['-v'], { encoding: 'utf8' }).stderr ?? '')?.[1];
+const checkArgs = [cli, 'check', ...(ngxVersion ? ['--nginx-version', ngxVersion] : []), file4000];
+const cacheEnv = (name) => ({ PROXY_TUNER_CACHE_DIR: path.join(tmp, `cache-${name}`) });
+const checkNodes = [];
+if (PARTS.has(3)) {
+  const run = () => timed(process.execPath, checkArgs, tmp, cacheEnv('host'));
+  checkNodes.push({ label: `node ${process.version} (this machine's)`, run, first: run() });
 }
-const checkWall = median(checkRuns.map((r) => r.check.wall));
-const checkCpu = median(checkRuns.map((r) => r.check.cpu));
-const ngxWall = median(checkRuns.map((r) => r.ngx.wall));
-const ngxCpu = median(checkRuns.map((r) => r.ngx.cpu));
-const wallRatios = checkRuns.map((r) => r.check.wall / r.ngx.wall);
-const cpuRatios = checkRuns.map((r) => r.check.cpu / r.ngx.cpu);
-if (checkRuns.length)
-  console.log(`check vs nginx -t (4,000 servers): wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
+{
+  const { loadMatrix } = await import('../bench/src/matrix.ts');
+  const sid = loadMatrix().find((b) => b.suite === 'sid' && b.root)?.root;
+  if (PARTS.has(3) && sid && existsSync(path.join(sid, 'usr', 'bin', 'node'))) {
+    const inRoot = (args) => [
+      ...['--ro-bind', path.join(sid, 'usr'), '/usr', '--ro-bind', path.join(sid, 'etc'), '/etc'],
+      ...['--symlink', 'usr/lib', '/lib', '--symlink', 'usr/lib64', '/lib64', '--symlink', 'usr/bin', '/bin'],
+      ...['--proc', '/proc', '--dev', '/dev', '--ro-bind', path.join(REPO, 'dist'), path.join(REPO, 'dist'), '--bind', tmp, tmp],
+      ...['--chdir', tmp, '/usr/bin/node', ...args],
+    ];
+    const version = spawnSync('bwrap', inRoot(['--version']), { encoding: 'utf8' }).stdout?.trim();
+    if (version) {
+      const run = () => timed('bwrap', inRoot(checkArgs), tmp, cacheEnv('sid'));
+      checkNodes.push({ label: `node ${version} (Debian sid's)`, run, first: run() });
+    }
+  }
+}
+/** Per node, its pairs with the `nginx -t` run of the same round. */
+const checkRuns = checkNodes.map(() => []);
+for (let k = 0; k < (PARTS.has(3) ? CHECK_REPEATS : 0); k++) {
+  // one round: every node's check and nginx -t, the order reversed every other round, so all see the same load
+  const order = [...checkNodes.map((_, i) => i), -1];
+  if (k % 2) order.reverse();
+  const got = new Map(order.map((i) => [i, i < 0 ? nginxCheck(file4000) : checkNodes[i].run()]));
+  checkNodes.forEach((_, i) => checkRuns[i].push({ check: got.get(i), ngx: got.get(-1) }));
+}
+const checkStats = checkNodes.map((n, i) => {
+  const runs = checkRuns[i];
+  return {
+    label: n.label,
+    first: n.first,
+    runs,
+    checkWall: median(runs.map((r) => r.check.wall)),
+    checkCpu: median(runs.map((r) => r.check.cpu)),
+    ngxWall: median(runs.map((r) => r.ngx.wall)),
+    ngxCpu: median(runs.map((r) => r.ngx.cpu)),
+    wallRatios: runs.map((r) => r.check.wall / r.ngx.wall),
+    cpuRatios: runs.map((r) => r.check.cpu / r.ngx.cpu),
+  };
+});
+const checkLine = (c) =>
+  `check under ${c.label} vs nginx -t (4,000 servers): wall ${f2(c.checkWall)} s vs ${f2(c.ngxWall)} s, CPU ${f2(c.checkCpu)} s vs ${f2(c.ngxCpu)} s${c.first ? `; first run (empty cache folder) ${f2(c.first.wall)} s` : ''}`;
+if (PARTS.has(3)) for (const c of checkStats) console.log(checkLine(c));
 
 // --- 4. completion and hover latency ----------------------------------------------------------
 const latencyRows = [];
@@ -422,13 +461,13 @@ const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const verdict = (ran, ok) => (!ran ? 'not run' : ok ? 'met' : 'NOT met');
 const pctText = (x) => `${x >= 0 ? '+' : ''}${f1(100 * x)}%`;
 const targets = [];
-{
-  const ran = checkRuns.length > 0;
-  const wallRatio = median(wallRatios);
+for (const c of checkStats) {
+  const ran = c.runs.length > 0;
+  const wallRatio = median(c.wallRatios);
   targets.push({
-    target: `\`proxy-tuner check\` on 4,000 server blocks (${big[2].text.split('\n').length} lines), whole process, against \`nginx -t\`: no slower in wall time; CPU side by side`,
+    target: `\`proxy-tuner check\` on 4,000 server blocks (${big[2].text.split('\n').length} lines), whole process, under ${c.label}, against \`nginx -t\`: no slower in wall time; CPU side by side`,
     measured: ran
-      ? `medians of ${plural(checkRuns.length, 'alternated pair')}: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s (ratio ${f2(wallRatio)}, pairs ${f2(Math.min(...wallRatios))}-${f2(Math.max(...wallRatios))}); CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s (ratio ${f2(median(cpuRatios))}, pairs ${f2(Math.min(...cpuRatios))}-${f2(Math.max(...cpuRatios))})`
+      ? `medians of ${plural(c.runs.length, 'alternated pair')}: wall ${f2(c.checkWall)} s vs ${f2(c.ngxWall)} s (ratio ${f2(wallRatio)}, pairs ${f2(Math.min(...c.wallRatios))}-${f2(Math.max(...c.wallRatios))}); CPU ${f2(c.checkCpu)} s vs ${f2(c.ngxCpu)} s (ratio ${f2(median(c.cpuRatios))}, pairs ${f2(Math.min(...c.cpuRatios))}-${f2(Math.max(...c.cpuRatios))})${c.first ? `; the first run, with an empty cache folder (where a node other than the build's writes its code cache): ${f2(c.first.wall)} s` : ''}`
       : '–',
     status: verdict(ran, wallRatio <= 1),
   });
@@ -507,8 +546,7 @@ if (!ALL_PARTS || !session || !haproxySession) {
   // a quick look at some sections: their figures only, nothing written; the targets as in the docs
   console.log(`\nTargets (issue 21; parts not run say so), load average before ${loadBefore}, after ${loadAfter}:\n${targetsTable}\n`);
   for (const r of corpusRows) console.log(`corpus ${r.lang}: ${r.files} files, parse ${f1(r.parse)} ms, validate ${f1(r.validate)} ms`);
-  if (checkRuns.length)
-    console.log(`check vs nginx -t: wall ${f2(checkWall)} s vs ${f2(ngxWall)} s, CPU ${f2(checkCpu)} s vs ${f2(ngxCpu)} s`);
+  for (const c of checkStats) if (c.runs.length) console.log(checkLine(c));
   for (const r of latencyRows)
     console.log(
       `${r.label}: warm-up tables ${f1(r.tablesMs)} ms (CPU ${f1(r.tablesCpuMs)} ms), first completion ${f2(r.coldMs)} ms; completion p50 ${f2(r.comp50)} p99 ${f2(r.comp99)} ms, hover p50 ${f2(r.hov50)} p99 ${f2(r.hov99)} ms`,

@@ -51,9 +51,11 @@ third_party="libnginx-mod-http-auth-pam libnginx-mod-http-brotli-filter libnginx
   libnginx-mod-http-srcache-filter libnginx-mod-http-subs-filter libnginx-mod-http-uploadprogress
   libnginx-mod-http-upstream-fair libnginx-mod-nchan libnginx-mod-rtmp libnginx-mod-stream-geoip2
   libnginx-mod-stream-js libnginx-mod-http-auth-spnego libnginx-mod-http-push-stream"
-# sid also gets python3-locust (the distributed-load test), through apt rather than debootstrap:
-# debootstrap's resolver does not follow virtual packages, and leaves python3-zmq unconfigured
-declare -A third_party_extra=( [trixie]="" [sid]="python3-locust libnginx-mod-http-auth-jwt libnginx-mod-http-eval
+# sid also gets python3-locust (the distributed-load test) and nodejs (a current node for
+# `npm run bench:lsp`, which times `check` under it beside the machine's node 20), through apt
+# rather than debootstrap: debootstrap's resolver does not follow virtual packages, and leaves
+# python3-zmq unconfigured
+declare -A third_party_extra=( [trixie]="" [sid]="python3-locust nodejs libnginx-mod-http-auth-jwt libnginx-mod-http-eval
   libnginx-mod-http-hmac-secure-link libnginx-mod-http-xss libnginx-mod-http-zstd-filter libnginx-mod-http-zstd-static" )
 
 mkdir -p "$dir"

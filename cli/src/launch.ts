@@ -1,22 +1,60 @@
 // dist/cli.js: starts the command line (dist/cli-main.js) from V8's code cache of it when one
 // matches, instead of having node parse and compile the 1.3 MB bundle at every start.
 //
-// The cache (dist/cli-main.js.cache) is written by the build (esbuild.mjs runs this file with
-// PROXY_TUNER_WRITE_CODE_CACHE=1 on a small nginx config, so it holds the code a `check` runs, not
-// only the top level). It starts with the SHA-1 of the bundle it was made from: a rebuilt bundle
-// (watch mode, an edit) does not get a stale cache. V8 itself refuses one made by another V8
-// version or with other flags (`cachedDataRejected`); the bundle then compiles as usual. Measured:
-// docs/benchmarks.md. PROXY_TUNER_NO_CODE_CACHE=1 loads the bundle as a plain module.
+// The package's cache (dist/cli-main.js.cache) is written by the build (esbuild.mjs runs this
+// file with PROXY_TUNER_WRITE_CODE_CACHE=1 on a small nginx config, so it holds the code a `check`
+// runs, not only the top level). A cache starts with the SHA-1 of the bundle it was made from and
+// the V8 version that made it: a rebuilt bundle (watch mode, an edit) does not get a stale cache.
+// V8 reads only caches of its own version, so a node other than the build's (the package built
+// with node 20, run with node 24) gets its own cache in the user's cache folder
+// (server/src/host/cacheDir.ts), written at the exit of its first run and read from the second.
+// V8 itself refuses one made with other flags or damaged (`cachedDataRejected`); the bundle then
+// compiles as usual. Measured: docs/benchmarks.md. PROXY_TUNER_NO_CODE_CACHE=1 loads the bundle
+// as a plain module and writes no cache.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import * as vm from 'node:vm';
+import { cacheDir, makeCacheDir } from '../../server/src/host/cacheDir';
 
 const MAIN = join(__dirname, 'cli-main.js');
-const CACHE = `${MAIN}.cache`;
-const HASH_BYTES = 40; // hex SHA-1 of the bundle, then V8's data
+const SHIPPED = `${MAIN}.cache`;
+const HASH_BYTES = 40; // hex SHA-1 of the bundle, then the V8 version and a line break, then V8's data
+const V8 = process.versions.v8;
+
+const sha1 = (data: string | Buffer): string => createHash('sha1').update(data).digest('hex');
+
+/** V8's data in `file` when the file was made from this bundle by this V8, else undefined. */
+function cacheIn(file: string, hash: string): Buffer | undefined {
+  let cache: Buffer;
+  try {
+    cache = readFileSync(file);
+  } catch {
+    return undefined; // none
+  }
+  if (cache.subarray(0, HASH_BYTES).toString('latin1') !== hash) return undefined;
+  const eol = cache.indexOf(10, HASH_BYTES);
+  if (eol < 0 || cache.subarray(HASH_BYTES, eol).toString('latin1') !== V8) return undefined;
+  return cache.subarray(eol + 1);
+}
+
+/**
+ * The user's cache for this bundle's folder and this V8 (two installs of the package each get
+ * theirs; an upgrade in place overwrites its own), or undefined without a cache folder.
+ */
+function ownCacheFile(): string | undefined {
+  const dir = cacheDir();
+  return dir ? join(dir, 'code-cache', `cli-main-${V8}-${sha1(MAIN).slice(0, 12)}.cache`) : undefined;
+}
+
+/** Writes `data` to `file` whole or not at all: a run starting meanwhile reads the old file or the new one. */
+function writeWhole(file: string, data: Buffer): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, file);
+}
 
 function launch(): void {
   // the bundle has no `import()` (esbuild.mjs makes them `require`s): a vm.Script has no loader for one
@@ -25,30 +63,38 @@ function launch(): void {
     return;
   }
   const source = readFileSync(MAIN);
-  const hash = createHash('sha1').update(source).digest('hex');
-  let cachedData: Buffer | undefined;
-  try {
-    const cache = readFileSync(CACHE);
-    if (cache.subarray(0, HASH_BYTES).toString('latin1') === hash) cachedData = cache.subarray(HASH_BYTES);
-  } catch {
-    // no cache: compile as usual
+  const hash = sha1(source);
+  const building = process.env.PROXY_TUNER_WRITE_CODE_CACHE === '1';
+  // the user's own first: it exists only where the package's did not fit or V8 refused it
+  const own = building ? undefined : ownCacheFile();
+  let from = 'own';
+  let cachedData = own ? cacheIn(own, hash) : undefined;
+  if (!cachedData && !building) {
+    cachedData = cacheIn(SHIPPED, hash);
+    from = 'package';
   }
   // node's own wrapper for a CommonJS module, on the bundle's first line (its source map still fits)
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`, {
     filename: MAIN,
     cachedData,
   });
+  const used = cachedData !== undefined && !script.cachedDataRejected;
   if (process.env.PROXY_TUNER_CODE_CACHE_DEBUG === '1')
-    process.stderr.write(`proxy-tuner: code cache ${cachedData ? (script.cachedDataRejected ? 'rejected' : 'used') : 'absent'}\n`);
-  if (process.env.PROXY_TUNER_WRITE_CODE_CACHE === '1') {
+    process.stderr.write(`proxy-tuner: code cache ${cachedData ? (used ? `used (${from})` : 'rejected') : 'absent'}\n`);
+  // the package's cache at the build; the user's own when none fitted or V8 refused the one read
+  const target = building ? SHIPPED : !used && own ? own : undefined;
+  if (target) {
     // at exit, so the cache holds every function the run compiled. V8 keys a cache by its flags:
     // `check` sets one at run time (cli/src/main.ts), put back to V8's default first.
     process.on('exit', () => {
-      setFlagsFromString('--semi-space-growth-factor=2');
-      // whole or not at all: a run starting meanwhile reads the old file or the new one
-      const tmp = `${CACHE}.${process.pid}.tmp`;
-      writeFileSync(tmp, Buffer.concat([Buffer.from(hash, 'latin1'), script.createCachedData()]));
-      renameSync(tmp, CACHE);
+      try {
+        setFlagsFromString('--semi-space-growth-factor=2');
+        if (!building) makeCacheDir(join(target, '..'));
+        writeWhole(target, Buffer.concat([Buffer.from(`${hash}${V8}\n`, 'latin1'), script.createCachedData()]));
+      } catch (e) {
+        // a read-only or full cache folder costs the next start its compile, nothing else
+        if (building) throw e;
+      }
     });
   }
   const mod = { exports: {} as unknown, filename: MAIN, id: MAIN, loaded: false };

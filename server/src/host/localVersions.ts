@@ -5,10 +5,10 @@
 // What a binary answered is also kept on disk, keyed by the binary's path, size, times and inode:
 // starting `nginx -v` costs a short-lived command like `check` more than reading that record.
 import type * as ChildProcess from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import type { LanguageId } from '../core/types';
+import { cacheDir, makeCacheDir } from './cacheDir';
 
 /** Where package managers put the binaries when /usr/sbin is not on a user's PATH. */
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin', '/opt/homebrew/bin', '/usr/local/nginx/sbin'];
@@ -38,23 +38,10 @@ const cache = new Map<string, string | undefined>();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const childProcess = (): typeof ChildProcess => require('node:child_process') as typeof ChildProcess;
 
-/**
- * Where the versions found are kept between runs: `PROXY_TUNER_CACHE_DIR`, else the platform's
- * cache folder (`$XDG_CACHE_HOME` or `~/.cache` on Linux, `~/Library/Caches` on macOS,
- * `%LOCALAPPDATA%` on Windows), in `proxy-tuner/`. Undefined when there is none.
- */
+/** Where the versions found are kept between runs: `local-versions.json` in the user's cache folder (cacheDir.ts). */
 export function versionCacheFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  try {
-    let dir = env.PROXY_TUNER_CACHE_DIR;
-    if (!dir) {
-      if (process.platform === 'win32') dir = env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'proxy-tuner', 'cache') : undefined;
-      else if (process.platform === 'darwin') dir = join(homedir(), 'Library', 'Caches', 'proxy-tuner');
-      else dir = join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'proxy-tuner');
-    }
-    return dir ? join(dir, 'local-versions.json') : undefined;
-  } catch {
-    return undefined;
-  }
+  const dir = cacheDir(env);
+  return dir ? join(dir, 'local-versions.json') : undefined;
 }
 
 interface VersionRecord {
@@ -102,7 +89,7 @@ export function recordVersion(bin: string, version: string, file = versionCacheF
     delete records[bin];
     const kept = Object.entries(records).slice(-(MAX_RECORDS - 1));
     kept.push([bin, { stamp, version }]);
-    mkdirSync(dirname(file), { recursive: true });
+    makeCacheDir(dirname(file));
     // written aside and renamed: a reader never sees half a file, two writers never mix
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ binaries: Object.fromEntries(kept) }, null, 1)}\n`);
