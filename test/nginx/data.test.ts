@@ -1,6 +1,8 @@
 // The nginx knowledge tables: facts derived by scripts/gen-nginx-data.mjs plus overrides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { DIRECTIVES, VARIABLES, docUrl, lookupVariable, thirdPartyModule, variantInVersion } from '../../server/src/languages/nginx/data';
 import directivesJson from '../../server/src/languages/nginx/data/directives.json';
 import variablesJson from '../../server/src/languages/nginx/data/variables.json';
@@ -140,4 +142,35 @@ test('the hand-kept directive groups (data/groups.json) name only known directiv
     g.listenSocketOptions.filter((o) => !params.has(o)),
     [],
   );
+});
+
+test('the directive table is built per name when asked for: the same variants in any order of asking', () => {
+  // each in a process of its own, so the table starts empty: names asked for one by one from the
+  // end, then the whole table iterated, against the whole table iterated first
+  const dataTs = join(__dirname, '..', '..', 'server', 'src', 'languages', 'nginx', 'data.ts');
+  const run = (reverse: boolean): string => {
+    const script = [
+      `const { DIRECTIVES, DIRECTIVE_NAMES } = require(${JSON.stringify(dataTs)});`,
+      reverse ? 'for (const n of [...DIRECTIVE_NAMES].reverse()) DIRECTIVES.get(n);' : '',
+      'process.stdout.write(JSON.stringify([...DIRECTIVES]));',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  const inOrder = run(false);
+  assert.equal(run(true), inOrder);
+  const table = JSON.parse(inOrder) as [string, unknown[]][];
+  assert.equal(table.length, DIRECTIVES.size);
+  assert.deepEqual(
+    table.map(([n]) => n),
+    [...DIRECTIVES.keys()],
+  );
+  // a loadable module's name, a core one with a loadable variant, and names only an object has
+  assert.ok(DIRECTIVES.get('more_set_headers')?.every((v) => v.thirdParty));
+  assert.ok(DIRECTIVES.get('js_import')?.some((v) => v.load === 'ngx_http_js_module'));
+  for (const n of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+    assert.equal(DIRECTIVES.has(n), false, n);
+    assert.equal(DIRECTIVES.get(n), undefined, n);
+  }
 });

@@ -6,7 +6,7 @@ import overridesJson from './data/overrides.json';
 import versionsJson from './data/versions.json';
 import groupsJson from './data/groups.json';
 import { compareVersions } from '../../core/version';
-import { addLoadableModules, loadableDocUrl, loadableVariable } from './modules';
+import { addLoadableVariants, LOADABLE_DIRECTIVE_NAMES, loadableDocUrl, loadableVariable } from './modules';
 
 /** The nginx contexts a block of directives can stand in (a fragment's context, a misplaced directive's candidates), outermost first. */
 export const NGINX_CONTEXTS: readonly string[] = [
@@ -156,66 +156,136 @@ const variantFamily = (v: DirectiveVariant): string =>
         ? 'http'
         : 'core';
 
-/** name -> variants */
-export const DIRECTIVES: ReadonlyMap<string, DirectiveVariant[]> = (() => {
-  const map = new Map<string, DirectiveVariant[]>();
-  const json = directivesJson as unknown as {
-    directives: Record<string, RawRow[]>;
-    probe?: {
-      version?: string;
-      extraContexts: Record<string, string[]>;
-      knownDespiteVersion: string[];
-      duplicateInBlock?: { http: string[]; stream: string[] };
-    };
+const directiveJson = directivesJson as unknown as {
+  directives: Record<string, RawRow[]>;
+  probe?: {
+    version?: string;
+    extraContexts: Record<string, string[]>;
+    knownDespiteVersion: string[];
+    duplicateInBlock?: { http: string[]; stream: string[] };
   };
-  const raw: Record<string, RawRow[]> = { ...json.directives, ...overrides.extraDirectives };
-  // sets, not the lists' includes(): this runs at every start, for ~900 names
-  const probe = json.probe;
-  const dupHttp = new Set(probe?.duplicateInBlock?.http);
-  const dupStream = new Set(probe?.duplicateInBlock?.stream);
-  const dupChecked = new Set(overrides.duplicateCheck);
-  const knownDespite = new Set(probe?.knownDespiteVersion);
-  for (const [name, rows] of Object.entries(raw)) {
-    const list: DirectiveVariant[] = [];
-    for (const r of rows) {
-      const o = overrides.directives[name] ?? {};
-      const v: DirectiveVariant = {
-        name,
-        module: r.module,
-        contexts: r.contexts,
-        block: r.block,
-        min: r.min,
-        max: r.max,
-        flag: r.flag,
-        values: r.values,
-        argTypes: r.argTypes,
-        params: r.params ? { ...r.params, ...overrides.paramSince[name] } : undefined,
-        default: r.default,
-        since: later(r.since, overrides.moduleSince[r.module]),
-        until: r.until,
-        deprecated: r.deprecated ? { since: r.deprecated, use: r.use } : undefined,
-        commercial: commercialModules.has(r.module) || commercialDirectives.has(name),
-      };
-      for (const [k, val] of Object.entries(o)) {
-        (v as unknown as Record<string, unknown>)[k] = val === null ? undefined : val;
-      }
-      if (probe?.duplicateInBlock) {
-        const set = v.module.startsWith('ngx_stream_') ? dupStream : v.module.startsWith('ngx_http_') ? dupHttp : undefined;
-        v.duplicate = set?.has(name) === true || dupChecked.has(name);
-      } else v.duplicate = dupChecked.has(name) || (!!v.flag && v.max === 1);
-      if (probe && v.module.startsWith('ngx_http_')) {
-        const extra = probe.extraContexts[name];
-        if (extra) v.contexts = [...new Set([...v.contexts, ...extra])];
-        if (probe.version && knownDespite.has(name)) v.knownIn = probe.version;
-      }
-      list.push(v);
+};
+const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+/** A name's rows in the documented tables: overrides.json's extra rows replace directives.json's. */
+const rawRows = (name: string): RawRow[] | undefined =>
+  own(overrides.extraDirectives, name)
+    ? overrides.extraDirectives[name]
+    : own(directiveJson.directives, name)
+      ? directiveJson.directives[name]
+      : undefined;
+
+// sets, not the lists' includes(): looked up for every variant built
+const probe = directiveJson.probe;
+const dupHttp = new Set(probe?.duplicateInBlock?.http);
+const dupStream = new Set(probe?.duplicateInBlock?.stream);
+const dupChecked = new Set(overrides.duplicateCheck);
+const knownDespite = new Set(probe?.knownDespiteVersion);
+
+/** One name's variants: its documented rows with the overrides and the probed facts, then its loadable modules' rows. */
+function buildVariants(name: string): DirectiveVariant[] {
+  const list: DirectiveVariant[] = [];
+  const rows = rawRows(name);
+  for (const r of rows ?? []) {
+    const o = overrides.directives[name] ?? {};
+    const v: DirectiveVariant = {
+      name,
+      module: r.module,
+      contexts: r.contexts,
+      block: r.block,
+      min: r.min,
+      max: r.max,
+      flag: r.flag,
+      values: r.values,
+      argTypes: r.argTypes,
+      params: r.params ? { ...r.params, ...overrides.paramSince[name] } : undefined,
+      default: r.default,
+      since: later(r.since, overrides.moduleSince[r.module]),
+      until: r.until,
+      deprecated: r.deprecated ? { since: r.deprecated, use: r.use } : undefined,
+      commercial: commercialModules.has(r.module) || commercialDirectives.has(name),
+    };
+    for (const [k, val] of Object.entries(o)) {
+      (v as unknown as Record<string, unknown>)[k] = val === null ? undefined : val;
     }
-    relaxForEveryVersion(name, list);
-    map.set(name, list);
+    if (probe?.duplicateInBlock) {
+      const set = v.module.startsWith('ngx_stream_') ? dupStream : v.module.startsWith('ngx_http_') ? dupHttp : undefined;
+      v.duplicate = set?.has(name) === true || dupChecked.has(name);
+    } else v.duplicate = dupChecked.has(name) || (!!v.flag && v.max === 1);
+    if (probe && v.module.startsWith('ngx_http_')) {
+      const extra = probe.extraContexts[name];
+      if (extra) v.contexts = [...new Set([...v.contexts, ...extra])];
+      if (probe.version && knownDespite.has(name)) v.knownIn = probe.version;
+    }
+    list.push(v);
   }
-  addLoadableModules(map);
-  return map;
+  if (rows) relaxForEveryVersion(name, list);
+  addLoadableVariants(name, list);
+  return list;
+}
+
+/** The directive table's read side: a `ReadonlyMap` of name -> variants, as far as its users need one. */
+export interface DirectiveTable extends Iterable<[string, DirectiveVariant[]]> {
+  readonly size: number;
+  has(name: string): boolean;
+  get(name: string): DirectiveVariant[] | undefined;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<DirectiveVariant[]>;
+  entries(): IterableIterator<[string, DirectiveVariant[]]>;
+}
+
+/**
+ * name -> variants, each name's built when first asked for: building all ~1,000 took ~9 ms at
+ * every start of `proxy-tuner check`, which asks for a few dozen names (docs/benchmarks.md).
+ * Iterating builds every name, in the order the tables give them.
+ */
+export const DIRECTIVES: DirectiveTable = (() => {
+  const names: string[] = [];
+  const known = new Set<string>();
+  const add = (n: string): void => {
+    if (known.has(n)) return;
+    known.add(n);
+    names.push(n);
+  };
+  for (const n of Object.keys(directiveJson.directives)) add(n);
+  for (const n of Object.keys(overrides.extraDirectives)) add(n);
+  for (const n of LOADABLE_DIRECTIVE_NAMES) add(n);
+  const built = new Map<string, DirectiveVariant[]>();
+  const get = (name: string): DirectiveVariant[] | undefined => {
+    const list = built.get(name);
+    if (list || !known.has(name)) return list;
+    const made = buildVariants(name);
+    built.set(name, made);
+    return made;
+  };
+  function* entries(): IterableIterator<[string, DirectiveVariant[]]> {
+    for (const n of names) yield [n, get(n)!];
+  }
+  function* values(): IterableIterator<DirectiveVariant[]> {
+    for (const n of names) yield get(n)!;
+  }
+  return {
+    size: names.length,
+    has: (name) => known.has(name),
+    get,
+    keys: () => names[Symbol.iterator](),
+    values,
+    entries,
+    [Symbol.iterator]: entries,
+  };
 })();
+
+/**
+ * The modules the documented tables name (each variant's `module`), without building the variants.
+ * A loadable module's rows are named by their `.so`, which LOADABLE_MODULES holds.
+ */
+export function documentedModules(): Iterable<string> {
+  const out = new Set<string>();
+  for (const n of DIRECTIVES.keys()) {
+    const o = overrides.directives[n]?.module;
+    for (const r of rawRows(n) ?? []) out.add(typeof o === 'string' ? o : r.module);
+  }
+  return out;
+}
 
 export const DIRECTIVE_NAMES: readonly string[] = [...DIRECTIVES.keys()].sort();
 

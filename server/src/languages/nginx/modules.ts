@@ -57,46 +57,46 @@ const LOADABLE_CORE_MODULES: Record<string, string> = {
   ngx_stream_js_module: 'ngx_stream_js_module',
 };
 
+/** The names loadable third-party modules define (data/modules.json), in its order. */
+export const LOADABLE_DIRECTIVE_NAMES: readonly string[] = Object.keys(raw.directives).filter((n) => raw.directives[n].length > 0);
+
 /**
- * Adds the loadable modules to the directive table: marks the core variants of loadable standard
+ * Adds the loadable modules to one name's variants: marks its core variants of loadable standard
  * modules and adds a variant per third-party command-table row (a name the core tables already
  * give for the same module keeps the core row, which knows versions and values).
  */
-export function addLoadableModules(map: Map<string, DirectiveVariant[]>): void {
-  for (const list of map.values()) for (const v of list) if (LOADABLE_CORE_MODULES[v.module]) v.load = LOADABLE_CORE_MODULES[v.module];
-  for (const [name, rows] of Object.entries(raw.directives)) {
-    const list = map.get(name) ?? [];
-    for (const r of rows) {
-      const core = list.filter((v) => v.load === r.so && !v.thirdParty);
-      if (core.length) {
-        // argument counts are the command table's, which nginx checks with: the reference's syntax
-        // line reads `js_fetch_protocols [TLSv1] ...` as 0-4 arguments (the table: 1 or more) and
-        // `js_import module.js | export_name from module.js` as 1 (the table: 1 or 3)
-        for (const v of core) {
-          v.min = r.min;
-          v.max = r.max;
-        }
-        continue;
+export function addLoadableVariants(name: string, list: DirectiveVariant[]): void {
+  for (const v of list) if (LOADABLE_CORE_MODULES[v.module]) v.load = LOADABLE_CORE_MODULES[v.module];
+  const rows = Object.prototype.hasOwnProperty.call(raw.directives, name) ? raw.directives[name] : [];
+  for (const r of rows) {
+    const core = list.filter((v) => v.load === r.so && !v.thirdParty);
+    if (core.length) {
+      // argument counts are the command table's, which nginx checks with: the reference's syntax
+      // line reads `js_fetch_protocols [TLSv1] ...` as 0-4 arguments (the table: 1 or more) and
+      // `js_import module.js | export_name from module.js` as 1 (the table: 1 or 3)
+      for (const v of core) {
+        v.min = r.min;
+        v.max = r.max;
       }
-      // TAKE13-like tables (1 or 3 arguments, not 2): one variant per count
-      const counts = r.counts ?? [undefined];
-      for (const n of counts) {
-        list.push({
-          name,
-          module: r.so,
-          contexts: r.contexts,
-          block: r.block,
-          min: n ?? r.min,
-          max: n ?? r.max,
-          flag: r.flag,
-          commercial: false,
-          duplicate: false,
-          load: r.so,
-          thirdParty: true,
-        });
-      }
+      continue;
     }
-    if (list.length && !map.has(name)) map.set(name, list);
+    // TAKE13-like tables (1 or 3 arguments, not 2): one variant per count
+    const counts = r.counts ?? [undefined];
+    for (const n of counts) {
+      list.push({
+        name,
+        module: r.so,
+        contexts: r.contexts,
+        block: r.block,
+        min: n ?? r.min,
+        max: n ?? r.max,
+        flag: r.flag,
+        commercial: false,
+        duplicate: false,
+        load: r.so,
+        thirdParty: true,
+      });
+    }
   }
 }
 
@@ -286,11 +286,14 @@ let standardModules: Set<string> | undefined;
  * nginx. A `.so` of some other module (built by hand) may define anything.
  */
 export function allLoadedKnown(s: ModuleLoadState, coreModules: () => Iterable<string> = () => []): boolean {
-  if (!standardModules) {
-    standardModules = new Set(['ngx_stream_module', 'ngx_mail_module', 'ngx_http_xslt_filter_module', 'ngx_http_image_filter_module']);
-    for (const m of coreModules()) standardModules.add(m);
+  for (const so of s.loaded) {
+    if (LOADABLE_MODULES.has(so)) continue;
+    if (!standardModules) {
+      standardModules = new Set(['ngx_stream_module', 'ngx_mail_module', 'ngx_http_xslt_filter_module', 'ngx_http_image_filter_module']);
+      for (const m of coreModules()) standardModules.add(m);
+    }
+    if (!standardModules.has(so)) return false;
   }
-  for (const so of s.loaded) if (!LOADABLE_MODULES.has(so) && !standardModules.has(so)) return false;
   return true;
 }
 

@@ -11,6 +11,7 @@ import { childContext, variablesIn } from './ast';
 import { createBlockMemoTable, findMemoBlock, type BlockMemoTable } from './blockMemo';
 import {
   DIRECTIVES,
+  documentedModules,
   directivesAt,
   entryKeywordMissing,
   deprecation,
@@ -527,7 +528,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
   const context = opts.context ?? 'main';
   let modules = opts.modules ?? standaloneLoadState(file, context);
   // a .so we know nothing of (a module built by hand, a renamed one) may define any name
-  if (!modules.unknown && !allLoadedKnown(modules, coreModuleNames)) modules = { loaded: modules.loaded, unknown: true };
+  if (!modules.unknown && !allLoadedKnown(modules, documentedModules)) modules = { loaded: modules.loaded, unknown: true };
   // with a memo the file's variables are known before the walk (a block's findings depend on them):
   // collected with each unchanged block's own list
   let run: RunMemo | undefined;
@@ -1159,10 +1160,6 @@ class ListenTable {
       prev.options ||= options;
     }
   }
-}
-
-function* coreModuleNames(): Iterable<string> {
-  for (const list of DIRECTIVES.values()) for (const v of list) yield v.module;
 }
 
 function unknownDirective(c: Ctx, d: Directive, ctx: string): void {
