@@ -5,9 +5,10 @@
 // file with PROXY_TUNER_WRITE_CODE_CACHE=1 on a small nginx config, so it holds the code a `check`
 // runs, not only the top level). A cache starts with the SHA-1 of the bundle it was made from and
 // the V8 version that made it: a rebuilt bundle (watch mode, an edit) does not get a stale cache.
-// V8 reads only caches of its own version, so a node other than the build's (the package built
-// with node 20, run with node 24) gets its own cache in the user's cache folder
-// (server/src/host/cacheDir.ts), written at the exit of its first run and read from the second.
+// V8 reads only caches of its own version and flags, so a node other than the build's (the package
+// built with node 20, run with node 24), or node options that change V8's flags (NODE_OPTIONS'
+// --max-old-space-size), get their own cache in the user's cache folder (server/src/host/cacheDir.ts),
+// one per node version and set of options, written at the exit of the first run and read from the second.
 // V8 itself refuses one made with other flags or damaged (`cachedDataRejected`); the bundle then
 // compiles as usual. Measured: docs/benchmarks.md. PROXY_TUNER_NO_CODE_CACHE=1 loads the bundle
 // as a plain module and writes no cache.
@@ -41,12 +42,24 @@ function cacheIn(file: string, hash: string): Buffer | undefined {
 }
 
 /**
- * The user's cache for this bundle's folder and this V8 (two installs of the package each get
- * theirs; an upgrade in place overwrites its own), or undefined without a cache folder.
+ * The node options of this run, as far as they can change V8's flags: V8 refuses a cache made
+ * under other flags (\`--max-old-space-size\`, common in CI's NODE_OPTIONS, \`--stack-size\`,
+ * \`--trace-opt\`...), so each set of options keeps its own file. With one file for all, a run
+ * under other options refused it and wrote its own over it, which the next plain run refused and
+ * wrote over again: a full compile at every switch. '' for none (the plain file name).
+ */
+function optionsKey(): string {
+  const opts = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join('\0');
+  return opts === '' ? '' : `-o${sha1(opts).slice(0, 8)}`;
+}
+
+/**
+ * The user's cache for this bundle's folder, this V8 and these node options (two installs of the
+ * package each get theirs; an upgrade in place overwrites its own), or undefined without a cache folder.
  */
 function ownCacheFile(): string | undefined {
   const dir = cacheDir();
-  return dir ? join(dir, 'code-cache', `cli-main-${V8}-${sha1(MAIN).slice(0, 12)}.cache`) : undefined;
+  return dir ? join(dir, 'code-cache', `cli-main-${V8}-${sha1(MAIN).slice(0, 12)}${optionsKey()}.cache`) : undefined;
 }
 
 /** Writes `data` to `file` whole or not at all: a run starting meanwhile reads the old file or the new one. */

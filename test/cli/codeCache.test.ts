@@ -22,9 +22,9 @@ function copyDist(): string {
   return d;
 }
 
-/** A cache folder of the test's own per call unless `env` names one (the user's is never touched). */
-function run(launcher: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [launcher, ...args], {
+/** A cache folder of the test's own per call unless `env` names one (the user's is never touched); `node`: node's own options. */
+function run(launcher: string, args: string[], env: NodeJS.ProcessEnv = {}, node: string[] = []) {
+  const r = spawnSync(process.execPath, [...node, launcher, ...args], {
     encoding: 'utf8',
     env: {
       ...process.env,
@@ -166,6 +166,25 @@ describe('the command line starts from its code cache (cli/src/launch.ts)', () =
     const cacheDir = mkdtempSync(join(dir, 'own-'));
     run(join(none, 'cli.js'), ['--version'], { PROXY_TUNER_CACHE_DIR: cacheDir, PROXY_TUNER_NO_CODE_CACHE: '1' });
     assert.equal(existsSync(join(cacheDir, 'code-cache')), false);
+  });
+
+  it("runs under node options that change V8's flags keep a cache of their own; plain runs keep the package's", () => {
+    // V8 refuses a cache made under other flags. One own file for every set of options made a run
+    // under other options and a plain one take turns refusing and rewriting it (a full compile each).
+    const cacheDir = mkdtempSync(join(dir, 'options-'));
+    const launcher = join(DIST, 'cli.js');
+    const plain = () => run(launcher, ['--version'], { PROXY_TUNER_CACHE_DIR: cacheDir }).cache;
+    const flagged = () => run(launcher, ['--version'], { PROXY_TUNER_CACHE_DIR: cacheDir }, ['--stack-size=900']).cache;
+    const viaEnv = () => run(launcher, ['--version'], { PROXY_TUNER_CACHE_DIR: cacheDir, NODE_OPTIONS: '--max-old-space-size=512' }).cache;
+    assert.equal(plain(), 'proxy-tuner: code cache used (package)');
+    assert.equal(flagged(), 'proxy-tuner: code cache rejected', "V8 refuses the package's cache under --stack-size");
+    assert.equal(flagged(), 'proxy-tuner: code cache used (own)');
+    assert.equal(plain(), 'proxy-tuner: code cache used (package)', "the flagged run's cache is not read by a plain run");
+    assert.equal(viaEnv(), 'proxy-tuner: code cache rejected', 'NODE_OPTIONS counts as well');
+    assert.equal(viaEnv(), 'proxy-tuner: code cache used (own)');
+    assert.equal(flagged(), 'proxy-tuner: code cache used (own)', 'each set of options keeps its own');
+    assert.equal(plain(), 'proxy-tuner: code cache used (package)');
+    assert.equal(readdirSync(join(cacheDir, 'code-cache')).filter((f) => f.endsWith('.cache')).length, 2);
   });
 
   it('the commands in bundles of their own load through it (bench, whose import() became a require)', () => {
