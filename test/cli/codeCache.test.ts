@@ -22,12 +22,17 @@ function copyDist(): string {
   return d;
 }
 
-/** A cache folder of the test's own per call unless `env` names one (the user's is never touched); `node`: node's own options. */
+/**
+ * A cache folder of the test's own per call unless `env` names one (the user's is never touched);
+ * `node`: node's own options. No NODE_OPTIONS from the environment (one that changes V8's flags,
+ * a CI's `--max-old-space-size`, makes V8 refuse the package's cache) unless `env` sets it.
+ */
 function run(launcher: string, args: string[], env: NodeJS.ProcessEnv = {}, node: string[] = []) {
   const r = spawnSync(process.execPath, [...node, launcher, ...args], {
     encoding: 'utf8',
     env: {
       ...process.env,
+      NODE_OPTIONS: undefined,
       PROXY_TUNER_NO_LOCAL_VERSION: '1',
       PROXY_TUNER_CODE_CACHE_DEBUG: '1',
       PROXY_TUNER_CACHE_DIR: mkdtempSync(join(dir, 'cache-')),
