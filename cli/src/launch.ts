@@ -42,11 +42,12 @@ function cacheIn(file: string, hash: string): Buffer | undefined {
 }
 
 /**
- * The node options of this run, as far as they can change V8's flags: V8 refuses a cache made
- * under other flags (\`--max-old-space-size\`, common in CI's NODE_OPTIONS, \`--stack-size\`,
- * \`--trace-opt\`...), so each set of options keeps its own file. With one file for all, a run
- * under other options refused it and wrote its own over it, which the next plain run refused and
- * wrote over again: a full compile at every switch. '' for none (the plain file name).
+ * A key for this run's node options (command line and NODE_OPTIONS; all of them, since which
+ * ones change V8's flags is V8's affair). V8 refuses a cache made under other flags
+ * (`--max-old-space-size`, common in CI's NODE_OPTIONS, `--stack-size`, `--trace-opt`...), so each
+ * set of options keeps its own file. With one file for all, a run under other options refused it
+ * and wrote its own over it, which the next plain run refused and wrote over again: a full compile
+ * at every switch. '' without options (the plain file name).
  */
 function optionsKey(): string {
   const opts = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join('\0');
