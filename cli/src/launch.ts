@@ -9,8 +9,8 @@
 // built with node 20, run with node 24), or node options that change V8's flags (NODE_OPTIONS'
 // --max-old-space-size), get their own cache in the user's cache folder (server/src/host/cacheDir.ts),
 // one per node version and set of options, written at the exit of the first run and read from the second.
-// V8 itself refuses one made with other flags or damaged (`cachedDataRejected`); the bundle then
-// compiles as usual. Measured: docs/benchmarks.md. PROXY_TUNER_NO_CODE_CACHE=1 loads the bundle
+// V8 itself refuses one made with other flags, or a damaged one (`cachedDataRejected`); the bundle
+// then compiles as usual. Measured: docs/benchmarks.md. PROXY_TUNER_NO_CODE_CACHE=1 loads the bundle
 // as a plain module and writes no cache.
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
