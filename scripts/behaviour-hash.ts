@@ -19,7 +19,7 @@ import { nginxConfig, haproxyConfig } from './gen-large-config.mjs';
 
 type Lang = 'nginx' | 'haproxy';
 const root = resolve(__dirname, '..');
-const corpus = resolve(root, '../shared/corpus');
+const corpus = process.env.PROXY_TUNER_CORPUS ?? resolve(root, '../shared/corpus');
 
 function diff(a: string, b: string): void {
   const A = JSON.parse(readFileSync(a, 'utf8'));
