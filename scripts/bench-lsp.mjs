@@ -226,7 +226,7 @@ if (PARTS.has(3)) {
   checkNodes.push({ label: `node ${process.version} (this machine's)`, run, bare, first: run() });
 }
 {
-  const { loadMatrix } = await import('../bench/src/matrix.ts');
+  const { loadMatrix } = await import('../server/src/runner/matrix.ts');
   const sid = loadMatrix().find((b) => b.suite === 'sid' && b.root)?.root;
   if (PARTS.has(3) && sid && existsSync(path.join(sid, 'usr', 'bin', 'node'))) {
     const inRoot = (args) => [

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { loadavg, machine, median, REPO, sh } from './bench-common.mjs';
 
 const { CASES, NOT_MEASURED, afterFor, ruleFires, boundOf, verdict } = await import('./rule-evidence/cases.ts');
-const { loadMatrix } = await import('../bench/src/matrix.ts');
+const { loadMatrix } = await import('../server/src/runner/matrix.ts');
 
 const durationS = Number(process.env.RULES_DURATION ?? 1);
 const repeats = Number(process.env.RULES_REPEATS ?? 2);

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadavg, machine, REPO, sh, writeDocSection } from './bench-common.mjs';
 
-const { findMatrixBinary, loadMatrix } = await import('../bench/src/matrix.ts');
+const { findMatrixBinary, loadMatrix } = await import('../server/src/runner/matrix.ts');
 const durationS = Number(process.env.UPGRADE_DURATION ?? 3);
 const connections = Number(process.env.UPGRADE_CONNECTIONS ?? 50);
 const rounds = Number(process.env.UPGRADE_ROUNDS ?? 3);

@@ -39,11 +39,20 @@ export const LAYERS = [
     node: false,
     packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
   },
+  // the runner: starts the real binaries on a sandboxed, contained copy of a config, and finds them
+  // (the version matrix, the PATH lookup); below both the host ("Validate with nginx -t") and the bench
+  {
+    name: 'runner',
+    prefix: 'server/src/runner/',
+    may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol'],
+    node: true,
+    packages: [],
+  },
   // host implements the interfaces the service declares (service/host.ts): host -> service, never back
   {
     name: 'host',
     prefix: 'server/src/host/',
-    may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'protocol', 'bench'],
+    may: ['core', 'detect', 'nginx', 'haproxy', 'service', 'protocol', 'runner'],
     node: true,
     packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
   },
@@ -59,7 +68,7 @@ export const LAYERS = [
   {
     name: 'bench',
     prefix: 'bench/src/',
-    may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol'],
+    may: ['core', 'detect', 'nginx-syntax', 'haproxy-syntax', 'protocol', 'runner'],
     node: true,
     packages: ['k6'],
   },

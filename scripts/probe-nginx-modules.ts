@@ -6,7 +6,7 @@
 //   node --import tsx scripts/probe-nginx-modules.ts
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadMatrix } from '../bench/src/matrix';
+import { loadMatrix } from '../server/src/runner/matrix';
 import { installedModules, probeBinary } from '../test/modules/probe';
 
 const OUT = join(__dirname, '..', 'server', 'src', 'nginx', 'data', 'modules.json');

@@ -11,9 +11,9 @@ import * as net from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { BackendOptions, LatencySpec } from '../../protocol/bench';
 import { workerEntryPath, tsxExecArgv } from './paths';
-import { readProcCpuSeconds } from './proc';
-import { closeHostListeners, hostListeners, INHERITED_FD_BASE, type Containment } from './contain';
-import { SupervisedProcess } from './proxy';
+import { readProcCpuSeconds } from '../../server/src/runner/proc';
+import { closeHostListeners, hostListeners, INHERITED_FD_BASE, type Containment } from '../../server/src/runner/contain';
+import { SupervisedProcess } from '../../server/src/runner/proxy';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const BACKEND_FLAG = '--proxy-tuner-backend';

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import type { ErrorCounts, ScenarioName, StepLoad } from '../../protocol/bench';
 import { GET_POST_MIX, scenarioFacts, TCP_ECHO_BYTES } from '../../protocol/scenarios';
 import { Feed, H1ResponseParser } from './h1parser';
-import { threadCpuSeconds } from './proc';
+import { threadCpuSeconds } from '../../server/src/runner/proc';
 
 export interface LoadTarget {
   host: string;

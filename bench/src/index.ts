@@ -12,21 +12,21 @@ import { chooseNativeBinary, NativeBackend, NativeBackendUnsupported, checkNativ
 import type { LoadTarget } from './generator';
 import { distribution, summarize } from './histogram';
 import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
-import { loadavg } from './proc';
+import { loadavg } from '../../server/src/runner/proc';
 import { pinGroup, planPlacement } from './placement';
-import { isLoopbackAddress, type SandboxListener } from './sandbox/common';
-import { ProxySandbox } from './sandbox/index';
+import { isLoopbackAddress, type SandboxListener } from '../../server/src/runner/sandbox/common';
+import { ProxySandbox } from '../../server/src/runner/sandbox/index';
 
 export { Backend } from './backend';
 export { NativeBackend, chooseNativeBinary } from './nativeBackend';
 export { k6Script, locustfile, readScenarioLine, EXPORT_ENGINES, type ExportEngine, type ExportScenario } from './export';
 export { runLoad } from './load';
 export { planPlacement, pinGroup, pinProcess, cpuList, AUTO_PIN_MIN_CPUS, type Placement } from './placement';
-export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from './sandbox/index';
-export { SupervisedProcess, findBinary, binaryVersion } from './proxy';
-export type { SuperviseOptions } from './proxy';
-export { Containment, hostListeners, closeHostListeners, INHERITED_FD_BASE } from './contain';
-export type { ContainmentMode } from './contain';
+export { ProxySandbox, detectKind, SandboxRefusal, ConfigCheckError } from '../../server/src/runner/sandbox/index';
+export { SupervisedProcess, findBinary, binaryVersion } from '../../server/src/runner/proxy';
+export type { SuperviseOptions } from '../../server/src/runner/proxy';
+export { Containment, hostListeners, closeHostListeners, INHERITED_FD_BASE } from '../../server/src/runner/contain';
+export type { ContainmentMode } from '../../server/src/runner/contain';
 export type { LoadOptions, LoadResult } from './load';
 export type { LoadTarget } from './generator';
 

@@ -7,7 +7,7 @@ import type { ErrorCounts, ScenarioName, SecondSample, StepLoad } from '../../pr
 import type { BatchMessage, LoadTarget, WorkerConfig, WorkerMessage } from './generator';
 import { addErrors, emptyErrors, newHistogram, recordUs, summarize, totalErrors } from './histogram';
 import { workerEntryPath, workerEvalSource } from './paths';
-import { threadCpuSeconds } from './proc';
+import { threadCpuSeconds } from '../../server/src/runner/proc';
 
 export const MAX_DURATION_MS = 600_000;
 

@@ -14,9 +14,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { BackendOptions } from '../../protocol/bench';
 import type { BackendPorts, BackendStats } from './backend';
-import { binaryVersion, findBinary, freePorts, SupervisedProcess, waitForPort } from './proxy';
-import { makeSandboxDir, removeSandboxDir } from './sandbox/common';
-import { closeHostListeners, hostListeners, INHERITED_FD_BASE, type Containment, type HostListener } from './contain';
+import { binaryVersion, findBinary, freePorts, SupervisedProcess, waitForPort } from '../../server/src/runner/proxy';
+import { makeSandboxDir, removeSandboxDir } from '../../server/src/runner/sandbox/common';
+import { closeHostListeners, hostListeners, INHERITED_FD_BASE, type Containment, type HostListener } from '../../server/src/runner/contain';
 
 /** The body the Node backend sends by default (the same bytes, so both backends compare). */
 export const DEFAULT_NATIVE_BODY = JSON.stringify({ ok: true, service: 'proxy-tuner-backend', items: [1, 2, 3] }) + '\n';

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import * as os from 'node:os';
-import { groupMembers } from './proc';
+import { groupMembers } from '../../server/src/runner/proc';
 
 /** `pin` of BenchOptions: true = always (2 CPUs or more), false = never, 'auto' = with 4 CPUs or more. */
 export type PinMode = boolean | 'auto';

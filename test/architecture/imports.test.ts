@@ -40,8 +40,10 @@ test('the analysis sees a forbidden edge when there is one', () => {
   return import('../../scripts/layers.mjs').then((m: { mayImport: (a: string, b: string) => boolean }) => {
     assert.equal(m.mayImport('server/src/service/languageService.ts', 'server/src/lsp/server.ts'), false);
     assert.equal(m.mayImport('server/src/languages/haproxy/format.ts', 'server/src/languages/nginx/format.ts'), false);
-    assert.equal(m.mayImport('bench/src/proxy.ts', 'server/src/languages/nginx/parser.ts'), true);
-    assert.equal(m.mayImport('bench/src/proxy.ts', 'server/src/languages/nginx/validation.ts'), false);
+    assert.equal(m.mayImport('server/src/runner/sandbox/nginx.ts', 'server/src/languages/nginx/parser.ts'), true);
+    assert.equal(m.mayImport('server/src/runner/sandbox/nginx.ts', 'server/src/languages/nginx/validation.ts'), false);
+    assert.equal(m.mayImport('server/src/runner/proxy.ts', 'bench/src/index.ts'), false);
+    assert.equal(m.mayImport('server/src/host/binaryCheck.ts', 'bench/src/index.ts'), false);
     assert.equal(m.mayImport('webview/src/main.ts', 'protocol/panel.ts'), true);
   });
 });
@@ -57,6 +59,7 @@ test('project references allow no more than the layers do', () => {
     'server/src/service': ['service', 'published'],
     'server/src/host': ['host'],
     'server/src/lsp': ['lsp'],
+    'server/src/runner': ['runner'],
     'bench/src': ['bench'],
     'cli/src': ['cli'],
     'client/src': ['client'],

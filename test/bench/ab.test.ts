@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { UsageError } from '../../cli/src/args';
 import { benchOptionsFromArgs, splitBinaries } from '../../cli/src/bench';
-import { findMatrixBinary, loadMatrix } from '../../bench/src/matrix';
+import { findMatrixBinary, loadMatrix } from '../../server/src/runner/matrix';
 import { ensureBuilt, REPO } from '../cli/build';
 import { tempConfig } from './helpers';
 

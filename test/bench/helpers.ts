@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { descendants, groupMembers } from '../../bench/src/proc';
+import { descendants, groupMembers } from '../../server/src/runner/proc';
 
 export function tempConfig(name: string, text: string): { file: string; dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pt-bench-test-'));

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { readStat } from '../../bench/src/proc';
+import { readStat } from '../../server/src/runner/proc';
 import { eventually, liveInGroup, tempConfig } from './helpers';
 
 const NGINX = 'events {}\nhttp {\n  server {\n    listen 8080;\n    location / { proxy_pass http://10.9.8.7:80; }\n  }\n}\n';

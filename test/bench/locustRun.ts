@@ -6,8 +6,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { loadMatrix, matrixDir } from '../../bench/src/matrix';
-import { freePorts } from '../../bench/src/proxy';
+import { loadMatrix, matrixDir } from '../../server/src/runner/matrix';
+import { freePorts } from '../../server/src/runner/proxy';
 
 /** The sid root with Locust, or why there is none (a test skips with that reason). */
 export function locustRoot(): { root: string } | { skip: string } {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { runBenchmark } from '../../bench/src/index';
-import { loadMatrix, matrixDir } from '../../bench/src/matrix';
+import { loadMatrix, matrixDir } from '../../server/src/runner/matrix';
 import { compareVersions } from '../../server/src/core/version';
 import { liveDescendants, tempConfig } from './helpers';
 

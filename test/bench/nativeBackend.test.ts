@@ -5,7 +5,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as net from 'node:net';
-import { findBinary } from '../../bench/src/proxy';
+import { findBinary } from '../../server/src/runner/proxy';
 import { NativeBackend, parseHaproxyCsv, parseStubStatus, DEFAULT_NATIVE_BODY } from '../../bench/src/nativeBackend';
 import { runBenchmark } from '../../bench/src/index';
 import { eventually, liveDescendants, liveInGroup, tempConfig } from './helpers';

@@ -14,7 +14,7 @@ import {
   probe,
   targetVersion,
 } from '../../client/src/versions/binaries';
-import { findMatrixBinary, loadMatrix } from '../../bench/src/matrix';
+import { findMatrixBinary, loadMatrix } from '../../server/src/runner/matrix';
 
 function fakeBinary(dir: string, name: string, output: string): string {
   const p = join(dir, name);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { detectLanguage, languageOf } from '../../server/src/service/languageService';
-import { detectKind } from '../../bench/src/sandbox/index';
+import { detectKind } from '../../server/src/runner/sandbox/index';
 import { languageCorrection } from '../../server/src/languages/detect';
 import { corpusDir } from './verdicts';
 import { REPO, ensureBuilt } from '../cli/build';

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMatrix } from '../../bench/src/matrix';
+import { loadMatrix } from '../../server/src/runner/matrix';
 import { corpusDir } from './verdicts';
 import { readTable, TABLE, type VersionVerdict } from './byVersion';
 

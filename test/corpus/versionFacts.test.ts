@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { loadMatrix, type MatrixBinary } from '../../bench/src/matrix';
+import { loadMatrix, type MatrixBinary } from '../../server/src/runner/matrix';
 import { nginxModule } from '../../server/src/languages/nginx/index';
 import { haproxyModule } from '../../server/src/languages/haproxy/index';
 

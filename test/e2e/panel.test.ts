@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { poll, type Workbench } from './workbench';
 import { openSession, type Session } from './session';
-import { findMatrixBinary } from '../../bench/src/matrix';
+import { findMatrixBinary } from '../../server/src/runner/matrix';
 
 /** A second nginx for the A/B step (the version matrix's newest), listed through proxyTuner.binaries. */
 const NEXT_NGINX = findMatrixBinary('nginx', '1.30');

@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { runBenchmark, ConfigCheckError, SandboxRefusal, findBinary } from '../../bench/src/index';
-import { groupMembers } from '../../bench/src/proc';
+import { groupMembers } from '../../server/src/runner/proc';
 import { sha256, tempConfig } from '../bench/helpers';
 import { assertCleanEnd, entriesOf, trace } from './helpers';
 

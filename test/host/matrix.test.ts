@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareVersions, findMatrixBinary, loadMatrix, matrixDir } from '../../bench/src/matrix';
+import { compareVersions, findMatrixBinary, loadMatrix, matrixDir } from '../../server/src/runner/matrix';
 
 test('the registry: entries whose path exists, sorted by version; prefix look-up picks the newest match', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pt-matrix-'));

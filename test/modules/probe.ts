@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOADABLE_MODULES, modulesToLoad } from '../../server/src/languages/nginx/modules';
 import { DIRECTIVES, type DirectiveVariant } from '../../server/src/languages/nginx/data';
-import type { MatrixBinary } from '../../bench/src/matrix';
+import type { MatrixBinary } from '../../server/src/runner/matrix';
 
 export interface RunResult {
   ok: boolean;

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { loadMatrix, type MatrixBinary } from '../../bench/src/matrix';
+import { loadMatrix, type MatrixBinary } from '../../server/src/runner/matrix';
 import { nginxModule, validateInContext } from '../../server/src/languages/nginx/index';
 import { installedModules, nginxT, probeBinary } from './probe';
 import { LOADABLE_MODULES } from '../../server/src/languages/nginx/modules';

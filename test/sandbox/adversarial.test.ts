@@ -17,8 +17,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBinary, runBenchmark, SandboxRefusal } from '../../bench/src/index';
-import { Containment, unavailableReason } from '../../bench/src/contain';
-import { findMatrixBinary, loadMatrix, type MatrixBinary } from '../../bench/src/matrix';
+import { Containment, unavailableReason } from '../../server/src/runner/contain';
+import { findMatrixBinary, loadMatrix, type MatrixBinary } from '../../server/src/runner/matrix';
 import { CASES, type AdversarialCase } from './cases';
 
 const haveStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0;

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
-import { expandHaproxyEnv, expandWord } from '../../bench/src/sandbox/haproxyEnv';
-import { SandboxRefusal } from '../../bench/src/sandbox/common';
+import { expandHaproxyEnv, expandWord } from '../../server/src/runner/sandbox/haproxyEnv';
+import { SandboxRefusal } from '../../server/src/runner/sandbox/common';
 
 test('words: inside double quotes only, braces, defaults, [*] splits, escapes kept literal', () => {
   const env = { A: '203.0.113.5:80', B: 'x y', Q: 'a"b$c' };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LspClient } from '../lsp/rpcClient';
 import * as service from '../../server/src/service/languageService';
-import { isLoopbackAddress } from '../../bench/src/sandbox/common';
+import { isLoopbackAddress } from '../../server/src/runner/sandbox/common';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
 
 /** Answers within this many ms (the bound is 1 s; CI machines are shared and slower). */

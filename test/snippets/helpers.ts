@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { findMatrixBinary, loadMatrix, type MatrixBinary, type MatrixProduct } from '../../bench/src/matrix';
+import { findMatrixBinary, loadMatrix, type MatrixBinary, type MatrixProduct } from '../../server/src/runner/matrix';
 
 export const NGINX_VERSIONS = ['1.22', '1.26', '1.30'];
 export const HAPROXY_VERSIONS = ['2.6', '3.0', '3.2'];

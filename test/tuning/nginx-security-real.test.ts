@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 import { nginxTuning } from '../../server/src/service/tuning';
-import { loadMatrix } from '../../bench/src/matrix';
+import { loadMatrix } from '../../server/src/runner/matrix';
 
 const R = String.raw;
 const pathNginx = spawnSync('sh', ['-c', 'command -v nginx'], { encoding: 'utf8' }).stdout.trim();

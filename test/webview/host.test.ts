@@ -8,7 +8,7 @@ import { RunStore } from '../../client/src/benchmark/runStore';
 import { bodyContentType, toBenchOptions } from '../../client/src/benchmark/options';
 import { DEFAULT_RUN_OPTIONS } from '../../protocol/panel';
 import { BenchUsageError, pickBackend, pickListener, resolveOptions } from '../../bench/src/index';
-import type { SandboxListener } from '../../bench/src/sandbox/common';
+import type { SandboxListener } from '../../server/src/runner/sandbox/common';
 import { SCENARIOS, needsTls, scenarioFacts, sendsOwnRequests, type ScenarioName } from '../../protocol/scenarios';
 import { run } from './fixtures';
 

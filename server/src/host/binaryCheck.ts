@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { ProxyKind } from '../../../protocol/bench';
 import type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
-import { findBinary, freePorts, binaryVersion } from '../../../bench/src/proxy';
+import { findBinary, freePorts, binaryVersion } from '../runner/proxy';
 import {
   BACKEND_SLOTS,
   fillPorts,
@@ -24,9 +24,9 @@ import {
   removeSandboxDir,
   SandboxRefusal,
   writeText,
-} from '../../../bench/src/sandbox/common';
-import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../../../bench/src/sandbox/index';
-import { Containment } from '../../../bench/src/contain';
+} from '../runner/sandbox/common';
+import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../runner/sandbox/index';
+import { Containment } from '../runner/contain';
 
 export type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
 

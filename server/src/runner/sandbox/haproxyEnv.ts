@@ -4,7 +4,7 @@
 // from their line on. The planner then sees what HAProxy will see. A variable in a keyword or a
 // section header (the word that decides what a line is) is refused instead: what the line does
 // would depend on a value the planner would have to trust.
-import type { HaproxyFile, Statement, Word } from '../../../server/src/languages/haproxy/ast';
+import type { HaproxyFile, Statement, Word } from '../../languages/haproxy/ast';
 import { SandboxRefusal, applyEdits, type Edit } from './common';
 
 export interface EnvExpansion {

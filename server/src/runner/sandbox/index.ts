@@ -5,7 +5,7 @@ import { readFileSync, existsSync, realpathSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import type { ProxyKind, SandboxAdjustment } from '../../../protocol/bench';
+import type { ProxyKind, SandboxAdjustment } from '../../../../protocol/bench';
 import { loadMatrix } from '../matrix';
 import { binaryVersion, findBinary, freePorts, INSTALL_HINT, SupervisedProcess, waitForPort } from '../proxy';
 import { closeHostListeners, Containment, hostListeners, INHERITED_FD_BASE, type HostListener } from '../contain';
@@ -27,7 +27,7 @@ import {
 } from './common';
 import { planNginxSandbox } from './nginx';
 import { planHaproxySandbox } from './haproxy';
-import { detectLanguage } from '../../../server/src/languages/detect';
+import { detectLanguage } from '../../languages/detect';
 
 export { ConfigCheckError, SandboxRefusal } from './common';
 export type { SandboxListener } from './common';

@@ -12,7 +12,7 @@
 //   file and line. The user's files are only read.
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseNginx } from '../../../server/src/languages/nginx/parser';
+import { parseNginx } from '../../languages/nginx/parser';
 import {
   CACHE_PATHS,
   DIRECTIVES,
@@ -20,10 +20,10 @@ import {
   PASS_DIRECTIVES,
   STORE_DIRECTIVES,
   TEMP_PATH_DIRECTIVES,
-} from '../../../server/src/languages/nginx/data';
-import type { SandboxAdjustment } from '../../../protocol/bench';
+} from '../../languages/nginx/data';
+import type { SandboxAdjustment } from '../../../../protocol/bench';
 import { RESERVED_FILES, type MachineLimits } from './limits';
-import { childContext, type Directive, type NginxFile, type Word } from '../../../server/src/languages/nginx/ast';
+import { childContext, type Directive, type NginxFile, type Word } from '../../languages/nginx/ast';
 import {
   applyEdits,
   backendPortText,

@@ -9,9 +9,9 @@
 //   Lua, external checks, `program` sections) is refused with the line. The user's file is only read.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
-import type { Section, Statement, Word } from '../../../server/src/languages/haproxy/ast';
-import { PROXY_KINDS } from '../../../server/src/languages/haproxy/overrides';
+import { parseHaproxy } from '../../languages/haproxy/parser';
+import type { Section, Statement, Word } from '../../languages/haproxy/ast';
+import { PROXY_KINDS } from '../../languages/haproxy/overrides';
 import {
   applyEdits,
   backendPortText,
@@ -22,7 +22,7 @@ import {
   type Edit,
   type SandboxListener,
 } from './common';
-import type { SandboxAdjustment } from '../../../protocol/bench';
+import type { SandboxAdjustment } from '../../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';
 import { RESERVED_FILES, type MachineLimits } from './limits';
 
