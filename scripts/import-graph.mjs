@@ -6,12 +6,11 @@
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { LAYERS, PURE_BUILTINS, layerOf, mayImport } from './layers.mjs';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOTS = ['protocol', 'server/src', 'bench/src', 'cli/src', 'client/src', 'webview/src'];
-const IMPORT =
-  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[\s;])import\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 function walk(dir, out) {
   if (!existsSync(dir)) return out;
@@ -32,16 +31,18 @@ function resolveSpec(file, spec) {
   return null;
 }
 
-/** Strips comments so an import in a comment is not counted. */
-const stripComments = (s) => s.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
+/**
+ * A file's import specifiers as TypeScript reads them (imports, re-exports, import(), require()),
+ * so that text in comments and strings (a glob such as `modules/*.so`, the k6 script bench/src/export.ts
+ * writes) is neither counted nor allowed to hide a real import.
+ */
+const specifiers = (src) => ts.preProcessFile(src, true, true).importedFiles.map((f) => f.fileName);
 
 export function importGraph(repo = REPO) {
   const files = ROOTS.flatMap((r) => walk(join(repo, r), []));
   const edges = [];
   for (const f of files) {
-    const src = stripComments(readFileSync(f, 'utf8'));
-    for (const m of src.matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3] ?? m[4];
+    for (const spec of specifiers(readFileSync(f, 'utf8'))) {
       const from = relative(repo, f);
       if (spec.startsWith('.')) {
         const t = resolveSpec(f, spec);
