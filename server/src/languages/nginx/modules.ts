@@ -7,7 +7,7 @@
 // machine comes in as facts (ModuleHostFacts), never read here.
 import modulesJson from './data/modules.json';
 import type { Directive, NginxFile } from './ast';
-import type { DirectiveVariant } from './data';
+import type { DirectiveVariant } from './directiveTypes';
 
 export interface LoadableModule {
   /** `.so` base name (`ngx_http_headers_more_filter_module`). */
