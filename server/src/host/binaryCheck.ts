@@ -1,10 +1,10 @@
 // The binary's own config test (`nginx -t` / `haproxy -c`) on a sandboxed copy, for the editor's
 // "Validate with nginx -t / haproxy -c" and the formatting tests. A node adapter of the server
-// (it starts a process); it lives here, not in bench/, so the server does not import the
-// benchmark engine's folder for it while bench imports the languages' parsers. The copy is made
-// by the benchmark sandbox (bench/src/sandbox/nginx.ts, haproxy.ts): listen/bind addresses become free
-// loopback ports (`nginx -t` binds them for a moment), upstream and server addresses point at
-// loopback (so no name is looked up), pid, logs, temp and cache paths go into the temp folder.
+// (it starts a process) over the runner (server/src/runner), which the benchmark engine uses too.
+// The copy is made by the runner's sandbox (server/src/runner/sandbox/nginx.ts, haproxy.ts):
+// listen/bind addresses become free loopback ports (`nginx -t` binds them for a moment), upstream
+// and server addresses point at loopback (so no name is looked up), pid, logs, temp and cache
+// paths go into the temp folder.
 // Lines keep their numbers in the copy, and the copies' paths in the binary's messages are
 // mapped back to the user's files. Nothing is started beyond the check, which runs in a process
 // group of its own, is killed on timeout, and the temp folder is always removed.

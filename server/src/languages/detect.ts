@@ -1,6 +1,6 @@
 // The one place that tells an nginx config from a HAProxy one. The language server (documents
 // whose languageId is not ours), the command line (`check`, `format`), the workspace index, the
-// benchmark engine (bench/src/sandbox) and the extension (its benchmark controller, and the
+// benchmark engine (server/src/runner/sandbox) and the extension (its benchmark controller, and the
 // language of a document VS Code put in one of ours by a folder pattern: languageCorrection) all
 // call this, so a file is never nginx to one part of the product and HAProxy to another.
 // Pure: a name and a text in, a language out (callers that only have a path read the file).
