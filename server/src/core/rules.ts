@@ -59,6 +59,14 @@ export interface Finding<Id extends string = string> {
   deprecated?: boolean;
 }
 
+/** A finding moved by `delta` characters, with its fixes' edits (a memoized block's findings reused at a new offset). */
+export function shiftFinding<F extends Finding>(f: F, delta: number): F {
+  const g: F = { ...f, start: f.start + delta, end: f.end + delta };
+  if (f.fixes)
+    g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
+  return g;
+}
+
 export type { DiagnosticData, FixData } from '../../../protocol/fix';
 
 const SEVERITY: Record<Exclude<RuleSeverity, 'off'>, DiagnosticSeverity> = {

@@ -3,7 +3,7 @@
 // against the rule rows of rules.ts; the shared rule engine turns them into LSP diagnostics.
 import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { Fix } from '../../core/rules';
+import { shiftFinding, type Fix } from '../../core/rules';
 import { haproxyRegistry as haproxyRules, type HaproxyFinding as Finding, type HaproxyRuleName } from './rules';
 import type { ServiceSettings } from '../../core/types';
 import { compareVersions } from '../../core/version';
@@ -1150,16 +1150,10 @@ function disabledSignature(c: Checker, sec: Section): string {
   return sig;
 }
 
-function shifted(f: Finding, d: number): Finding {
-  const g: Finding = { ...f, start: f.start + d, end: f.end + d };
-  if (f.fixes) g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + d, end: e.end + d })) }));
-  return g;
-}
-
 /** Findings of a section result into the run's list, moved by `d` characters. */
 function emit(c: Checker, list: readonly Finding[], d: number): void {
   if (d === 0) for (let i = 0; i < list.length; i++) c.out.push(list[i]);
-  else for (let i = 0; i < list.length; i++) c.out.push(shifted(list[i], d));
+  else for (let i = 0; i < list.length; i++) c.out.push(shiftFinding(list[i], d));
 }
 
 const at = (r: { start: number; end: number }, d: number) => ({ start: r.start + d, end: r.end + d });
@@ -1542,7 +1536,7 @@ function checkReferences(c: Checker, file: HaproxyFile, proxies: Proxy[], result
           guess ? { fixes: c.replaceFix(w, guess) } : {},
         );
       } else if (item.t === 'finding') {
-        c.out.push(p.d ? shifted(item.f, p.d) : item.f);
+        c.out.push(p.d ? shiftFinding(item.f, p.d) : item.f);
       } else if (item.t === 'track') {
         if (!tables.has(p.name))
           c.add(

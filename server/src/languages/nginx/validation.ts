@@ -5,6 +5,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { nginxRegistry as nginxRules, type NginxFinding as Finding, type NginxRuleId } from './rules';
 import { compareVersions } from '../../core/version';
+import { shiftFinding } from '../../core/rules';
 import { editDistance } from '../../core/editDistance';
 import type { Directive, NginxFile, Word } from './ast';
 import { childContext, variablesIn } from './ast';
@@ -722,14 +723,6 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       else visitList(c, d.block.children, inner, d, depth + 1);
     }
   }
-}
-
-/** A finding moved by `delta` characters (with its fixes' edits). */
-function shiftFinding(f: Finding, delta: number): Finding {
-  const g: Finding = { ...f, start: f.start + delta, end: f.end + delta };
-  if (f.fixes)
-    g.fixes = f.fixes.map((fx) => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
-  return g;
 }
 
 /** Whether every offset of the findings lies in [from, to] (a block's findings that point elsewhere are not memoized). */

@@ -12,7 +12,7 @@
 // leaves everything outside that server, its listen lines and any `map` in it as they were: what a
 // per-part check reads of the file beyond a node's own blocks (the http and main levels, the
 // default servers, `map` variables) is then what it was.
-import type { Fix } from '../../../core/rules';
+import { shiftFinding } from '../../../core/rules';
 import type { ServiceSettings } from '../../../core/types';
 import {
   CHECK_OF,
@@ -124,13 +124,6 @@ function listensOf(text: string, b: BlockLevel): string {
     if (d.name === 'listen' && !d.entry) out += `${text.slice(d.start, d.end)}\n`;
   }
   return out;
-}
-
-function shiftFinding(f: Finding, delta: number): Finding {
-  const g: Finding = { ...f, start: f.start + delta, end: f.end + delta };
-  if (f.fixes)
-    g.fixes = f.fixes.map((fx): Fix => ({ ...fx, edits: fx.edits.map((e) => ({ ...e, start: e.start + delta, end: e.end + delta })) }));
-  return g;
 }
 
 function within(list: readonly Finding[], from: number, to: number): boolean {
