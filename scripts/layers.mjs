@@ -79,11 +79,12 @@ export const LAYERS = [
     node: true,
     packages: ['vscode-languageserver-types', 'vscode-languageserver-textdocument'],
   },
-  // the client runs the benchmark engine in-process and uses the service's published surface only
+  // the client runs the benchmark engine in-process, finds the binaries with the runner's lookup and
+  // uses the service's published surface only
   {
     name: 'client',
     prefix: 'client/src/',
-    may: ['protocol', 'bench', 'core', 'published'],
+    may: ['protocol', 'bench', 'runner', 'core', 'published'],
     node: true,
     packages: ['vscode', 'vscode-languageclient'],
   },

@@ -4,8 +4,9 @@
 // version comes from its own `-v`, asked once per binary file (keyed by path, size and mtime).
 // No vscode import: unit-tested directly.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
+import { findOnPath, isExecutableFile as isExecutable } from '../../../server/src/runner/lookup';
 
 export type Kind = 'nginx' | 'haproxy';
 
@@ -26,24 +27,8 @@ export interface DiscoverInput {
   envPath?: string;
 }
 
-function isExecutable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** The binary named `name` on PATH and in the sbin folders, first hit. */
-export function onPath(name: string, envPath = process.env.PATH ?? ''): string | undefined {
-  for (const d of [...envPath.split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin']) {
-    if (!d) continue;
-    const p = path.join(d, name);
-    if (isExecutable(p)) return p;
-  }
-  return undefined;
-}
+/** The binary named `name` on PATH and in the usual folders, first hit (the runner's lookup). */
+export const onPath = findOnPath;
 
 /** The version a binary printed for `-v` (`nginx version: nginx/1.30.6`, `HAProxy version 3.2.26-1 ...`). */
 export function parseVersionOutput(text: string): { kind: Kind; version: string } | undefined {

@@ -6,12 +6,10 @@
 // starting `nginx -v` costs a short-lived command like `check` more than reading that record.
 import type * as ChildProcess from 'node:child_process';
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { LanguageId } from '../core/types';
 import { cacheDir, makeCacheDir } from './cacheDir';
-
-/** Where package managers put the binaries when /usr/sbin is not on a user's PATH. */
-const EXTRA_DIRS = ['/usr/sbin', '/usr/local/sbin', '/usr/local/bin', '/opt/homebrew/bin', '/usr/local/nginx/sbin'];
+import { findOnPath } from '../runner/lookup';
 
 const BINARY: Record<LanguageId, string> = { nginx: 'nginx', haproxy: 'haproxy' };
 
@@ -24,12 +22,7 @@ export function parseVersionOutput(lang: LanguageId, output: string): string | u
 /** The binary to ask: an explicit path, else the first one on PATH or in the usual sbin folders. */
 export function findBinary(lang: LanguageId, explicitPath?: string, envPath = process.env.PATH ?? ''): string | undefined {
   if (explicitPath) return existsSync(explicitPath) ? explicitPath : undefined;
-  const exe = process.platform === 'win32' ? `${BINARY[lang]}.exe` : BINARY[lang];
-  for (const dir of [...envPath.split(delimiter).filter(Boolean), ...EXTRA_DIRS]) {
-    const candidate = join(dir, exe);
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
+  return findOnPath(BINARY[lang], envPath);
 }
 
 const cache = new Map<string, string | undefined>();

@@ -10,6 +10,7 @@ import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import { groupCpuSeconds, groupMembers } from './proc';
 import { stdioWithFds, type Containment } from './contain';
+import { findOnPath } from './lookup';
 
 /** How a supervised child is started (all optional). */
 export interface SuperviseOptions {
@@ -210,25 +211,20 @@ export const INSTALL_HINT: Record<'nginx' | 'haproxy', string> = {
     'haproxy was not found on PATH; install it (Debian/Ubuntu: `apt-get install haproxy`) or pass its path (--binary / proxyTuner.haproxy.path).',
 };
 
-/** Finds an executable on PATH (plus the usual sbin folders, which a normal user's PATH may lack). */
+/** An explicit binary (when executable), else the one findOnPath finds (lookup.ts). */
 export function findBinary(name: string, explicit?: string): string | null {
-  const isExec = (p: string) => {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   // absolute: the proxy runs with its sandbox folder as the working directory
-  if (explicit) return isExec(explicit) ? path.resolve(explicit) : null;
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter), '/usr/sbin', '/usr/local/sbin', '/sbin'];
-  for (const d of dirs) {
-    if (!d) continue;
-    const p = path.join(d, name);
-    if (isExec(p)) return p;
+  if (explicit) return isExecutable(explicit) ? path.resolve(explicit) : null;
+  return findOnPath(name) ?? null;
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  return null;
 }
 
 /** `nginx -v` / `haproxy -v` → "1.22.1" / "2.6.12" (empty when unknown). */
