@@ -52,6 +52,21 @@ export interface StepLoad {
   intervalMs: number;
 }
 
+/**
+ * The run options' bounds, [least, most]: the engine refuses a value outside them (bench/src
+ * resolveOptions), and the panel's form, its message check (protocol/panel.ts LIMITS) and the
+ * extension's settings (package.json, checked by test/client/limits.test.ts) offer the same.
+ */
+export const RUN_LIMITS = {
+  connections: [1, 10_000],
+  rate: [0, 1_000_000],
+  durationMs: [100, 600_000],
+  warmupMs: [0, 600_000],
+  streams: [1, 1000],
+  threads: [1, 16],
+  timeoutMs: [10, 120_000],
+} as const;
+
 export interface BenchOptions {
   /** The user's nginx.conf or haproxy.cfg (read, never written). Omit with `target`. */
   configPath?: string;

@@ -6,6 +6,7 @@ import {
   BODYLESS_METHODS,
   HTTP_METHODS,
   MAX_REQUEST_BODY_BYTES,
+  RUN_LIMITS,
   SCENARIOS,
   type BenchResult,
   type HttpMethod,
@@ -53,11 +54,12 @@ export interface PanelBinary {
   source: string;
 }
 
+/** The panel's bounds: the engine's (RUN_LIMITS), in the form's units (seconds). */
 export const LIMITS = {
-  connections: [1, 2000],
-  rate: [0, 1_000_000],
-  durationS: [1, 600],
-  warmupS: [0, 60],
+  connections: RUN_LIMITS.connections,
+  rate: RUN_LIMITS.rate,
+  durationS: [1, RUN_LIMITS.durationMs[1] / 1000],
+  warmupS: [RUN_LIMITS.warmupMs[0] / 1000, RUN_LIMITS.warmupMs[1] / 1000],
   pathLength: 2048,
   hostLength: 255,
 } as const;

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import type { BenchOptions, BenchResult, DirectResult, ScenarioName, SecondSample } from '../../protocol/bench';
 import * as path from 'node:path';
-import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS } from '../../protocol/bench';
+import { BODYLESS_METHODS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, RUN_LIMITS, SCENARIOS } from '../../protocol/bench';
 import { GET_POST_MIX, needsTls, scenarioFacts, sendsOwnRequests } from '../../protocol/scenarios';
 import { Backend, MAX_RESPONSE_BYTES } from './backend';
 import type { ExportRequest, ExportScenario } from './export';
@@ -79,13 +79,13 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
     if (!Number.isFinite(x) || x < min || x > max) throw new BenchUsageError(`${what} must be between ${min} and ${max} (got ${v})`);
     return x;
   };
-  const connections = Math.floor(int(o.connections, 10, 1, 10_000, 'connections'));
-  const rate = int(o.rate, 0, 0, 1_000_000, 'rate');
-  const durationMs = int(o.durationMs, 10_000, 100, MAX_DURATION_MS, 'duration (ms)');
-  const warmupMs = int(o.warmupMs, 2000, 0, MAX_DURATION_MS, 'warm-up (ms)');
-  const streams = Math.floor(int(o.streams, 10, 1, 1000, 'streams'));
-  const threads = Math.floor(int(o.threads, 1, 1, 16, 'threads'));
-  const timeoutMs = int(o.timeoutMs, 5000, 10, 120_000, 'timeout (ms)');
+  const connections = Math.floor(int(o.connections, 10, ...RUN_LIMITS.connections, 'connections'));
+  const rate = int(o.rate, 0, ...RUN_LIMITS.rate, 'rate');
+  const durationMs = int(o.durationMs, 10_000, ...RUN_LIMITS.durationMs, 'duration (ms)');
+  const warmupMs = int(o.warmupMs, 2000, ...RUN_LIMITS.warmupMs, 'warm-up (ms)');
+  const streams = Math.floor(int(o.streams, 10, ...RUN_LIMITS.streams, 'streams'));
+  const threads = Math.floor(int(o.threads, 1, ...RUN_LIMITS.threads, 'threads'));
+  const timeoutMs = int(o.timeoutMs, 5000, ...RUN_LIMITS.timeoutMs, 'timeout (ms)');
   const path = o.path ?? '/';
   if (!path.startsWith('/') || /[\s\r\n]/.test(path))
     throw new BenchUsageError(`path must start with "/" and contain no spaces (got "${path}")`);

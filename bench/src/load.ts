@@ -3,13 +3,13 @@
 // workers (run end, error, abort, hard deadline).
 import { Worker } from 'node:worker_threads';
 import { performance, type RecordableHistogram } from 'node:perf_hooks';
-import type { ErrorCounts, ScenarioName, SecondSample, StepLoad } from '../../protocol/bench';
+import { RUN_LIMITS, type ErrorCounts, type ScenarioName, type SecondSample, type StepLoad } from '../../protocol/bench';
 import type { BatchMessage, LoadTarget, WorkerConfig, WorkerMessage } from './generator';
 import { addErrors, emptyErrors, newHistogram, recordUs, summarize, totalErrors } from './histogram';
 import { workerEntryPath, workerEvalSource } from './paths';
 import { threadCpuSeconds } from '../../server/src/runner/proc';
 
-export const MAX_DURATION_MS = 600_000;
+export const MAX_DURATION_MS = RUN_LIMITS.durationMs[1];
 
 export interface LoadOptions {
   scenario: ScenarioName;

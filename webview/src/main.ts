@@ -15,6 +15,7 @@ import { BODYLESS_METHODS, HTTP_METHODS, SCENARIOS, type ScenarioName, type Seco
 import { sendsOwnRequests } from '../../protocol/scenarios';
 import {
   DEFAULT_RUN_OPTIONS,
+  LIMITS,
   runOptionsProblem,
   validateHostMessage,
   type HostToPanel,
@@ -104,10 +105,10 @@ app.innerHTML = `
   <div class="field"><vscode-label for="scenario">Scenario</vscode-label><vscode-single-select id="scenario"></vscode-single-select></div>
   <div class="field"><vscode-label for="model">Load model</vscode-label>
     <vscode-single-select id="model"><vscode-option value="closed">Connections (closed)</vscode-option><vscode-option value="open">Rate (open)</vscode-option></vscode-single-select></div>
-  <div class="field" id="connections-field"><vscode-label for="connections">Connections</vscode-label><vscode-textfield id="connections" type="number" min="1" max="2000"></vscode-textfield></div>
+  <div class="field" id="connections-field"><vscode-label for="connections">Connections</vscode-label><vscode-textfield id="connections" type="number" min="${LIMITS.connections[0]}" max="${LIMITS.connections[1]}"></vscode-textfield></div>
   <div class="field" id="rate-field"><vscode-label for="rate">Rate (req/s)</vscode-label><vscode-textfield id="rate" type="number" min="1"></vscode-textfield></div>
-  <div class="field"><vscode-label for="duration">Duration (s)</vscode-label><vscode-textfield id="duration" type="number" min="1" max="600"></vscode-textfield></div>
-  <div class="field"><vscode-label for="warmup">Warm-up (s)</vscode-label><vscode-textfield id="warmup" type="number" min="0" max="60"></vscode-textfield></div>
+  <div class="field"><vscode-label for="duration">Duration (s)</vscode-label><vscode-textfield id="duration" type="number" min="${LIMITS.durationS[0]}" max="${LIMITS.durationS[1]}"></vscode-textfield></div>
+  <div class="field"><vscode-label for="warmup">Warm-up (s)</vscode-label><vscode-textfield id="warmup" type="number" min="${LIMITS.warmupS[0]}" max="${LIMITS.warmupS[1]}"></vscode-textfield></div>
   <div class="field wide"><vscode-label for="path">Path</vscode-label><vscode-textfield id="path"></vscode-textfield></div>
   <div class="field"><vscode-label for="host">Host header</vscode-label><vscode-textfield id="host" placeholder="localhost"></vscode-textfield></div>
   <div class="field"><vscode-label for="method">Method</vscode-label>

@@ -10,6 +10,7 @@ import type { BenchResult, ProxyKind } from '../../../protocol/bench';
 import type { FixData } from '../../../protocol/fix';
 import {
   DEFAULT_RUN_OPTIONS,
+  LIMITS,
   isRunOptions,
   type HostToPanel,
   type PanelRunOptions,
@@ -489,10 +490,10 @@ export class BenchmarkController implements PanelHost {
       ...DEFAULT_RUN_OPTIONS,
       scenario: result.scenario,
       model: result.model,
-      connections: clamp(result.connections || DEFAULT_RUN_OPTIONS.connections, 1, 2000),
-      rate: result.model === 'open' ? clamp(result.rate ?? 1, 1, 1_000_000) : 0,
-      durationS: clamp(result.durationS || 1, 1, 600),
-      warmupS: clamp(sc?.warmupS ?? 0, 0, 60),
+      connections: clamp(result.connections || DEFAULT_RUN_OPTIONS.connections, ...LIMITS.connections),
+      rate: result.model === 'open' ? clamp(result.rate ?? 1, 1, LIMITS.rate[1]) : 0,
+      durationS: clamp(result.durationS || 1, ...LIMITS.durationS),
+      warmupS: clamp(sc?.warmupS ?? 0, ...LIMITS.warmupS),
       path: first?.path && /^\/[\x21-\x7e]*$/.test(first.path) ? first.path : '/',
       method: (first && sc?.requests.length === 1 ? first.method : 'GET') as PanelRunOptions['method'],
       body: '',
