@@ -24,6 +24,7 @@ import {
   LISTEN_SOCKET_OPTIONS,
   MAIN_MARKERS,
   NGINX_CONTEXTS,
+  VARIABLE_SETTERS,
   type DirectiveVariant,
   type ValueType,
 } from './data';
@@ -179,26 +180,15 @@ function mayHoldCaptures(file: NginxFile): boolean {
   return typeof file.text !== 'string' || file.text.indexOf('(?') >= 0;
 }
 
-/** How a directive defines a variable: 0 none, 1 its first argument, 2 its second, 3 its last. */
+/**
+ * How a directive defines a variable: 0 none, 1 its first argument, 2 its second, 3 its last.
+ * The known setters are groups.json's variableSetters; a third-party module's `set_*`, `*_set` and
+ * `geoip2*` directives set their first argument.
+ */
 function definitionKind(n: string): number {
-  if (
-    n === 'set' ||
-    n === 'js_set' ||
-    n === 'perl_set' ||
-    n === 'auth_request_set' ||
-    n === 'js_var' ||
-    n === 'auth_jwt_claim_set' ||
-    n === 'auth_jwt_header_set' ||
-    n.startsWith('set_') ||
-    n === 'set_by_lua' ||
-    n === 'set_by_lua_block' ||
-    n === 'set_by_lua_file' ||
-    n === 'perl_set'
-  )
-    return 1;
-  if (n === 'map' || n === 'split_clients' || n === 'keyval' || n === 'mirror_set') return 2;
-  if (n === 'geo') return 3;
-  if (n.endsWith('_set') || n.startsWith('geoip2')) return 1;
+  const at = VARIABLE_SETTERS.get(n);
+  if (at !== undefined) return at === -1 ? 3 : at + 1;
+  if (n.startsWith('set_') || n.endsWith('_set') || n.startsWith('geoip2')) return 1;
   return 0;
 }
 
