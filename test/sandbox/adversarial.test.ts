@@ -13,9 +13,9 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { findBinary, runBenchmark, SandboxRefusal } from '../../bench/src/index';
 import { Containment, unavailableReason } from '../../server/src/runner/contain';
 import { findMatrixBinary, loadMatrix, type MatrixBinary } from '../../server/src/runner/matrix';
@@ -27,6 +27,19 @@ const haveStrace = spawnSync('strace', ['-V'], { stdio: 'ignore' }).status === 0
 const bundled = join(__dirname, '..', '..', 'dist', 'loadWorker.js');
 if (existsSync(bundled)) process.env.PROXY_TUNER_WORKER_ENTRY = bundled;
 const root = mkdtempSync(join(tmpdir(), 'pt-adversarial-'));
+// the containment shows nothing of the host writable: the traces go to a folder bound in for tests
+const traceDir = join(root, 'traces');
+mkdirSync(traceDir, { mode: 0o777 });
+chmodSync(traceDir, 0o777);
+chmodSync(root, 0o755);
+process.env.PROXY_TUNER_TEST_TRACE_DIR = traceDir;
+/** Traces of the processes that ran with `dir` as their working folder. */
+function tracesOf(dir: string): string {
+  let out = '';
+  const tag = `.pt-trace.${basename(dir)}.`;
+  for (const n of readdirSync(traceDir)) if (n.startsWith(tag)) out += readFileSync(join(traceDir, n), 'utf8');
+  return out;
+}
 const SYSCALLS =
   'connect,sendto,sendmsg,sendmmsg,open,openat,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,truncate,link,linkat,symlink,symlinkat';
 
@@ -36,7 +49,7 @@ function tracedBinary(kind: 'nginx' | 'haproxy', real = findBinary(kind), name: 
   // traces only in a run's folder (the engine's own `-v`/`-V` probes run elsewhere)
   writeFileSync(
     file,
-    `#!/bin/sh\ncase "$PWD" in\n  */proxy-tuner-bench-*) exec strace -f -qq -s 300 -o "$PWD/.pt-trace.$$" -e trace=${SYSCALLS} ${real} "$@" ;;\nesac\nexec ${real} "$@"\n`,
+    `#!/bin/sh\ncase "$PWD" in\n  */proxy-tuner-bench-*) exec strace -f -qq -s 300 -o "${traceDir}/.pt-trace.$(basename "$PWD").$$" -e trace=${SYSCALLS} ${real} "$@" ;;\nesac\nexec ${real} "$@"\n`,
   );
   chmodSync(file, 0o755);
   return file;
@@ -71,6 +84,23 @@ interface Attempt {
 
 const isLoopback = (a: string) => /^127\./.test(a) || a === '::1' || /^::ffff:127\./.test(a) || a === '0.0.0.0' || a === '::';
 
+/** Folders that are fresh, empty tmpfs mounts inside the containment (server/src/runner/contain.ts). */
+const PRIVATE_TMPFS = /^\/(tmp|run|home|root|var\/(run|lib|log|tmp|cache))(\/|$)/;
+
+/** Writes of a trace into the containment's private tmpfs folders (they succeed there and stay there). */
+function privateWrites(trace: string): string[] {
+  const out: string[] = [];
+  for (const line of trace.split('\n')) {
+    const m = /^\d+\s+(open|openat|mkdir|mkdirat|creat)\((.*)\)\s+=\s+(-?\d+)(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const p = /"([^"]*)"/.exec(m[2])?.[1];
+    if (!p || !PRIVATE_TMPFS.test(p)) continue;
+    if (m[1].startsWith('open') && !/O_WRONLY|O_RDWR|O_CREAT/.test(m[2])) continue;
+    out.push(`${m[1]} ${p} ${Number(m[3]) >= 0 ? 'done in the private tmpfs' : m[4].trim().split(' ')[0]}`);
+  }
+  return out;
+}
+
 /** The connects/datagrams off loopback and the writes outside `dir` of a trace. */
 export function offLimits(trace: string, dir: string): Attempt[] {
   const out: Attempt[] = [];
@@ -97,6 +127,8 @@ export function offLimits(trace: string, dir: string): Attempt[] {
     const writes = call === 'open' || call === 'openat' ? /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND/.test(args) : true;
     if (!writes || !p.startsWith('/')) continue; // relative: the run's folder is the working directory
     if (p.startsWith(dir) || p.startsWith('/dev/') || p.startsWith('/proc/')) continue;
+    // the containment's own empty tmpfs folders: writes there never reach the host
+    if (PRIVATE_TMPFS.test(p)) continue;
     out.push({ call, target: p, result, ok });
   }
   return out;
@@ -151,7 +183,7 @@ describe('adversarial configs: refused, rewritten or contained; nothing leaves l
               mode = i.mode;
             },
             onProxyStopped: (i) => {
-              for (const n of readdirSync(i.dir)) if (n.startsWith('.pt-trace.')) traces += readFileSync(join(i.dir, n), 'utf8');
+              traces += tracesOf(i.dir);
             },
           },
         ).then(
@@ -241,7 +273,18 @@ async function runContained(
   try {
     assert.equal(c.mode, 'namespace', c.reason);
     for (const [name, text] of Object.entries(files(dir))) writeFileSync(join(dir, name), text);
-    const w = c.wrap('strace', ['-f', '-qq', '-s', '300', '-o', join(dir, '.pt-trace'), '-e', `trace=${SYSCALLS}`, bin, ...args(dir)]);
+    const w = c.wrap('strace', [
+      '-f',
+      '-qq',
+      '-s',
+      '300',
+      '-o',
+      join(traceDir, `.pt-trace.${basename(dir)}.0`),
+      '-e',
+      `trace=${SYSCALLS}`,
+      bin,
+      ...args(dir),
+    ]);
     const child = spawn(w.cmd, w.args, { cwd: dir, detached: true, stdio: 'ignore' });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     const timer = setTimeout(() => {
@@ -254,10 +297,20 @@ async function runContained(
     await exited;
     clearTimeout(timer);
     await new Promise((r) => setTimeout(r, 100));
-    return { dir, trace: existsSync(join(dir, '.pt-trace')) ? readFileSync(join(dir, '.pt-trace'), 'utf8') : '' };
+    return { dir, trace: tracesOf(dir) };
   } finally {
     await c.dispose();
   }
+}
+
+/** Connects and datagrams to port 53 on the run's own loopback (name queries that reach nothing). */
+function loopbackQueries(trace: string): string[] {
+  const out: string[] = [];
+  for (const m of trace.matchAll(
+    /^\d+\s+(connect|sendto|sendmmsg)\(.*sin_port=htons\(53\).*inet_addr\("(127\.[^"]+)"\).*\)\s+=\s+(-?\d+)/gm,
+  ))
+    out.push(`${m[1]} ${m[2]}:53 (the run's own loopback: nothing listens)`);
+  return [...new Set(out)];
 }
 
 function containedRow(name: string, dir: string, trace: string, expect: RegExp[]): void {
@@ -268,8 +321,13 @@ function containedRow(name: string, dir: string, trace: string, expect: RegExp[]
     [],
     'nothing off loopback or outside the folder succeeded',
   );
-  // the telling ones first (a refused connect or write, not a folder that already existed)
-  const text = bad.map((a) => `${a.call} ${a.target} ${a.result}`).sort((x, y) => Number(/EEXIST/.test(x)) - Number(/EEXIST/.test(y)));
+  // the telling ones first (a refused connect or write, not a folder that already existed), then
+  // what stayed inside: writes into the containment's private tmpfs, name queries to its loopback
+  const text = [
+    ...bad.map((a) => `${a.call} ${a.target} ${a.result}`).sort((x, y) => Number(/EEXIST/.test(x)) - Number(/EEXIST/.test(y))),
+    ...privateWrites(trace),
+    ...loopbackQueries(trace),
+  ];
   for (const e of expect)
     assert.ok(
       text.some((t) => e.test(t)),
@@ -278,7 +336,7 @@ function containedRow(name: string, dir: string, trace: string, expect: RegExp[]
   rows.push({
     name,
     outcome: 'contained',
-    evidence: `${bad.length} attempt(s), all refused by the kernel: ${[...new Set(text)].slice(0, 4).join('; ')}`,
+    evidence: `${bad.length} attempt(s) off loopback or onto the host, all refused by the kernel; ${[...new Set(text)].slice(0, 4).join('; ')}`,
   });
 }
 
@@ -301,13 +359,17 @@ describe(
         const { dir, trace } = await runContained(
           nginxBin!,
           (d) => ['-t', '-p', d + '/', '-c', join(d, 'nginx.conf'), '-e', join(d, 'error.log')],
-          () => ({ 'nginx.conf': `load_module ${so};\nevents {}\n` }),
+          (d) => {
+            // the library is a file of the run (the containment shows nothing else of /tmp)
+            copyFileSync(so, join(d, 'pt-adv-evil.so'));
+            return { 'nginx.conf': `load_module ${join(d, 'pt-adv-evil.so')};\nevents {}\n` };
+          },
           10_000,
         );
         containedRow('contained (no rewrite): `load_module evil.so` constructor during `nginx -t`', dir, trace, [
           /^connect 203\.0\.113\.5 ENETUNREACH/,
           /^sendto 203\.0\.113\.5 ENETUNREACH/,
-          /^openat \/etc\/pt-adv-evil EROFS/,
+          /^openat \/etc\/pt-adv-evil (EROFS|EACCES)/,
         ]);
         assert.ok(!existsSync('/etc/pt-adv-evil'));
         rmSync(dir, { recursive: true, force: true });
@@ -315,11 +377,13 @@ describe(
     );
 
     for (const [label, http, expect] of [
-      ['the compiled-in access log (/var/log/nginx/access.log)', '', /\/var\/log\/nginx\/access\.log (EROFS|EACCES)/],
+      // written into the containment's own empty /var/log (tmpfs), never the host's
+      ['the compiled-in access log (/var/log/nginx/access.log)', '', /^open(at)? \/var\/log\/nginx\/access\.log done in the private tmpfs/],
+      // no resolv.conf in the containment's /etc: glibc asks 127.0.0.1:53, the run's own loopback
       [
         '`set_real_ip_from pt-adv.example.com` (a DNS query at start)',
         '  set_real_ip_from pt-adv.example.com;\n',
-        /^(connect|sendto) \S+ ENETUNREACH/,
+        /^(connect|sendto) 127\.0\.0\.1/,
       ],
     ] as const) {
       it(`nginx -t without the rewrite: ${label}`, { skip: !nginxBin && 'nginx not installed' }, async () => {

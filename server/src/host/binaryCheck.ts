@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import type { ProxyKind } from '../../../protocol/bench';
 import type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
-import { findBinary, freePorts, binaryVersion } from '../runner/proxy';
+import { cleanEnv, findBinary, freePorts, binaryVersion } from '../runner/proxy';
 import {
   BACKEND_SLOTS,
   fillPorts,
@@ -99,7 +99,8 @@ export function parseHaproxyOutput(output: string): BinaryMessage[] {
 function run(binary: string, args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn(binary, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // a clean environment: nothing of ours (tokens, the user's settings) for `.warning "${VAR}"` to print
+    const child = spawn(binary, args, { cwd, env: cleanEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const collect = (b: Buffer) => {
       if (output.length < 256 * 1024) output += b.toString();
     };

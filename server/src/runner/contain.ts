@@ -17,7 +17,21 @@
 // Where this is unavailable (not Linux, no bwrap/nsenter, user namespaces off), `mode` is
 // 'rewrite-only' with the reason, and runs rely on the config rewrite alone.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
+import { randomInt } from 'node:crypto';
 import * as path from 'node:path';
 import * as net from 'node:net';
 
@@ -28,6 +42,48 @@ const HOLDER = [
   'case "$1" in */proxy-tuner-bench-*) ;; *) exit 0 ;; esac',
   'sleep 1; rm -rf -- "$1"; sleep 2; rm -rf -- "$1"',
 ].join('\n');
+
+/** Where the contained uids start (see Containment.uid). */
+export const CONTAINED_UID_BASE = 0x5a000000;
+
+/** Caps of every contained process (prlimit) and of the run's folder (tmpfs). */
+export const LIMITS = {
+  /** RLIMIT_FSIZE: the largest file a contained process can write. */
+  fileSize: 256 * 1024 * 1024,
+  /** RLIMIT_NPROC: processes and threads of the run's uid (together). */
+  processes: 512,
+  /** RLIMIT_AS of a proxy (its config test included). */
+  addressSpace: 2 * 1024 * 1024 * 1024,
+  /**
+   * RLIMIT_AS of a Node child (the engine's own built-in backend, not the proxy): none, since V8
+   * reserves tens of GB of address space for WebAssembly (tsx's lexer) that it never touches.
+   */
+  nodeAddressSpace: 'unlimited',
+  /** Size of each empty tmpfs over /tmp, /run, /home, /root, /var/*. */
+  otherTmpfs: 64 * 1024 * 1024,
+  /** Size of the tmpfs that holds the run's folder inside the containment. */
+  runFolder: 512 * 1024 * 1024,
+};
+
+/** Files of /etc a proxy reads (users, name service, loader, time zone, CA store); nothing else of /etc is visible. */
+const ETC_FILES = [
+  'passwd',
+  'group',
+  'nsswitch.conf',
+  'hosts',
+  'host.conf',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'ssl/openssl.cnf',
+  'ssl/certs',
+  'ca-certificates.conf',
+  'mime.types',
+  'nginx',
+  'haproxy',
+  'alternatives',
+];
 
 /** The first file descriptor number used for handed-over listening sockets in a child. */
 export const INHERITED_FD_BASE = 10;
@@ -49,6 +105,13 @@ export class Containment {
     private readonly holder: ChildProcess | null,
     private readonly netnsPid: number,
   ) {}
+
+  /**
+   * The uid (and gid) the run's processes have on the host when the engine runs as root: picked
+   * at random from a range no distribution gives out, so no file, socket or process of the host
+   * belongs to it.
+   */
+  readonly uid = CONTAINED_UID_BASE + randomInt(0, 0x00ffffff);
 
   /** A containment that only relies on the rewrite (no namespaces). */
   static rewriteOnly(dir: string, reason: string): Containment {
@@ -167,8 +230,16 @@ export class Containment {
     return { TMPDIR: tmp };
   }
 
-  /** The command that runs `cmd args` contained (unchanged in rewrite-only mode). */
-  wrap(cmd: string, args: string[]): WrappedCommand {
+  /**
+   * The command that runs `cmd args` contained (unchanged in rewrite-only mode):
+   * `nsenter` into the run's network namespace; as root, `setpriv` to the run's own unused uid
+   * (no supplementary groups, no new privileges); `prlimit` caps; then `bwrap` with user, PID, IPC,
+   * UTS and cgroup namespaces, `--die-with-parent`, `--new-session`, and a root that holds only
+   * the system's programs and libraries, a minimal /etc, the binary's own files and the run's
+   * folder as a fresh size-capped tmpfs in which the engine's files are read-only binds. Nothing
+   * the contained process writes reaches the host's copy of the folder.
+   */
+  wrap(cmd: string, args: string[], opts: WrapOptions = {}): WrappedCommand {
     if (!this.contained) return { cmd, args };
     if (this.disposed) throw new Error("the run's containment was already closed");
     const root = process.getuid?.() === 0;
@@ -181,12 +252,57 @@ export class Containment {
     } catch {
       // made just before: keep the name
     }
-    // as root, or as the root of our own user namespace (unprivileged): keep only setuid/setgid
-    const caps = ['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_NET_BIND_SERVICE'];
-    return {
-      cmd: 'nsenter',
-      args: [...enter, '--', 'bwrap', '--ro-bind', '/', '/', '--dev', '/dev', '--bind', dir, dir, ...caps, '--', cmd, ...args],
-    };
+    // a Node program (the built-in backend), maybe under the supervisor's shell
+    const isNode = [cmd, ...args].some((a) => a === process.execPath || /(^|\/)node$/.test(a));
+    if (root) shareWithUid(dir, this.uid);
+    const drop = root
+      ? ['setpriv', '--reuid', String(this.uid), '--regid', String(this.uid), '--clear-groups', '--no-new-privs', '--']
+      : [];
+    const limits = [
+      'prlimit',
+      `--fsize=${LIMITS.fileSize}`,
+      `--nproc=${LIMITS.processes}`,
+      `--as=${isNode ? LIMITS.nodeAddressSpace : LIMITS.addressSpace}`,
+      `--nofile=${nofile()}`,
+      `--core=0`,
+      '--',
+    ];
+    // the binary may be an argument of the supervisor's shell: every program named is looked at
+    const programs = [cmd, ...args].filter((a) => path.isAbsolute(a) && !a.startsWith(dir + '/') && isProgram(a));
+    const visible = new Set<string>([
+      ...programs.flatMap(launcherRoots),
+      ...(isNode ? nodeRoots([cmd, ...args]) : []),
+      ...(opts.visible ?? []),
+    ]);
+    const bw = [
+      'bwrap',
+      '--unshare-user',
+      ...(root ? ['--uid', String(this.uid), '--gid', String(this.uid)] : []),
+      '--unshare-pid',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--hostname',
+      'proxy-tuner',
+      '--die-with-parent',
+      '--new-session',
+      ...systemRoot(),
+      ...[...visible].flatMap((v) => ['--ro-bind-try', v, v]),
+      '--size',
+      String(LIMITS.runFolder),
+      '--tmpfs',
+      dir,
+      ...runFolderBinds(dir),
+      ...testWritable(),
+      // the sandbox's own root (its /etc, /var) read-only: only the tmpfs mounts above take writes
+      '--remount-ro',
+      '/',
+      '--chdir',
+      dir,
+      '--cap-drop',
+      'ALL',
+    ];
+    return { cmd: 'nsenter', args: [...enter, '--', ...drop, ...limits, ...bw, '--', cmd, ...args] };
   }
 
   /** Ends the namespace holder (the namespace goes with its last process). Safe to call twice. */
@@ -205,6 +321,186 @@ export class Containment {
     await gone;
     clearTimeout(t);
   }
+}
+
+export interface WrapOptions {
+  /** More paths made visible read-only (the binary's own files when they live elsewhere). */
+  visible?: string[];
+}
+
+/** The system's programs and libraries, a minimal /etc, fresh /proc and /dev, empty tmpfs elsewhere. */
+function systemRoot(): string[] {
+  const out: string[] = ['--ro-bind', '/usr', '/usr'];
+  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    try {
+      const st = lstatSync(top);
+      if (st.isSymbolicLink()) out.push('--symlink', readlinkSync(top), top);
+      else if (st.isDirectory()) out.push('--ro-bind', top, top);
+    } catch {
+      // absent here
+    }
+  }
+  out.push('--proc', '/proc', '--dev', '/dev');
+  for (const t of ['/tmp', '/run', '/home', '/root', '/var/lib', '/var/log', '/var/tmp', '/var/cache'])
+    out.push('--size', String(LIMITS.otherTmpfs), '--tmpfs', t);
+  // nginx's compiled-in temp and log folders exist (empty, writable, gone with the run)
+  out.push('--symlink', '../run', '/var/run', '--dir', '/var/lib/nginx', '--dir', '/var/log/nginx');
+  out.push('--dir', '/etc');
+  for (const f of ETC_FILES) out.push('--ro-bind-try', `/etc/${f}`, `/etc/${f}`);
+  return out;
+}
+
+/**
+ * Inside the tmpfs that holds the run's folder: every folder of the host's copy again (writable,
+ * empty) and every regular file the engine wrote there as a read-only bind. Links and anything
+ * else are left out.
+ */
+function runFolderBinds(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, depth: number) => {
+    if (depth > 16 || out.length > 20_000) return;
+    let names: string[] = [];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names.sort()) {
+      const p = path.join(d, n);
+      let st;
+      try {
+        st = lstatSync(p);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        out.push('--dir', p);
+        walk(p, depth + 1);
+      } else if (st.isFile()) out.push('--ro-bind', p, p);
+    }
+  };
+  walk(dir, 0);
+  return out;
+}
+
+/**
+ * The host's copy of the run's folder is readable by the run's uid through its group (owner root,
+ * group the run's gid, no write for the group): the contained process reads the engine's files
+ * and can change none of them, and the engine's writes there never follow anything it made.
+ */
+function shareWithUid(dir: string, uid: number): void {
+  const walk = (p: string, depth: number) => {
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch {
+      return;
+    }
+    if (st.isSymbolicLink() || depth > 16) return;
+    try {
+      chownSync(p, 0, uid);
+      chmodSync(p, st.isDirectory() ? 0o750 : 0o640);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) for (const n of readdirSync(p)) walk(path.join(p, n), depth + 1);
+  };
+  walk(dir, 0);
+}
+
+/**
+ * Tests only: PROXY_TUNER_TEST_TRACE_DIR (set in the engine's own environment, never by a config)
+ * names a host folder bound writable into every containment, where the adversarial suite's strace
+ * wrappers leave their traces. The engine never reads or writes it.
+ */
+function testWritable(): string[] {
+  const d = process.env.PROXY_TUNER_TEST_TRACE_DIR;
+  if (!d || !path.isAbsolute(d) || !existsSync(d)) return [];
+  return ['--bind', d, d];
+}
+
+/** RLIMIT_NOFILE soft:hard as this process has it (the plan sized connections from it), at most 65536. */
+function nofile(): string {
+  try {
+    const m = /^Max open files\s+(\S+)\s+(\S+)/m.exec(readFileSafe('/proc/self/limits'));
+    if (m) {
+      const n = (v: string) => Math.min(65536, v === 'unlimited' ? 65536 : Number(v));
+      return `${n(m[1])}:${n(m[2])}`;
+    }
+  } catch {
+    // below
+  }
+  return '4096:4096';
+}
+
+function readFileSafe(p: string): string {
+  const fd = openSync(p, 'r');
+  try {
+    const b = Buffer.alloc(65536);
+    const n = readSync(fd, b, 0, b.length, 0);
+    return b.subarray(0, n).toString('latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A launcher script (the version matrix's `.matrix/bin/nginx-1.30.6`) runs a binary of another
+ * Debian root through that root's loader: the roots it names are made visible, with the
+ * launcher's own folder. For an ordinary binary outside /usr, its folder.
+ */
+export function launcherRoots(cmd: string): string[] {
+  const out = new Set<string>();
+  let real = cmd;
+  try {
+    real = realpathSync(cmd);
+  } catch {
+    return [];
+  }
+  if (!real.startsWith('/usr/')) out.add(path.dirname(real));
+  let head = '';
+  try {
+    head = readFileSafe(real).slice(0, 4096);
+  } catch {
+    return [...out];
+  }
+  if (!head.startsWith('#!')) return [...out];
+  for (const m of head.matchAll(/\/[\w./+-]+/g)) {
+    const cut = /\/(?:usr|lib|lib64|lib32|sbin|bin)(?:\/|$)/.exec(m[0]);
+    const rootDir = cut ? m[0].slice(0, cut.index) : '';
+    if (rootDir && rootDir !== '/' && existsSync(rootDir) && !rootDir.startsWith('/usr')) out.add(rootDir);
+  }
+  return [...out];
+}
+
+function isProgram(p: string): boolean {
+  try {
+    const st = statSync(p);
+    return st.isFile() && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A Node child: the packages its absolute arguments live in (and their node_modules, real paths). */
+function nodeRoots(args: string[]): string[] {
+  const out = new Set<string>();
+  for (const a of args) {
+    if (!path.isAbsolute(a) || !existsSync(a)) continue;
+    for (let d = path.dirname(a); d !== path.dirname(d); d = path.dirname(d)) {
+      if (existsSync(path.join(d, 'package.json')) && !d.includes(`${path.sep}node_modules${path.sep}`)) {
+        out.add(d);
+        try {
+          out.add(realpathSync(d));
+          out.add(realpathSync(path.join(d, 'node_modules')));
+        } catch {
+          // no node_modules
+        }
+        break;
+      }
+    }
+  }
+  return [...out];
 }
 
 function killHolder(h: ChildProcess): void {

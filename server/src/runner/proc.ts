@@ -46,12 +46,34 @@ export function listPids(): number[] {
   return out;
 }
 
-/** Live (non-zombie) members of a process group. */
+/**
+ * Live (non-zombie) members of a process group, and everything they started even where it left
+ * the group (a contained run's processes are in a session of their own inside their PID
+ * namespace, under the group's bwrap).
+ */
 export function groupMembers(pgid: number): ProcStat[] {
-  const out: ProcStat[] = [];
+  const all: ProcStat[] = [];
   for (const pid of listPids()) {
     const st = readStat(pid);
-    if (st && st.pgrp === pgid && st.state !== 'Z') out.push(st);
+    if (st && st.state !== 'Z') all.push(st);
+  }
+  const seen = new Set<number>();
+  const out: ProcStat[] = [];
+  for (const s of all)
+    if (s.pgrp === pgid) {
+      seen.add(s.pid);
+      out.push(s);
+    }
+  // Bounded: each pass adds at least one process or stops.
+  for (let pass = 0; pass < 64; pass++) {
+    let added = false;
+    for (const s of all)
+      if (!seen.has(s.pid) && seen.has(s.ppid)) {
+        seen.add(s.pid);
+        out.push(s);
+        added = true;
+      }
+    if (!added) break;
   }
   return out;
 }
@@ -84,7 +106,7 @@ export function readProcCpuSeconds(pids: number[]): number {
   return ticks / TICKS;
 }
 
-/** CPU seconds of all live processes in a process group. */
+/** CPU seconds of all live processes in a process group (and their descendants, see groupMembers). */
 export function groupCpuSeconds(pgid: number): number {
   return groupMembers(pgid).reduce((a, s) => a + s.cpuTicks, 0) / TICKS;
 }

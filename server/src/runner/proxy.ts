@@ -95,7 +95,9 @@ export class SupervisedProcess {
    * the supervisor and the child run contained (the common spawn path of every run's processes).
    */
   static start(cmd: string, args: string[], cwd: string, sandboxDir?: string, opts: SuperviseOptions = {}): SupervisedProcess {
-    const env = { ...process.env, ...opts.containment?.env(), ...opts.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
+    // A clean environment: the child (and whatever the config loads) sees none of ours (tokens,
+    // paths, the user's settings), only what it needs.
+    const env = { ...cleanEnv(), ...opts.containment?.env(), ...opts.env, PT_SANDBOX_DIR: sandboxDir ?? '' };
     const inner = ['-c', SUPERVISOR, 'proxy-tuner-supervisor', cmd, ...args];
     const w = opts.containment ? opts.containment.wrap('/bin/sh', inner) : { cmd: '/bin/sh', args: inner };
     const child = spawn(w.cmd, w.args, {
@@ -160,6 +162,11 @@ export class SupervisedProcess {
       // group already gone
     }
   }
+}
+
+/** The environment a proxy, its config test or the backend starts with: a fixed PATH and locale, nothing of ours. */
+export function cleanEnv(): Record<string, string> {
+  return { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C', LC_ALL: 'C' };
 }
 
 /** Picks `n` distinct free ports on 127.0.0.1 (they may be taken again before use: callers retry). */

@@ -1,7 +1,22 @@
 // Shared parts of the config sandboxes: text edits that keep line numbers, the throw-away TLS
 // pair, loopback checks, refusals and the map from sandbox files back to the user's files.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsc,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -158,8 +173,79 @@ export function removeSandboxDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
+/**
+ * Writes a file of the run's folder without following anything: every folder on the way inside a
+ * proxy-tuner-bench-* folder must be a real folder (not a link), an old file is unlinked (a link
+ * in its place goes, not its target) and the new one is created exclusively with O_NOFOLLOW.
+ */
 export function writeText(file: string, text: string): void {
-  writeFileSync(file, text, { mode: 0o600 });
+  const abs = path.resolve(file);
+  const parts = abs.split(path.sep);
+  let inRun = false;
+  for (let i = 2; i < parts.length; i++) {
+    const p = parts.slice(0, i).join(path.sep);
+    if (!inRun && !/proxy-tuner-bench-/.test(parts[i - 1])) continue;
+    inRun = true;
+    const st = lstatSync(p);
+    if (!st.isDirectory()) throw new Error(`refusing to write ${abs}: ${p} is not a plain folder`);
+  }
+  try {
+    unlinkSync(abs);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const fd = openSync(abs, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | (fsc.O_NOFOLLOW ?? 0), 0o600);
+  try {
+    const b = Buffer.from(text, 'utf8');
+    for (let off = 0; off < b.length;) off += writeSync(fd, b, off, b.length - off);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The most the host side reads of one file the config names (include, map, certificate, log). */
+export const READ_CAP_BYTES = 8 * 1024 * 1024;
+
+/** Folders whose files are never read, whatever path leads there. */
+export const DEVICE_ROOTS = ['/proc', '/sys', '/dev'];
+
+/** True when `p` (after every link is resolved) lies under /proc, /sys or /dev. */
+export function isDeviceTree(p: string): boolean {
+  let real = path.resolve(p);
+  try {
+    real = realpathSync(p);
+  } catch {
+    // missing: judge the spelled path
+  }
+  const under = (x: string) => DEVICE_ROOTS.some((r) => x === r || x.startsWith(r + '/'));
+  return under(path.resolve(p)) || under(real);
+}
+
+/**
+ * Reads a file the way the host side must read anything a config names: the real path checked
+ * against /proc, /sys and /dev, opened without blocking (a FIFO cannot hang us) and without a
+ * controlling terminal, then only a regular file (fstat on the open descriptor) of at most `cap`
+ * bytes. Throws an Error saying why otherwise.
+ */
+export function readTextSafe(file: string, cap = READ_CAP_BYTES): string {
+  if (isDeviceTree(file)) throw new Error(`${file}: files under /proc, /sys and /dev are never read`);
+  const fd = openSync(file, fsc.O_RDONLY | (fsc.O_NONBLOCK ?? 0) | (fsc.O_NOCTTY ?? 0));
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+    if (st.size > cap) throw new Error(`${file} is larger than ${cap} bytes`);
+    const b = Buffer.alloc(Math.min(cap, st.size) + 1);
+    let n = 0;
+    while (n < b.length) {
+      const r = readSync(fd, b, n, b.length - n, n);
+      if (r <= 0) break;
+      n += r;
+    }
+    if (n > cap) throw new Error(`${file} is larger than ${cap} bytes`);
+    return b.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Where the built-in backend listens; upstream addresses are pointed here. */
@@ -205,11 +291,39 @@ export function mapMessages(text: string, fileMap: Map<string, string>): string 
  * in messages about a file other than the main config it is not shown.
  */
 export function redactForeignWords(text: string, mainConfig: string): string {
-  return text.replace(/unknown directive "([^\n]*?)" in (\S+):(\d+)/g, (m, word: string, f: string, l: string) =>
+  const out = text.replace(/unknown directive "([^\n]*?)" in (\S+):(\d+)/g, (m, word: string, f: string, l: string) =>
     path.resolve(f) === path.resolve(mainConfig) || looksLikeDirective(word)
       ? m
       : `unknown directive (the file does not look like an nginx config; its content is not shown) in ${f}:${l}`,
   );
+  let own = '';
+  try {
+    own = readTextSafe(mainConfig);
+  } catch {
+    // unreadable now: nothing quoted counts as the user's own text
+  }
+  return redactQuoted(out, own);
+}
+
+/**
+ * Quoted text in a binary's message is shown only when it is the user's own: it occurs in their
+ * config, or it is a path, a number or a plain keyword (`'bind'`, `"http"`). Anything else (the
+ * first line of a file read by `acl -f` or `map_ip()`, a `.warning` text, a geo file's first
+ * word) becomes `'(not shown)'`.
+ */
+export function redactQuoted(text: string, own: string): string {
+  const keep = (q: string) =>
+    q === '' ||
+    own.includes(q) ||
+    /^\/[\w./+@-]*$/.test(q) ||
+    /^[\d.:]+$/.test(q) ||
+    /^[a-z][a-z_-]{0,31}$/.test(q) ||
+    /^\(the file does not look/.test(q);
+  return text.replace(/'([^'\n]{0,400})'|"([^"\n]{0,400})"/g, (m, a?: string, b?: string) => {
+    const q = a ?? b ?? '';
+    if (keep(q)) return m;
+    return a !== undefined ? "'(not shown)'" : '"(not shown)"';
+  });
 }
 
 /** A word that could be a misspelt directive (`proxy_bufers`) rather than a file's content. */

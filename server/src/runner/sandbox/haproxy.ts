@@ -7,7 +7,6 @@
 //   `stats socket` moves into the sandbox; `crt` becomes the throw-away pair;
 // - what cannot be confined (a DNS `nameserver` off loopback, `do-resolve`, `option http_proxy`,
 //   Lua, external checks, `program` sections) is refused with the line. The user's file is only read.
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseHaproxy } from '../../languages/haproxy/parser';
 import type { Section, Statement, Word } from '../../languages/haproxy/ast';
@@ -21,6 +20,7 @@ import {
   type BackendAddr,
   type Edit,
   type SandboxListener,
+  readTextSafe,
 } from './common';
 import type { SandboxAdjustment } from '../../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';
@@ -117,14 +117,68 @@ const DROP_FLAGS = new Set([
   'check-send-proxy',
 ]);
 
+/**
+ * Lines HAProxy could read otherwise than the plan: conditional blocks (`.if` ... `.endif`, which
+ * hide lines from HAProxy and not from the plan) and a first word written with quotes or
+ * escapes (`"global"`, `'program'`, `\x67lobal` are HAProxy's `global` and `program`).
+ */
+function refuseAmbiguousLines(text: string, original: string): void {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i].replace(/^[ \t]+/, '');
+    if (t === '' || t.startsWith('#')) continue;
+    const first = /^\S+/.exec(t)?.[0] ?? '';
+    if (/^\.(if|elif|else|endif)$/.test(first))
+      throw new SandboxRefusal(
+        `\`${first}\`: conditional blocks decide which lines HAProxy reads; the sandbox refuses them (keep the lines that apply)`,
+        original,
+        i + 1,
+      );
+    if (/["'\\]/.test(first))
+      throw new SandboxRefusal(
+        'a keyword or section name written with quotes or escapes is read by HAProxy as the plain word; the sandbox refuses it (write the word itself)',
+        original,
+        i + 1,
+      );
+  }
+}
+
+/**
+ * `filter spoe ... config FILE`: the SPOE file has its own `log` lines (targets HAProxy sends
+ * to); the plan does not rewrite that file, so a file that logs, or that cannot be read safely, is refused.
+ */
+function refuseSpoeLogs(st: Statement, original: string, line: number): void {
+  const a = st.args.map((w) => w.value);
+  const i = a.indexOf('config');
+  if (i < 0 || !a[i + 1]) return;
+  const file = path.resolve(path.dirname(original), a[i + 1]);
+  let body: string;
+  try {
+    body = readTextSafe(file, 1024 * 1024);
+  } catch (e) {
+    throw new SandboxRefusal(`the SPOE configuration ${a[i + 1]} cannot be read safely: ${(e as Error).message}`, original, line);
+  }
+  for (const l of body.split(/\r?\n|\r/)) {
+    const first = /^[ \t]*(\S+)/.exec(l)?.[1] ?? '';
+    if (first === 'log' || /["'\\]/.test(first) || /^\.(if|elif|else|endif)$/.test(first))
+      throw new SandboxRefusal(
+        `the SPOE configuration ${a[i + 1]} has \`${first}\` lines the sandbox does not rewrite (log targets, quoted keywords, conditions); remove them to benchmark`,
+        original,
+        line,
+      );
+  }
+}
+
 export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPlan {
   const original = path.resolve(input.configPath);
   let text: string;
   try {
-    text = readFileSync(original, 'utf8');
+    text = readTextSafe(original);
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${original}: ${(e as Error).message}`);
   }
+  // A CR not followed by LF: a space in the copy the binary reads, so that it and the plan see one line.
+  text = text.replace(/\r(?!\n)/g, ' ');
   let ast = parseHaproxy(text);
   // HAProxy expands its environment variables while it reads: plan what it will read
   const expanded = expandHaproxyEnv(text, ast, input.env ?? process.env, original);
@@ -132,6 +186,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
     text = expanded.text;
     ast = parseHaproxy(text);
   }
+  refuseAmbiguousLines(text, original);
   const adjustments: SandboxAdjustment[] = [];
   const lim = input.limits;
   const edits: Edit[] = [];
@@ -245,8 +300,10 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
       if (st.words.some((w) => /^do-resolve\(/.test(w.value)))
         refuse(st, '`do-resolve` sends DNS queries; the benchmark never sends them off this machine');
 
+      // in every section: the plan's idea of the section must never be what lets a keyword through
+      if (REFUSED_GLOBAL[k]) refuse(st, `\`${k}\` ${REFUSED_GLOBAL[k]}; the benchmark cannot confine it`);
+      if (k === 'filter' && st.args[0]?.value === 'spoe') refuseSpoeLogs(st, original, lineOf(st));
       if (kw === 'global') {
-        if (REFUSED_GLOBAL[k]) refuse(st, `\`${k}\` ${REFUSED_GLOBAL[k]}; the benchmark cannot confine it`);
         if (/^ocsp-update\./.test(k) && st.args.some((a) => a.value === 'on')) {
           dropLine(st);
           continue;

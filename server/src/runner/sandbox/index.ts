@@ -3,11 +3,12 @@
 // then run under the supervisor (proxy.ts) on free loopback ports, re-picked on a lost bind race.
 import { readFileSync, existsSync, realpathSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProxyKind, SandboxAdjustment } from '../../../../protocol/bench';
 import { loadMatrix } from '../matrix';
-import { binaryVersion, findBinary, freePorts, INSTALL_HINT, SupervisedProcess, waitForPort } from '../proxy';
+import { binaryVersion, cleanEnv, findBinary, freePorts, INSTALL_HINT, SupervisedProcess, waitForPort } from '../proxy';
 import { closeHostListeners, Containment, hostListeners, INHERITED_FD_BASE, type HostListener } from '../contain';
 import { fileLimits } from './limits';
 import {
@@ -17,6 +18,7 @@ import {
   makeSandboxDir,
   makeTlsPair,
   mapMessages,
+  readTextSafe,
   redactForeignWords,
   removeSandboxDir,
   SandboxRefusal,
@@ -43,7 +45,7 @@ export function detectKind(configPath: string, text?: string): ProxyKind {
   let t = text;
   if (t === undefined) {
     try {
-      t = existsSync(configPath) ? readFileSync(configPath, 'utf8') : '';
+      t = existsSync(configPath) ? readTextSafe(configPath) : '';
     } catch {
       t = '';
     }
@@ -131,8 +133,9 @@ export function planSandbox(
       backend,
       cert: tls,
       streamModule: existsSync(streamModule) ? streamModule : undefined,
-      // contained without privileges the proxy is the root of our own user namespace: `user root` maps to us
-      runningAsRoot: process.getuid?.() === 0 || !!input.contained,
+      // contained, the proxy runs as the run's own uid when we are root (`user` would be ignored
+      // with a warning), and as the root of our own user namespace when we are not (`user root` maps to us)
+      runningAsRoot: input.contained ? process.getuid?.() !== 0 : process.getuid?.() === 0,
       layout,
       limits,
       contained: !!input.contained,
@@ -159,7 +162,7 @@ export function planSandbox(
 
 /** The environment the proxy is started with (HAProxy expands `${VAR}` from it). */
 export function proxyEnv(): Record<string, string | undefined> {
-  return { ...process.env, PT_SANDBOX_DIR: undefined };
+  return cleanEnv();
 }
 
 /** Copy path -> the user's path, longest copy path first (for mapMessages). */
@@ -298,7 +301,14 @@ export class ProxySandbox {
   /** Runs the binary's own config test on the rendered copy (contained when the run is). */
   private check(fds: number[] = []): void {
     const w = this.jail ? this.jail.wrap(this.binary, this.checkArgs()) : { cmd: this.binary, args: this.checkArgs() };
-    const r = spawnSync(w.cmd, w.args, { encoding: 'utf8', timeout: 20_000, cwd: this.dir, stdio: stdioFor(fds) as never });
+    const r = spawnSync(w.cmd, w.args, {
+      encoding: 'utf8',
+      timeout: 20_000,
+      cwd: this.dir,
+      env: { ...cleanEnv(), ...this.jail?.env() },
+      stdio: stdioFor(fds) as never,
+      maxBuffer: 1024 * 1024,
+    });
     const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath);
     if (r.status !== 0) {
       const lines = out.split('\n').filter((l) => /emerg|alert|error|crit/i.test(l));
@@ -333,7 +343,8 @@ export class ProxySandbox {
         try {
           this.check(this.kind === 'haproxy' ? host.map((h) => h.fd) : []);
         } catch (e) {
-          if (/Address already in use|cannot bind/i.test((e as Error).message)) {
+          // a lost race for a port, judged from outside (never from the binary's words)
+          if (!contained && (await anyPortTaken(this.udpAware(ports)))) {
             lastError = e as Error;
             continue;
           }
@@ -375,7 +386,11 @@ export class ProxySandbox {
         lastError = new Error(
           `${this.kind} did not start: ${text.split('\n').find((l) => /emerg|alert|error/i.test(l)) ?? text.slice(0, 500)}`,
         );
-        if (!/Address already in use|cannot bind/i.test(text)) throw lastError;
+        // Retry only when a port we picked turned out to be someone else's (probed from outside).
+        // Contained runs never retry: their TCP listeners are the engine's own sockets and every
+        // other port lives in the run's own namespace; and nothing the contained process wrote
+        // decides what the engine does.
+        if (contained || !(await anyPortTaken(this.udpAware(ports)))) throw lastError;
       } finally {
         closeHostListeners(host);
       }
@@ -383,12 +398,19 @@ export class ProxySandbox {
     throw lastError ?? new Error(`${this.kind} did not start`);
   }
 
+  /** The proxy's own error log (rewrite-only runs: contained runs keep it in their tmpfs), read safely. */
   private errorLog(): string {
+    if (this.jail?.contained) return '';
     try {
-      return readFileSync(path.join(this.dir, 'logs', 'error.log'), 'utf8').slice(-4000);
+      return readTextSafe(path.join(this.dir, 'logs', 'error.log'), 1024 * 1024).slice(-4000);
     } catch {
       return '';
     }
+  }
+
+  /** The ports of this attempt with their protocol, for anyPortTaken. */
+  private udpAware(ports: number[]): { port: number; udp: boolean }[] {
+    return this.listeners.map((l) => ({ port: ports[l.slot], udp: !!l.udp }));
   }
 
   /** Process group of the running proxy (its supervisor's pid), -1 when not running. */
@@ -432,6 +454,32 @@ function readFileSafe(p: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * True when one of the ports is held by another process now: a bind of our own on 127.0.0.1
+ * fails with EADDRINUSE. (The proxy has exited by then, so its own sockets are gone.)
+ */
+async function anyPortTaken(ports: { port: number; udp: boolean }[]): Promise<boolean> {
+  for (const p of ports) {
+    if (!(p.port > 0)) continue;
+    const taken = await new Promise<boolean>((resolve) => {
+      if (p.udp) {
+        const s = dgram.createSocket('udp4');
+        s.once('error', (e: NodeJS.ErrnoException) => {
+          s.close();
+          resolve(e.code === 'EADDRINUSE');
+        });
+        s.bind(p.port, '127.0.0.1', () => s.close(() => resolve(false)));
+        return;
+      }
+      const s = net.createServer();
+      s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code === 'EADDRINUSE'));
+      s.listen(p.port, '127.0.0.1', () => s.close(() => resolve(false)));
+    });
+    if (taken) return true;
+  }
+  return false;
 }
 
 function stdioFor(fds: number[]): (string | number)[] {

@@ -10,7 +10,7 @@
 // - what cannot be made loopback-only (a target address built from variables, a resolver on a
 //   non-loopback address, scripting modules that open their own connections) is refused with the
 //   file and line. The user's files are only read.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseNginx } from '../../languages/nginx/parser';
 import {
@@ -34,6 +34,8 @@ import {
   type BackendAddr,
   type Edit,
   type SandboxListener,
+  isDeviceTree,
+  readTextSafe,
 } from './common';
 
 export interface NginxSandboxInput {
@@ -156,9 +158,9 @@ interface Ctx {
 /** Folders an include may never read (kernel and device files: endless, huge or secret). */
 export const FORBIDDEN_INCLUDE_ROOTS = ['/proc', '/sys', '/dev'];
 
+/** Under /proc, /sys or /dev as spelled or once every link is resolved. */
 export function isForbiddenPath(p: string): boolean {
-  const abs = path.resolve(p);
-  return FORBIDDEN_INCLUDE_ROOTS.some((r) => abs === r || abs.startsWith(r + '/'));
+  return isDeviceTree(p);
 }
 
 /** Directives that load code or write files the sandbox cannot place: refused with the line. */
@@ -178,9 +180,43 @@ const isIpOrCidr = (v: string) => {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(a) || (a.includes(':') && /^[0-9a-f:.]+$/i.test(a));
 };
 
+/**
+ * nginx reads a CR as a space between words: the copy the binary reads gets a space for every CR
+ * not followed by LF, so that it and the plan read the same lines.
+ */
+function crAsSpace(text: string): string {
+  return text.replace(/\r(?!\n)/g, ' ');
+}
+
+/** ModSecurity rules that fetch rules over the network or write files of their own (audit, debug, upload, data). */
+const MODSEC_WRITES = /\b(SecRemoteRules|SecAuditLog\w*|SecDebugLog|SecUploadDir|SecDataDir|SecTmpDir|SecGeoLookupDb|Include)\b/i;
+
+/** Refusals that depend on a directive's arguments or on a file it names (rtmp, xslt, ModSecurity). */
+function refuseByContent(d: Directive, baseDir: string): string | null {
+  const n = d.name;
+  if (/^exec(_\w+)?$/.test(n)) return `\`${n}\` (rtmp) runs external programs; the benchmark cannot confine them`;
+  if (n === 'xslt_stylesheet')
+    return '`xslt_stylesheet`: a stylesheet can read any file (`document()`) and write files (`exsl:document`); the benchmark refuses it';
+  if (n === 'modsecurity_rules_remote') return '`modsecurity_rules_remote` downloads rules over the network';
+  if (n === 'modsecurity_rules' && d.args.some((a) => MODSEC_WRITES.test(a.value)))
+    return '`modsecurity_rules` fetches remote rules, includes files or writes logs of its own (SecRemoteRules, Include, SecAuditLog, SecDebugLog...); the benchmark refuses it';
+  if (n === 'modsecurity_rules_file' && d.args[0]) {
+    const f = path.resolve(baseDir, d.args[0].value);
+    let body = '';
+    try {
+      body = readTextSafe(f, 1024 * 1024);
+    } catch (e) {
+      return `\`modsecurity_rules_file ${d.args[0].value}\` cannot be read safely: ${(e as Error).message}`;
+    }
+    if (MODSEC_WRITES.test(body))
+      return `\`modsecurity_rules_file ${d.args[0].value}\` fetches remote rules, includes files or writes logs of its own (SecRemoteRules, Include, SecAuditLog, SecDebugLog...); the benchmark refuses it`;
+  }
+  return null;
+}
+
 function readConfig(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    return crAsSpace(readTextSafe(file));
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${file}: ${(e as Error).message}`);
   }
@@ -242,7 +278,7 @@ function expandInclude(pattern: string): string[] {
   }
   return bases.filter((p) => {
     try {
-      return statSync(p).isFile();
+      return !isForbiddenPath(p) && statSync(p).isFile();
     } catch {
       return false;
     }
@@ -292,7 +328,7 @@ function collectNames(ctx: Ctx, file: NginxFile, context: string, baseDir: strin
         const pattern = rooted(path.isAbsolute(d.args[0].value) ? d.args[0].value : path.join(baseDir, d.args[0].value), ctx.input.layout);
         for (const f of expandInclude(pattern)) {
           try {
-            collectNames(ctx, parseNginx(readFileSync(rooted(f, ctx.input.layout), 'utf8')), c, baseDir, depth + 1);
+            collectNames(ctx, parseNginx(crAsSpace(readTextSafe(rooted(f, ctx.input.layout)))), c, baseDir, depth + 1);
           } catch {
             // unreadable: reported by the rewrite pass
           }
@@ -471,6 +507,8 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
         continue;
       }
       if (REFUSED[n]) refuse(file, orig, d, `\`${n}\` ${REFUSED[n]}; the benchmark cannot confine it`);
+      const byContent = refuseByContent(d, ctx.confDir);
+      if (byContent) refuse(file, orig, d, byContent);
       // without a namespace, a directive of a loaded module that our tables do not know may do
       // anything; without loaded modules an unknown name is a typo nginx -t reports itself
       if (!ctx.input.contained && ctx.loadsModules && !DIRECTIVES.has(n) && !c.startsWith('block:'))
@@ -604,7 +642,12 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           mkdirSync(incDir, { recursive: true });
           matches.forEach((m, i) => {
             const copy = path.join(incDir, `${String(i).padStart(4, '0')}-${path.basename(m)}`);
-            const text = readConfig(rooted(m, ctx.input.layout));
+            let text: string;
+            try {
+              text = readConfig(rooted(m, ctx.input.layout));
+            } catch (e) {
+              refuse(file, orig, d, `\`include ${w.value}\`: ${(e as Error).message}`);
+            }
             const inServer = !server
               ? undefined
               : server === job.server?.directive
