@@ -34,6 +34,9 @@ import { nginxRegistry } from '../languages/nginx/rules';
 import { haproxyRegistry } from '../languages/haproxy/rules';
 import { detectLanguage } from '../languages/detect';
 import { haproxyTuning, nginxTuning } from './tuning';
+import { capDiagnostics } from './diagnosticCap';
+
+export { DEFAULT_MAX_DIAGNOSTICS } from './diagnosticCap';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
 import {
   WorkspaceIndex,
@@ -344,7 +347,8 @@ export function validateInWorkspace(
   step?.('navigation');
   const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
   const all = kept.concat(tuning, nav);
-  const out = finalizeDiagnostics(doc, lang, all, settings);
+  const finalized = finalizeDiagnostics(doc, lang, all, settings);
+  const out = settings.maxDiagnostics === undefined ? finalized : capDiagnostics(finalized, lang, settings.maxDiagnostics);
   step?.('final');
   return out;
 }

@@ -31,7 +31,7 @@ import type { NginxFile } from '../languages/nginx/ast';
 import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../languages/nginx/includes';
 import { soBaseName } from '../languages/nginx/modules';
 
-import { LARGE_DOCUMENT_CHARS } from './largeDocument';
+import { LARGE_DOCUMENT_CHARS, isLargeText } from './largeDocument';
 import type { FileSystem } from './host';
 
 export const MAX_HAPROXY_GROUP = 16;
@@ -227,12 +227,11 @@ export class WorkspaceIndex {
     const m = this.opts.module(lang);
     // a document over the bound is not analysed (syntax scan only, in the server): an empty tree
     // keeps it out of include trees and symbols instead of a parse that holds everything up
-    const ast =
-      text.length > LARGE_DOCUMENT_CHARS
-        ? m.parse('')
-        : hit && hit.file.lang === lang && m.reparse
-          ? m.reparse(hit.file.ast, text)
-          : m.parse(text);
+    const ast = isLargeText(text)
+      ? m.parse('')
+      : hit && hit.file.lang === lang && m.reparse
+        ? m.reparse(hit.file.ast, text)
+        : m.parse(text);
     const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast, open: true };
     this.openParses.set(doc.uri, { version: doc.version, file });
     return file;
@@ -260,7 +259,7 @@ export class WorkspaceIndex {
       path,
       lang,
       doc: TextDocument.create(uri, lang, 0, text),
-      ast: this.opts.module(lang).parse(text),
+      ast: this.opts.module(lang).parse(isLargeText(text) ? '' : text),
       open: false,
     };
     this.disk.set(path, { key, file });
