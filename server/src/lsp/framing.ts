@@ -12,7 +12,7 @@ const MAX_HEADER_BYTES = 8 * 1024;
 export const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 const HEADER_END = Buffer.from('\r\n\r\n');
-const EMPTY = Buffer.alloc(0);
+const EMPTY: Buffer = Buffer.alloc(0);
 const CONTENT_LENGTH = /^content-length$/i;
 
 /** What the framing dropped, for the log. */
@@ -20,7 +20,7 @@ export type FrameProblem = (message: string) => void;
 
 export class FrameFilter extends Transform {
   /** Bytes of the header being read (nothing of it passed on yet). */
-  private pending = EMPTY;
+  private pending: Buffer = EMPTY;
   /** Body bytes still to pass through before the next header. */
   private bodyLeft = 0;
   /** Skipping to the next `Content-Length:` after a malformed header. */
@@ -32,7 +32,7 @@ export class FrameFilter extends Transform {
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     try {
-      this.take(chunk);
+      this.consume(chunk);
     } catch (err) {
       // never break the pipe: a bug here would end the server's input
       this.onProblem(`frame filter: ${(err as Error).message}`);
@@ -43,8 +43,8 @@ export class FrameFilter extends Transform {
     done();
   }
 
-  private take(chunk: Buffer): void {
-    let rest = chunk;
+  private consume(chunk: Buffer): void {
+    let rest: Buffer = chunk;
     while (rest.length) {
       if (this.bodyLeft > 0) {
         const n = Math.min(this.bodyLeft, rest.length);
