@@ -10,7 +10,7 @@ import type { LanguageId } from '../../server/src/core/types';
 import { findRule } from '../../server/src/service/ruleTable';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, type FileResult, type Input } from './checkCore';
-import { expandFiles, ProjectConfigs, writeAtomic } from './files';
+import { expandFiles, ProjectConfigs, readConfigFile, writeAtomic } from './files';
 import { checkInParallel, defaultJobs, terminalProgress } from './pool';
 import { formatGithub, formatText, severityName, toJson, toSarif } from './report';
 import { trace, traceReport, TRACING } from './trace';
@@ -199,7 +199,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
       let text = input.text;
       if (text === undefined) {
         try {
-          text = readFileSync(input.file, 'utf8');
+          text = readConfigFile(input.file);
         } catch (err) {
           return fail(out, `${input.file}: ${(err as Error).message}`);
         }

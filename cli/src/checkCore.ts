@@ -2,7 +2,6 @@
 // read, detect the language (or take --language), find the project config, judge each file
 // through the workspace index as the editor does. Files of one folder share an index (a HAProxy
 // folder is one configuration; its files are parsed once, not once per file).
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -14,7 +13,7 @@ import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import { contextFor, projectSettings } from '../../server/src/service/projectConfig';
 import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
-import { ProjectConfigs } from './files';
+import { ProjectConfigs, readConfigFile } from './files';
 import { trace, TRACING } from './trace';
 
 export interface CheckOptions {
@@ -120,7 +119,7 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
       let text = input.text;
       if (text === undefined) {
         try {
-          text = readFileSync(input.file, 'utf8');
+          text = readConfigFile(input.file);
         } catch (err) {
           results.push({ file: input.file, language: opts.language ?? 'nginx', diagnostics: [], error: (err as Error).message });
           continue;

@@ -8,7 +8,6 @@ import {
   fsyncSync,
   openSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   renameSync,
   statSync,
@@ -17,6 +16,21 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { findProjectConfig, isIgnored, type ProjectConfig } from '../../server/src/service/projectConfig';
+import { readRegularFile } from '../../server/src/host/safeRead';
+
+/** The largest file the command line reads (a config named on it, or an include). */
+export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A config file's text, read as the host reads every config (server/src/host/safeRead.ts): a
+ * regular file once links are resolved, never under /proc, /sys or /dev, opened without blocking,
+ * within MAX_CONFIG_BYTES. Throws with the reason otherwise (a FIFO never hangs the run).
+ */
+export function readConfigFile(path: string): string {
+  const r = readRegularFile(path, MAX_CONFIG_BYTES);
+  if (!r.ok) throw new Error(r.message.slice(path.length + 2));
+  return r.text;
+}
 
 /** A folder entry worth reading as a config: `.conf`/`.cfg`/`.nginx` files, or any file of an nginx/HAProxy config folder. */
 export function looksLikeConfig(path: string): boolean {
@@ -43,13 +57,11 @@ export interface Expanded {
 
 /** Reads a file's text for the project-config walk (undefined: no such file). */
 export function readIfExists(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return undefined;
-    throw new Error(`${path}: ${(err as Error).message}`);
-  }
+  const r = readRegularFile(path, MAX_CONFIG_BYTES);
+  if (r.ok) return r.text;
+  // a folder (or a FIFO) of that name is no project config
+  if (r.reason === 'missing' || r.reason === 'not-regular') return undefined;
+  throw new Error(r.message);
 }
 
 /** Project configs by folder, for one run (a config is read once however many files it covers). */

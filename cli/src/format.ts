@@ -7,7 +7,7 @@ import { formatText } from '../../server/src/service/languageService';
 import type { LanguageId } from '../../server/src/core/types';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import { documentOf } from './checkCore';
-import { expandFiles, ProjectConfigs, writeAtomic } from './files';
+import { expandFiles, ProjectConfigs, readConfigFile, writeAtomic } from './files';
 import type { Output } from './check';
 
 export const FORMAT_USAGE = `Usage: proxy-tuner format [--check | --list-different | --write] [options] FILE|FOLDER... | -
@@ -108,7 +108,7 @@ export async function formatCommand(argv: string[], out: Output = processOutput)
     let text = input.text;
     if (text === undefined) {
       try {
-        text = readFileSync(input.file, 'utf8');
+        text = readConfigFile(input.file);
       } catch (err) {
         out.stderr(`[error] ${input.file}: ${(err as Error).message}\n`);
         failed = true;

@@ -23,6 +23,10 @@ export class LspClient {
   /** Anything on stdout that is not a well-framed JSON-RPC message (must stay empty). */
   readonly protocolErrors: string[] = [];
   private buffer = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private chunkBytes = 0;
+  /** Bytes still missing from the message being received (0: unknown, look at every chunk). */
+  private needed = 0;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (m: RpcMessage) => void; reject: (e: Error) => void }>();
   private readonly waiters: { pred: (m: RpcMessage) => boolean; resolve: (m: RpcMessage) => void }[] = [];
@@ -63,7 +67,14 @@ export class LspClient {
   }
 
   private onData(chunk: Buffer): void {
-    this.buffer = Buffer.concat([this.buffer, chunk]);
+    // a large message arrives in many chunks: they are joined once it is whole, not at each one
+    this.chunks.push(chunk);
+    this.chunkBytes += chunk.length;
+    if (this.chunkBytes < this.needed) return;
+    this.buffer = Buffer.concat([this.buffer, ...this.chunks]);
+    this.chunks = [];
+    this.chunkBytes = 0;
+    this.needed = 0;
     for (;;) {
       const headerEnd = this.buffer.indexOf('\r\n\r\n');
       if (headerEnd < 0) return;
@@ -75,7 +86,10 @@ export class LspClient {
         continue;
       }
       const length = Number(m[1]);
-      if (this.buffer.length < headerEnd + 4 + length) return;
+      if (this.buffer.length < headerEnd + 4 + length) {
+        this.needed = headerEnd + 4 + length - this.buffer.length;
+        return;
+      }
       const body = this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString('utf8');
       this.buffer = this.buffer.subarray(headerEnd + 4 + length);
       let msg: RpcMessage;

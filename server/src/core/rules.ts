@@ -283,6 +283,11 @@ export function largeDocumentId<L extends LanguageId>(language: L): `${L}/large-
   return `${language}/large-document`;
 }
 
+/** The code of the summary that stands for the diagnostics over a document's cap (service/diagnosticCap.ts). */
+export function diagnosticsCappedId<L extends LanguageId>(language: L): `${L}/diagnostics-capped` {
+  return `${language}/diagnostics-capped`;
+}
+
 /** Rows of the rules the engine itself reports, one per language. */
 export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/suppression-without-reason`>[] {
   return [
@@ -300,7 +305,7 @@ export function engineRules<L extends LanguageId>(language: L): RuleMeta<`${L}/s
 }
 
 /** The row of the notice on a document too large to analyse while typing, one per language. */
-export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<`${L}/large-document`>[] {
+export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<`${L}/large-document` | `${L}/diagnostics-capped`>[] {
   return [
     {
       id: largeDocumentId(language),
@@ -308,7 +313,16 @@ export function largeDocumentRules<L extends LanguageId>(language: L): RuleMeta<
       category: 'style',
       severity: 'information',
       title: 'A document too large to analyse while typing gets a syntax check only',
-      why: "Over 2 MB a document is not parsed in the editor (a 20 MB file takes seconds and hundreds of MB): the server checks only its braces, quotes and unterminated statements in one pass, reported as this language's `syntax` rule, and turns rules, completion, hover and navigation off for it. `proxy-tuner check` still analyses the whole file.",
+      why: "Over 2 MB or 100,000 lines a document is not parsed in the editor (a 20 MB file, or a million short statements, takes seconds and hundreds of MB): the server checks only its braces, quotes and unterminated statements in one pass, reported as this language's `syntax` rule, and turns rules, completion, hover and navigation off for it. `proxy-tuner check` still analyses the whole file.",
+      docUrl: '',
+    },
+    {
+      id: diagnosticsCappedId(language),
+      language,
+      category: 'style',
+      severity: 'information',
+      title: 'A document with more diagnostics than the editor shows gets one summary for the rest',
+      why: 'The language server publishes at most `proxyTuner.diagnostics.maxPerDocument` diagnostics for a document (1,000 by default), the most severe first, and one more at the top of the file that counts the others. A million findings would cost the editor and the server seconds and hundreds of MB each time; `proxy-tuner check` still reports them all.',
       docUrl: '',
     },
   ];

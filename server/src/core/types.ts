@@ -60,6 +60,12 @@ export interface ServiceSettings {
    * entry matching the file's path. The caller (server, CLI) resolves it per file.
    */
   nginxContext?: string;
+  /**
+   * Most diagnostics validateInWorkspace returns for one document; the rest are counted in one
+   * summary diagnostic (service/diagnosticCap.ts). No cap when undefined (`proxy-tuner check`);
+   * the language server sets `proxyTuner.diagnostics.maxPerDocument` or its default, 1,000.
+   */
+  maxDiagnostics?: number;
 }
 
 /** What a language module offers; every function is pure and never throws on any input. */

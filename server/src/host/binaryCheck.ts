@@ -27,6 +27,8 @@ import {
 } from '../runner/sandbox/common';
 import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../runner/sandbox/index';
 import { Containment } from '../runner/contain';
+import { checkReadable } from './safeRead';
+import { MAX_READ_BYTES } from './nodeHost';
 
 export type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
 
@@ -140,6 +142,19 @@ function redactForeign(m: BinaryMessage, configPath: string): BinaryMessage {
 export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryCheckResult> {
   const configPath = path.resolve(opts.configPath);
   const kind = opts.kind ?? detectKind(configPath);
+  // the file as resolved: a regular file outside /proc, /sys, /dev (a device or a FIFO would hang or grow the copy)
+  const readable = checkReadable(configPath, MAX_READ_BYTES);
+  if (!readable.ok) {
+    const message = `not checked with ${kind === 'nginx' ? 'nginx -t' : 'haproxy -c'}: ${'message' in readable ? readable.message : configPath}`;
+    return {
+      kind,
+      binary: opts.binary ?? kind,
+      version: '',
+      status: 'refused',
+      messages: [{ severity: 'information', message, file: configPath }],
+      output: message,
+    };
+  }
   const binary = findBinary(kind, opts.binary);
   if (!binary) return { kind, binary: opts.binary ?? kind, version: '', status: 'missing', messages: [], output: '' };
   const version = binaryVersion(kind, binary);

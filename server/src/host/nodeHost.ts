@@ -2,19 +2,21 @@
 // node:fs, the local binaries' versions and this machine's facts through host/localVersions.ts
 // and host/hostFacts.ts. The language server's entry (lsp/main.ts) and the command line hand
 // these to the service; tests hand it in-memory ones instead.
-import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import type { FileSystem, SettingsProbes } from '../service/host';
 import { localHostFacts, localNginxModules } from './hostFacts';
 import { localVersion } from './localVersions';
+import { readRegularFile } from './safeRead';
 
-/** The disk. Every call answers undefined (realpath: the path itself) where node:fs throws. */
+/** The most one read takes (the index reads at most 2 MB per file; a project config is small). */
+export const MAX_READ_BYTES = 32 * 1024 * 1024;
+
+/** The disk. Every call answers undefined (realpath: the path itself) where node:fs throws or a read is refused. */
 export const nodeFileSystem: FileSystem = {
   readFile(path) {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
-    }
+    // a regular file, resolved, opened without blocking, within the bound (safeRead.ts): never /dev/zero, a FIFO or /proc
+    const r = readRegularFile(path, MAX_READ_BYTES);
+    return r.ok ? r.text : undefined;
   },
   stat(path) {
     try {

@@ -1,11 +1,13 @@
 // The language server's entry (dist/server.js): a connection over the transport argv names
 // (`--stdio` for any LSP client, Node IPC for the VS Code client) and the Node host.
-import { createConnection } from 'vscode-languageserver/node';
+import { createConnection, type Connection } from 'vscode-languageserver/node';
 import { setFlagsFromString } from 'node:v8';
+import { format } from 'node:util';
 import { checkWithBinary } from '../host/binaryCheck';
 import { localNginxBuild } from '../host/binaryFacts';
 import { prefetchLocalVersion } from '../host/localVersions';
 import { nodeFileSystem, nodeSettingsProbes } from '../host/nodeHost';
+import { FrameFilter } from './framing';
 import { startServer } from './server';
 
 // Memory: each validation allocates about a file's worth of tokens, nodes and diagnostics, and
@@ -34,7 +36,32 @@ setFlagsFromString('--heap-growing-percent=10');
 // client's options so that every LSP client that starts dist/server.js gets it.
 setFlagsFromString('--no-concurrent-marking');
 
-const server = startServer(createConnection(), {
+/**
+ * Over stdio the input goes through FrameFilter (framing.ts), so that a malformed header costs
+ * one message, not the connection; console output goes to the LSP log, since stdout is the wire.
+ * Other transports (Node IPC, sockets, pipes) are as vscode-languageserver sets them up.
+ */
+function connect(): Connection {
+  if (!process.argv.includes('--stdio')) return createConnection();
+  let log: ((message: string) => void) | undefined;
+  const filter = new FrameFilter((message) => log?.(`[proxy-tuner] stdio: ${message}`));
+  process.stdin.pipe(filter);
+  // given streams, the library ends the process when the input ends, as over its own stdio
+  const connection = createConnection(filter, process.stdout);
+  log = (message) => connection.console.warn(message);
+  const to =
+    (send: (message: string) => void) =>
+    (...args: unknown[]) =>
+      send(format(...args));
+  /* eslint-disable no-console -- the console is redirected, not used */
+  console.log = console.info = console.debug = to((m) => connection.console.log(m));
+  console.warn = to((m) => connection.console.warn(m));
+  console.error = to((m) => connection.console.error(m));
+  /* eslint-enable no-console */
+  return connection;
+}
+
+const server = startServer(connect(), {
   fs: nodeFileSystem,
   probes: nodeSettingsProbes,
   prefetchVersion: prefetchLocalVersion,

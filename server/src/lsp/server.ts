@@ -40,7 +40,7 @@ import { binaryDiagnostics, pathToUri, summarize, toolName } from '../service/bi
 import { moduleDiagnostics, type NginxBuildFacts } from '../host/binaryFacts';
 import type { NginxFile } from '../languages/nginx/ast';
 import { lineDocuments } from '../core/lineDocument';
-import { LARGE_DOCUMENT_CHARS, largeDocumentDiagnostics } from '../service/largeDocument';
+import { isLargeText, largeDocumentDiagnostics } from '../service/largeDocument';
 import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type ValidateWithBinaryResult } from '../../../protocol/binaryCheck';
 import { DocSchedule, OTHERS_DELAY_MS, ValidationSchedule, systemClock, type Clock, type ValidationJob } from './schedule';
 
@@ -79,7 +79,7 @@ export interface StartedServer {
 /** Everything the server keeps about one open document; dropped on close. */
 interface DocState {
   schedule: DocSchedule;
-  /** The version measured, and whether it is over LARGE_DOCUMENT_CHARS (syntax check only, no feature requests). */
+  /** The version measured, and whether it is over the large-document bounds (syntax check only, no feature requests). */
   large?: { version: number; large: boolean };
   /** Its settings, pulled from the client once (until a configuration change). */
   settings?: Promise<ServiceSettings>;
@@ -141,12 +141,12 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
     };
   }
 
-  /** Open documents over LARGE_DOCUMENT_CHARS (the version measured is kept): syntax check only, no feature requests. */
+  /** Open documents over the large-document bounds (the version measured is kept): syntax check only, no feature requests. */
   function isLarge(doc: TextDocument): boolean {
     const st = stateOf(doc.uri);
     const hit = st.large;
     if (hit && hit.version === doc.version) return hit.large;
-    const large = doc.getText().length > LARGE_DOCUMENT_CHARS;
+    const large = isLargeText(doc.getText());
     st.large = { version: doc.version, large };
     return large;
   }
@@ -267,6 +267,7 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
         if (context) settings.nginxContext = context;
         st.ignored = !!project.path && isIgnored(project.config, project.path);
         settings.completionSnippets = !clientHasSnippets;
+        settings.maxDiagnostics ??= service.DEFAULT_MAX_DIAGNOSTICS;
         return announce(settings);
       });
       st.settings = pending;
@@ -719,7 +720,7 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
   function hostDiagnostics(doc: TextDocument): Diagnostic[] {
     const out = [...(binaryByUri.get(doc.uri) ?? [])];
     try {
-      if (languageOf(doc) === 'nginx')
+      if (languageOf(doc) === 'nginx' && !isLarge(doc))
         out.push(...nginxModuleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, wsIndex.contextOf(doc.uri)));
     } catch (err) {
       logError('module diagnostics', err);

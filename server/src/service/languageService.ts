@@ -3,6 +3,7 @@
 // (cli/) both call these, so the editor and `proxy-tuner check` can never disagree.
 import type {
   CodeAction,
+  CompletionItem,
   CompletionList,
   Diagnostic,
   DocumentSymbol,
@@ -34,6 +35,9 @@ import { nginxRegistry } from '../languages/nginx/rules';
 import { haproxyRegistry } from '../languages/haproxy/rules';
 import { detectLanguage } from '../languages/detect';
 import { haproxyTuning, nginxTuning } from './tuning';
+import { capDiagnostics } from './diagnosticCap';
+
+export { DEFAULT_MAX_DIAGNOSTICS } from './diagnosticCap';
 import type { DocumentLink, SymbolInformation, WorkspaceEdit } from 'vscode-languageserver-types';
 import {
   WorkspaceIndex,
@@ -201,7 +205,41 @@ export function complete(
   settings: ServiceSettings,
   cache?: ParseCache,
 ): CompletionList {
-  return modules[lang].complete(doc, astOf(doc, lang, cache), pos, settings);
+  const list = modules[lang].complete(doc, astOf(doc, lang, cache), pos, settings);
+  return list.items.length > MAX_COMPLETION_ITEMS ? capCompletion(list, doc, pos) : list;
+}
+
+/** Items one completion answer holds at most (30,000 backends made a 5 MB answer that took seconds to send). */
+export const MAX_COMPLETION_ITEMS = 1000;
+
+/**
+ * The items that still fit what is typed (its characters in order, as editors filter), first by
+ * sort text, up to MAX_COMPLETION_ITEMS; marked incomplete, so the editor asks again as the user
+ * types and every item stays reachable.
+ */
+function capCompletion(list: CompletionList, doc: TextDocument, pos: Position): CompletionList {
+  const before = doc.getText({ start: { line: pos.line, character: Math.max(0, pos.character - 256) }, end: pos });
+  const word = (/[^\s;{}"'(),]*$/.exec(before)?.[0] ?? '').toLowerCase();
+  const typedFor = (item: CompletionItem): string => {
+    const edit = item.textEdit;
+    const range = edit && ('range' in edit ? edit.range : edit.insert);
+    if (!range || range.start.line !== pos.line || range.start.character > pos.character) return word;
+    return doc.getText({ start: range.start, end: pos }).toLowerCase();
+  };
+  const fits = (typed: string, text: string): boolean => {
+    let k = 0;
+    for (let i = 0; i < text.length && k < typed.length; i++) if (text[i] === typed[k]) k++;
+    return k === typed.length;
+  };
+  const kept = list.items
+    .filter((item) => fits(typedFor(item), (item.filterText ?? item.label).toLowerCase()))
+    .sort((a, b) => {
+      const x = a.sortText ?? a.label;
+      const y = b.sortText ?? b.label;
+      return x < y ? -1 : x > y ? 1 : 0;
+    })
+    .slice(0, MAX_COMPLETION_ITEMS);
+  return { isIncomplete: true, items: kept };
 }
 
 /**
@@ -344,7 +382,8 @@ export function validateInWorkspace(
   step?.('navigation');
   const kept = filterAnsweredElsewhere(ws, doc.uri, own, unit);
   const all = kept.concat(tuning, nav);
-  const out = finalizeDiagnostics(doc, lang, all, settings);
+  const finalized = finalizeDiagnostics(doc, lang, all, settings);
+  const out = settings.maxDiagnostics === undefined ? finalized : capDiagnostics(finalized, lang, settings.maxDiagnostics);
   step?.('final');
   return out;
 }

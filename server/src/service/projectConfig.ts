@@ -18,6 +18,7 @@
 // file name in any folder (`*.bak`), like a .gitignore line.
 import type { RuleSeverity } from '../core/types';
 import type { ProxyTunerConfig } from './settings';
+import { linearRegExp, type LinearRegExp } from '../languages/nginx/regex';
 import { NGINX_CONTEXTS } from '../languages/nginx/data';
 
 export const PROJECT_CONFIG_NAME = '.proxy-tuner.json';
@@ -159,9 +160,9 @@ export function findProjectConfig(filePath: string, read: ReadFile, cache?: Map<
 /**
  * A glob as a regular expression over `/`-separated relative paths. Made anew at each call (no
  * module-level cache in the service): a config has a few globs, and a settings resolution asks
- * each once (a few microseconds).
+ * each once (a few microseconds). Run in linear time (a glob of many `**` on a deep path is no hang).
  */
-export function globToRegExp(glob: string): RegExp {
+export function globToRegExp(glob: string): LinearRegExp {
   let g = slash(glob.trim()).replace(/^\.\//, '');
   const anywhere = !g.replace(/\/+$/, '').includes('/');
   const dirOnly = g.endsWith('/');
@@ -201,7 +202,7 @@ export function globToRegExp(glob: string): RegExp {
   }
   // a folder pattern (`vendor/`, or any pattern matching a folder) covers what is below it
   const tail = dirOnly ? '/.*' : '(?:/.*)?';
-  return new RegExp(`^${anywhere ? '(?:.*/)?' : ''}${out}${tail}$`);
+  return linearRegExp(`^${anywhere ? '(?:.*/)?' : ''}${out}${tail}$`);
 }
 
 /** The path of `file` relative to the config's folder, or undefined when it is not below it. */

@@ -11,8 +11,11 @@ export interface ProxyTunerConfig {
   nginx?: { version?: string; path?: string };
   haproxy?: { version?: string; path?: string };
   rules?: Record<string, RuleSeverity>;
-  /** `delay`: ms a document must rest after an edit before it is validated (the language server's). */
-  diagnostics?: { delay?: number };
+  /**
+   * `delay`: ms a document must rest after an edit before it is validated (the language server's);
+   * `maxPerDocument`: most diagnostics published for one document.
+   */
+  diagnostics?: { delay?: number; maxPerDocument?: number };
   /** `defaults`: inlay hints for the effective defaults of what a config leaves out (default on). */
   inlayHints?: { defaults?: boolean };
 
@@ -22,6 +25,8 @@ export interface ProxyTunerConfig {
 
 /** The largest `diagnostics.delay` taken; more is read as this. */
 export const MAX_DIAGNOSTICS_DELAY_MS = 10_000;
+/** The bounds of `diagnostics.maxPerDocument`. */
+export const MAX_DIAGNOSTICS_PER_DOCUMENT = 100_000;
 
 const SEVERITIES = new Set<RuleSeverity>(['off', 'error', 'warning', 'information', 'hint']);
 
@@ -69,6 +74,9 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
   const delay = isObject(section.diagnostics) ? section.diagnostics.delay : undefined;
   if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)
     out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
+  const max = isObject(section.diagnostics) ? section.diagnostics.maxPerDocument : undefined;
+  if (typeof max === 'number' && Number.isFinite(max) && max >= 1)
+    out.diagnostics = { ...out.diagnostics, maxPerDocument: Math.min(Math.floor(max), MAX_DIAGNOSTICS_PER_DOCUMENT) };
   const hints = isObject(section.inlayHints) ? section.inlayHints.defaults : undefined;
   if (typeof hints === 'boolean') out.inlayHints = { defaults: hints };
 
@@ -88,6 +96,8 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
   if (base.rules || over.rules) out.rules = { ...base.rules, ...over.rules };
   const delay = over.diagnostics?.delay ?? base.diagnostics?.delay;
   if (delay !== undefined) out.diagnostics = { delay };
+  const max = over.diagnostics?.maxPerDocument ?? base.diagnostics?.maxPerDocument;
+  if (max !== undefined) out.diagnostics = { ...out.diagnostics, maxPerDocument: max };
   const hints = over.inlayHints?.defaults ?? base.inlayHints?.defaults;
   if (hints !== undefined) out.inlayHints = { defaults: hints };
 
@@ -133,6 +143,7 @@ export function resolveSettings(
   lazyValue(settings, 'haproxyVersion', () => config.haproxy?.version ?? probe('haproxy', config.haproxy?.path));
   if (config.rules && Object.keys(config.rules).length) settings.rules = { ...config.rules };
   if (config.inlayHints?.defaults === false) settings.inlayHintsDefaults = false;
+  if (config.diagnostics?.maxPerDocument !== undefined) settings.maxDiagnostics = config.diagnostics.maxPerDocument;
   // host-aware rules (backlog vs somaxconn, nbthread vs cores): facts of the local machine
   const host = hostProbe?.();
   if (host) settings.host = host;

@@ -28,10 +28,19 @@ import type { Finding, RuleMeta, RuleRegistry } from '../core/rules';
 import { NGINX_NAVIGATION_RULES, nginxRegistry, type NginxRuleId } from '../languages/nginx/rules';
 import { HAPROXY_NAVIGATION_RULES, haproxyRegistry, type HaproxyRuleId } from '../languages/haproxy/rules';
 import type { NginxFile } from '../languages/nginx/ast';
-import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../languages/nginx/includes';
+import {
+  confDirOf,
+  dirname,
+  hasGlob,
+  includeSites,
+  resolveInclude,
+  resolvePath,
+  type IncludeFs,
+  type IncludeSite,
+} from '../languages/nginx/includes';
 import { soBaseName } from '../languages/nginx/modules';
 
-import { LARGE_DOCUMENT_CHARS } from './largeDocument';
+import { LARGE_DOCUMENT_CHARS, isLargeText } from './largeDocument';
 import type { FileSystem } from './host';
 
 export const MAX_HAPROXY_GROUP = 16;
@@ -163,6 +172,22 @@ export class WorkspaceIndex {
    * of the workspace): not read unless the setting allows. Paths outside the folders (an absolute
    * include of /etc/nginx/mime.types) are not links out of it.
    */
+  /**
+   * Why an existing path is never read, if it is not: under /proc, /sys or /dev once resolved, or
+   * no regular file (a FIFO, a socket, a device). Undefined for a readable file or none at all.
+   */
+  refusal(path: string): string | undefined {
+    if (this.forbidden(path)) return 'it resolves to a path under /proc, /sys or /dev';
+    const st = this.fs.stat(path);
+    if (st && !st.isFile && !st.isDirectory) return 'it is a FIFO, a socket or a device, not a regular file';
+    return undefined;
+  }
+
+  /** Under /proc, /sys or /dev as spelled or once its links are resolved (a link to /dev/zero is /dev/zero). */
+  private forbidden(path: string): boolean {
+    return isForbiddenPath(path) || (!!this.fs.realpath && isForbiddenPath(this.fs.realpath(path)));
+  }
+
   private linksOut(path: string): boolean {
     if (this.followSymlinks || this.roots.length === 0 || !this.fs.realpath) return false;
     const inside = (p: string) =>
@@ -193,12 +218,12 @@ export class WorkspaceIndex {
     let entries = 0;
     return {
       readDir: (d) => {
-        if (isForbiddenPath(d) || entries > MAX_GLOB_ENTRIES || this.linksOut(d)) return undefined;
+        if (this.forbidden(d) || entries > MAX_GLOB_ENTRIES || this.linksOut(d)) return undefined;
         const names = this.fs.readDir(d);
         entries += names?.length ?? 0;
         return names && entries > MAX_GLOB_ENTRIES ? names.slice(0, Math.max(0, names.length - (entries - MAX_GLOB_ENTRIES))) : names;
       },
-      isFile: (p) => !isForbiddenPath(p) && (this.openByPath(p) !== undefined || (!this.linksOut(p) && this.fs.stat(p)?.isFile === true)),
+      isFile: (p) => !this.forbidden(p) && (this.openByPath(p) !== undefined || (!this.linksOut(p) && this.fs.stat(p)?.isFile === true)),
     };
   }
 
@@ -227,12 +252,11 @@ export class WorkspaceIndex {
     const m = this.opts.module(lang);
     // a document over the bound is not analysed (syntax scan only, in the server): an empty tree
     // keeps it out of include trees and symbols instead of a parse that holds everything up
-    const ast =
-      text.length > LARGE_DOCUMENT_CHARS
-        ? m.parse('')
-        : hit && hit.file.lang === lang && m.reparse
-          ? m.reparse(hit.file.ast, text)
-          : m.parse(text);
+    const ast = isLargeText(text)
+      ? m.parse('')
+      : hit && hit.file.lang === lang && m.reparse
+        ? m.reparse(hit.file.ast, text)
+        : m.parse(text);
     const file: IndexedFile = { uri: doc.uri, path: uriToPath(doc.uri) ?? doc.uri, lang, doc, ast, open: true };
     this.openParses.set(doc.uri, { version: doc.version, file });
     return file;
@@ -245,7 +269,7 @@ export class WorkspaceIndex {
   }
 
   private fromDisk(path: string): IndexedFile | undefined {
-    if (isForbiddenPath(path) || this.linksOut(path)) return undefined;
+    if (this.forbidden(path) || this.linksOut(path)) return undefined;
     const st = this.fs.stat(path);
     if (!st || !st.isFile || st.size > MAX_FILE_BYTES) return undefined;
     const key = `${st.mtimeMs}:${st.size}`;
@@ -260,7 +284,7 @@ export class WorkspaceIndex {
       path,
       lang,
       doc: TextDocument.create(uri, lang, 0, text),
-      ast: this.opts.module(lang).parse(text),
+      ast: this.opts.module(lang).parse(isLargeText(text) ? '' : text),
       open: false,
     };
     this.disk.set(path, { key, file });
@@ -463,7 +487,7 @@ export class WorkspaceIndex {
           if (++seen > MAX_SCAN_ENTRIES) return;
           if (name.startsWith('.') || SKIP_DIRS.has(name)) continue;
           const p = `${dir === '/' ? '' : dir}/${name}`;
-          if (isForbiddenPath(p) || this.linksOut(p)) continue;
+          if (this.forbidden(p) || this.linksOut(p)) continue;
           const st = this.fs.stat(p);
           if (!st) continue;
           if (st.isDirectory) visit(p, depth + 1);
@@ -759,7 +783,8 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
       // relative paths only: they name files of the config tree the workspace holds, while an
       // absolute path names the server's disk, which this machine may not mirror
       const cap = index.includeCap(file.path, link.siteStart);
-      if (cap || isForbiddenPath(resolveAbs(link.pattern))) {
+      const spelledKernel = isForbiddenPath(resolveAbs(link.pattern));
+      if (cap || spelledKernel) {
         findings.push({
           ruleId: 'nginx/include-limit',
           start: link.start,
@@ -769,7 +794,18 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
             : 'Files under /proc, /sys and /dev are never read for the editor: they are endless, huge or secret.',
         });
       }
-      if (link.paths.length === 0 && !hasGlob(link.pattern) && !link.pattern.startsWith('/')) {
+      const refused =
+        link.paths.length === 0 && !hasGlob(link.pattern) && !cap && !spelledKernel
+          ? index.refusal(resolvePath(unit.mainDir ?? dirname(file.path), link.pattern))
+          : undefined;
+      if (refused) {
+        findings.push({
+          ruleId: 'nginx/include-limit',
+          start: link.start,
+          end: link.end,
+          message: `"${link.pattern}" is not read: ${refused} (such a file can be endless, block a reader or hold secrets).`,
+        });
+      } else if (link.paths.length === 0 && !hasGlob(link.pattern) && !link.pattern.startsWith('/')) {
         findings.push({
           ruleId: 'nginx/include-not-found',
           start: link.start,

@@ -142,11 +142,24 @@ export interface NodeAt {
   inRawBody: boolean;
 }
 
-function wordAt(words: Word[], offset: number): number {
-  for (let i = 0; i < words.length; i++) {
-    if (words[i].start <= offset && offset <= words[i].end) return i;
+/** The index in [name, ...args] of the word holding `offset`, or -1; a binary search over the arguments (a line may hold a million). */
+function wordAt(d: Directive, offset: number): number {
+  if (d.nameWord.start <= offset && offset <= d.nameWord.end) return 0;
+  const args = d.args;
+  let lo = 0;
+  let hi = args.length - 1;
+  let found = -1;
+  // the last argument starting at or before the offset (touching words: the first one wins, as a scan from the left would)
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (args[mid].start <= offset) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
   }
-  return -1;
+  if (found < 0) return -1;
+  if (found > 0 && args[found - 1].end >= offset) found--;
+  return args[found].end >= offset ? found + 1 : -1;
 }
 
 /** The directive/word/block chain at an offset; binary search per level, so cheap on big files. */
@@ -195,12 +208,11 @@ export function findNodeAt(file: NginxFile, offset: number): NodeAt {
       if (k === offset) headEnd = offset;
     }
     if (offset <= headEnd || (!d.terminated && offset <= d.end)) {
-      const words = [d.nameWord, ...d.args];
-      const wi = wordAt(words, offset);
+      const wi = wordAt(d, offset);
       if (offset <= headEnd || wi >= 0) {
         out.directive = d;
         if (wi >= 0) {
-          out.word = words[wi];
+          out.word = wi === 0 ? d.nameWord : d.args[wi - 1];
           out.argIndex = wi - 1;
         }
       }

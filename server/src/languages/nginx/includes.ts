@@ -5,6 +5,7 @@
 // functions), so this stays free of I/O and testable.
 import type { NginxFile, Word } from './ast';
 import { blockContext, walk } from './ast';
+import { linearRegExp, type LinearRegExp } from './regex';
 
 export interface IncludeFs {
   /** Names in a folder, or undefined when it is not one. */
@@ -38,8 +39,8 @@ export function hasGlob(pattern: string): boolean {
   return /[*?[]/.test(pattern);
 }
 
-/** A regular expression for one path segment of a glob. */
-function segmentRegex(seg: string): RegExp {
+/** A regular expression for one path segment of a glob (run in linear time: the glob is the config's, the names the disk's). */
+function segmentRegex(seg: string): LinearRegExp {
   let re = '';
   for (let i = 0; i < seg.length; i++) {
     const ch = seg[i];
@@ -57,7 +58,7 @@ function segmentRegex(seg: string): RegExp {
       i = close;
     } else re += ch.replace(/[.+^${}()|\\\]]/g, '\\$&');
   }
-  return new RegExp(`^${re}$`);
+  return linearRegExp(`^${re}$`);
 }
 
 function join(dir: string, name: string): string {

@@ -66,7 +66,12 @@ export class CharSet {
 }
 
 export type RegexNode =
-  | { t: 'set'; set: CharSet; /** an escaped or literal char as written (for the dot check) */ lit?: string }
+  | {
+      t: 'set';
+      set: CharSet;
+      /** an escaped or literal char as written (for the dot check) */ lit?: string;
+      /** the one character of a literal (matches() tells characters above 127 apart by it) */ code?: number;
+    }
   | { t: 'seq'; items: RegexNode[] }
   | { t: 'alt'; branches: RegexNode[] }
   | { t: 'group'; index: number | undefined; name: string | undefined; body: RegexNode }
@@ -87,6 +92,12 @@ export interface ParsedRegex {
   root: RegexNode;
   captures: CaptureInfo[];
   caseless: boolean;
+  /**
+   * The tree means what PCRE means (matches() may run it): false when the pattern uses what the
+   * reader only bounds (lookaround, backreferences, `\p{..}`, atomic groups, possessive repetitions,
+   * `\B`, `\G`, extended mode, a POSIX class it does not know).
+   */
+  exact: boolean;
 }
 
 const LF = 10;
@@ -113,6 +124,8 @@ class Reader {
   i = 0;
   groups = 0;
   readonly caps: { index: number; name: string | undefined; node: RegexNode }[] = [];
+  /** Whether the tree stays exact (ParsedRegex.exact). */
+  exact = true;
   constructor(
     readonly src: string,
     public caseless: boolean,
@@ -161,6 +174,7 @@ class Reader {
         this.i += m[0].length - 1;
       } else return atom;
       this.i++;
+      if (s[this.i] === '+') this.exact = false; // possessive: same characters, fewer matches
       if (s[this.i] === '?' || s[this.i] === '+') this.i++; // lazy or possessive: same characters
       atom = { t: 'rep', min, max, body: atom };
     }
@@ -172,7 +186,7 @@ class Reader {
       if (c >= 65 && c <= 90) set.add(c + 32);
       else if (c >= 97 && c <= 122) set.add(c - 32);
     }
-    return { t: 'set', set, lit: written };
+    return { t: 'set', set, lit: written, code: this.caseless && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) ? undefined : c };
   }
 
   atom(): RegexNode | undefined {
@@ -212,9 +226,11 @@ class Reader {
         index = ++this.groups;
         this.i += 1 + m[0].length;
       } else if (rest[0] === ':' || rest[0] === '>' || rest[0] === '|') {
+        if (rest[0] === '>') this.exact = false; // atomic: fewer matches than the plain group
         this.i += 2;
       } else if (rest[0] === '=' || rest[0] === '!' || rest.startsWith('<=') || rest.startsWith('<!')) {
         this.i += rest[0] === '<' ? 3 : 2;
+        this.exact = false;
         const saved = this.groups;
         this.alt();
         if (s[this.i] !== ')') this.fail();
@@ -225,6 +241,7 @@ class Reader {
         // inline flags: (?i) for the rest of the group, (?i:...) for its body
         const on = m[1].split('-')[0];
         const off = m[1].split('-')[1] ?? '';
+        if (/[xJ]/.test(m[1])) this.exact = false; // extended mode's spaces and comments are not read as such
         const apply = () => {
           if (on.includes('i')) this.caseless = true;
           if (off.includes('i')) this.caseless = false;
@@ -286,6 +303,7 @@ class Reader {
       case 'V':
         return set(CharSet.of(10, 11, 12, 13).invert());
       case 'R':
+        this.exact = false; // also `\r\n` as one
         return set(CharSet.of(10, 11, 12, 13));
       case 'N':
         return set(CharSet.of(LF).invert());
@@ -303,6 +321,7 @@ class Reader {
       }
       case 'p':
       case 'P': {
+        this.exact = false;
         if (s[this.i] === '{') {
           const close = s.indexOf('}', this.i);
           if (close < 0) this.fail();
@@ -316,6 +335,7 @@ class Reader {
       case 'B':
       case 'A':
       case 'G':
+        if (c !== 'A' && !inClass) this.exact = false;
         return inClass ? CharSet.of(c.charCodeAt(0)) : { t: 'assert', kind: c === 'A' ? '^' : 'b' };
       case 'z':
       case 'Z':
@@ -333,14 +353,18 @@ class Reader {
       }
       default:
         if (c >= '1' && c <= '9' && !inClass) {
+          this.exact = false;
           while (s[this.i] >= '0' && s[this.i] <= '9') this.i++;
           return { t: 'set', set: CharSet.any() }; // a backreference: whatever the group held
         }
         if (c === 'k' || c === 'g') {
+          this.exact = false;
           const m = /^(\{[^}]*\}|<[^>]*>|'[^']*'|-?\d+)/.exec(s.slice(this.i));
           if (m) this.i += m[0].length;
           return set(CharSet.any());
         }
+        // `\e`, `\f`, `\K`, `\X`, `\0`, `\c`...: read as the letter itself, which PCRE does not
+        if (/[A-Za-z0-9]/.test(c)) this.exact = false;
         return inClass ? CharSet.of(c.charCodeAt(0)) : this.lit(c.charCodeAt(0), `\\${c}`);
     }
   }
@@ -412,6 +436,7 @@ class Reader {
             cls.addRange(123, 126);
             break;
           default:
+            this.exact = false;
             cls = CharSet.any();
         }
         set = set.union(neg ? cls.invert() : cls);
@@ -534,7 +559,7 @@ export function parseRegex(source: string, caseless = false): ParsedRegex | unde
         return { index: c.index, name: c.name, chars: charsOf(c.node), startsSlash: !nullable(c.node) && f.single() === SLASH };
       })
       .sort((a, b) => a.index - b.index);
-    out = { source, root, captures, caseless: r.caseless };
+    out = { source, root, captures, caseless: r.caseless, exact: r.exact };
   } catch {
     out = null;
   }
@@ -679,21 +704,164 @@ function isNameLit(n: RegexNode): boolean {
   return /[A-Za-z0-9-]/.test(n.lit);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Matching without backtracking: the tree compiled to a Thompson NFA, run over the text with the
+// set of live states (Pike's simulation), so the time is at most states x characters whatever the
+// pattern. A user's pattern is never handed to the JavaScript engine, whose backtracking takes
+// exponential time on `(a+)+$` and its kind.
+
+/** States one pattern may compile to (a counted repetition copies its body). */
+const MAX_STATES = 20_000;
+/** State visits one matches() call may make before it gives up. */
+const MAX_STEPS = 2_000_000;
+
+type NfaState =
+  | { k: 'set'; set: CharSet; code: number | undefined; next: number }
+  | { k: 'split'; a: number; b: number }
+  | { k: 'assert'; kind: '^' | '$' | 'b'; next: number }
+  | { k: 'match' };
+
+class TooLarge extends Error {}
+
+function compileNfa(root: RegexNode): { states: NfaState[]; start: number } {
+  const states: NfaState[] = [{ k: 'match' }];
+  const push = (s: NfaState): number => {
+    if (states.length >= MAX_STATES) throw new TooLarge();
+    states.push(s);
+    return states.length - 1;
+  };
+  // continuation-passing: the state that matches `n` and then goes on to `next`
+  const build = (n: RegexNode, next: number): number => {
+    switch (n.t) {
+      case 'set':
+        return push({ k: 'set', set: n.set, code: n.code, next });
+      case 'seq': {
+        let at = next;
+        for (let i = n.items.length - 1; i >= 0; i--) at = build(n.items[i], at);
+        return at;
+      }
+      case 'alt': {
+        let at = build(n.branches[n.branches.length - 1], next);
+        for (let i = n.branches.length - 2; i >= 0; i--) at = push({ k: 'split', a: build(n.branches[i], next), b: at });
+        return at;
+      }
+      case 'group':
+        return build(n.body, next);
+      case 'assert':
+        if (n.kind === 'look') throw new TooLarge(); // never for an exact tree
+        return push({ k: 'assert', kind: n.kind, next });
+      case 'rep': {
+        let at = next;
+        if (n.max === Infinity) {
+          // a loop: the split tries the body, whose end comes back to the split
+          const loop = push({ k: 'split', a: -1, b: next });
+          const body = build(n.body, loop);
+          (states[loop] as { a: number }).a = body;
+          at = loop;
+        } else {
+          // the optional rounds nest: x{1,3} = x(x(x)?)?
+          for (let i = n.min; i < n.max; i++) at = push({ k: 'split', a: build(n.body, at), b: next });
+        }
+        for (let i = 0; i < n.min; i++) at = build(n.body, at);
+        return at;
+      }
+    }
+  };
+  const start = build(root, 0);
+  return { states, start };
+}
+
+const nfas = new Map<string, { states: NfaState[]; start: number } | null>();
+
+function isWordCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
 /**
- * The pattern as a JavaScript RegExp, for trying sample strings: PCRE's `(?P<n>` and `(?i)` at
- * the start are translated; undefined when JavaScript cannot read it.
+ * Whether the pattern matches somewhere in `text` (as PCRE's unanchored search does), in time
+ * linear in the text; undefined when the tree is not exact or the work would exceed its bounds.
  */
-export function toJsRegExp(source: string, caseless: boolean): RegExp | undefined {
-  let src = source.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>');
-  let flags = caseless ? 'i' : '';
-  const m = /^\(\?([a-z]+)\)/.exec(src);
-  if (m) {
-    if (m[1].includes('i')) flags = 'i';
-    src = src.slice(m[0].length);
+export function matches(p: ParsedRegex, text: string): boolean | undefined {
+  if (!p.exact) return undefined;
+  const key = (p.caseless ? 'i:' : 's:') + p.source;
+  let nfa = nfas.get(key);
+  if (nfa === undefined) {
+    try {
+      nfa = compileNfa(p.root);
+    } catch {
+      nfa = null;
+    }
+    if (nfas.size > 500) nfas.clear();
+    nfas.set(key, nfa);
   }
+  if (!nfa) return undefined;
+  const { states, start } = nfa;
+  const seen = new Int32Array(states.length).fill(-1);
+  let current: number[] = [];
+  let following: number[] = [];
+  const stack: number[] = [];
+  let steps = 0;
+  const n = text.length;
+  /** Adds `s` and what it reaches without a character, at position `pos`; true when that reaches the match. */
+  const add = (list: number[], s0: number, pos: number): boolean => {
+    stack.push(s0);
+    while (stack.length) {
+      const s = stack.pop()!;
+      if (seen[s] === pos) continue;
+      seen[s] = pos;
+      if (++steps > MAX_STEPS) throw new TooLarge();
+      const st = states[s];
+      switch (st.k) {
+        case 'match':
+          stack.length = 0;
+          return true;
+        case 'set':
+          list.push(s);
+          break;
+        case 'split':
+          stack.push(st.b, st.a);
+          break;
+        case 'assert': {
+          const ok =
+            st.kind === '^'
+              ? pos === 0
+              : st.kind === '$'
+                ? pos === n || (pos === n - 1 && text.charCodeAt(n - 1) === 10)
+                : isWordCode(pos > 0 ? text.charCodeAt(pos - 1) : -1) !== isWordCode(pos < n ? text.charCodeAt(pos) : -1);
+          if (ok) stack.push(st.next);
+          break;
+        }
+      }
+    }
+    return false;
+  };
   try {
-    return new RegExp(src, flags);
+    for (let pos = 0; ; pos++) {
+      // an unanchored search: a new attempt starts at every position
+      if (add(current, start, pos)) return true;
+      if (pos >= n) return false;
+      const c = text.charCodeAt(pos);
+      following.length = 0;
+      for (const s of current) {
+        const st = states[s] as Extract<NfaState, { k: 'set' }>;
+        const hit = c > 127 && st.code !== undefined ? st.code === c : st.set.has(c);
+        if (hit && add(following, st.next, pos + 1)) return true;
+      }
+      [current, following] = [following, current];
+    }
   } catch {
     return undefined;
   }
+}
+
+/** A pattern of the JavaScript/PCRE syntax both read alike, tested in linear time (a glob's translation). */
+export interface LinearRegExp {
+  source: string;
+  /** Whether the pattern matches in `text`; false when it cannot be read or run within the bounds. */
+  test(text: string): boolean;
+}
+
+export function linearRegExp(source: string): LinearRegExp {
+  const parsed = parseRegex(source);
+  return { source, test: (text) => (parsed ? matches(parsed, text) === true : false) };
 }

@@ -6,7 +6,7 @@ import type { NginxFinding as Finding, NginxRuleId } from '../rules';
 import type { Directive, Word } from '../ast';
 import { variablesIn } from '../ast';
 import { computeFlow, ifParts, ifPatternText, type FlowScope, type NginxFlow, type Sink } from '../flow';
-import { anchoredStart, parseRegex, redosRisk, toJsRegExp, unescapedDots, type ParsedRegex } from '../regex';
+import { anchoredStart, matches, parseRegex, redosRisk, unescapedDots, type ParsedRegex } from '../regex';
 import { indentAt, insertLinesAfter, replace } from '../../../core/findingText';
 import { add, type NginxCheckContext } from './checks';
 import { weakCipherTokens } from '../../../core/tls';
@@ -354,9 +354,8 @@ function judgeOrigin(ctx: Ctx, at: Word, pattern: string, caseless: boolean, kin
     );
     return;
   }
-  const js = toJsRegExp(pattern, caseless || re.caseless);
-  if (!js) return;
-  const bypass = originBypass(js, pattern, kind);
+  if (!re.exact) return;
+  const bypass = originBypass(re, pattern, kind);
   if (bypass)
     add(
       ctx,
@@ -390,10 +389,15 @@ function dotEdits(w: Word, pattern: string): FixEdit[] {
   return edits;
 }
 
+/** Host names of one pattern tried for a bypass (each costs a few dozen linear-time matches). */
+const MAX_DOMAINS_TRIED = 8;
+
 /** A crafted Origin/Referer that the pattern accepts although it names another site, if any. */
-function originBypass(js: RegExp, pattern: string, kind: 'origin' | 'referer' | 'valid_referers'): string | undefined {
+function originBypass(re: ParsedRegex, pattern: string, kind: 'origin' | 'referer' | 'valid_referers'): string | undefined {
   const evil = 'attacker.invalid';
-  for (const dom of domainsIn(pattern)) {
+  // the linear-time matcher (regex.ts matches): a pattern never runs in the JavaScript engine
+  const js = { test: (s: string) => matches(re, s) === true };
+  for (const dom of domainsIn(pattern).slice(0, MAX_DOMAINS_TRIED)) {
     const schemes = kind === 'valid_referers' ? [''] : ['https://', 'http://'];
     const tails = kind === 'origin' ? ['', '/'] : ['/', '', '/page'];
     let legit: { scheme: string; host: string; tail: string } | undefined;
