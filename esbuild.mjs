@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const watch = process.argv.includes('--watch');
-const production = process.argv.includes('--production');
+// `npm pack` / `npm publish` run `prepare`: the package gets the minified bundles without source maps
+const production = process.argv.includes('--production') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
 
 const node = {
   bundle: true,
