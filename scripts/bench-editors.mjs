@@ -1,8 +1,9 @@
 // `npm run bench:editors [-- --runs N]`: cold start to first diagnostics in real editors, from the
 // client starting the language server to the first publishDiagnostics of the opened file.
 // Neovim (test/lsp/nvim/lsp-client.lua) and Emacs with eglot (test/editors/emacs-client.el with
-// docs/editors.md's setup), each a fresh editor and server per run, on the nginx and HAProxy files
-// of test/lsp/fixtures.ts. The numbers go into docs/benchmarks.md.
+// docs/editors.md's setup), each a fresh editor and server per run, and the web worker build in
+// headless Chromium (test/editors/browserWorker.ts: from `new Worker` to the first diagnostics, a
+// fresh browser per run), on the nginx and HAProxy files of test/lsp/fixtures.ts. The numbers go into docs/benchmarks.md.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIXTURES } from '../test/lsp/fixtures.ts';
 import { emacsSetupFromDocs } from '../test/editors/docsSetup.ts';
+import { openWorkerPage } from '../test/editors/browserWorker.ts';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const runsArg = process.argv.indexOf('--runs');
@@ -73,10 +75,31 @@ function once(editor, f, i) {
   return ms;
 }
 
+async function inWorker(f) {
+  const s = await openWorkerPage();
+  try {
+    await s.page.evaluate(() => window.lsp.start());
+    await s.page.evaluate(() => window.lsp.request('initialize', { processId: null, rootUri: null, capabilities: {} }));
+    await s.page.evaluate(
+      ([language, text]) => {
+        window.lsp.notify('initialized', {});
+        window.lsp.notify('textDocument/didOpen', {
+          textDocument: { uri: `file:///w/${language}.conf`, languageId: language, version: 1, text },
+        });
+      },
+      [f.language, f.text],
+    );
+    await s.page.waitForFunction(() => window.lsp.firstDiagnosticsMs !== undefined, undefined, { timeout: 30_000 });
+    return await s.page.evaluate(() => window.lsp.firstDiagnosticsMs);
+  } finally {
+    await s.close();
+  }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 try {
   console.log(`cold start to first diagnostics, ${RUNS} runs each, ${cpus().length} cores, node ${process.version}`);
-  for (const editor of ['nvim', 'emacs'])
+  for (const editor of process.argv.includes('--worker-only') ? [] : ['nvim', 'emacs'])
     for (const f of FIXTURES) {
       once(editor, f, 'warm-up'); // the OS's file cache, not the server's (each run is a new process)
       const ms = Array.from({ length: RUNS }, (_, i) => once(editor, f, i));
@@ -84,6 +107,14 @@ try {
         `${editor.padEnd(6)} ${f.language.padEnd(8)} median ${median(ms).toFixed(0)} ms, min ${Math.min(...ms).toFixed(0)}, max ${Math.max(...ms).toFixed(0)}`,
       );
     }
+  for (const f of FIXTURES) {
+    await inWorker(f);
+    const ms = [];
+    for (let i = 0; i < RUNS; i++) ms.push(await inWorker(f));
+    console.log(
+      `${'worker'.padEnd(6)} ${f.language.padEnd(8)} median ${median(ms).toFixed(0)} ms, min ${Math.min(...ms).toFixed(0)}, max ${Math.max(...ms).toFixed(0)}`,
+    );
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
