@@ -14,6 +14,7 @@ import {
   type ReadFileResult,
   type StatResult,
 } from '../../protocol/workspaceFs';
+import { registerWalkthrough } from './walkthrough';
 
 /** Commands of the desktop extension that start a binary or pick one. */
 const DESKTOP_COMMANDS: [string, string][] = [
@@ -65,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.window.showInformationMessage(`${what} needs VS Code on the desktop: the browser cannot start nginx or HAProxy.`),
       ),
     );
+  context.subscriptions.push(...registerWalkthrough(context));
   const clientOptions: LanguageClientOptions = {
     // any scheme: vscode-vfs (github.dev, vscode.dev), file (a local folder opened in the browser), untitled
     documentSelector: [{ language: 'nginx' }, { language: 'haproxy' }],
