@@ -17,7 +17,11 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;
 
-spawnSync(process.execPath, ['esbuild.mjs'], { cwd: REPO, stdio: 'inherit' });
+// --production: the bundles as the packages ship them (minified, no source maps)
+spawnSync(process.execPath, ['esbuild.mjs', ...(process.argv.includes('--production') ? ['--production'] : [])], {
+  cwd: REPO,
+  stdio: 'inherit',
+});
 const dir = mkdtempSync(join(tmpdir(), 'proxy-tuner-bench-editors-'));
 const bin = join(dir, 'bin');
 mkdirSync(bin);

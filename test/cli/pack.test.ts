@@ -82,8 +82,11 @@ describe('npm pack, npm install -g of the tarball, and the installed commands', 
     const r = spawnSync('proxy-tuner', ['check', '--format', 'json', conf], { cwd: work, encoding: 'utf8', timeout: 60_000, env: env() });
     assert.equal(r.status, 1, `an error in the config: exit 1\n${r.stderr}`);
     assert.match(r.stdout, /nginx\/unknown-directive/);
+    const version = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version;
     const v = spawnSync('proxy-tuner', ['--version'], { cwd: work, encoding: 'utf8', timeout: 30_000, env: env() });
-    assert.equal(v.stdout.trim(), JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version);
+    assert.equal(v.stdout.trim(), version);
+    const sv = spawnSync('proxy-tuner-language-server', ['--version'], { cwd: work, encoding: 'utf8', timeout: 30_000, env: env() });
+    assert.equal(sv.stdout.trim(), version);
   });
 
   it('`proxy-tuner-language-server --stdio` answers initialize, diagnostics, completion and hover', async () => {
