@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const watch = process.argv.includes('--watch');
-const production = process.argv.includes('--production');
+// `npm pack` / `npm publish` run `prepare`: the package gets the minified bundles without source maps
+const production = process.argv.includes('--production') || ['pack', 'publish'].includes(process.env.npm_command ?? '');
 
 const node = {
   bundle: true,
@@ -60,7 +61,41 @@ const benchApart = {
   },
 };
 
+/**
+ * The language server in a web worker (dist/browserServer.js, server/src/lsp/browserMain.ts): the
+ * protocol's browser build, `node:url` as a small file: URL module, and every other Node module
+ * (the desktop host's probes, which the worker's host never calls) as one that throws when used.
+ */
+const inTheBrowser = {
+  name: 'server-in-the-browser',
+  setup(build) {
+    build.onResolve({ filter: /^vscode-languageserver\/node$/ }, (args) =>
+      build.resolve('vscode-languageserver/browser', { kind: args.kind, resolveDir: args.resolveDir }),
+    );
+    build.onResolve({ filter: /^(node:)?url$/ }, () => ({ path: join(process.cwd(), 'server/src/lsp/browser/nodeUrl.ts') }));
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'desktop-only' }));
+    build.onLoad({ filter: /.*/, namespace: 'desktop-only' }, (args) => ({
+      contents: `module.exports = new Proxy({}, { get: (_, name) => name === '__esModule' ? false : () => { throw new Error(${JSON.stringify(
+        `${args.path} is not available in the browser`,
+      )} + ': ' + String(name)); } });`,
+      loader: 'js',
+    }));
+  },
+};
+
+const browser = {
+  bundle: true,
+  platform: 'browser',
+  target: 'es2022',
+  format: 'iife',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+};
+
 const builds = [
+  { ...browser, entryPoints: { browserServer: 'server/src/lsp/browserMain.ts' }, outdir: 'dist', plugins: [inTheBrowser, jsonAsParse] },
+  { ...browser, format: 'cjs', entryPoints: { browserExtension: 'client/src/browserExtension.ts' }, outdir: 'dist', external: ['vscode'] },
   { ...node, entryPoints: { extension: 'client/src/extension.ts' }, outdir: 'dist' },
   { ...node, entryPoints: { server: 'server/src/lsp/main.ts' }, outdir: 'dist' },
   // whitespace-free: less to read and pre-parse at each start (names and code are unchanged);

@@ -33,6 +33,8 @@ packages=(
   git ca-certificates curl tar gzip procps
   # the .pre-commit-hooks.yaml test (test/cli/precommit.test.ts)
   pre-commit
+  # the second editor of the LSP tests: Emacs with eglot in batch mode (test/editors/emacs.test.ts)
+  emacs-nox elpa-eglot
 )
 
 # Remember which of nginx/haproxy this run installs: only those services are ours to stop.

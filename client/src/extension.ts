@@ -9,6 +9,7 @@ import { SERVER_EXEC_ARGV, serverEnv } from './serverLaunch';
 import { registerValidateCommand } from './validateCommand';
 import { registerLanguageCorrection } from './languageCorrection';
 import { registerVersionFeatures } from './versions/index';
+import { registerWalkthrough } from './walkthrough';
 
 /** A client-side feature: gets the context and the running client, returns what to dispose. */
 export type ClientFeature = (context: vscode.ExtensionContext, client: LanguageClient) => vscode.Disposable[];
@@ -47,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   // before the server starts: a document switched to the detector's language is opened once, in it
   context.subscriptions.push(registerLanguageCorrection());
+  context.subscriptions.push(...registerWalkthrough(context));
   client = new LanguageClient('proxyTuner', 'Proxy Tuner', serverOptions, clientOptions);
   const status = createStatus(client);
   context.subscriptions.push(status.item, status.listener);

@@ -40,10 +40,17 @@ export class LspClient {
   onServerRequest: (m: RpcMessage) => unknown = (m) =>
     m.method === 'workspace/configuration' ? (m.params?.items ?? []).map(() => null) : null;
 
-  /** `nodeArgs`: options for node itself, before the script (e.g. the VS Code client's execArgv). */
-  constructor(args: string[] = ['--stdio'], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []) {
-    this.proc = spawn(process.execPath, [...nodeArgs, join(REPO, 'dist', 'server.js'), ...args], {
-      cwd: REPO,
+  /** `nodeArgs`: options for node itself, before the script (e.g. the VS Code client's execArgv);
+   *  `script`/`cwd`: another entry of the server (an installed package's bin) and where it runs. */
+  constructor(
+    args: string[] = ['--stdio'],
+    env: NodeJS.ProcessEnv = {},
+    nodeArgs: string[] = [],
+    script = join(REPO, 'dist', 'server.js'),
+    cwd = REPO,
+  ) {
+    this.proc = spawn(process.execPath, [...nodeArgs, script, ...args], {
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
