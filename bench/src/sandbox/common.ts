@@ -190,6 +190,16 @@ export interface SandboxListener {
   block?: { file: string; line: number };
 }
 
+/**
+ * A copy's text with the editor's line ends: a lone CR (old Mac files) becomes LF. nginx and
+ * HAProxy count lines by LF only (HAProxy even stops reading at a lone CR) while the editor and
+ * `check` count CR, LF and CRLF; with the same line breaks, the binary's "FILE:LINE" is the line
+ * the editor shows.
+ */
+export function editorLineEnds(text: string): string {
+  return text.indexOf('\r') < 0 ? text : text.replace(/\r(?!\n)/g, '\n');
+}
+
 /** Maps "FILE:LINE" in the binary's messages from sandbox copies back to the user's files. */
 export function mapMessages(text: string, fileMap: Map<string, string>): string {
   let out = text;

@@ -9,6 +9,7 @@
 //   Lua, external checks, `program` sections) is refused with the line. The user's file is only read.
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { notTextReason } from '../../../server/src/core/text';
 import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
 import type { Section, Statement, Word } from '../../../server/src/languages/haproxy/ast';
 import { PROXY_KINDS } from '../../../server/src/languages/haproxy/overrides';
@@ -125,6 +126,8 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${original}: ${(e as Error).message}`);
   }
+  const notText = notTextReason(text);
+  if (notText) throw new SandboxRefusal(`${original}: ${notText}`);
   let ast = parseHaproxy(text);
   // HAProxy expands its environment variables while it reads: plan what it will read
   const expanded = expandHaproxyEnv(text, ast, input.env ?? process.env, original);

@@ -13,6 +13,7 @@ import { fileLimits } from './limits';
 import {
   BACKEND_SLOTS,
   ConfigCheckError,
+  editorLineEnds,
   fillPorts,
   makeSandboxDir,
   makeTlsPair,
@@ -280,7 +281,7 @@ export class ProxySandbox {
         text = text.replace(/127\.0\.0\.1:\u0000P(\d+)\u0000/g, (m, i: string) =>
           fdOfSlot.has(Number(i)) ? `fd@${fdOfSlot.get(Number(i))}` : m,
         );
-      writeText(f.copy, fillPorts(text, ports, this.backend));
+      writeText(f.copy, editorLineEnds(fillPorts(text, ports, this.backend)));
     }
     for (const l of this.listeners) l.port = ports[l.slot];
   }

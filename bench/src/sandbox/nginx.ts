@@ -12,6 +12,7 @@
 //   file and line. The user's files are only read.
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { notTextReason } from '../../../server/src/core/text';
 import { parseNginx } from '../../../server/src/languages/nginx/parser';
 import {
   CACHE_PATHS,
@@ -179,11 +180,15 @@ const isIpOrCidr = (v: string) => {
 };
 
 function readConfig(file: string): string {
+  let text: string;
   try {
-    return readFileSync(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${file}: ${(e as Error).message}`);
   }
+  const notText = notTextReason(text);
+  if (notText) throw new SandboxRefusal(`${file}: ${notText}`);
+  return text;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   makeSandboxDir,
   makeTlsPair,
   looksLikeDirective,
+  editorLineEnds,
   mapMessages,
   redactForeignWords,
   removeSandboxDir,
@@ -156,7 +157,7 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
     });
     const ports = await freePorts(portCount + 3);
     const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
-    for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
+    for (const f of files) writeText(f.copy, editorLineEnds(fillPorts(f.text, ports, backend)));
     const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
     const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
     const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath);
