@@ -200,6 +200,17 @@ export function editorLineEnds(text: string): string {
   return text.indexOf('\r') < 0 ? text : text.replace(/\r(?!\n)/g, '\n');
 }
 
+/**
+ * Whether a warning of the binary's check comes from the sandbox's rewrite rather than from the
+ * user's config: the sandbox drops HAProxy's `log` targets (nothing leaves the run), and a proxy
+ * that logs through `log global` then has "no log address". When the user's files have a `log`
+ * line, that warning is about the copy, not about them.
+ */
+export function warningFromRewrite(kind: 'nginx' | 'haproxy', warning: string, originals: readonly string[]): boolean {
+  if (kind !== 'haproxy' || !/log format ignored for .* since it has no log address/.test(warning)) return false;
+  return originals.some((text) => /^[ \t]*log[ \t]+(?!global\b)\S/m.test(text)); // a target, not `log global`
+}
+
 /** Maps "FILE:LINE" in the binary's messages from sandbox copies back to the user's files. */
 export function mapMessages(text: string, fileMap: Map<string, string>): string {
   let out = text;

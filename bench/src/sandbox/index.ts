@@ -15,6 +15,7 @@ import {
   ConfigCheckError,
   editorLineEnds,
   fillPorts,
+  warningFromRewrite,
   makeSandboxDir,
   makeTlsPair,
   mapMessages,
@@ -306,7 +307,15 @@ export class ProxySandbox {
       const first = lines[0] ?? out.split('\n')[0] ?? 'unknown error';
       throw new ConfigCheckError(`${this.kind} rejected the config: ${first.replace(/^nginx: /, '').trim()}`, out);
     }
-    for (const l of out.split('\n')) if (/\[warn\]|WARNING/.test(l)) this.warnings.push(l.trim());
+    const originals = this.files.map((f) => {
+      try {
+        return readFileSync(f.original, 'utf8');
+      } catch {
+        return '';
+      }
+    });
+    for (const l of out.split('\n'))
+      if (/\[warn\]|WARNING/.test(l) && !warningFromRewrite(this.kind, l, originals)) this.warnings.push(l.trim());
   }
 
   /** Picks ports, writes the copy, checks it, starts the proxy and waits until every TCP listener accepts. */
