@@ -60,7 +60,7 @@ function seedRipgrep() {
 export function ensureCodeServer() {
   const have = installedVersion();
   if (have === CODE_SERVER_VERSION) return codeServerEntry;
-  log(`installing code-server ${CODE_SERVER_VERSION} into ${installDir} (about a minute, once)`);
+  log(`installing code-server ${CODE_SERVER_VERSION} into ${installDir} (about 300 MB and 2-3 minutes, once)`);
   seedRipgrep();
   rmSync(installDir, { recursive: true, force: true });
   mkdirSync(installDir, { recursive: true });

@@ -1,7 +1,7 @@
 // `npm run package`: production build, then `vsce package` into dist/proxy-tuner-<version>.vsix.
 // Works offline: every runtime dependency is bundled by esbuild, so the .vsix carries no
 // node_modules (`--no-dependencies`) and .vscodeignore lets only the bundles, the grammars, the
-// manifest, README and LICENSE through.
+// manifest, README, LICENSE and the docs and examples the README links to through.
 //
 // Prints the path of the .vsix on the last line of stdout (scripts/e2e-* read it).
 import { spawnSync } from 'node:child_process';
@@ -31,11 +31,9 @@ for (const bundle of ['extension.js', 'server.js']) {
 }
 rmSync(out, { force: true });
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
-// The README links to docs/ relatively; vsce rewrites such links against a base URL, which it
-// can only guess for GitHub/GitLab remotes. Give it the repository URL from package.json.
-const repo = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).repository?.url?.replace(/\.git$/, '');
-const base = repo ? ['--baseContentUrl', `${repo}/blob/main`, '--baseImagesUrl', `${repo}/raw/main`] : [];
-run(process.execPath, [vsce, 'package', '--no-dependencies', ...base, '--out', out]);
+// The README links to files the package ships (media/, docs/, examples/) relatively: they are
+// kept as they are, so they resolve inside the installed extension (no repository URL needed).
+run(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--out', out]);
 
 const size = statSync(out).size;
 process.stderr.write(

@@ -27,9 +27,15 @@ function find(dir, pred, out = []) {
 const cacheDir = mkdtempSync(join(tmpdir(), 'proxy-tuner-test-cache-'));
 process.on('exit', () => rmSync(cacheDir, { recursive: true, force: true }));
 
-function run(cmd, args, extraEnv = {}) {
+// A failing phase does not stop the next one (the editor tests still run after failing unit
+// tests); the command exits non-zero at the end, naming the phases that failed. A step that the
+// phases after it need (set-up, the build) stops the run.
+const failed = [];
+function run(cmd, args, { phase, extraEnv = {} } = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { PROXY_TUNER_CACHE_DIR: cacheDir, ...process.env, ...extraEnv } });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  if (r.status === 0) return;
+  if (!phase) process.exit(r.status ?? 1);
+  failed.push(phase);
 }
 
 const isTest = (p) => p.endsWith('.test.ts');
@@ -41,10 +47,14 @@ if (which === 'all') {
 if (which === 'unit' || which === 'all') {
   run('node', ['esbuild.mjs']);
   const files = find('test', (p) => isTest(p) && !p.includes(`${join('test', 'e2e')}`)).sort();
-  run('node', ['--import', 'tsx', '--test', '--test-concurrency=1', ...files]);
+  run('node', ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { phase: 'unit' });
 }
 if (which === 'e2e' || which === 'all') {
   run('node', ['esbuild.mjs']);
   const files = find(join('test', 'e2e'), isTest).sort();
-  if (files.length) run('node', ['--import', 'tsx', '--test', '--test-concurrency=1', ...files]);
+  if (files.length) run('node', ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { phase: 'e2e' });
+}
+if (failed.length) {
+  console.error(`\nscripts/test.mjs: the ${failed.join(' and ')} tests failed`);
+  process.exit(1);
 }

@@ -44,12 +44,12 @@ function hasTaskset(): boolean {
  */
 export function planPlacement(pin: PinMode | undefined, threads: number, cpus = os.cpus().length): PlacementPlan {
   const mode = pin ?? 'auto';
-  if (mode === false) return { placement: null, why: 'not pinned (--no-pin)' };
+  if (mode === false) return { placement: null, why: 'not pinned (turned off for this run)' };
   if (cpus < 2) return { placement: null, why: 'not pinned: one CPU' };
   if (mode === 'auto' && cpus < AUTO_PIN_MIN_CPUS)
     return {
       placement: null,
-      why: `not pinned: ${cpus} CPUs (by default a run is pinned from ${AUTO_PIN_MIN_CPUS} CPUs; --pin puts the generator on one CPU and the proxy and backend on the other${cpus > 2 ? 's' : ''})`,
+      why: `not pinned: ${cpus} CPUs (a run is pinned by default from ${AUTO_PIN_MIN_CPUS} CPUs; with fewer, pinning would leave the proxy and backend ${cpus > 2 ? `${cpus - 1} CPUs` : 'one CPU'})`,
     };
   if (!hasTaskset()) return { placement: null, why: 'not pinned: taskset (util-linux) is not available' };
   const all = Array.from({ length: cpus }, (_, i) => i);

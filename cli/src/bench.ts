@@ -20,6 +20,7 @@ import {
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs, UsageError, type FlagSpec } from './args';
+import { escapeControls, notTextReason } from '../../server/src/core/text';
 
 const HELP = `usage: proxy-tuner bench FILE [options]
 
@@ -471,6 +472,20 @@ export async function benchCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (parsed.options.configPath) {
+    // a file that is no text is refused before any process starts (exit 2, like a usage error)
+    let text: string | undefined;
+    try {
+      text = readFileSync(parsed.options.configPath, 'utf8');
+    } catch {
+      // a missing or unreadable file: the engine says which
+    }
+    const notText = text === undefined ? undefined : notTextReason(text);
+    if (notText) {
+      process.stderr.write(`bench: ${escapeControls(parsed.options.configPath)}: ${notText}\n`);
+      return 2;
+    }
+  }
   if (parsed.exportTo) return exportCommand(parsed.options, parsed.exportTo);
   const tty = !parsed.json && !!process.stderr.isTTY;
   const ac = new AbortController();
@@ -539,18 +554,18 @@ export async function benchCommand(argv: string[]): Promise<number> {
       return 130;
     }
     if (err instanceof BenchUsageError) {
-      process.stderr.write(`bench: ${err.message}\n`);
+      process.stderr.write(`bench: ${escapeControls(err.message)}\n`);
       return 2;
     }
     if (err instanceof SandboxRefusal) {
-      process.stderr.write(`bench: refused: ${err.message}\n`);
+      process.stderr.write(`bench: refused: ${escapeControls(err.message)}\n`);
       return 1;
     }
     if (err instanceof ConfigCheckError) {
-      process.stderr.write(`bench: ${err.message}\n${err.details}\n`);
+      process.stderr.write(`bench: ${escapeControls(err.message)}\n${escapeControls(err.details)}\n`);
       return 1;
     }
-    process.stderr.write(`bench: ${err.message}\n`);
+    process.stderr.write(`bench: ${escapeControls(err.message)}\n`);
     return 1;
   } finally {
     process.removeListener('SIGINT', onSig);

@@ -1,6 +1,7 @@
 // `proxy-tuner check`: the editor's diagnostics on the command line. The same service facade
 // the language server calls produces them, so a config that is clean in the editor is clean here.
 import { readFileSync } from 'node:fs';
+import { escapeControls, notTextReason } from '../../server/src/core/text';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import pkg from '../../package.json';
@@ -204,6 +205,8 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
           return fail(out, `${input.file}: ${(err as Error).message}`);
         }
       }
+      const notText = notTextReason(text);
+      if (notText) return fail(out, `${escapeControls(input.file)}: ${notText}`);
       const { doc, language } = documentOf(input.file, text, opts.language);
       const settings = settingsFor.get(input.file, true);
       // each round judged like `check` (and the editor's source.fixAll): in the workspace
@@ -236,7 +239,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     results = checkInputs(inputs, opts, new SettingsFor(opts, configs));
   }
   const unreadable = results.filter((r) => r.error);
-  for (const r of unreadable) out.stderr(`proxy-tuner check: ${r.file}: ${r.error}\n`);
+  for (const r of unreadable) out.stderr(`proxy-tuner check: ${escapeControls(r.file)}: ${r.error}\n`);
 
   if (format === 'json') out.stdout(`${JSON.stringify(toJson(results), null, 2)}\n`);
   else if (format === 'sarif') out.stdout(`${JSON.stringify(toSarif(results, pkg.version), null, 2)}\n`);

@@ -2,6 +2,8 @@
 // read, detect the language (or take --language), find the project config, judge each file
 // through the workspace index as the editor does. Files of one folder share an index (a HAProxy
 // folder is one configuration; its files are parsed once, not once per file).
+import { readFileSync } from 'node:fs';
+import { notTextReason } from '../../server/src/core/text';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -124,6 +126,11 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
           results.push({ file: input.file, language: opts.language ?? 'nginx', diagnostics: [], error: (err as Error).message });
           continue;
         }
+      }
+      const notText = notTextReason(text);
+      if (notText) {
+        results.push({ file: input.file, language: opts.language ?? 'nginx', diagnostics: [], error: notText });
+        continue;
       }
       group.push({ file: input.file, ...documentOf(input.file, text, opts.language) });
     }

@@ -3,6 +3,7 @@
 // --write rewrites them in place (atomically, mode kept), `-` reads stdin and writes stdout.
 // Indentation: --indent, else the project config's `format.indent`, else 4 spaces.
 import { readFileSync } from 'node:fs';
+import { escapeControls, notTextReason } from '../../server/src/core/text';
 import { formatText } from '../../server/src/service/languageService';
 import type { LanguageId } from '../../server/src/core/types';
 import { parseArgs, UsageError, type FlagSpec } from './args';
@@ -115,6 +116,12 @@ export async function formatCommand(argv: string[], out: Output = processOutput)
         continue;
       }
     }
+    const notText = notTextReason(text);
+    if (notText) {
+      out.stderr(`[error] ${escapeControls(input.file)}: ${notText}\n`);
+      failed = true;
+      continue;
+    }
     let options = indent;
     if (!options) {
       try {
@@ -126,7 +133,7 @@ export async function formatCommand(argv: string[], out: Output = processOutput)
     const lang = documentOf(input.file, text, language).language;
     const r = formatText(text, lang, options ?? { tabSize: 4, insertSpaces: true });
     if ('error' in r) {
-      out.stderr(`[error] ${input.file}:${r.line + 1}:${r.character + 1}: not formatted: ${r.error}\n`);
+      out.stderr(`[error] ${escapeControls(input.file)}:${r.line + 1}:${r.character + 1}: not formatted: ${escapeControls(r.error)}\n`);
       failed = true;
       if (mode === 'print') out.stdout(text);
       continue;

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import type { Diagnostic, Range } from 'vscode-languageserver-types';
 import type { DiagnosticData, RuleMeta } from '../../server/src/core/rules';
 import { SEVERITY_NAME } from '../../server/src/core/rules';
+import { escapeControls } from '../../server/src/core/text';
 import { allRules } from '../../server/src/service/ruleTable';
 import type { RuleSeverity } from '../../server/src/core/types';
 import type { FileResult } from './checkCore';
@@ -17,7 +18,7 @@ export function severityName(d: Diagnostic): Severity {
 
 function oneLine(message: unknown): string {
   const m = typeof message === 'string' ? message : String(message);
-  return m.indexOf('\n') < 0 ? m : m.replace(/\r?\n/g, ' ');
+  return escapeControls(m.indexOf('\n') < 0 ? m : m.replace(/\r?\n/g, ' '));
 }
 
 /** One line per problem, like a compiler: `file:line:col: severity: message [rule-id]`, 1-based. */
@@ -26,7 +27,9 @@ export function formatText(results: FileResult[]): string {
   for (const r of results) {
     for (const d of r.diagnostics) {
       const code = d.code === undefined ? '' : ` [${d.code}]`;
-      lines.push(`${r.file}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severityName(d)}: ${oneLine(d.message)}${code}`);
+      lines.push(
+        `${escapeControls(r.file)}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${severityName(d)}: ${oneLine(d.message)}${code}`,
+      );
     }
   }
   return lines.length ? `${lines.join('\n')}\n` : '';

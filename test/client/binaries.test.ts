@@ -113,4 +113,20 @@ describe('installed binaries', () => {
         );
     },
   );
+
+  it(
+    'lists the matrix set-up installed without any setting naming it (the picker and the panel show it)',
+    { skip: !findMatrixBinary('nginx', '1.30') && 'no version matrix' },
+    async () => {
+      const m = loadMatrix();
+      const matrix = m.map((b) => ({ kind: b.product, path: b.path }));
+      const found = await discoverBinaries({ configured: {}, extra: [], envPath: '/nonexistent', matrix });
+      for (const b of m.filter((x) => x.root))
+        assert.ok(
+          found.some((f) => f.kind === b.product && f.version === b.version && f.source.startsWith('version matrix')),
+          `${b.product} ${b.version}: ${JSON.stringify(found)}`,
+        );
+      assert.notEqual(discoverInputKey({ configured: {}, extra: [] }), discoverInputKey({ configured: {}, extra: [], matrix }));
+    },
+  );
 });

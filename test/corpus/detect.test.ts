@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { detectLanguage, languageOf } from '../../server/src/service/languageService';
 import { detectKind } from '../../server/src/runner/sandbox/index';
 import { languageCorrection } from '../../server/src/languages/detect';
-import { corpusDir } from './verdicts';
+import { corpusDir, corpusSkip } from './verdicts';
 import { REPO, ensureBuilt } from '../cli/build';
 
 type Lang = 'nginx' | 'haproxy';
@@ -31,7 +31,7 @@ interface Copy {
 let tmp: string;
 const copies: Copy[] = [];
 
-describe('language detection on the corpus under neutral names', { skip: !available && 'corpus not found' }, () => {
+describe('language detection on the corpus under neutral names', { skip: corpusSkip(available) }, () => {
   before(() => {
     tmp = mkdtempSync(join(tmpdir(), 'proxy-tuner-detect-'));
     let n = 0;

@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { haproxyModule } from '../../server/src/languages/haproxy/index';
-import { corpusDir, readVerdicts, type VerdictRow } from './verdicts';
+import { corpusDir, corpusSkip, readVerdicts, type VerdictRow } from './verdicts';
 
 const { dir, available } = corpusDir('haproxy');
 const rows = (): VerdictRow[] => readVerdicts(dir);
@@ -24,7 +24,7 @@ function check(file: string, version: string | undefined) {
   return haproxyModule.validate(doc, haproxyModule.parse(text), { haproxyVersion: version });
 }
 
-test('HAProxy corpus: the parser never throws', { skip: !available && 'corpus not found' }, () => {
+test('HAProxy corpus: the parser never throws', { skip: corpusSkip(available) }, () => {
   const files = readdirSync(dir).filter((f) => f.endsWith('.cfg'));
   assert.ok(files.length > 200);
   for (const f of files) {
@@ -34,7 +34,7 @@ test('HAProxy corpus: the parser never throws', { skip: !available && 'corpus no
   }
 });
 
-test('HAProxy corpus: no error on files HAProxy accepts; genuine errors caught', { skip: !available && 'corpus not found' }, () => {
+test('HAProxy corpus: no error on files HAProxy accepts; genuine errors caught', { skip: corpusSkip(available) }, () => {
   const falseErrors: string[] = [];
   let genuine = 0;
   let caught = 0;
@@ -58,7 +58,7 @@ test('HAProxy corpus: no error on files HAProxy accepts; genuine errors caught',
   assert.ok(caught >= MIN_GENUINE_CAUGHT, `genuine caught fell to ${caught}/${genuine}`);
 });
 
-test('HAProxy corpus: missing-timeout warnings match the ones HAProxy 2.6 printed', { skip: !available && 'corpus not found' }, () => {
+test('HAProxy corpus: missing-timeout warnings match the ones HAProxy 2.6 printed', { skip: corpusSkip(available) }, () => {
   const mismatches: string[] = [];
   let agreed = 0;
   for (const r of rows()) {
@@ -72,7 +72,7 @@ test('HAProxy corpus: missing-timeout warnings match the ones HAProxy 2.6 printe
   assert.ok(agreed >= 15, `only ${agreed} files with the warning on both sides`);
 });
 
-test('HAProxy corpus: statements of newer versions are reported when judging for 2.6', { skip: !available && 'corpus not found' }, () => {
+test('HAProxy corpus: statements of newer versions are reported when judging for 2.6', { skip: corpusSkip(available) }, () => {
   let rowsNewer = 0;
   let caught = 0;
   for (const r of rows()) {
@@ -84,7 +84,7 @@ test('HAProxy corpus: statements of newer versions are reported when judging for
   assert.ok(caught >= MIN_NEWER_CAUGHT, `fell to ${caught}/${rowsNewer}`);
 });
 
-test('HAProxy corpus: completion and hover answer anywhere without throwing', { skip: !available && 'corpus not found' }, () => {
+test('HAProxy corpus: completion and hover answer anywhere without throwing', { skip: corpusSkip(available) }, () => {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.cfg'))
     .slice(0, 60);

@@ -10,12 +10,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadMatrix } from '../../server/src/runner/matrix';
-import { corpusDir } from './verdicts';
+import { corpusDir, corpusSkip } from './verdicts';
 import { readTable, TABLE, type VersionVerdict } from './byVersion';
 
 const root = join(__dirname, '..', '..');
 const haveMatrix = loadMatrix().length === 6;
-const available = corpusDir('nginx').available && existsSync(TABLE);
+const available = corpusDir('nginx').available;
 
 function sample(rows: VersionVerdict[], product: string, n: number): string[] {
   const byFile = new Map<string, VersionVerdict[]>();
@@ -30,7 +30,7 @@ function sample(rows: VersionVerdict[], product: string, n: number): string[] {
 
 test(
   'the verdict table holds: a sample of the corpus re-judged by every matrix binary',
-  { skip: (!haveMatrix || !available) && 'needs the six matrix binaries and the corpus', timeout: 300_000 },
+  { skip: haveMatrix ? corpusSkip(available) : 'needs the six matrix binaries (npm run setup)', timeout: 300_000 },
   () => {
     const rows = readTable();
     const files = [...sample(rows, 'nginx', 12), ...sample(rows, 'haproxy', 12)];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { nginxModule, validateInContext } from '../../server/src/languages/nginx/index';
-import { corpusDir, readVerdicts, type VerdictRow } from './verdicts';
+import { corpusDir, corpusSkip, readVerdicts, type VerdictRow } from './verdicts';
 
 const { dir, available } = corpusDir('nginx');
 const rows = (): VerdictRow[] => readVerdicts(dir);
@@ -25,7 +25,7 @@ function check(row: VerdictRow): { text: string; diags: Diagnostic[] } {
   return { text, diags };
 }
 
-test('nginx corpus: every file parses without throwing', { skip: !available && 'corpus not found' }, () => {
+test('nginx corpus: every file parses without throwing', { skip: corpusSkip(available) }, () => {
   const all = rows();
   assert.ok(all.length > 300);
   let throws = 0;
@@ -41,7 +41,7 @@ test('nginx corpus: every file parses without throwing', { skip: !available && '
   assert.equal(throws, 0);
 });
 
-test('nginx corpus: no error on files nginx accepts', { skip: !available && 'corpus not found' }, () => {
+test('nginx corpus: no error on files nginx accepts', { skip: corpusSkip(available) }, () => {
   const bad: string[] = [];
   let n = 0;
   for (const r of rows().filter((x) => x.finalClass === 'ok')) {
@@ -53,7 +53,7 @@ test('nginx corpus: no error on files nginx accepts', { skip: !available && 'cor
   assert.deepEqual(bad, []);
 });
 
-test("nginx corpus: genuine errors caught at the binary's line", { skip: !available && 'corpus not found' }, () => {
+test("nginx corpus: genuine errors caught at the binary's line", { skip: corpusSkip(available) }, () => {
   const genuine = rows().filter((x) => x.finalClass === 'genuine');
   let caught = 0;
   const missed: string[] = [];

@@ -1,13 +1,8 @@
 // The corpus's verdicts.tsv (see its README.md), read the same way for nginx and HAProxy.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
-/** `<corpus>/<lang>`: the corpus is at ../shared/corpus from the repo root, or env PROXY_TUNER_CORPUS. */
-export function corpusDir(lang: 'nginx' | 'haproxy'): { dir: string; available: boolean } {
-  const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
-  const dir = join(corpusRoot, lang);
-  return { dir, available: existsSync(join(dir, 'verdicts.tsv')) };
-}
+export { corpusDir, corpusSkip, skipWithoutCorpus } from '../corpusRoot';
 
 export interface VerdictRow {
   file: string;

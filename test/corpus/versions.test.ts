@@ -5,11 +5,10 @@
 // a file the binary accepts, and the binary's genuine errors caught at its line, per version.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { corpusDir } from './verdicts';
+import { corpusDir, corpusSkip } from './verdicts';
 import { readTable, score, TABLE } from './byVersion';
 
-const available = corpusDir('nginx').available && corpusDir('haproxy').available && existsSync(TABLE);
+const available = corpusDir('nginx').available && corpusDir('haproxy').available;
 
 /** Genuine errors caught at the binary's line, per version, reached by this version of the checks. */
 const MIN_CAUGHT: Record<string, number> = {
@@ -25,7 +24,7 @@ for (const key of Object.keys(MIN_CAUGHT)) {
   const [product, version] = key.split(' ') as ['nginx' | 'haproxy', string];
   test(
     `corpus at ${key}: no error where the binary accepts the file; its genuine errors caught at its line`,
-    { skip: !available && 'corpus or verdict table not found' },
+    { skip: corpusSkip(available) },
     () => {
       const rows = readTable();
       assert.ok(

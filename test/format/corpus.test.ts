@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkWithBinary, type BinaryCheckResult } from '../../server/src/host/binaryCheck';
 import { corpusRoot, format, shape, type Lang } from './helpers';
+import { skipWithoutCorpus } from '../corpusRoot';
 
 /** Every SAMPLE_STEP-th changed file is run through the binary, twice (original, formatted). */
 const SAMPLE_STEP = Number(process.env.PROXY_TUNER_FORMAT_SAMPLE_STEP ?? 8);
@@ -44,7 +45,7 @@ const work = mkdtempSync(join(tmpdir(), 'proxy-tuner-format-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 for (const lang of ['nginx', 'haproxy'] as Lang[]) {
-  describe(`${lang} corpus formatting`, () => {
+  describe(`${lang} corpus formatting`, { skip: skipWithoutCorpus(lang) }, () => {
     const files = corpusFiles(lang);
     const changed: { file: string; text: string; formatted: string }[] = [];
 

@@ -37,7 +37,7 @@ describe('nginx formatting', () => {
         '            proxy_pass http://app;',
         '        }',
         "        log_format main '$remote_addr  -  $request'",
-        '            "$status";',
+        '                        "$status";',
         '    }',
         '}',
         '',
@@ -45,6 +45,36 @@ describe('nginx formatting', () => {
     );
     assert.equal(shape('nginx', out), shape('nginx', messy));
     assert.equal(format('nginx', out), out, 'idempotent');
+  });
+
+  it('keeps a continuation line aligned under an argument it was aligned under; any other gets one more level', () => {
+    const text = [
+      'http {',
+      "  log_format main  '$remote_addr $status '",
+      "                   'rt=$request_time';",
+      "  log_format short '$remote_addr'",
+      "      '$status';",
+      '}',
+      '',
+    ].join('\n');
+    const out = format('nginx', text);
+    assert.equal(
+      out,
+      [
+        'http {',
+        "    log_format main '$remote_addr $status '",
+        "                    'rt=$request_time';",
+        "    log_format short '$remote_addr'",
+        "        '$status';",
+        '}',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(format('nginx', out), out, 'idempotent');
+    assert.equal(
+      format('nginx', out, undefined, { tabSize: 4, insertSpaces: false }).split('\n')[2],
+      "\t                'rt=$request_time';",
+    );
   });
 
   it('uses tabs when asked', () => {

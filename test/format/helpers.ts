@@ -10,7 +10,7 @@ import type { Directive, NginxFile } from '../../server/src/languages/nginx/ast'
 import type { HaproxyFile } from '../../server/src/languages/haproxy/ast';
 import { applyEdits } from '../../server/src/core/rules';
 
-export const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
+export { corpusRoot } from '../corpusRoot';
 
 export type Lang = 'nginx' | 'haproxy';
 const modules = { nginx: nginxModule, haproxy: haproxyModule };

@@ -10,33 +10,60 @@ import type { Diagnostic, Position, Range } from 'vscode-languageserver-types';
 import * as service from '../../server/src/service/languageService';
 import type { FileSystem } from '../../server/src/service/workspaceIndex';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
+import { corpusRoot as sharedCorpusRoot } from '../corpusRoot';
 
 export const LANGS: LanguageId[] = ['nginx', 'haproxy'];
 /** Inputs are cut to this size (the time bound below is stated for it). */
 export const MAX_INPUT = 100 * 1024;
 
 export function corpusRoot(): string {
-  return process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '..', '..', '..', 'shared', 'corpus');
+  return sharedCorpusRoot;
 }
 
 export interface Corpus {
   files: Record<LanguageId, { name: string; text: string }[]>;
   /** Whitespace-separated tokens seen in the corpus files, per language (the soups draw from them). */
   tokens: Record<LanguageId, string[]>;
+  /** Where each language's files came from: the shared corpus, or the repository's own configs. */
+  source: Record<LanguageId, string>;
+}
+
+const REPO = resolve(__dirname, '..', '..');
+/** The repository's own configs (examples and test fixtures), a corpus for a clone without the shared one. */
+const REPO_CONFIG_DIRS = ['examples', 'test'];
+
+function repoConfigs(lang: LanguageId): { name: string; path: string }[] {
+  const ext = lang === 'nginx' ? '.conf' : '.cfg';
+  const out: { name: string; path: string }[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(join(REPO, dir), { withFileTypes: true })) {
+      const rel = join(dir, e.name);
+      if (e.isDirectory()) walk(rel);
+      else if (e.isFile() && e.name.endsWith(ext)) out.push({ name: rel, path: join(REPO, rel) });
+    }
+  };
+  for (const d of REPO_CONFIG_DIRS) if (existsSync(join(REPO, d))) walk(d);
+  return out.sort((a, b) => a.name.localeCompare(b.name));
 }
 
 export function loadCorpus(root = corpusRoot()): Corpus {
   const files: Corpus['files'] = { nginx: [], haproxy: [] };
   const tokens: Corpus['tokens'] = { nginx: [], haproxy: [] };
+  const source: Corpus['source'] = { nginx: '', haproxy: '' };
   for (const lang of LANGS) {
     const dir = join(root, lang);
-    if (!existsSync(dir)) continue;
+    const entries = existsSync(dir)
+      ? readdirSync(dir)
+          .sort()
+          .filter((name) => name !== 'verdicts.tsv' && !name.endsWith('.md'))
+          .map((name) => ({ name, path: join(dir, name) }))
+      : repoConfigs(lang);
+    source[lang] = existsSync(dir) ? dir : `the repository's ${lang} configs (${REPO_CONFIG_DIRS.join('/, ')}/)`;
     const seen = new Set<string>();
-    for (const name of readdirSync(dir).sort()) {
-      if (name === 'verdicts.tsv' || name.endsWith('.md')) continue;
+    for (const { name, path } of entries) {
       let text: string;
       try {
-        text = readFileSync(join(dir, name), 'utf8');
+        text = readFileSync(path, 'utf8');
       } catch {
         continue; // a folder or an unreadable entry
       }
@@ -45,7 +72,7 @@ export function loadCorpus(root = corpusRoot()): Corpus {
     }
     tokens[lang] = [...seen];
   }
-  return { files, tokens };
+  return { files, tokens, source };
 }
 
 /** mulberry32: small, fast, and the same on every machine. */

@@ -11,6 +11,7 @@ import { exercise, loadCorpus, loadRegressions, makeInput, runFuzz } from './eng
 const seed = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) >>> 0 : Math.floor(Date.now() / 86_400_000) >>> 0;
 const seconds = Number(process.env.FUZZ_SECONDS ?? 20);
 const corpus = loadCorpus();
+console.log(`[fuzz] inputs mutated from ${corpus.source.nginx} and ${corpus.source.haproxy}`);
 
 test('regressions: every crash found by the fuzzer stays fixed', () => {
   const regs = loadRegressions();

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { collectRegexes, grammarFiles, loadGrammar, onigAccepts, repoRoot, tokenize, withBackReferencesFilled } from './harness';
+import { corpusRoot, corpusSkip } from '../corpusRoot';
 
 interface Contributes {
   languages: { id: string; configuration: string }[];
@@ -92,7 +93,7 @@ describe('grammar regexes', () => {
  * region may close early (no brace left unmatched).
  */
 describe('grammars over the real-world corpus', () => {
-  const corpus = process.env.PROXY_TUNER_CORPUS ?? resolve(repoRoot, '..', 'shared', 'corpus');
+  const corpus = corpusRoot;
   const probes = {
     nginx: { text: 'zz_probe_directive;', scopes: ['source.nginx', 'meta.directive.nginx', 'keyword.other.directive.nginx'] },
     haproxy: { text: 'zz_probe_keyword', scopes: ['source.haproxy', 'meta.statement.haproxy', 'keyword.other.haproxy'] },
@@ -103,7 +104,7 @@ describe('grammars over the real-world corpus', () => {
     const verdicts = join(dir, 'verdicts.tsv');
     it(
       `${lang}: every accepted file leaves no region open and no brace unmatched`,
-      { skip: !existsSync(verdicts) && `no corpus at ${dir}` },
+      { skip: corpusSkip(existsSync(verdicts)) },
       async () => {
         const [header, ...rows] = readFileSync(verdicts, 'utf8')
           .trim()

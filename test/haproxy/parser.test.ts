@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { corpusRoot } from '../corpusRoot';
 import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
 import { addressesOf, allStatements, findNodeAt, keywordName, walk } from '../../server/src/languages/haproxy/ast';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -219,7 +220,7 @@ test('addressesOf lists listening and connected addresses with their offsets', (
 // The tree's nodes are compact (docs/architecture.md): one layout per node kind, so V8 gives every
 // node of a kind one hidden class, and derived fields are prototype getters, not stored copies.
 test('every node of a kind has the same own fields in the same order, and the getters agree with them', () => {
-  const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'haproxy');
+  const corpusDir = join(corpusRoot, 'haproxy');
   const texts = [
     haproxyConfig({ lines: 3000 }),
     'frontend f # c\n  acl a "x y" \'${Z}\' \\#\n  http-request deny if !a || { src 1.2.3.4 } b\n  log-format "%[src,lower] %{+Q}o"\n"unclosed\n',

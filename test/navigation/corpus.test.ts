@@ -10,9 +10,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { DocumentSymbol, Range, SelectionRange } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, folding, selectionRanges, symbols } from '../../server/src/service/languageService';
 import { navDiagnostics } from '../../server/src/service/workspaceIndex';
+import { corpusRoot, corpusSkip } from '../corpusRoot';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
-
-const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
 
 function contains(outer: Range, inner: Range): boolean {
   const le = (a: Range['start'], b: Range['start']) => a.line < b.line || (a.line === b.line && a.character <= b.character);
@@ -22,7 +21,7 @@ function contains(outer: Range, inner: Range): boolean {
 for (const lang of ['nginx', 'haproxy'] as const) {
   const dir = resolve(corpusRoot, lang);
   const available = existsSync(resolve(dir, 'verdicts.tsv'));
-  describe(`${lang} corpus navigation`, { skip: !available && 'corpus not found' }, () => {
+  describe(`${lang} corpus navigation`, { skip: corpusSkip(available) }, () => {
     const rows = available
       ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8')
           .trim()

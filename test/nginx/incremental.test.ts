@@ -6,6 +6,7 @@
 // seed and step, so `INCREMENTAL_SEED=N` replays one file's chain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { corpusDir as sharedCorpusDir, corpusSkip } from '../corpusRoot';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ServiceSettings } from '../../server/src/core/types';
@@ -14,7 +15,8 @@ import type { ValidationMemo } from '../../server/src/languages/nginx/validation
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
 import { chainValidations, spanOrRandomEdit, typingInMiddleServer, VERSION_SETTINGS } from './incrementalHelpers';
 
-const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
+const { dir: corpusDir, available: corpusThere } = sharedCorpusDir('nginx');
+const needsCorpus = { skip: corpusSkip(corpusThere) };
 
 const ALPHABET = 'abcdefgxyz_0123 \t\n;;{{}}"\'#\\$.:/=';
 const SNIPPETS = [
@@ -67,7 +69,7 @@ const SETTINGS = VERSION_SETTINGS;
 
 const only = process.env.INCREMENTAL_SEED ? Number(process.env.INCREMENTAL_SEED) : undefined;
 
-test('incremental validation equals a fresh one: every nginx corpus file, chained random edits, two versions', () => {
+test('incremental validation equals a fresh one: every nginx corpus file, chained random edits, two versions', needsCorpus, () => {
   const files = readdirSync(corpusDir)
     .filter((f) => !f.endsWith('.md'))
     .sort();

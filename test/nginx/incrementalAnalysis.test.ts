@@ -7,6 +7,7 @@
 // data) a fresh run's. Seeded; `INCREMENTAL_SEED=N` replays one chain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { corpusDir as sharedCorpusDir, corpusSkip } from '../corpusRoot';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ServiceSettings } from '../../server/src/core/types';
@@ -18,7 +19,8 @@ import { parseNginx } from '../../server/src/languages/nginx/parser';
 import { nginxConfig } from '../../scripts/gen-large-config.mjs';
 import { chainValidations, spanOrRandomEdit, typingInMiddleServer, VERSION_SETTINGS } from './incrementalHelpers';
 
-const corpusDir = resolve(process.env.PROXY_TUNER_CORPUS ?? join(__dirname, '..', '..', '..', 'shared', 'corpus'), 'nginx');
+const { dir: corpusDir, available: corpusThere } = sharedCorpusDir('nginx');
+const needsCorpus = { skip: corpusSkip(corpusThere) };
 
 const ALPHABET = 'abcdefgxyz_0123 \t\n;;{{}}"\'#\\$.:/=@';
 const SNIPPETS = [
@@ -97,7 +99,7 @@ const SETTINGS = VERSION_SETTINGS;
 
 const only = process.env.INCREMENTAL_SEED ? Number(process.env.INCREMENTAL_SEED) : undefined;
 
-test('incremental entities and diagnostics equal fresh ones: every nginx corpus file, chained random edits', () => {
+test('incremental entities and diagnostics equal fresh ones: every nginx corpus file, chained random edits', needsCorpus, () => {
   const files = readdirSync(corpusDir)
     .filter((f) => !f.endsWith('.md'))
     .sort();
@@ -150,7 +152,7 @@ function serverEdit(text: string, r: () => number): string {
   return text.slice(0, at) + text.slice(Math.min(to, at + 1 + Math.floor(r() * 12)));
 }
 
-test('incremental tuning equals a fresh run: edits inside one server of every corpus file with several servers', () => {
+test('incremental tuning equals a fresh run: edits inside one server of every corpus file with several servers', needsCorpus, () => {
   const files = readdirSync(corpusDir)
     .filter((f) => !f.endsWith('.md'))
     .sort();

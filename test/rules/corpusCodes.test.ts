@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from 'vscode-languageserver-types';
+import { corpusRoot, corpusSkip } from '../corpusRoot';
 import { applyRules, createWorkspaceIndex, validateInWorkspace } from '../../server/src/service/languageService';
 import { largeDocumentDiagnostics } from '../../server/src/service/largeDocument';
 import { localNginxBuild, moduleDiagnostics } from '../../server/src/host/binaryFacts';
@@ -19,7 +20,6 @@ import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import type { NginxFile } from '../../server/src/languages/nginx/ast';
 import type { ServiceSettings } from '../../server/src/core/types';
 
-const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '../../../shared/corpus');
 const rulesDoc = readFileSync(join(__dirname, '..', '..', 'docs', 'rules.md'), 'utf8');
 
 const VERSIONS: Record<'nginx' | 'haproxy', ServiceSettings[]> = {
@@ -47,7 +47,7 @@ function count(seen: Map<string, number>, ds: Diagnostic[]): void {
 for (const lang of ['nginx', 'haproxy'] as const) {
   const dir = resolve(corpusRoot, lang);
   const available = existsSync(resolve(dir, 'verdicts.tsv'));
-  describe(`${lang} corpus: every emitted code is registered`, { skip: !available && 'corpus not found' }, () => {
+  describe(`${lang} corpus: every emitted code is registered`, { skip: corpusSkip(available) }, () => {
     const files = available
       ? readFileSync(resolve(dir, 'verdicts.tsv'), 'utf8')
           .trim()

@@ -56,11 +56,10 @@ test('haproxy: refused keywords apply in every section', () => {
   refusedAt(plan('haproxy', `${HAPROXY_BASE}  ssl-provider legacy\n`), 11, /ssl-provider/);
 });
 
-test('haproxy: a bare CR is a space in the copy, so HAProxy and the plan read one line', () => {
+test('haproxy: a bare CR is a line break in the copy, so HAProxy and the plan read the same lines', () => {
   const r = plan('haproxy', `${HAPROXY_BASE}  http-request return status 200\rprogram x\n`);
-  assert.ok(!r.refusal, r.refusal?.message);
-  assert.ok(!r.copy!.includes('\r'));
-  assert.match(r.copy!, /status 200 program x/);
+  assert.ok(r.refusal, 'the `program` section after the CR is seen and refused');
+  assert.match(r.refusal!.message, /program/);
 });
 
 test('haproxy: an SPOE engine file with its own log lines is refused', () => {
@@ -93,7 +92,7 @@ test('nginx: rtmp exec*, xslt_stylesheet, ModSecurity remote rules and audit log
   );
 });
 
-test('nginx: a bare CR is a space in the copy (as nginx reads it)', () => {
+test('nginx: a bare CR is a line break in the copy, as the plan and the editor read it', () => {
   const r = plan('nginx', NGINX_BASE.replace('return 200;', 'return 200;\rproxy_pass http://10.0.0.9;'));
   assert.ok(!r.refusal, r.refusal?.message);
   assert.ok(!r.copy!.includes('\r'));

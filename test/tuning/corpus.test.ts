@@ -11,10 +11,11 @@ import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
 import { haproxyTuning, nginxTuning } from '../../server/src/service/tuning';
 import { applyEdits, safeFixEdits, type DiagnosticData } from '../../server/src/core/rules';
 import { corpusRoot, formatCounts, runCorpus } from './corpusCounts';
+import { corpusSkip } from '../corpusRoot';
 
 const present = existsSync(join(corpusRoot, 'nginx', 'verdicts.tsv'));
 
-describe('tuning rules on the corpus', { skip: present ? false : `no corpus at ${corpusRoot}` }, () => {
+describe('tuning rules on the corpus', { skip: corpusSkip(present) }, () => {
   const result = present ? runCorpus() : undefined;
 
   it('run on every ok file and report no error-severity finding there', (t) => {

@@ -11,7 +11,8 @@ import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
 import { haproxyTuning, nginxTuning, tuningRuleRows } from '../../server/src/service/tuning';
 import type { LanguageId } from '../../server/src/core/types';
 
-export const corpusRoot = process.env.PROXY_TUNER_CORPUS ?? resolve(__dirname, '..', '..', '..', 'shared', 'corpus');
+export { corpusRoot } from '../corpusRoot';
+import { corpusRoot } from '../corpusRoot';
 
 export interface CorpusFinding {
   lang: LanguageId;

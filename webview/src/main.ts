@@ -377,8 +377,11 @@ function renderResult(): void {
       tr.appendChild(td);
       table.insertBefore(tr, cap.nextSibling);
     }
+    // a lowered setting is a row of the table already (resultRows); its warning would say it twice
+    const lowered = (cur.result.sandbox?.adjustments ?? []).map((x) => `: ${x.setting} lowered from ${x.from} to ${x.to}:`);
     for (const w of cur.result.warnings) {
       if (bottleneck && /was the bottleneck/.test(w)) continue;
+      if (lowered.some((l) => w.includes(l))) continue;
       const tr = el('tr', undefined, 'warning');
       const td = el('td', w);
       td.colSpan = 2;

@@ -65,6 +65,8 @@ function readTextOrEmpty(file: string): string {
 export class BenchmarkController implements PanelHost {
   readonly store: RunStore;
   readonly diagnostics = vscode.languages.createDiagnosticCollection('proxy-tuner-bench');
+  /** Per config URI: the line a failed run's diagnostic points at, and its text as that run read it. */
+  private readonly failedLines = new Map<string, { line: number; text: string }>();
   private readonly status = vscode.window.createStatusBarItem('proxyTuner.benchmark', vscode.StatusBarAlignment.Left, 50);
   private panel: BenchmarkPanel | undefined;
   private current: CurrentRun | undefined;
@@ -99,6 +101,19 @@ export class BenchmarkController implements PanelHost {
     if (key(found) === key(this.binaries)) return;
     this.binaries = found;
     this.refreshPanel();
+  }
+
+  /**
+   * A saved config: a failed run's diagnostic names a line of the text that run read; once the
+   * saved text of that line differs (fixed, moved, removed), the diagnostic no longer describes
+   * the file and goes (the next run, or validate-on-save, says whether a problem is left).
+   */
+  onSaved(doc: vscode.TextDocument): void {
+    const was = this.failedLines.get(doc.uri.toString());
+    if (!was) return;
+    if (was.line < doc.lineCount && doc.lineAt(was.line).text === was.text) return;
+    this.failedLines.delete(doc.uri.toString());
+    this.diagnostics.delete(doc.uri);
   }
 
   /** Any configuration change: discovery again when the binary settings' values changed (named in the event or not). */
@@ -536,6 +551,7 @@ export class BenchmarkController implements PanelHost {
       const d = new vscode.Diagnostic(range, `Benchmark: ${m.message}`, vscode.DiagnosticSeverity.Error);
       d.source = 'proxy-tuner-bench';
       d.code = `bench/${m.kind}`;
+      this.failedLines.set(configUri, { line: m.line, text: line.text });
       this.diagnostics.set(doc.uri, [d]);
     }
     void vscode.window.showErrorMessage(`Benchmark failed: ${m.message}`);

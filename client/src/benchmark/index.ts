@@ -43,6 +43,7 @@ export function registerBenchmarkPanel(context: vscode.ExtensionContext): vscode
       lenses.refresh();
       controller.refreshPanel();
     }),
+    vscode.workspace.onDidSaveTextDocument((doc) => controller.onSaved(doc)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('proxyTuner.benchmark')) lenses.refresh();
       controller.onConfigurationChanged(e);

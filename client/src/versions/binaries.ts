@@ -25,6 +25,8 @@ export interface DiscoverInput {
   extra: readonly string[];
   /** The PATH to search (default: the process's). */
   envPath?: string;
+  /** The version matrix `npm run setup` installed (.matrix/binaries.json): launchers of other versions. */
+  matrix?: readonly { kind: Kind; path: string }[];
 }
 
 /** The binary named `name` on PATH and in the usual folders, first hit (the runner's lookup). */
@@ -72,10 +74,16 @@ export function probe(binary: string, timeoutMs = 3000): Promise<{ kind: Kind; v
 
 /** A key of the settings discovery reads: equal keys, the same binaries are looked for. */
 export function discoverInputKey(input: DiscoverInput): string {
-  return JSON.stringify([input.configured.nginx?.trim() ?? '', input.configured.haproxy?.trim() ?? '', input.extra, input.envPath ?? null]);
+  return JSON.stringify([
+    input.configured.nginx?.trim() ?? '',
+    input.configured.haproxy?.trim() ?? '',
+    input.extra,
+    input.envPath ?? null,
+    (input.matrix ?? []).map((m) => m.path),
+  ]);
 }
 
-/** Every binary found, each path once (resolved), in the order: configured, PATH, the extra list. */
+/** Every binary found, each path once (resolved), in the order: configured, PATH, the extra list, the matrix. */
 export async function discoverBinaries(input: DiscoverInput): Promise<FoundBinary[]> {
   const candidates: { path: string; source: string; kind?: Kind }[] = [];
   for (const kind of ['nginx', 'haproxy'] as const) {
@@ -85,6 +93,7 @@ export async function discoverBinaries(input: DiscoverInput): Promise<FoundBinar
     if (p) candidates.push({ path: p, source: 'PATH', kind });
   }
   for (const e of input.extra) if (typeof e === 'string' && e.trim()) candidates.push({ path: e.trim(), source: 'proxyTuner.binaries' });
+  for (const m of input.matrix ?? []) candidates.push({ path: m.path, source: 'version matrix (npm run setup)', kind: m.kind });
   const seen = new Set<string>();
   const out: FoundBinary[] = [];
   const probed = await Promise.all(

@@ -5,6 +5,7 @@
 // choosing one sets the version setting (the workspace's, or the user's without a workspace).
 import * as vscode from 'vscode';
 import { branches, endOfLife, BRANCHES_AS_OF } from '../../../server/src/core/lifecycle';
+import { loadMatrix, matrixDir } from '../../../bench/src/matrix';
 import { discoverBinaries, discoverInputKey, targetVersion, type DiscoverInput, type FoundBinary, type Kind } from './binaries';
 
 export const PICK_COMMAND = 'proxyTuner.pickTargetVersion';
@@ -20,7 +21,26 @@ export function readBinarySettings(): DiscoverInput {
   return {
     configured: { nginx: cfg.get<string>('nginx.path', ''), haproxy: cfg.get<string>('haproxy.path', '') },
     extra: Array.isArray(extra) ? extra.filter((x): x is string => typeof x === 'string') : [],
+    matrix: matrixBinaries(),
   };
+}
+
+/**
+ * The version matrix `npm run setup` installed: $PROXY_TUNER_MATRIX_DIR, the `.matrix/` above the
+ * extension (a clone run with `npm start`), or, in a trusted workspace only (its binaries are
+ * started to ask their version), a workspace folder's `.matrix/`.
+ */
+function matrixBinaries(): { kind: Kind; path: string }[] {
+  const dirs = new Set<string>();
+  const own = matrixDir(process.env, __dirname);
+  if (own) dirs.add(own);
+  if (vscode.workspace.isTrusted)
+    for (const f of vscode.workspace.workspaceFolders ?? []) {
+      if (f.uri.scheme !== 'file') continue;
+      const d = matrixDir({}, f.uri.fsPath);
+      if (d) dirs.add(d);
+    }
+  return [...dirs].flatMap((d) => loadMatrix(d).map((b) => ({ kind: b.product, path: b.path })));
 }
 
 /** A key of those settings' values, to notice any change of them. */
@@ -153,11 +173,25 @@ export function registerVersionFeatures(): vscode.Disposable[] {
     });
     if (!chosen || chosen.version === undefined) return;
     const cfg = vscode.workspace.getConfiguration('proxyTuner', doc.uri);
-    const target = vscode.workspace.getWorkspaceFolder(doc.uri)
+    const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
+    const target = folder
       ? vscode.ConfigurationTarget.WorkspaceFolder
       : vscode.workspace.workspaceFolders?.length
         ? vscode.ConfigurationTarget.Workspace
         : vscode.ConfigurationTarget.Global;
+    // a workspace's settings file is part of the project: say which file changes, and ask
+    const where = folder
+      ? `${vscode.workspace.asRelativePath(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json'))}`
+      : target === vscode.ConfigurationTarget.Workspace
+        ? "the workspace's settings"
+        : 'your user settings';
+    const what = chosen.version === null ? `Remove proxyTuner.${kind}.version` : `Set proxyTuner.${kind}.version to ${chosen.version}`;
+    const ok = await vscode.window.showInformationMessage(
+      `${what} in ${where}?`,
+      { modal: true },
+      chosen.version === null ? 'Remove' : 'Set',
+    );
+    if (!ok) return;
     await cfg.update(`${kind}.version`, chosen.version === null ? undefined : chosen.version, target);
     update();
   };

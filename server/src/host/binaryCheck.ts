@@ -9,6 +9,7 @@
 // mapped back to the user's files. Nothing is started beyond the check, which runs in a process
 // group of its own, is killed on timeout, and the temp folder is always removed.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { ProxyKind } from '../../../protocol/bench';
 import type { BinaryCheckResult, BinaryMessage, CheckSeverity } from '../../../protocol/binaryCheck';
@@ -19,6 +20,8 @@ import {
   makeSandboxDir,
   makeTlsPair,
   looksLikeDirective,
+  editorLineEnds,
+  warningFromRewrite,
   mapMessages,
   redactForeignWords,
   removeSandboxDir,
@@ -172,11 +175,20 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
     });
     const ports = await freePorts(portCount + 3);
     const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
-    for (const f of files) writeText(f.copy, fillPorts(f.text, ports, backend));
+    for (const f of files) writeText(f.copy, editorLineEnds(fillPorts(f.text, ports, backend)));
     const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
     const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
     const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath);
-    const messages = (kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output)).map((m) => redactForeign(m, configPath));
+    const originals = files.map((f) => {
+      try {
+        return readFileSync(f.original, 'utf8');
+      } catch {
+        return '';
+      }
+    });
+    const messages = (kind === 'nginx' ? parseNginxOutput(output) : parseHaproxyOutput(output))
+      .filter((m) => m.severity === 'error' || !warningFromRewrite(kind, m.message, originals))
+      .map((m) => redactForeign(m, configPath));
     const status = r.code === 0 ? 'ok' : 'error';
     if (status === 'error' && !messages.some((m) => m.severity === 'error')) {
       messages.push({ severity: 'error', message: output.split('\n').filter(Boolean).pop() ?? `${kind} rejected the config` });

@@ -302,8 +302,8 @@ export function format(
 
 /**
  * A whole text formatted (`proxy-tuner format`): the module's document formatting applied, or
- * the reason it was left alone (nginx refuses a text with syntax errors: its tokens do not say
- * what the author meant).
+ * the reason it was left alone: a text with syntax errors, in either language, is refused (its
+ * tokens do not say what the author meant).
  */
 export function formatText(
   text: string,
@@ -313,7 +313,7 @@ export function formatText(
   const m = modules[lang];
   const doc = TextDocument.create('file:///format', lang, 1, text);
   const ast = m.parse(text) as { errors?: { start: number; message: string }[] };
-  if (lang === 'nginx' && ast.errors?.length) {
+  if (ast.errors?.length) {
     const e = ast.errors[0];
     const p = doc.positionAt(e.start);
     return { error: e.message, line: p.line, character: p.character };

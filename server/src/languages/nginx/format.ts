@@ -4,7 +4,8 @@
 // - one directive per line, indented by block depth; `{` ends the head's line, `}` gets its own
 //   line (an empty block stays `{}`);
 // - blanks between words become one space; a line break between two words of a directive is
-//   kept (a long `log_format` stays multi-line), continuation lines get one more level;
+//   kept (a long `log_format` stays multi-line), continuation lines get one more level, or stay
+//   aligned under an earlier argument of the directive when they were aligned under it;
 // - a comment keeps its place: at the end of its line, or on its own line at the depth where
 //   it stands; trailing blanks go;
 // - blank lines: a run of them becomes exactly one; none right after `{` or before `}`, none at
@@ -86,7 +87,10 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
   let depth = 0; // current block depth (inside how many blocks)
   let inDirective = false; // between a directive's name and its `;` / `{`
   let prev: Tok | undefined;
+  // the current directive's arguments: input column -> output column (for aligned continuations)
+  const argCols = new Map<number, number>();
   const indent = (n: number) => unit.repeat(Math.max(0, n));
+  const inputCol = (offset: number) => offset - lineStartAt(text, offset);
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i];
     const gap = prev ? newlinesIn(text, prev.end, t.start) : 0;
@@ -132,10 +136,15 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
     }
     if (prev?.kind === 'comment' && sep !== 'line') sep = 'line'; // a comment runs to the line end
     if (prev?.kind === 'open' && sep === 'line') blank = false;
+    const alignTo = t.kind === 'arg' && sep === 'line' && prev?.kind === 'arg' ? argCols.get(inputCol(t.start)) : undefined;
     if (sep === 'line') {
       out = out.replace(/[ \t]+$/, '');
-      out += (blank ? nl : '') + nl + indent(lineDepth);
+      out += (blank ? nl : '') + nl;
+      if (alignTo !== undefined) out += indent(depth) + ' '.repeat(Math.max(0, alignTo - indent(depth).length));
+      else out += indent(lineDepth);
     } else if (sep === 'space') out += ' ';
+    if (t.kind === 'name') argCols.clear();
+    else if (t.kind === 'arg' && !argCols.has(inputCol(t.start))) argCols.set(inputCol(t.start), out.length - (out.lastIndexOf('\n') + 1));
     startsLine.push(sep === 'line' || !prev);
     outStart.push(out.length);
     out += t.text;

@@ -276,6 +276,29 @@ export interface SandboxListener {
   block?: { file: string; line: number };
 }
 
+/**
+ * A config's text with the editor's line ends: a lone CR (old Mac files) becomes LF. nginx reads
+ * a lone CR as a space and HAProxy does not end a line there, while the editor and `check` count
+ * CR, LF and CRLF as line breaks. The planner reads this text and the copy the binary reads is
+ * written from it, so the plan, the binary and the editor see the same lines: nothing hides
+ * behind a CR, and the binary's "FILE:LINE" is the line the editor shows. (A benchmark of such a
+ * file therefore runs it as the editor displays it, not as the binary would read the original.)
+ */
+export function editorLineEnds(text: string): string {
+  return text.indexOf('\r') < 0 ? text : text.replace(/\r(?!\n)/g, '\n');
+}
+
+/**
+ * Whether a warning of the binary's check comes from the sandbox's rewrite rather than from the
+ * user's config: the sandbox drops HAProxy's `log` targets (nothing leaves the run), and a proxy
+ * that logs through `log global` then has "no log address". When the user's files have a `log`
+ * line, that warning is about the copy, not about them.
+ */
+export function warningFromRewrite(kind: 'nginx' | 'haproxy', warning: string, originals: readonly string[]): boolean {
+  if (kind !== 'haproxy' || !/log format ignored for .* since it has no log address/.test(warning)) return false;
+  return originals.some((text) => /^[ \t]*log[ \t]+(?!global\b)\S/m.test(text)); // a target, not `log global`
+}
+
 /** Maps "FILE:LINE" in the binary's messages from sandbox copies back to the user's files. */
 export function mapMessages(text: string, fileMap: Map<string, string>): string {
   let out = text;

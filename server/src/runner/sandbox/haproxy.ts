@@ -8,6 +8,7 @@
 // - what cannot be confined (a DNS `nameserver` off loopback, `do-resolve`, `option http_proxy`,
 //   Lua, external checks, `program` sections) is refused with the line. The user's file is only read.
 import * as path from 'node:path';
+import { notTextReason } from '../../core/text';
 import { parseHaproxy } from '../../languages/haproxy/parser';
 import type { Section, Statement, Word } from '../../languages/haproxy/ast';
 import { PROXY_KINDS } from '../../languages/haproxy/overrides';
@@ -20,6 +21,7 @@ import {
   type BackendAddr,
   type Edit,
   type SandboxListener,
+  editorLineEnds,
   readTextSafe,
 } from './common';
 import type { SandboxAdjustment } from '../../../../protocol/bench';
@@ -177,8 +179,10 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${original}: ${(e as Error).message}`);
   }
-  // A CR not followed by LF: a space in the copy the binary reads, so that it and the plan see one line.
-  text = text.replace(/\r(?!\n)/g, ' ');
+  // A lone CR is a line break, as the editor shows it: the copy HAProxy reads and the plan see the same lines.
+  text = editorLineEnds(text);
+  const notText = notTextReason(text);
+  if (notText) throw new SandboxRefusal(`${original}: ${notText}`);
   let ast = parseHaproxy(text);
   // HAProxy expands its environment variables while it reads: plan what it will read
   const expanded = expandHaproxyEnv(text, ast, input.env ?? process.env, original);

@@ -14,7 +14,9 @@ import { fileLimits } from './limits';
 import {
   BACKEND_SLOTS,
   ConfigCheckError,
+  editorLineEnds,
   fillPorts,
+  warningFromRewrite,
   makeSandboxDir,
   makeTlsPair,
   mapMessages,
@@ -283,7 +285,7 @@ export class ProxySandbox {
         text = text.replace(/127\.0\.0\.1:\u0000P(\d+)\u0000/g, (m, i: string) =>
           fdOfSlot.has(Number(i)) ? `fd@${fdOfSlot.get(Number(i))}` : m,
         );
-      writeText(f.copy, fillPorts(text, ports, this.backend));
+      writeText(f.copy, editorLineEnds(fillPorts(text, ports, this.backend)));
     }
     for (const l of this.listeners) l.port = ports[l.slot];
   }
@@ -315,7 +317,15 @@ export class ProxySandbox {
       const first = lines[0] ?? out.split('\n')[0] ?? 'unknown error';
       throw new ConfigCheckError(`${this.kind} rejected the config: ${first.replace(/^nginx: /, '').trim()}`, out);
     }
-    for (const l of out.split('\n')) if (/\[warn\]|WARNING/.test(l)) this.warnings.push(l.trim());
+    const originals = this.files.map((f) => {
+      try {
+        return readFileSync(f.original, 'utf8');
+      } catch {
+        return '';
+      }
+    });
+    for (const l of out.split('\n'))
+      if (/\[warn\]|WARNING/.test(l) && !warningFromRewrite(this.kind, l, originals)) this.warnings.push(l.trim());
   }
 
   /** Picks ports, writes the copy, checks it, starts the proxy and waits until every TCP listener accepts. */

@@ -12,6 +12,7 @@
 //   file and line. The user's files are only read.
 import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { notTextReason } from '../../core/text';
 import { parseNginx } from '../../languages/nginx/parser';
 import {
   CACHE_PATHS,
@@ -35,6 +36,7 @@ import {
   type Edit,
   type SandboxListener,
   isDeviceTree,
+  editorLineEnds,
   readTextSafe,
 } from './common';
 
@@ -180,14 +182,6 @@ const isIpOrCidr = (v: string) => {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(a) || (a.includes(':') && /^[0-9a-f:.]+$/i.test(a));
 };
 
-/**
- * nginx reads a CR as a space between words: the copy the binary reads gets a space for every CR
- * not followed by LF, so that it and the plan read the same lines.
- */
-function crAsSpace(text: string): string {
-  return text.replace(/\r(?!\n)/g, ' ');
-}
-
 /** ModSecurity rules that fetch rules over the network or write files of their own (audit, debug, upload, data). */
 const MODSEC_WRITES = /\b(SecRemoteRules|SecAuditLog\w*|SecDebugLog|SecUploadDir|SecDataDir|SecTmpDir|SecGeoLookupDb|Include)\b/i;
 
@@ -215,11 +209,15 @@ function refuseByContent(d: Directive, baseDir: string): string | null {
 }
 
 function readConfig(file: string): string {
+  let text: string;
   try {
-    return crAsSpace(readTextSafe(file));
+    text = editorLineEnds(readTextSafe(file));
   } catch (e) {
     throw new SandboxRefusal(`cannot read ${file}: ${(e as Error).message}`);
   }
+  const notText = notTextReason(text);
+  if (notText) throw new SandboxRefusal(`${file}: ${notText}`);
+  return text;
 }
 
 /**
@@ -328,7 +326,7 @@ function collectNames(ctx: Ctx, file: NginxFile, context: string, baseDir: strin
         const pattern = rooted(path.isAbsolute(d.args[0].value) ? d.args[0].value : path.join(baseDir, d.args[0].value), ctx.input.layout);
         for (const f of expandInclude(pattern)) {
           try {
-            collectNames(ctx, parseNginx(crAsSpace(readTextSafe(rooted(f, ctx.input.layout)))), c, baseDir, depth + 1);
+            collectNames(ctx, parseNginx(editorLineEnds(readTextSafe(rooted(f, ctx.input.layout)))), c, baseDir, depth + 1);
           } catch {
             // unreadable: reported by the rewrite pass
           }
