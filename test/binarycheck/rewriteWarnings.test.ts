@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkWithBinary } from '../../server/src/host/binaryCheck';
-import { warningFromRewrite } from '../../bench/src/sandbox/common';
+import { warningFromRewrite } from '../../server/src/runner/sandbox/common';
 
 const WITH_LOG = `global
     log stdout format raw local0 info

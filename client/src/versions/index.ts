@@ -5,7 +5,7 @@
 // choosing one sets the version setting (the workspace's, or the user's without a workspace).
 import * as vscode from 'vscode';
 import { branches, endOfLife, BRANCHES_AS_OF } from '../../../server/src/core/lifecycle';
-import { loadMatrix, matrixDir } from '../../../bench/src/matrix';
+import { loadMatrix, matrixDir } from '../../../server/src/runner/matrix';
 import { discoverBinaries, discoverInputKey, targetVersion, type DiscoverInput, type FoundBinary, type Kind } from './binaries';
 
 export const PICK_COMMAND = 'proxyTuner.pickTargetVersion';
