@@ -9,7 +9,14 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import { planSandbox, SandboxRefusal } from '../../server/src/runner/sandbox';
-import { BACKEND_SLOTS, makeSandboxDir, makeTlsPair, readTextSafe, redactQuoted, removeSandboxDir } from '../../server/src/runner/sandbox/common';
+import {
+  BACKEND_SLOTS,
+  makeSandboxDir,
+  makeTlsPair,
+  readTextSafe,
+  redactQuoted,
+  removeSandboxDir,
+} from '../../server/src/runner/sandbox/common';
 
 const HAPROXY_BASE =
   'defaults\n  mode http\n  timeout client 1s\n  timeout server 1s\n  timeout connect 1s\nfrontend f\n  bind :8080\n  default_backend b\nbackend b\n  server s 10.0.0.1:80\n';
