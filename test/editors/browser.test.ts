@@ -157,6 +157,16 @@ describe('the language server in a web worker (headless Chromium)', { skip, time
     assert.ok(!diags.some((d) => /conf\.d/.test(d.message)), JSON.stringify(diags));
   });
 
+  it('reads a file again once the client reports it created: the missing include is found', async () => {
+    const uri = `${BASE}/nginx/nginx.conf`;
+    const created = `${BASE}/nginx/extra/missing.conf`;
+    await s.page.evaluate((u) => {
+      (window as any).lsp.files[u] = 'client_max_body_size 1m;\n';
+      (window as any).lsp.notify('workspace/didChangeWatchedFiles', { changes: [{ uri: u, type: 1 }] });
+    }, created);
+    await diagnosticsFor(uri, (ds) => !ds.some((d) => /missing\.conf/.test(d.message)));
+  });
+
   it('says that the binary check needs the desktop', async () => {
     const r = await call('proxyTuner/validateWithBinary', { uri: `${BASE}/nginx/nginx.conf` });
     assert.notEqual(r.status, 'ok');

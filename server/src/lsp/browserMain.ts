@@ -113,9 +113,10 @@ class ClientFileSystem implements FileSystem {
     this.changed.add(path);
   }
 
-  /** The client says these files changed: read them again when next asked. */
+  /** The client says these files changed (or were created or deleted): read them and their folders again when next asked. */
   forget(paths: string[]): void {
-    for (const key of [...this.cache.keys()]) if (paths.includes(key.slice(key.indexOf('\0') + 1))) this.cache.delete(key);
+    const stale = new Set(paths.flatMap((p) => [p, p.slice(0, Math.max(p.lastIndexOf('/'), 1))]));
+    for (const key of [...this.cache.keys()]) if (stale.has(key.slice(key.indexOf('\0') + 1))) this.cache.delete(key);
   }
 
   readFile(path: string): string | undefined {
