@@ -45,7 +45,7 @@ for (const lang of ['nginx', 'haproxy']) {
   for (const file of files) {
     const f = ws.get(pathToFileURL(resolve(dir, file)).href);
     for (const settings of [{}, lang === 'nginx' ? { nginxVersion: '1.22.1' } : { haproxyVersion: '2.6' }]) {
-      const ds = svc.validateInWorkspace(f.doc, f.lang, settings, ws);
+      const ds = svc.diagnose(f.doc, f.lang, settings, ws);
       n += ds.length;
       out.workspace.push(norm(ds));
     }

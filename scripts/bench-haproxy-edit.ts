@@ -1,7 +1,7 @@
 // The compute of one HAProxy edit, in-process: the 5,000-line generated file, `timeout server 30s`
 // typed and erased on a new line of the middle backend, the document updated in place and
 // validated through one workspace index and parse cache as the language server does
-// (`validateInWorkspace`). Prints CPU per edit (process.cpuUsage around each validation; a shared
+// (`diagnose`). Prints CPU per edit (process.cpuUsage around each validation; a shared
 // machine inflates wall times, far less CPU), the heap allocated per edit (the heap's growth over
 // the runs without a collection: run it with a young generation that holds several edits,
 // `--min-semi-space-size=64 --max-semi-space-size=64`), and how many sections the last run of
@@ -49,7 +49,7 @@ const word = 'timeout server 30s';
 const doc = TextDocument.create('file:///bench/haproxy-edit.cfg', 'haproxy', 1, text);
 const ws = service.createWorkspaceIndex({ fs: fs!, open: { get: (u: string) => (u === doc.uri ? doc : undefined), all: () => [doc] } });
 const cache = new service.ParseCache();
-service.validateInWorkspace(doc, 'haproxy', {}, ws, cache);
+service.diagnose(doc, 'haproxy', {}, ws, { cache });
 TextDocument.update(doc, [{ range: { start: { line, character: 0 }, end: { line, character: 0 } }, text: '    \n' }], 2);
 
 const cpu: number[] = [];
@@ -74,7 +74,7 @@ for (let e = 0; e < EDITS; e++) {
   }
   const h0 = getHeapStatistics().used_heap_size;
   const c0 = process.cpuUsage();
-  service.validateInWorkspace(doc, 'haproxy', {}, ws, cache);
+  service.diagnose(doc, 'haproxy', {}, ws, { cache });
   const c = process.cpuUsage(c0);
   const grown = getHeapStatistics().used_heap_size - h0;
   if (e < 20) continue; // the first edits compile the code

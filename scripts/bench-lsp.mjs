@@ -511,7 +511,7 @@ for (let k = 0; k < (PARTS.has(5) ? 30 : 0); k++) {
   );
   const ws = service.createWorkspaceIndex({ open: { get: (u) => (u === d.uri ? d : undefined), all: () => [d] }, fs: nodeFileSystem });
   const t = now();
-  service.validateInWorkspace(d, 'nginx', {}, ws);
+  service.diagnose(d, 'nginx', {}, ws);
   computes.push(now() - t);
 }
 void sessionDoc;
@@ -701,7 +701,7 @@ ${latTable}
 
 ### Editing session over LSP
 
-\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all), in ${sessions.length} sessions against a fresh server each, each started once the server had gone idle after opening (two 100 ms periods with at most 10 ms of its CPU; waited ${settledText(sessions)}) (one session's p99, its second-slowest burst, moves by ±30% from run to run here): p99 per session ${p99s} ms. The figures below are the median session's. The server validates once the document has rested 3 ms after its last edit (\`proxyTuner.diagnostics.delay\`) and one more event-loop turn; a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing). After the first publication of a freshly opened document the server validates a copy of it in the background, whole once and then with a statement typed into it one character per run, up to 30 runs and 1.2 s (warm-up: the first validations of a process run uncompiled code, ~70 ms on this file at open and 10-25 ms for the first keystrokes' validations against ~4 ms once compiled; nothing is published, any edit stops it; docs/architecture.md). The latency is therefore the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms (slowest five: ${[
+\`node ${SERVER_EXEC_ARGV.join(' ')} dist/server.js --stdio\` (the VS Code client's node options and \`MALLOC_ARENA_MAX=2\`, client/src/serverLaunch.ts) driven by test/lsp/rpcClient.ts; a 5,000-line nginx file (${sessionLines.length} lines), ${EDITS} incremental \`didChange\` edits typing and erasing \`proxy_read_timeout 30s;\` on a new line of a server block, in bursts of ${BURST} back-to-back edits; after each burst the time from its last edit to the \`publishDiagnostics\` of that version (${session.latencies.length} samples, ${session.sessionS.toFixed(1)} s in all), in ${sessions.length} sessions against a fresh server each, each started once the server had gone idle after opening (two 100 ms periods with at most 10 ms of its CPU; waited ${settledText(sessions)}) (one session's p99, its second-slowest burst, moves by ±30% from run to run here): p99 per session ${p99s} ms. The figures below are the median session's. The server validates once the document has rested 3 ms after its last edit (\`proxyTuner.diagnostics.delay\`) and one more event-loop turn; a document whose validations take over 50 ms waits 1 ms longer per ms beyond that, up to 250 ms (one validation per pause in typing). After the first publication of a freshly opened document the server validates a copy of it in the background, whole once and then with a statement typed into it one character per run, up to 30 runs and 1.2 s (warm-up: the first validations of a process run uncompiled code, ~70 ms on this file at open and 10-25 ms for the first keystrokes' validations against ~4 ms once compiled; nothing is published, any edit stops it; docs/benchmarks.md, design notes). The latency is therefore the rest + compute + transport: p50 ${f1(lat50)} ms, p99 ${f1(lat99)} ms (slowest five: ${[
   ...session.latencies,
 ]
   .sort((x, y) => y - x)
@@ -715,7 +715,7 @@ ${latTable}
   )} ms). The compute alone (\`validateInWorkspace\` on the same file in this benchmark's own process, cold at first, 30 runs): p50 ${f1(compute50)} ms, p99 ${f1(compute99)} ms.
 RSS (/proc/PID/status VmRSS) after opening, the first diagnostics and the warm-up: ${Math.round(session.rssBefore / 1024)} MB; after the first 10% of the edits: ${Math.round(session.rssWarm / 1024)} MB; after the session: ${Math.round(session.rssAfter / 1024)} MB.
 The live heap stays at ~17-20 MB all session (forced full GCs, 3,000 edits); what RSS adds comes from V8 sizing its heap and young generation and from glibc's per-thread arenas, bounded by \`--heap-growing-percent=10\` (server.ts), \`--max-semi-space-size=16\` and \`MALLOC_ARENA_MAX=2\` (client/src/serverLaunch.ts, with the measurements for each choice). Before those (and the warm-up) the same session grew 53-75%, levelling off after the first minute.
-The same session on a 5,000-line HAProxy file (\`gen-large-config.mjs haproxy --lines 5000\`, \`timeout server 30s\` typed on a new line of a backend in the middle): ${haproxySession ? haproxySessionSummary() : 'not run'}. HAProxy documents are re-parsed from their previous version at section granularity (docs/architecture.md), but the HAProxy parse costs ~4x nginx's per line (more objects per line: words, sample expressions, conditions) and its validation more again, so this is where editing latency is highest.
+The same session on a 5,000-line HAProxy file (\`gen-large-config.mjs haproxy --lines 5000\`, \`timeout server 30s\` typed on a new line of a backend in the middle): ${haproxySession ? haproxySessionSummary() : 'not run'}. HAProxy documents are re-parsed from their previous version at section granularity (docs/benchmarks.md, design notes), but the HAProxy parse costs ~4x nginx's per line (more objects per line: words, sample expressions, conditions) and its validation more again, so this is where editing latency is highest.
 
 ### Profiles and fixes
 
@@ -723,7 +723,7 @@ Earlier fixes (first session): quadratic certificate and cross-file name checks,
 \`check\`, HAProxy typo suggestions of 2-3.6 s on fuzzed inputs, completion after \`$\` walking the file.
 Second session (every change checked to leave every diagnostic, fix, symbol, folding range and AST identical
 over the whole corpus and generated files, by hashing them before and after):
-- parsers (docs/architecture.md): chevrotain now gets one token per statement (nginx) or line (HAProxy), the
+- parsers (docs/benchmarks.md, design notes): chevrotain now gets one token per statement (nginx) or line (HAProxy), the
   words built by the tokenizer on the way: ~75,000 tokens instead of ~260,000 on the 4,000-server file, parse
   CPU 2.3x less (HAProxy 1.6x); argument arrays copied out at exact size: the tree 24.9 -> 20.1 MB;
 - nginx validation: each directive name resolved once per context and version, one walk instead of two:
@@ -742,10 +742,10 @@ Third session, \`check\` on the 4,000-server file (alternated runs, median of 9 
   pushed a token at the first word and rewrote its fields at the \`;\`): V8 had been throwing away the
   tokenizer's optimized code once the rewrites were seen;
 - \`check\` keeps V8's young generation at its first size and exits as soon as its report is written
-  (docs/architecture.md): 0.78 -> 0.70 s wall, CPU 1.11 -> 1.00 s, peak RSS 124 -> 104 MB; \`nginx -t\` took
+  (docs/benchmarks.md, design notes): 0.78 -> 0.70 s wall, CPU 1.11 -> 1.00 s, peak RSS 124 -> 104 MB; \`nginx -t\` took
   0.70 s in the same runs; the 50k-line HAProxy file 1.09 -> 1.04 s (\`haproxy -c\` 0.49 s).
 Third session, the editor: an edited nginx document is re-parsed from its previous version, reusing every
-statement that ends before the first changed character (docs/architecture.md; equal to a fresh parse over
+statement that ends before the first changed character (docs/benchmarks.md, design notes; equal to a fresh parse over
 chained random edits of every corpus file and in the fuzzer). Typing in the middle of the 5,000-line file,
 in-process, same minutes: parse p50 11 -> 6 ms; a whole validation through the server's index p50 22 -> 15 ms,
 p99 51-61 -> 29-34 ms; over LSP, alternated sessions against the previous server: p99 57-68 -> 45-51 ms.
@@ -758,7 +758,7 @@ the young-generation collector copies everything that survives into fresh old-sp
 into making less memory (every step checked to leave every diagnostic, fix, symbol, folding range, AST and
 navigation entity identical over the corpus and the generated files, and \`check\`'s report byte-identical):
 - the nginx tree's nodes are small classes whose derivable fields are getters, with one hidden class per
-  kind (docs/architecture.md): 72 -> 48 bytes per word, 104-136 -> 88 per directive, block children copied
+  kind (docs/benchmarks.md, design notes): 72 -> 48 bytes per word, 104-136 -> 88 per directive, block children copied
   out at exact size: the tree 19.9 -> 15.1 MB;
 - the tokenizer makes every Directive itself: one token per run of \`;\`-statements, one per block opening
   (its words and \`{\`), no intermediate objects: ~62,000 -> ~45,000 tokens;
@@ -792,7 +792,7 @@ names (0.96 -> 0.76 MB, within noise); interning every unquoted word; V8 flag sw
 Fifth session, the HAProxy tree and HAProxy completion (issue 21; the machine shared with up to eight
 engineers, load average 13-25 on 2 cores, so every figure here is CPU time or a count, and the p99 targets
 need the lead's re-run on a quiet machine):
-- compact nodes (docs/architecture.md), on the generated 50k-line file (\`node scripts/gen-large-config.mjs
+- compact nodes (docs/benchmarks.md, design notes), on the generated 50k-line file (\`node scripts/gen-large-config.mjs
   haproxy --lines 50000\`: 245,354 words, 44,397 statements, 5,651 sections), the retained tree measured by
   \`process.memoryUsage().heapUsed\` after forced collections (\`--expose-gc\`) around 5 kept parses: 42.6 ->
   30.5 MB, 182 -> 130 bytes per word, 892 -> 639 per line, 7,902 -> 5,662 per section. Parse CPU, separate
@@ -847,7 +847,7 @@ load 5-10 and falling. The lead re-runs them on a quiet machine.
   (~0.1 s), the third session measured two threads at 0.95 s against 0.75 s, and at load 20+ no
   wall-time gain could have been shown.
 
-2026-12-01, nginx validation proportional to the edit (docs/architecture.md). **Measured on the shared
+2026-12-01, nginx validation proportional to the edit (docs/benchmarks.md, design notes). **Measured on the shared
 2-core machine under heavy load (load average 19-31 from the other engineers' work): the wall times are not
 the machine's; the CPU and allocation figures of alternated runs are the steadier ones.** In-process,
 \`node --max-semi-space-size=64 --min-semi-space-size=64 --import tsx scripts/bench-nginx-edit.mts\` (the
@@ -870,7 +870,7 @@ saves per keystroke do not show through this noise, and neither build meets the 
 2026-12-02, completion tables in the server's warm-up (issue 21 item 2; the shared machine at load average
 13-25, so the figures are CPU times and counts of alternated runs, and the p99 targets wait for the lead's
 quiet re-run). The suggestion lists are built by the first warm-up turn after a document opens
-(\`service.prepareCompletion\`, docs/architecture.md), not by the session's first requests; nginx builds its 21
+(\`service.prepareCompletion\`, docs/benchmarks.md), not by the session's first requests; nginx builds its 21
 context lists in one pass over the directive table (a directive with one variant looked at once for all
 contexts): the build 137 -> 55-58 ms CPU in-process, most of what is left being the load of the reference
 text the snippets read. Lists identical to the lazy path's (every context at 7 target versions).

@@ -5,8 +5,9 @@ import { escapeControls, notTextReason } from '../../server/src/core/text';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import pkg from '../../package.json';
-import { fixAll, validateInWorkspace } from '../../server/src/service/languageService';
+import { diagnose as diagnoseDoc, fixAll } from '../../server/src/service/languageService';
 import { localVersion, prefetchLocalVersion } from '../../server/src/host/localVersions';
+import { localNginxBuild } from '../../server/src/host/binaryFacts';
 import type { LanguageId } from '../../server/src/core/types';
 import { findRule } from '../../server/src/service/ruleTable';
 import { parseArgs, UsageError, type FlagSpec } from './args';
@@ -210,7 +211,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
       const { doc, language } = documentOf(input.file, text, opts.language);
       const settings = settingsFor.get(input.file, true);
       // each round judged like `check` (and the editor's source.fixAll): in the workspace
-      const diagnose = (d: TextDocument): Diagnostic[] => validateInWorkspace(d, language, settings, workspaceOf([d]));
+      const diagnose = (d: TextDocument): Diagnostic[] => diagnoseDoc(d, language, settings, workspaceOf([d]));
       const fixed = fixAll(doc, language, settings, 5, diagnose, select);
       if (!write) {
         out.stdout(fixed);
@@ -234,6 +235,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   if (jobs > 1 && inputs.length >= PARALLEL_FROM && !inputs.some((i) => i.text !== undefined)) {
     // workers judge with the versions found here, once, rather than each asking the binaries
     opts.localVersions = { nginx: localVersion('nginx') ?? null, haproxy: localVersion('haproxy') ?? null };
+    opts.nginxBuild = localNginxBuild() ?? null;
     results = await checkInParallel(inputs, opts, jobs, __filename, terminalProgress());
   } else {
     results = checkInputs(inputs, opts, new SettingsFor(opts, configs));

@@ -1,6 +1,6 @@
 // The work of `check` on a list of files, the same in the main thread and in a worker thread:
 // read, detect the language (or take --language), find the project config, judge each file
-// through the workspace index as the editor does. Files of one folder share an index (a HAProxy
+// through diagnose(), the editor's own pipeline. Files of one folder share an index (a HAProxy
 // folder is one configuration; its files are parsed once, not once per file).
 import { readFileSync } from 'node:fs';
 import { notTextReason } from '../../server/src/core/text';
@@ -8,12 +8,13 @@ import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
-import { createWorkspaceIndex, detectLanguage, validateInWorkspace, type WorkspaceIndex } from '../../server/src/service/languageService';
+import { createWorkspaceIndex, detectLanguage, diagnose, type WorkspaceIndex } from '../../server/src/service/languageService';
+import { localNginxBuild, type NginxBuildFacts } from '../../server/src/host/binaryFacts';
 import { localVersion } from '../../server/src/host/localVersions';
 import { localHostFacts, localNginxModules } from '../../server/src/host/hostFacts';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
-import { contextFor, projectSettings } from '../../server/src/service/projectConfig';
-import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
+import { contextFor, fileSettings } from '../../server/src/service/projectConfig';
+import type { ProxyTunerConfig, VersionProbe } from '../../server/src/service/settings';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 import { ProjectConfigs, readConfigFile } from './files';
 import { trace, TRACING } from './trace';
@@ -30,6 +31,8 @@ export interface CheckOptions {
    * local binary, judge as the newest); absent: ask the binary (main thread).
    */
   localVersions?: { nginx: string | null; haproxy: string | null };
+  /** The local nginx's build (`nginx -V`), found once by the main thread (null: none); absent: asked when an nginx file comes. */
+  nginxBuild?: NginxBuildFacts | null;
 }
 
 export interface FileResult {
@@ -65,6 +68,12 @@ export class SettingsFor {
     this.probe = lv ? (lang) => lv[lang] ?? undefined : localVersion;
   }
 
+  /** The local nginx's build, for diagnose()'s module notes, as the editor has them. */
+  nginxBuild(): NginxBuildFacts | undefined {
+    if (this.opts.nginxBuild === undefined) this.opts.nginxBuild = localNginxBuild() ?? null;
+    return this.opts.nginxBuild ?? undefined;
+  }
+
   get(file: string, fixData = this.opts.fixData): ServiceSettings {
     const abs = resolve(file);
     const cfg = this.configs.for(abs);
@@ -72,9 +81,8 @@ export class SettingsFor {
     const key = `${cfg?.file ?? ''}\0${context ?? ''}\0${fixData}`;
     let s = this.cache.get(key);
     if (!s) {
-      s = resolveSettings(mergeConfig(projectSettings(cfg), this.opts.flags), this.probe, localHostFacts, localNginxModules);
+      s = fileSettings(cfg, abs, this.opts.flags, { version: this.probe, hostFacts: localHostFacts, nginxModules: localNginxModules });
       s.fixData = fixData;
-      if (context) s.nginxContext = context;
       this.cache.set(key, s);
     }
     return s;
@@ -149,9 +157,10 @@ export function checkInputs(inputs: Input[], opts: CheckOptions, settingsFor = n
       results.push({
         file: g.file,
         language: g.language,
-        diagnostics: validateInWorkspace(g.doc, g.language, settings, ws, undefined, TRACING ? (s) => trace('main', s) : undefined).sort(
-          byPosition,
-        ),
+        diagnostics: diagnose(g.doc, g.language, settings, ws, {
+          step: TRACING ? (s) => trace('main', s) : undefined,
+          nginxBuild: g.language === 'nginx' ? settingsFor.nginxBuild() : undefined,
+        }).sort(byPosition),
       });
     }
     i = j;

@@ -1,4 +1,4 @@
-// Incremental HAProxy validation (docs/architecture.md, "Incremental validation"): a document
+// Incremental HAProxy validation (docs/benchmarks.md, "Incremental HAProxy validation"): a document
 // validated at each of its versions reuses the results of the sections an edit did not touch.
 // Every step of chained random edits must give exactly what a fresh document, parsed and
 // validated from nothing at the same settings, gives: the module's diagnostics and the tuning

@@ -217,7 +217,7 @@ test('addressesOf lists listening and connected addresses with their offsets', (
   );
 });
 
-// The tree's nodes are compact (docs/architecture.md): one layout per node kind, so V8 gives every
+// The tree's nodes are compact (docs/benchmarks.md, "Design notes"): one layout per node kind, so V8 gives every
 // node of a kind one hidden class, and derived fields are prototype getters, not stored copies.
 test('every node of a kind has the same own fields in the same order, and the getters agree with them', () => {
   const corpusDir = join(corpusRoot, 'haproxy');

@@ -23,17 +23,12 @@ import { startServer } from './server';
 // back the default.
 setFlagsFromString('--heap-growing-percent=10');
 // Marking on the main thread, in small steps between the edits, rather than on a helper thread
-// as well. In the editing sessions of bench:lsp every one of a session's slowest bursts held a
-// full collection: with the helper, the start of marking paused the main thread for up to 8 ms,
-// the end for 2-11 ms, and the burst's last edit was applied 10-24 ms after it was sent (0.3 ms in
-// a median burst). On this 2-core machine the helper also competed with the main thread for a
-// core: the server used 0.3-0.5 s more CPU per session with it. Without it the start pause is
-// gone (at most 0.3 ms) and the end pause stays. Measured with 10,000-edit sessions on the
-// 5,000-line files, six nginx sessions and three HAProxy sessions per setting, alternated in the
-// same minutes (docs/benchmarks.md, ninth session): nginx p99 23.1-26.7 ms became 18.8-22.2 ms,
-// server CPU 2.1 s became 1.6-1.8 s; HAProxy p99 17.2-19.9 ms became 17.0-17.9 ms. V8 reads the
-// flag each time marking starts, so setting it here is enough. It is set here rather than in the
-// client's options so that every LSP client that starts dist/server.js gets it.
+// as well: the helper's start of marking paused the main thread for up to 8 ms in the middle of
+// a burst of edits, and on a 2-core machine it competed with the main thread for a core. Without
+// it the start pause is gone and the server uses less CPU per editing session; the p99 of an
+// edit's diagnostics drops for nginx and stays for HAProxy (npm run bench:lsp; the numbers are in
+// docs/benchmarks.md). V8 reads the flag each time marking starts, so setting it here is enough,
+// and every LSP client that starts dist/server.js gets it.
 setFlagsFromString('--no-concurrent-marking');
 
 /**

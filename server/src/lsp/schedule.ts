@@ -56,9 +56,9 @@ export const MAX_ADAPTIVE_DELAY_MS = 250;
 export const WARM_UP_RUNS = 30;
 export const WARM_UP_GAP_MS = 10;
 export const WARM_UP_MAX_MS = 400;
-// the runs are the bound; the time caps them on a slow machine: at 400 ms a machine half as fast
-// as the one this was set on stopped after 8-16 runs, and its sessions' first keystrokes
-// met cold code (docs/benchmarks.md, twelfth session)
+// the runs are the bound; the time caps them on a slow machine, with room for a machine half as
+// fast as the one this was set on to finish them (with 400 ms it stopped after 8-16 runs and the
+// first keystrokes met cold code; docs/benchmarks.md, "warm-up")
 export const WARM_UP_BUDGET_MS = 1200;
 /** Other open documents, which an edit may affect through includes, are revalidated after this. */
 export const OTHERS_DELAY_MS = 500;

@@ -25,22 +25,14 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 // The service speaks the types package the project pins; the protocol package may nest a newer one.
 import type { CodeAction, Diagnostic, Position } from 'vscode-languageserver-types';
 import * as service from '../service/languageService';
-import { mergeConfig, readConfig, resolveSettings, type ProxyTunerConfig } from '../service/settings';
-import {
-  contextFor,
-  findProjectConfig,
-  isIgnored,
-  projectSettings,
-  PROJECT_CONFIG_NAME,
-  type ProjectConfig,
-} from '../service/projectConfig';
+import { mergeConfig, readConfig, type ProxyTunerConfig } from '../service/settings';
+import { fileConfig, fileSettings, findProjectConfig, isIgnored, PROJECT_CONFIG_NAME, type ProjectConfig } from '../service/projectConfig';
 import type { LanguageId, ServiceSettings } from '../core/types';
 import type { BinaryCheckRunner, FileSystem, SettingsProbes } from '../service/host';
 import { binaryDiagnostics, pathToUri, summarize, toolName } from '../service/binaryCheck';
-import { moduleDiagnostics, type NginxBuildFacts } from '../host/binaryFacts';
-import type { NginxFile } from '../languages/nginx/ast';
+import type { NginxBuildFacts } from '../host/binaryFacts';
 import { lineDocuments } from '../core/lineDocument';
-import { isLargeText, largeDocumentDiagnostics } from '../service/largeDocument';
+import { isLargeText, LARGE_DOCUMENT_CHARS } from '../service/largeDocument';
 import { VALIDATE_WITH_BINARY_REQUEST, type ValidateWithBinaryParams, type ValidateWithBinaryResult } from '../../../protocol/binaryCheck';
 import { DocSchedule, OTHERS_DELAY_MS, ValidationSchedule, systemClock, type Clock, type ValidationJob } from './schedule';
 
@@ -256,15 +248,12 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
     if (!pending) {
       pending = (canPullConfiguration ? pullConfig(uri) : Promise.resolve(pushedConfig)).then(async (editorConfig) => {
         const project = projectConfigOf(uri);
-        const config = mergeConfig(projectSettings(project.config), editorConfig);
+        const config = fileConfig(project.config, editorConfig);
         if (st.settings === pending) st.delay = config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS;
         wsIndex.setFollowSymlinks(config.workspace?.followSymlinks === true);
         // the local binaries' versions (`nginx -v`, `haproxy -v`) without blocking the server
         await probeVersions(config);
-        const { version, hostFacts, nginxModules } = host.probes;
-        const settings = resolveSettings(config, version, hostFacts, nginxModules);
-        const context = project.path ? contextFor(project.config, project.path) : undefined;
-        if (context) settings.nginxContext = context;
+        const settings = fileSettings(project.config, project.path, editorConfig, host.probes);
         st.ignored = !!project.path && isIgnored(project.config, project.path);
         settings.completionSnippets = !clientHasSnippets;
         settings.maxDiagnostics ??= service.DEFAULT_MAX_DIAGNOSTICS;
@@ -288,11 +277,12 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
     const hit = st.last;
     if (hit && hit.version === doc.version && hit.settings === settings) return { diagnostics: hit.diagnostics, computed: false };
     // a file the project config ignores gets none; a very large one only a syntax scan
-    const diagnostics = st.ignored
-      ? []
-      : isLarge(doc)
-        ? service.applyRules(doc, languageOf(doc), largeDocumentDiagnostics(doc.getText(), languageOf(doc)), settings)
-        : service.validateInWorkspace(doc, languageOf(doc), settings, wsIndex, parses);
+    const diagnostics = service.diagnose(doc, languageOf(doc), settings, wsIndex, {
+      ignored: st.ignored,
+      large: isLarge(doc),
+      cache: parses,
+      nginxBuild: nginxBuild(),
+    });
     st.last = { version: doc.version, settings, diagnostics };
     return { diagnostics, computed: true };
   }
@@ -389,8 +379,7 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
         if (typed === word.length) typing = false;
         else if (typed === 0) typing = true;
       }
-      service.validateInWorkspace(copy, lang, settings, index, cache);
-      if (lang === 'nginx') nginxModuleDiagnostics(copy, index.get(copy.uri)?.ast as NginxFile, index.contextOf(copy.uri));
+      service.diagnose(copy, lang, settings, index, { cache, nginxBuild: nginxBuild() });
     };
   }
 
@@ -711,21 +700,18 @@ export function startServer(connection: Connection, host: ServerHost): StartedSe
   /** Which uris each checked document's last run gave diagnostics to. */
   const binaryRuns = new Map<string, string[]>();
 
-  /** Directives whose module the local nginx lacks (`nginx -V`); none without a local nginx. */
-  function nginxModuleDiagnostics(doc: TextDocument, ast: NginxFile | undefined, context: string | undefined): Diagnostic[] {
-    const facts = host.nginxBuild();
-    return facts && ast ? moduleDiagnostics(doc, ast, facts, context ?? 'main') : [];
+  /** The local nginx's build (`nginx -V`), for the module notes diagnose() adds; undefined without a local nginx. */
+  function nginxBuild(): NginxBuildFacts | undefined {
+    try {
+      return host.nginxBuild();
+    } catch (err) {
+      logError('nginx -V', err);
+      return undefined;
+    }
   }
 
   function hostDiagnostics(doc: TextDocument): Diagnostic[] {
-    const out = [...(binaryByUri.get(doc.uri) ?? [])];
-    try {
-      if (languageOf(doc) === 'nginx' && !isLarge(doc))
-        out.push(...nginxModuleDiagnostics(doc, parses.get(doc, 'nginx') as NginxFile, wsIndex.contextOf(doc.uri)));
-    } catch (err) {
-      logError('module diagnostics', err);
-    }
-    return out;
+    return binaryByUri.get(doc.uri) ?? [];
   }
 
   function lineTextOf(file: string, line: number): string | undefined {

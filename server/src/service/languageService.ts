@@ -34,6 +34,9 @@ import {
 import { nginxRegistry } from '../languages/nginx/rules';
 import { haproxyRegistry } from '../languages/haproxy/rules';
 import { detectLanguage } from '../languages/detect';
+import { moduleDiagnostics, type NginxBuildFacts } from '../languages/nginx/buildFacts';
+import type { NginxFile } from '../languages/nginx/ast';
+import { largeDocumentDiagnostics } from './largeDocument';
 import { haproxyTuning, nginxTuning } from './tuning';
 import { capDiagnostics } from './diagnosticCap';
 
@@ -386,6 +389,41 @@ export function validateInWorkspace(
   const out = settings.maxDiagnostics === undefined ? finalized : capDiagnostics(finalized, lang, settings.maxDiagnostics);
   step?.('final');
   return out;
+}
+
+/** What diagnose() is told beside the document: how the caller holds it, and the host's facts. */
+export interface DiagnoseOptions {
+  /** The project config ignores the file: it gets no diagnostics. */
+  ignored?: boolean;
+  /** A very large open document (the editor's LARGE_DOCUMENT_CHARS): the syntax scan only. */
+  large?: boolean;
+  cache?: ParseCache;
+  step?: (done: ValidationStep) => void;
+  /** The local nginx's build (`nginx -V`, from the host's probe): directives whose module it lacks get a note. */
+  nginxBuild?: NginxBuildFacts;
+}
+
+/**
+ * A document's diagnostics, the one way they are made: the language server, `proxy-tuner check`,
+ * the server's warm-up and the scripts call this, so the editor and the command line agree by
+ * construction. Every pass's findings, then the host's notes, each through the rule registry.
+ */
+export function diagnose(
+  doc: TextDocument,
+  lang: LanguageId,
+  settings: ServiceSettings,
+  ws: WorkspaceIndex,
+  o: DiagnoseOptions = {},
+): Diagnostic[] {
+  if (o.ignored) return [];
+  const own = o.large
+    ? applyRules(doc, lang, largeDocumentDiagnostics(doc.getText(), lang), settings)
+    : validateInWorkspace(doc, lang, settings, ws, o.cache, o.step);
+  if (!o.nginxBuild || lang !== 'nginx' || o.large) return own;
+  const indexed = ws.get(doc.uri);
+  const ast = (indexed && indexed.doc === doc && indexed.lang === lang ? indexed.ast : astOf(doc, lang, o.cache)) as NginxFile;
+  const notes = moduleDiagnostics(doc, ast, o.nginxBuild, ws.contextOf(doc.uri) ?? 'main');
+  return notes.length ? own.concat(applyRules(doc, lang, notes, settings)) : own;
 }
 
 /** The steps of validateInWorkspace, in the order they run. */

@@ -16,9 +16,10 @@
 // Globs are relative to the folder holding the file, with `/` as separator: `*` and `?` stay
 // within a path segment, `**` spans segments, `{a,b}` is either. A glob without `/` matches the
 // file name in any folder (`*.bak`), like a .gitignore line.
-import type { RuleSeverity } from '../core/types';
-import type { ProxyTunerConfig } from './settings';
 import { linearRegExp, type LinearRegExp } from '../languages/nginx/regex';
+import type { RuleSeverity, ServiceSettings } from '../core/types';
+import type { SettingsProbes } from './host';
+import { mergeConfig, resolveSettings, type ProxyTunerConfig } from './settings';
 import { NGINX_CONTEXTS } from '../languages/nginx/data';
 
 export const PROJECT_CONFIG_NAME = '.proxy-tuner.json';
@@ -235,4 +236,26 @@ export function projectSettings(cfg: ProjectConfig | undefined): ProxyTunerConfi
   if (cfg.haproxy?.version) out.haproxy = { version: cfg.haproxy.version };
   if (cfg.rules && Object.keys(cfg.rules).length) out.rules = { ...cfg.rules };
   return out;
+}
+
+/** A file's configuration: the project config's settings under the caller's own (the editor's settings, the command line's flags). */
+export function fileConfig(cfg: ProjectConfig | undefined, over: ProxyTunerConfig): ProxyTunerConfig {
+  return mergeConfig(projectSettings(cfg), over);
+}
+
+/**
+ * A file's settings, resolved the one way the editor and `proxy-tuner check` share: its
+ * configuration (fileConfig), the host's probes for what that leaves open (the local versions,
+ * cores and somaxconn, the installed modules), and the nginx context the project config gives it.
+ */
+export function fileSettings(
+  cfg: ProjectConfig | undefined,
+  file: string | undefined,
+  over: ProxyTunerConfig,
+  probes: SettingsProbes,
+): ServiceSettings {
+  const settings = resolveSettings(fileConfig(cfg, over), probes.version, probes.hostFacts, probes.nginxModules);
+  const context = file ? contextFor(cfg, file) : undefined;
+  if (context) settings.nginxContext = context;
+  return settings;
 }

@@ -29,7 +29,7 @@ import { recordSections, recordSuccessor, reparsedBefore, sectionsInPlace, succe
 // same order (one hidden class, nothing in an out-of-object property store), arrays are copied
 // at their exact size (an array grown by push keeps up to 17 spare slots) and empty ones are one
 // shared frozen array. They satisfy the interfaces of ast.ts every module codes against; only
-// validation writes to the tree (`Statement.disabled`). docs/architecture.md has the figures.
+// validation writes to the tree (`Statement.disabled`). docs/benchmarks.md ("Design notes") has the figures.
 
 /** Shared by every node with nothing in a list (frozen: a caller writing to it fails loudly). */
 const EMPTY: never[] = Object.freeze([]) as unknown as never[];
