@@ -82,7 +82,29 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
   const outStart: number[] = [];
   const outEnd: number[] = [];
   const startsLine: boolean[] = [];
-  let out = '';
+  // the output as parts and their length: a string grown by += and read at its end would be
+  // flattened at every line (quadratic on a large file)
+  const parts: string[] = [];
+  let len = 0;
+  const put = (x: string) => {
+    parts.push(x);
+    len += x.length;
+  };
+  /** Drops the blanks at the end of the output. */
+  const trimEnd = () => {
+    while (parts.length) {
+      const last = parts[parts.length - 1];
+      let i = last.length;
+      while (i > 0 && (last.charCodeAt(i - 1) === 32 || last.charCodeAt(i - 1) === 9)) i--;
+      if (i === last.length) return;
+      len -= last.length - i;
+      if (i > 0) {
+        parts[parts.length - 1] = last.slice(0, i);
+        return;
+      }
+      parts.pop();
+    }
+  };
   let depth = 0; // current block depth (inside how many blocks)
   let inDirective = false; // between a directive's name and its `;` / `{`
   let prev: Tok | undefined;
@@ -133,13 +155,13 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
     if (prev?.kind === 'comment' && sep !== 'line') sep = 'line'; // a comment runs to the line end
     if (prev?.kind === 'open' && sep === 'line') blank = false;
     if (sep === 'line') {
-      out = out.replace(/[ \t]+$/, '');
-      out += (blank ? nl : '') + nl + indent(lineDepth);
-    } else if (sep === 'space') out += ' ';
+      trimEnd();
+      put((blank ? nl : '') + nl + indent(lineDepth));
+    } else if (sep === 'space') put(' ');
     startsLine.push(sep === 'line' || !prev);
-    outStart.push(out.length);
-    out += t.text;
-    outEnd.push(out.length);
+    outStart.push(len);
+    put(t.text);
+    outEnd.push(len);
     if (t.kind === 'name') inDirective = true;
     if (t.kind === 'semi') inDirective = false;
     if (t.kind === 'open') {
@@ -148,9 +170,9 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
     }
     prev = t;
   }
-  out = out.replace(/[ \t]+$/, '');
-  if (toks.length) out += nl;
-  return { text: out, outStart, outEnd, toks, startsLine };
+  trimEnd();
+  if (toks.length) put(nl);
+  return { text: parts.join(''), outStart, outEnd, toks, startsLine };
 }
 
 function lineStartAt(text: string, offset: number): number {
