@@ -83,7 +83,32 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
   const outStart: number[] = [];
   const outEnd: number[] = [];
   const startsLine: boolean[] = [];
-  let out = '';
+  // the output as parts and their length: a string grown by += and read at its end would be
+  // flattened at every line (quadratic on a large file)
+  const parts: string[] = [];
+  let len = 0;
+  let lineStart = 0; // where the output's last line starts (trimEnd never removes a line break)
+  const put = (x: string) => {
+    parts.push(x);
+    const nlAt = x.lastIndexOf('\n');
+    if (nlAt >= 0) lineStart = len + nlAt + 1;
+    len += x.length;
+  };
+  /** Drops the blanks at the end of the output. */
+  const trimEnd = () => {
+    while (parts.length) {
+      const last = parts[parts.length - 1];
+      let i = last.length;
+      while (i > 0 && (last.charCodeAt(i - 1) === 32 || last.charCodeAt(i - 1) === 9)) i--;
+      if (i === last.length) return;
+      len -= last.length - i;
+      if (i > 0) {
+        parts[parts.length - 1] = last.slice(0, i);
+        return;
+      }
+      parts.pop();
+    }
+  };
   let depth = 0; // current block depth (inside how many blocks)
   let inDirective = false; // between a directive's name and its `;` / `{`
   let prev: Tok | undefined;
@@ -138,17 +163,17 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
     if (prev?.kind === 'open' && sep === 'line') blank = false;
     const alignTo = t.kind === 'arg' && sep === 'line' && prev?.kind === 'arg' ? argCols.get(inputCol(t.start)) : undefined;
     if (sep === 'line') {
-      out = out.replace(/[ \t]+$/, '');
-      out += (blank ? nl : '') + nl;
-      if (alignTo !== undefined) out += indent(depth) + ' '.repeat(Math.max(0, alignTo - indent(depth).length));
-      else out += indent(lineDepth);
-    } else if (sep === 'space') out += ' ';
+      trimEnd();
+      put((blank ? nl : '') + nl);
+      if (alignTo !== undefined) put(indent(depth) + ' '.repeat(Math.max(0, alignTo - indent(depth).length)));
+      else put(indent(lineDepth));
+    } else if (sep === 'space') put(' ');
     if (t.kind === 'name') argCols.clear();
-    else if (t.kind === 'arg' && !argCols.has(inputCol(t.start))) argCols.set(inputCol(t.start), out.length - (out.lastIndexOf('\n') + 1));
+    else if (t.kind === 'arg' && !argCols.has(inputCol(t.start))) argCols.set(inputCol(t.start), len - lineStart);
     startsLine.push(sep === 'line' || !prev);
-    outStart.push(out.length);
-    out += t.text;
-    outEnd.push(out.length);
+    outStart.push(len);
+    put(t.text);
+    outEnd.push(len);
     if (t.kind === 'name') inDirective = true;
     if (t.kind === 'semi') inDirective = false;
     if (t.kind === 'open') {
@@ -157,9 +182,9 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
     }
     prev = t;
   }
-  out = out.replace(/[ \t]+$/, '');
-  if (toks.length) out += nl;
-  return { text: out, outStart, outEnd, toks, startsLine };
+  trimEnd();
+  if (toks.length) put(nl);
+  return { text: parts.join(''), outStart, outEnd, toks, startsLine };
 }
 
 function lineStartAt(text: string, offset: number): number {
