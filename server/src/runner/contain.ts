@@ -345,6 +345,8 @@ function systemRoot(): string[] {
     out.push('--size', String(LIMITS.otherTmpfs), '--tmpfs', t);
   // nginx's compiled-in temp and log folders exist (empty, writable, gone with the run)
   out.push('--symlink', '../run', '/var/run', '--dir', '/var/lib/nginx', '--dir', '/var/log/nginx');
+  // web content a config serves (`root /var/www/html`), read-only
+  for (const d of ['/var/www', '/srv']) out.push('--ro-bind-try', d, d);
   out.push('--dir', '/etc');
   for (const f of ETC_FILES) out.push('--ro-bind-try', `/etc/${f}`, `/etc/${f}`);
   return out;

@@ -396,11 +396,13 @@ export class ProxySandbox {
         lastError = new Error(
           `${this.kind} did not start: ${text.split('\n').find((l) => /emerg|alert|error/i.test(l)) ?? text.slice(0, 500)}`,
         );
-        // Retry only when a port we picked turned out to be someone else's (probed from outside).
         // Contained runs never retry: their TCP listeners are the engine's own sockets and every
-        // other port lives in the run's own namespace; and nothing the contained process wrote
-        // decides what the engine does.
-        if (contained || !(await anyPortTaken(this.udpAware(ports)))) throw lastError;
+        // other port lives in the run's own namespace. Without the namespace a start that did
+        // not come up may have lost a port to another process (picked free, taken before the
+        // bind): a fixed number of attempts with new ports, whatever the proxy printed (its
+        // words never decide what the engine does; the copies are rewritten without following
+        // anything it may have left in the folder).
+        if (contained) throw lastError;
       } finally {
         closeHostListeners(host);
       }
@@ -460,7 +462,7 @@ export class ProxySandbox {
 
 function readFileSafe(p: string): string | null {
   try {
-    return readFileSync(p, 'utf8');
+    return readTextSafe(p);
   } catch {
     return null;
   }
