@@ -31,6 +31,21 @@ describe('readConfig', () => {
     for (const delay of [-1, '40', NaN, Infinity, null]) assert.deepEqual(readConfig({ diagnostics: { delay } }), {}, String(delay));
     assert.deepEqual(readConfig({ diagnostics: 5 }), {});
   });
+
+  it('reads the most diagnostics per document: a whole number from 1, capped; merged field by field', () => {
+    assert.deepEqual(readConfig({ diagnostics: { maxPerDocument: 50 } }), { diagnostics: { maxPerDocument: 50 } });
+    assert.deepEqual(readConfig({ 'proxyTuner.diagnostics.maxPerDocument': 2.7 }), { diagnostics: { maxPerDocument: 2 } });
+    assert.deepEqual(readConfig({ diagnostics: { maxPerDocument: 1e9, delay: 5 } }), {
+      diagnostics: { delay: 5, maxPerDocument: 100_000 },
+    });
+    for (const max of [0, -1, '40', NaN, Infinity, null])
+      assert.deepEqual(readConfig({ diagnostics: { maxPerDocument: max } }), {}, String(max));
+    assert.deepEqual(mergeConfig({ diagnostics: { delay: 7 } }, { diagnostics: { maxPerDocument: 9 } }), {
+      diagnostics: { delay: 7, maxPerDocument: 9 },
+    });
+    assert.equal(resolveSettings({ diagnostics: { maxPerDocument: 9 } }).maxDiagnostics, 9);
+    assert.equal(resolveSettings({}).maxDiagnostics, undefined, 'no cap unless set: proxy-tuner check lists every finding');
+  });
 });
 
 describe('resolveSettings', () => {

@@ -68,11 +68,11 @@ function newlinesIn(text: string, from: number, to: number): number {
 interface Layout {
   text: string;
   /** Output offset of each token's start, index-aligned with `toks`. */
-  outStart: number[];
-  outEnd: number[];
+  outStart: Int32Array;
+  outEnd: Int32Array;
   toks: Tok[];
   /** Whether token i begins a new output line (only indentation before it on that line). */
-  startsLine: boolean[];
+  startsLine: Uint8Array;
 }
 
 /** Lays the tokens out; `nl` is the line break written. */
@@ -80,9 +80,10 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
   const toks = collectTokens(file);
   const text = file.text;
   const unit = options.insertSpaces ? ' '.repeat(Math.max(1, options.tabSize || 4)) : '\t';
-  const outStart: number[] = [];
-  const outEnd: number[] = [];
-  const startsLine: boolean[] = [];
+  // typed arrays: a line of a million words makes a million entries, which plain arrays grow and the collector walks
+  const outStart = new Int32Array(toks.length);
+  const outEnd = new Int32Array(toks.length);
+  const startsLine = new Uint8Array(toks.length);
   // the output as parts and their length: a string grown by += and read at its end would be
   // flattened at every line (quadratic on a large file)
   const parts: string[] = [];
@@ -170,10 +171,10 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
     } else if (sep === 'space') put(' ');
     if (t.kind === 'name') argCols.clear();
     else if (t.kind === 'arg' && !argCols.has(inputCol(t.start))) argCols.set(inputCol(t.start), len - lineStart);
-    startsLine.push(sep === 'line' || !prev);
-    outStart.push(len);
+    startsLine[i] = sep === 'line' || !prev ? 1 : 0;
+    outStart[i] = len;
     put(t.text);
-    outEnd.push(len);
+    outEnd[i] = len;
     if (t.kind === 'name') inDirective = true;
     if (t.kind === 'semi') inDirective = false;
     if (t.kind === 'open') {
