@@ -116,7 +116,18 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
   // the current directive's arguments: input column -> output column (for aligned continuations)
   const argCols = new Map<number, number>();
   const indent = (n: number) => unit.repeat(Math.max(0, n));
-  const inputCol = (offset: number) => offset - lineStartAt(text, offset);
+  // the input column of a token: tokens come in order, so the line start is found by scanning
+  // forward from the previous token (linear on a line of a million words, where a scan back is not)
+  let scanFrom = 0;
+  let inLineStart = 0;
+  const inputCol = (offset: number) => {
+    if (offset < scanFrom) {
+      scanFrom = 0;
+      inLineStart = 0;
+    }
+    for (; scanFrom < offset; scanFrom++) if (text.charCodeAt(scanFrom) === 10) inLineStart = scanFrom + 1;
+    return offset - inLineStart;
+  };
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i];
     const gap = prev ? newlinesIn(text, prev.end, t.start) : 0;
@@ -170,7 +181,7 @@ function layout(file: NginxFile, options: FormatOptions, nl: string): Layout {
       else put(indent(lineDepth));
     } else if (sep === 'space') put(' ');
     if (t.kind === 'name') argCols.clear();
-    else if (t.kind === 'arg' && !argCols.has(inputCol(t.start))) argCols.set(inputCol(t.start), len - lineStart);
+    else if (t.kind === 'arg' && argCols.size < 256 && !argCols.has(inputCol(t.start))) argCols.set(inputCol(t.start), len - lineStart);
     startsLine[i] = sep === 'line' || !prev ? 1 : 0;
     outStart[i] = len;
     put(t.text);
