@@ -37,6 +37,18 @@ test('a partly typed name is replaced, with a snippet from the syntax', () => {
   assert.equal(edit('proxy_buffer_size')!.newText, 'proxy_buffer_size ${1:size};');
 });
 
+test('each directive item carries its one-line description beside the module name', () => {
+  const { list } = complete('http {\n  server {\n    location / {\n      <|>\n    }\n  }\n}\n');
+  const item = (label: string) => list.items.find((i) => i.label === label)!;
+  assert.equal(item('proxy_pass').detail, 'ngx_http_proxy_module');
+  assert.match(item('proxy_pass').labelDetails?.description ?? '', /^Sets the protocol and address of a proxied server/);
+  for (const i of list.items.filter((x) => x.labelDetails?.description)) {
+    const d = i.labelDetails!.description!;
+    assert.ok(d.length <= 80 && !/[\n`*]|\]\(/.test(d), `${i.label}: ${d}`);
+  }
+  assert.ok(list.items.filter((x) => x.labelDetails?.description).length > list.items.length / 2, 'most directives are described');
+});
+
 test('block directives get braces', () => {
   const { edit } = complete('http {\n  <|>\n}\n');
   assert.equal(edit('server')!.newText, 'server {\n\t$0\n}');

@@ -6,7 +6,7 @@ import type { ServiceSettings } from '../../core/types';
 import type { NginxFile } from './ast';
 import { blockContext, findNodeAt } from './ast';
 import { DIRECTIVES, VARIABLES, VARIABLE_PREFIXES, variantInVersion, type DirectiveVariant } from './data';
-import { directiveReference } from './reference';
+import { directiveReference, directiveSummary } from './reference';
 import { collectDefinedVariables, inferContext } from './validation';
 import { snippetCompletions } from '../../core/snippets';
 
@@ -118,6 +118,8 @@ interface DirectiveBase {
   label: string;
   kind: CompletionItem['kind'];
   detail: string;
+  /** The directive's first sentence (nginx's reference text), shown beside its name. */
+  summary: string | undefined;
   newText: string;
   data: { language: 'nginx'; directive: string; module: string };
   deprecated: boolean;
@@ -142,6 +144,7 @@ function buildOffered(ctxs: readonly string[], version: string | undefined): Dir
     label: name,
     kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
     detail: v.module + (v.commercial ? ' (commercial)' : ''),
+    summary: directiveSummary(v.module, name),
     newText: directiveSnippet(name, v),
     data: { language: 'nginx', directive: name, module: v.module },
     deprecated: !!v.deprecated,
@@ -210,6 +213,7 @@ function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSetting
       textEdit: { range, newText: b.newText },
       data: { language: b.data.language, directive: b.data.directive, module: b.data.module },
     };
+    if (b.summary) it.labelDetails = { description: b.summary };
     if (b.deprecated) it.tags = [1];
     items[i] = it;
   }
