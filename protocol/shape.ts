@@ -102,6 +102,18 @@ export const PERCENTILE_TICKS: { x: number; label: string }[] = [
   { x: 1000000, label: '99.9999%' },
 ];
 
+/**
+ * A logarithmic axis labels every 1..9 of a decade: on a short axis, or an empty chart (whose
+ * default range is 1 to 10), the labels of 2..9 overlap. Only 1, 2 and 5 of each decade are kept,
+ * and only the decades when that still leaves more than 8.
+ */
+export function readableLogTicks<T extends { value: number }>(ticks: T[]): T[] {
+  const mantissa = (v: number) => Math.round(v / 10 ** Math.floor(Math.log10(v) + 1e-9));
+  const oneTwoFive = ticks.filter((t) => t.value > 0 && [1, 2, 5].includes(mantissa(t.value)));
+  const decades = oneTwoFive.filter((t) => mantissa(t.value) === 1);
+  return oneTwoFive.length > 8 && decades.length >= 2 ? decades : oneTwoFive.length ? oneTwoFive : ticks;
+}
+
 export interface Change {
   a: number;
   b: number;

@@ -12,11 +12,13 @@ const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 
 
 test('placement plan: off, one CPU, auto below and from 4 CPUs, more threads', { skip: !hasTaskset && 'taskset missing' }, () => {
   assert.equal(planPlacement(false, 1, 8).placement, null);
-  assert.match(planPlacement(false, 1, 8).why!, /--no-pin/);
+  assert.match(planPlacement(false, 1, 8).why!, /turned off/);
   assert.match(planPlacement(true, 1, 1).why!, /one CPU/);
   const two = planPlacement('auto', 1, 2);
   assert.equal(two.placement, null);
-  assert.match(two.why!, /2 CPUs .*--pin/);
+  // the note is shown in the panel too: it names no command-line flag
+  assert.match(two.why!, /2 CPUs .*pinned by default from 4 CPUs/);
+  for (const p of [planPlacement(false, 1, 8), two, planPlacement('auto', 1, 3)]) assert.doesNotMatch(p.why!, /--/);
   assert.equal(planPlacement(undefined, 1, 3).placement, null);
   assert.deepEqual(planPlacement(true, 1, 2).placement, { generator: [0], system: [1] });
   assert.deepEqual(planPlacement('auto', 1, AUTO_PIN_MIN_CPUS).placement, { generator: [0], system: [1, 2, 3] });

@@ -37,6 +37,34 @@ test('a partly typed name is replaced, with a snippet from the syntax', () => {
   assert.equal(edit('proxy_buffer_size')!.newText, 'proxy_buffer_size ${1:size};');
 });
 
+test('each directive item carries its one-line description beside the module name', () => {
+  const { list } = complete('http {\n  server {\n    location / {\n      <|>\n    }\n  }\n}\n');
+  const item = (label: string) => list.items.find((i) => i.label === label)!;
+  assert.equal(item('proxy_pass').detail, 'ngx_http_proxy_module');
+  assert.match(item('proxy_pass').labelDetails?.description ?? '', /^Sets the protocol and address of a proxied server/);
+  for (const i of list.items.filter((x) => x.labelDetails?.description)) {
+    const d = i.labelDetails!.description!;
+    assert.ok(d.length <= 80 && !/[\n`*]|\]\(/.test(d), `${i.label}: ${d}`);
+  }
+  assert.ok(list.items.filter((x) => x.labelDetails?.description).length > list.items.length / 2, 'most directives are described');
+});
+
+test('Lua directives are offered only where a Lua module may be loaded', () => {
+  const body = 'events {}\nhttp {\n  server {\n    location / {\n      <|>\n    }\n  }\n}\n';
+  const has = (text: string, settings: ServiceSettings = {}) => complete(text, settings).labels.includes('content_by_lua_block');
+  assert.equal(has(body), false, 'a main file that loads no module');
+  assert.equal(
+    has(`load_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\n${body}`),
+    true,
+    'loaded by load_module',
+  );
+  assert.equal(has(`include /etc/nginx/modules-enabled/*.conf;\n${body}`), true, "Debian's modules-enabled: any may be loaded");
+  assert.equal(has('server {\n  location / {\n    <|>\n  }\n}\n'), true, 'a fragment: the including file may load it');
+  assert.equal(has(body, { nginxModules: { installed: [], added: ['../ngx_lua-0.10.26'] } }), true, 'compiled in (OpenResty)');
+  // a module's own directives are still offered in the main file (proxy_pass is no loadable module's)
+  assert.ok(complete(body).labels.includes('proxy_pass'));
+});
+
 test('block directives get braces', () => {
   const { edit } = complete('http {\n  <|>\n}\n');
   assert.equal(edit('server')!.newText, 'server {\n\t$0\n}');

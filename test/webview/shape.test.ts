@@ -10,6 +10,7 @@ import {
   liveSeries,
   percentileCurve,
   percentileToX,
+  readableLogTicks,
   resultRows,
   runsToMarkdown,
   runToCsv,
@@ -93,6 +94,23 @@ describe('percentile curve', () => {
     assert.deepEqual(
       c.map((p) => Math.round(p.x)),
       [2, 100],
+    );
+  });
+});
+
+describe('log axis ticks', () => {
+  const ticks = (vs: number[]) => vs.map((value) => ({ value }));
+  it("keeps 1, 2 and 5 of a decade, so the empty chart's 1..10 ms axis does not crowd its labels", () => {
+    assert.deepEqual(
+      readableLogTicks(ticks([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])).map((t) => t.value),
+      [1, 2, 5, 10],
+    );
+  });
+  it('keeps only the decades when a wide range would still crowd', () => {
+    const wide = [0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000];
+    assert.deepEqual(
+      readableLogTicks(ticks(wide)).map((t) => t.value),
+      [0.1, 1, 10, 100, 1000],
     );
   });
 });

@@ -5,7 +5,16 @@
 import type * as ChartJs from 'chart.js' with { 'resolution-mode': 'import' };
 import type { Chart as ChartT, ChartDataset } from 'chart.js' with { 'resolution-mode': 'import' };
 import type { SecondSample } from '../../protocol/bench';
-import { formatMs, liveSeries, livePointCount, percentileCurve, PERCENTILE_TICKS, xToPercentile, type Point } from '../../protocol/shape';
+import {
+  formatMs,
+  liveSeries,
+  livePointCount,
+  percentileCurve,
+  PERCENTILE_TICKS,
+  readableLogTicks,
+  xToPercentile,
+  type Point,
+} from '../../protocol/shape';
 
 // chart.js ships ESM types while this project type-checks as CommonJS: load it through require
 // (esbuild bundles its CommonJS build) and take the types from the ESM declaration.
@@ -85,6 +94,9 @@ export class Charts {
             type: 'logarithmic',
             position: 'left',
             title: { display: true, text: 'latency (ms)' },
+            afterBuildTicks: (axis) => {
+              axis.ticks = readableLogTicks(axis.ticks);
+            },
             ticks: { callback: (v) => formatMs(Number(v)) },
           },
           rps: {
@@ -117,7 +129,14 @@ export class Charts {
             },
             ticks: { callback: (v) => PERCENTILE_TICKS.find((tk) => tk.x === Number(v))?.label ?? '' },
           },
-          y: { type: 'logarithmic', title: { display: true, text: 'latency (ms)' }, ticks: { callback: (v) => formatMs(Number(v)) } },
+          y: {
+            type: 'logarithmic',
+            title: { display: true, text: 'latency (ms)' },
+            afterBuildTicks: (axis) => {
+              axis.ticks = readableLogTicks(axis.ticks);
+            },
+            ticks: { callback: (v) => formatMs(Number(v)) },
+          },
         },
         plugins: {
           legend: { position: 'bottom' },

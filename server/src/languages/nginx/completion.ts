@@ -6,7 +6,8 @@ import type { ServiceSettings } from '../../core/types';
 import type { NginxFile } from './ast';
 import { blockContext, findNodeAt } from './ast';
 import { DIRECTIVES, VARIABLES, VARIABLE_PREFIXES, variantInVersion, type DirectiveVariant } from './data';
-import { directiveReference } from './reference';
+import { directiveReference, directiveSummary } from './reference';
+import { builtInModules, standaloneLoadState } from './modules';
 import { collectDefinedVariables, inferContext } from './validation';
 import { snippetCompletions } from '../../core/snippets';
 
@@ -68,7 +69,8 @@ export function doComplete(
     const text = doc.getText();
     const at = findNodeAt(file, offset);
     if (at.comment || at.inRawBody) return empty;
-    const ctx = blockContext(at.ancestors, startContext ?? inferContext(file, settings.nginxContext));
+    const fileContext = startContext ?? inferContext(file, settings.nginxContext);
+    const ctx = blockContext(at.ancestors, fileContext);
     const word = at.word;
     // `$` variables
     if (word && offset > word.start) {
@@ -82,7 +84,14 @@ export function doComplete(
     if (!d || argIndex === -1) {
       if (ctx.startsWith('block:') || ['map', 'geo', 'types', 'split_clients', 'match', 'charset_map'].includes(ctx)) return empty;
       const start = word ? word.start : offset;
-      const list = directiveItems(doc, ctx, settings, start, word ? Math.max(offset, word.end) : offset);
+      const list = directiveItems(
+        doc,
+        ctx,
+        settings,
+        start,
+        word ? Math.max(offset, word.end) : offset,
+        offerable(file, fileContext, settings),
+      );
       if (settings.completionSnippets) {
         const lineStart = text.lastIndexOf('\n', start - 1) + 1;
         const indent = /^[ \t]*/.exec(text.slice(lineStart, start))![0];
@@ -118,6 +127,10 @@ interface DirectiveBase {
   label: string;
   kind: CompletionItem['kind'];
   detail: string;
+  /** The directive's first sentence (nginx's reference text), shown beside its name. */
+  summary: string | undefined;
+  /** The `.so` a loadable module's directive needs loaded (`load_module`), if any. */
+  load: string | undefined;
   newText: string;
   data: { language: 'nginx'; directive: string; module: string };
   deprecated: boolean;
@@ -142,6 +155,8 @@ function buildOffered(ctxs: readonly string[], version: string | undefined): Dir
     label: name,
     kind: v.block ? KIND_KEYWORD : KIND_PROPERTY,
     detail: v.module + (v.commercial ? ' (commercial)' : ''),
+    summary: directiveSummary(v.module, name),
+    load: v.load,
     newText: directiveSnippet(name, v),
     data: { language: 'nginx', directive: name, module: v.module },
     deprecated: !!v.deprecated,
@@ -196,9 +211,30 @@ export function prepareCompletion(settings: ServiceSettings): void {
   if (missing.length) buildOffered(missing, version);
 }
 
-function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSettings, start: number, end: number): CompletionList {
+/**
+ * Which loadable modules' directives a file may use: a main file (judged in `main`) that loads
+ * modules only by its own `load_module` lines gets only theirs (and those compiled into the local
+ * binary, OpenResty's Lua); a fragment, or a main file with an `include` in its main context
+ * (Debian's modules-enabled/), may have any module loaded. undefined: any.
+ */
+function offerable(file: NginxFile, fileContext: string, settings: ServiceSettings): ((so: string) => boolean) | undefined {
+  const state = standaloneLoadState(file, fileContext);
+  if (state.unknown) return undefined;
+  const builtIn = builtInModules(settings.nginxModules?.added);
+  return (so) => state.loaded.has(so) || builtIn.includes(so);
+}
+
+function directiveItems(
+  doc: TextDocument,
+  ctx: string,
+  settings: ServiceSettings,
+  start: number,
+  end: number,
+  loaded?: (so: string) => boolean,
+): CompletionList {
   const range = { start: doc.positionAt(start), end: doc.positionAt(end) };
-  const offered = offeredDirectives(ctx, settings.nginxVersion);
+  const all = offeredDirectives(ctx, settings.nginxVersion);
+  const offered = loaded ? all.filter((b) => !b.load || loaded(b.load)) : all;
   const items = new Array<CompletionItem>(offered.length);
   for (let i = 0; i < offered.length; i++) {
     const b = offered[i];
@@ -210,6 +246,7 @@ function directiveItems(doc: TextDocument, ctx: string, settings: ServiceSetting
       textEdit: { range, newText: b.newText },
       data: { language: b.data.language, directive: b.data.directive, module: b.data.module },
     };
+    if (b.summary) it.labelDetails = { description: b.summary };
     if (b.deprecated) it.tags = [1];
     items[i] = it;
   }

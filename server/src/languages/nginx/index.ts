@@ -14,6 +14,7 @@ import { nginxFolding, nginxSelectionRanges, nginxSymbols } from './symbols';
 import { formatNginx } from './format';
 import { nginxSignatureHelp } from './signature';
 import { nginxInlayHints } from './inlayHints';
+import { contextFixes } from './contextFix';
 
 export type { NginxFile } from './ast';
 export { parseNginx, reparseNginx } from './parser';
@@ -62,6 +63,7 @@ export const nginxModule: LanguageModule<NginxFile> = {
   folding: (doc, ast) => nginxFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => nginxSelectionRanges(doc, ast, positions),
   format: (doc, ast, range, options) => formatNginx(doc, ast, range, options),
+  codeActions: (doc, ast, range, diagnostics, settings) => contextFixes(doc, ast, range, diagnostics, settings),
   navEntities: (_doc, ast, bag) => {
     // the open document's previous walk (bag.nginxNav), whose unchanged block bodies are taken over
     let memo = bag?.nginxNav as NavMemo | undefined;

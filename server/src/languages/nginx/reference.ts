@@ -37,3 +37,21 @@ export function variableReference(module: string, name: string): RefEntry | unde
   load();
   return variableIndex!.get(`${module}\0${name}`);
 }
+
+/**
+ * A directive's first sentence as plain text, at most 80 characters: the one line a completion
+ * list shows beside the name (links, emphasis and code marks dropped).
+ */
+export function directiveSummary(module: string, name: string): string | undefined {
+  const d = directiveReference(module, name)?.description;
+  if (!d) return undefined;
+  const text = d
+    .split('```')[0]
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[*`]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const end = text.search(/\.(\s|$)/);
+  const sentence = end >= 0 ? text.slice(0, end) : text;
+  return sentence.length > 80 ? `${sentence.slice(0, 79).trimEnd()}…` : sentence || undefined;
+}
