@@ -19,6 +19,9 @@ const ALLOWED = [
   /^snippets\/[\w-]+\.json$/,
   /^schemas\/[\w.-]+\.json$/,
   /^media\/[\w./-]+\.(png|md|conf|cfg)$/,
+  // what the README links to, so its links work inside the installed extension
+  /^docs\/[\w-]+\.md$/,
+  /^examples\/[\w./-]+\.(md|conf|cfg|json)$/,
 ];
 
 describe('the .vsix file list (vsce ls)', { timeout: 120_000 }, () => {

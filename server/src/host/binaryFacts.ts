@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadedModules, parseNginxV, type NginxBuildFacts } from '../languages/nginx/buildFacts';
-import { findBinary } from './localVersions';
+import { findBinary, recordBuild, recordedBuild } from './localVersions';
 
 export * from '../languages/nginx/buildFacts';
 
@@ -26,8 +26,14 @@ export function localNginxBuild(explicitPath?: string, timeoutMs = 2000): NginxB
   try {
     const bin = findBinary('nginx', explicitPath);
     if (!bin) return undefined;
-    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
-    const facts = parseNginxV(`${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+    // a binary that is the same file as when it was last asked answers from the record
+    let printed = recordedBuild(bin);
+    if (printed === undefined) {
+      const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
+      printed = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+      if (parseNginxV(printed).version) recordBuild(bin, printed);
+    }
+    const facts = parseNginxV(printed);
     if (!facts.version) return undefined;
     if (facts.modulesPath) {
       facts.installed = [];

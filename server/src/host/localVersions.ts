@@ -40,7 +40,9 @@ export function versionCacheFile(env: NodeJS.ProcessEnv = process.env): string |
 interface VersionRecord {
   /** The binary's size, modification and change times and inode: a new build changes them. */
   stamp: string;
-  version: string;
+  version?: string;
+  /** What `nginx -V` printed (its build: modules, paths), asked only when needed. */
+  build?: string;
 }
 
 /** At most this many binaries are remembered (the file never grows without bound). */
@@ -74,14 +76,33 @@ export function recordedVersion(bin: string, file = versionCacheFile()): string 
 
 /** Records what `bin` answered (a binary that gave no version is asked again next time). Never throws. */
 export function recordVersion(bin: string, version: string, file = versionCacheFile()): void {
+  updateRecord(bin, { version }, file);
+}
+
+/** What `nginx -V` printed for `bin` while it was the same file as now, if recorded. */
+export function recordedBuild(bin: string, file = versionCacheFile()): string | undefined {
+  if (!file) return undefined;
+  const stamp = stampOf(bin);
+  const rec = stamp ? readRecords(file)[bin] : undefined;
+  return rec && rec.stamp === stamp && typeof rec.build === 'string' ? rec.build : undefined;
+}
+
+/** Records what `nginx -V` printed for `bin`. Never throws. */
+export function recordBuild(bin: string, build: string, file = versionCacheFile()): void {
+  updateRecord(bin, { build }, file);
+}
+
+/** Sets fields of `bin`'s record, keeping the others while the binary is the same file. */
+function updateRecord(bin: string, fields: Partial<VersionRecord>, file: string | undefined): void {
   if (!file) return;
   const stamp = stampOf(bin);
   if (!stamp) return;
   try {
     const records = readRecords(file);
+    const old = records[bin];
     delete records[bin];
     const kept = Object.entries(records).slice(-(MAX_RECORDS - 1));
-    kept.push([bin, { stamp, version }]);
+    kept.push([bin, { ...(old && old.stamp === stamp ? old : {}), ...fields, stamp }]);
     makeCacheDir(dirname(file));
     // written aside and renamed: a reader never sees half a file, two writers never mix
     const tmp = `${file}.${process.pid}.tmp`;
