@@ -1,0 +1,77 @@
+// `npm run precision`: how right the linter's advice is on the precision corpus (issue 32).
+// Prints, from test/precision/judgements.tsv and the findings of test/precision/corpus.ts:
+// useful / noise / wrong per rule and overall (warnings and information at the default
+// settings), the density (those findings per 100 lines) per language, and the errors against
+// the six binaries' verdicts (test/precision/corpus/verdicts.tsv): false errors (on files every
+// binary accepts) and the genuine errors caught at the binary's line.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CORPUS, corpusFiles, corpusFindings, judged, keyOf, readJudgements, type Finding } from '../test/precision/corpus';
+
+const files = corpusFiles();
+const judgements = new Map(readJudgements().map((j) => [keyOf(j), j]));
+const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(0)}%` : '-');
+console.log(
+  `precision corpus: ${files.length} files (${files.filter((f) => f.language === 'nginx').length} nginx, ${files.filter((f) => f.language === 'haproxy').length} HAProxy)`,
+);
+
+/** The split per rule, overall, and the density, for one rule selection. */
+function split(title: string, findings: Finding[], lines: Record<string, number>): void {
+  const perRule = new Map<string, { useful: number; noise: number; wrong: number; unjudged: number }>();
+  const total = { useful: 0, noise: 0, wrong: 0, unjudged: 0 };
+  const density: Record<string, number> = { nginx: 0, haproxy: 0 };
+  for (const f of findings.filter(judged)) {
+    density[f.language]++;
+    const j = judgements.get(keyOf(f));
+    const v = j?.verdict ?? 'unjudged';
+    const r = perRule.get(f.rule) ?? { useful: 0, noise: 0, wrong: 0, unjudged: 0 };
+    r[v]++;
+    total[v]++;
+    perRule.set(f.rule, r);
+  }
+  console.log(`\n== ${title}\n`);
+  console.log('rule'.padEnd(36) + 'findings  useful  noise  wrong  unjudged  useful%');
+  for (const [rule, r] of [...perRule].sort((a, b) => b[1].useful + b[1].noise + b[1].wrong - (a[1].useful + a[1].noise + a[1].wrong))) {
+    const n = r.useful + r.noise + r.wrong + r.unjudged;
+    console.log(
+      `${rule.padEnd(36)}${String(n).padStart(8)}${String(r.useful).padStart(8)}${String(r.noise).padStart(7)}${String(r.wrong).padStart(7)}${String(r.unjudged).padStart(10)}${pct(r.useful, n).padStart(9)}`,
+    );
+  }
+  const n = total.useful + total.noise + total.wrong + total.unjudged;
+  console.log(
+    `\noverall: ${n} findings: ${total.useful} useful (${pct(total.useful, n)}), ${total.noise} noise (${pct(total.noise, n)}), ${total.wrong} wrong (${pct(total.wrong, n)}), ${total.unjudged} unjudged`,
+  );
+  for (const lang of ['nginx', 'haproxy'] as const)
+    console.log(
+      `density ${lang}: ${density[lang]} warnings+information in ${lines[lang]} lines = ${((100 * density[lang]) / lines[lang]).toFixed(2)} per 100 lines`,
+    );
+}
+split('every rule (--select all)', corpusFindings(files, { select: ['all'] }).findings, corpusFindings(files, { select: ['all'] }).lines);
+const { findings, lines } = corpusFindings(files);
+split('the default set', findings, lines);
+
+// errors against the binaries
+const verdicts = readFileSync(join(CORPUS, 'verdicts.tsv'), 'utf8')
+  .split('\n')
+  .filter((l) => l && !l.startsWith('#'))
+  .slice(1)
+  .map((l) => {
+    const [product, version, file, verdict, cls, line] = l.split('\t');
+    return { product, version, file: `${product}/${file}`, verdict, cls, line: Number(line) || 0 };
+  });
+const errorsOf = (file: string): Finding[] => findings.filter((f) => f.file === file && f.severity === 'error');
+const accepted = new Set(
+  files.map((f) => f.file).filter((file) => verdicts.filter((v) => v.file === file).every((v) => v.verdict === 'ok')),
+);
+console.log("\nerrors (the linter judges at nginx 1.22.1 / HAProxy 2.6.12; a catch is an error finding on the binary's line):");
+for (const version of [...new Set(verdicts.map((v) => `${v.product} ${v.version}`))]) {
+  const [product, ver] = version.split(' ');
+  const rows = verdicts.filter((v) => v.product === product && v.version === ver);
+  const ok = rows.filter((v) => v.verdict === 'ok');
+  const falseErr = ok.filter((v) => accepted.has(v.file) && errorsOf(v.file).length > 0);
+  const genuine = rows.filter((v) => v.cls === 'genuine');
+  const caught = genuine.filter((v) => errorsOf(v.file).some((f) => v.line === 0 || f.line === v.line));
+  console.log(
+    `  ${version}: ${ok.length} accepted, ${falseErr.length} with false errors${falseErr.length ? ` (${falseErr.map((v) => v.file.split('/')[1]).join(', ')})` : ''}; ${genuine.length} genuine errors, ${caught.length} caught at the binary's line`,
+  );
+}
