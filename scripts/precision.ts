@@ -4,9 +4,15 @@
 // settings), the density (those findings per 100 lines) per language, and the errors against
 // the six binaries' verdicts (test/precision/corpus/verdicts.tsv): false errors (on files every
 // binary accepts) and the genuine errors caught at the binary's line.
-import { readFileSync } from 'node:fs';
+//
+//   npm run precision [-- --write]
+//
+// `--write` records the split of every rule (all rules selected) in
+// server/src/core/data/rule-precision.json, which docs/rules.md shows and test/precision checks
+// the tiers of server/src/core/tiers.ts against.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CORPUS, corpusFiles, corpusFindings, judged, keyOf, readJudgements, type Finding } from '../test/precision/corpus';
+import { CORPUS, corpusFiles, corpusFindings, judged, keyOf, readJudgements, ruleKey, type Finding } from '../test/precision/corpus';
 
 const files = corpusFiles();
 const judgements = new Map(readJudgements().map((j) => [keyOf(j), j]));
@@ -15,8 +21,10 @@ console.log(
   `precision corpus: ${files.length} files (${files.filter((f) => f.language === 'nginx').length} nginx, ${files.filter((f) => f.language === 'haproxy').length} HAProxy)`,
 );
 
+type Split = { useful: number; noise: number; wrong: number; unjudged: number };
+
 /** The split per rule, overall, and the density, for one rule selection. */
-function split(title: string, findings: Finding[], lines: Record<string, number>): void {
+function split(title: string, findings: Finding[], lines: Record<string, number>): Map<string, Split> {
   const perRule = new Map<string, { useful: number; noise: number; wrong: number; unjudged: number }>();
   const total = { useful: 0, noise: 0, wrong: 0, unjudged: 0 };
   const density: Record<string, number> = { nginx: 0, haproxy: 0 };
@@ -24,10 +32,10 @@ function split(title: string, findings: Finding[], lines: Record<string, number>
     density[f.language]++;
     const j = judgements.get(keyOf(f));
     const v = j?.verdict ?? 'unjudged';
-    const r = perRule.get(f.rule) ?? { useful: 0, noise: 0, wrong: 0, unjudged: 0 };
+    const r = perRule.get(ruleKey(f)) ?? { useful: 0, noise: 0, wrong: 0, unjudged: 0 };
     r[v]++;
     total[v]++;
-    perRule.set(f.rule, r);
+    perRule.set(ruleKey(f), r);
   }
   console.log(`\n== ${title}\n`);
   console.log('rule'.padEnd(36) + 'findings  useful  noise  wrong  unjudged  useful%');
@@ -45,8 +53,18 @@ function split(title: string, findings: Finding[], lines: Record<string, number>
     console.log(
       `density ${lang}: ${density[lang]} warnings+information in ${lines[lang]} lines = ${((100 * density[lang]) / lines[lang]).toFixed(2)} per 100 lines`,
     );
+  return perRule;
 }
-split('every rule (--select all)', corpusFindings(files, { select: ['all'] }).findings, corpusFindings(files, { select: ['all'] }).lines);
+const all = corpusFindings(files, { select: ['all'] });
+const measured = split('every rule (--select all)', all.findings, all.lines);
+if (process.argv.includes('--write')) {
+  const rules = Object.fromEntries(
+    [...measured].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([k, v]) => [k, { useful: v.useful, noise: v.noise, wrong: v.wrong }]),
+  );
+  const out = { generated: 'npm run precision -- --write; do not edit', corpus: 'test/precision/corpus', rules };
+  writeFileSync(join(__dirname, '../server/src/core/data/rule-precision.json'), `${JSON.stringify(out, null, 2)}\n`);
+  console.log('\nwrote server/src/core/data/rule-precision.json');
+}
 const { findings, lines } = corpusFindings(files);
 split('the default set', findings, lines);
 

@@ -10,6 +10,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { createWorkspaceIndex, detectLanguage, validateInWorkspace } from '../../server/src/service/languageService';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
+import { RULE_TIERS } from '../../server/src/core/tiers';
 
 export const CORPUS = join(__dirname, 'corpus');
 export const JUDGEMENTS = join(__dirname, 'judgements.tsv');
@@ -115,3 +116,12 @@ export const keyOf = (x: { file: string; rule: string; text: string }): string =
 
 /** Warnings and information: what the judgement table covers (errors are measured against the binaries, hints are not shown as squiggles). */
 export const judged = (f: Finding): boolean => f.severity === 'warning' || f.severity === 'information';
+
+/**
+ * The key of a finding's tier: the rule id, or `RULE@SEVERITY` for the findings a rule reports
+ * below its row's severity when core/tiers.ts gives those a tier of their own.
+ */
+export function ruleKey(f: Finding): string {
+  const variant = `${f.rule}@${f.severity}`;
+  return variant in RULE_TIERS ? variant : f.rule;
+}
