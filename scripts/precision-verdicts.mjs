@@ -11,6 +11,7 @@
 // cannot resolve is given 127.0.0.1 in a private /etc/hosts (bwrap) and a user it lacks becomes
 // root. What is still refused is an error: `genuine` unless its message is the environment's.
 // Nothing listens: `nginx -t` and `haproxy -c` only parse. Every check has a 20 s timeout.
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,19 @@ const onlyFiles = argv.indexOf('--files') >= 0 ? argv[argv.indexOf('--files') + 
 const replaceAll = (text, from, to) => text.split(from).join(to);
 const ENV_ERROR =
   /does not support the QUIC|unknown service name|Lua file|'lua\.|host not found|No such file or directory|getpwnam|getgrnam|dlopen|cannot load certificate|BIO_new|PEM_read|SSL_CTX_use|unable to load|could not resolve|Cannot create|cannot open|unable to stat|Permission denied|is already loaded|unable to find CA file|failed to load|unknown directive "(lua|content_by_lua|access_by_lua|set_by_lua|rewrite_by_lua|init_by_lua|header_filter_by_lua|body_filter_by_lua|log_by_lua|auth_jwt|more_|upload_progress|track_uploads|report_uploads|brotli|pagespeed|vhost_traffic_status|geoip2|modsecurity|push_stream|rtmp|njs|js_|perl)/i;
+
+let dhCache;
+/** DH parameters of 2048 bits (current OpenSSL builds refuse the 1024 of the shared corpus's stubs), with the stub certificate. */
+function dhStub(work) {
+  if (dhCache === undefined) {
+    try {
+      dhCache = execFileSync('openssl', ['dhparam', '-dsaparam', '2048'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      dhCache = '';
+    }
+  }
+  return stubCert(work).combined + dhCache;
+}
 
 /** A host the binary could not resolve, from its error message. */
 function missingHost(lang, message) {
@@ -43,16 +57,18 @@ async function judgeOne(row, bin, work) {
     const prepared = prepare(row.language, { env_fixes: '', context: row.context ?? 'main' }, text, prefix, bin, work);
     let conf = prepared.text;
     const hosts = [...prepared.hosts];
-    if (row.language === 'nginx') {
-      // nginx reads a relative include from its conf folder: the binary's stock files
-      for (const f of readdirSync(bin.confDir)) {
-        const src = join(bin.confDir, f);
-        if (!existsSync(join(prefix, f)) && (statSync(src).isFile() || f === 'snippets')) cpSync(src, join(prefix, f), { recursive: true });
-      }
-    }
     const stubs = [];
     const confPath = join(prefix, row.file);
     mkdirSync(dirname(confPath), { recursive: true });
+    if (row.language === 'nginx') {
+      // nginx reads a relative include from the folder of the file it was given (its conf folder):
+      // the binary's stock files (fastcgi_params, mime.types, snippets/) go there
+      for (const f of readdirSync(bin.confDir)) {
+        const src = join(bin.confDir, f);
+        const dst = join(dirname(confPath), f);
+        if (!existsSync(dst) && (statSync(src).isFile() || f === 'snippets')) cpSync(src, dst, { recursive: true });
+      }
+    }
     for (let round = 0; ; round++) {
       writeFileSync(confPath, conf);
       const r = await check(row.language, bin, confPath, prefix, hosts);
@@ -61,7 +77,11 @@ async function judgeOne(row, bin, work) {
       const err = firstError(row.language, r.out, row.file, prefix);
       const message = err.message.replace(/%PREFIX%/g, prefix).replace(/%FILE%/g, row.file);
       // a fragment naming an upstream or a variable that the files including it define
-      const elsewhere = row.context && row.context !== 'main' && /^(no port in upstream|unknown ".*" variable)/.test(err.message);
+      // a fragment naming an upstream or a variable that the files including it define; an environment
+      // variable the deployment sets ($FRONTEND_PORT); an address this machine lacks (bind EINVAL/EADDRNOTAVAIL)
+      const elsewhere =
+        (row.context && row.context !== 'main' && /^(no port in upstream|unknown ".*" variable)/.test(err.message)) ||
+        /'[^']*\$[A-Z_]+[^']*'|bind\(\) to .* failed \((22|99):/.test(err.message);
       const done = () => ({
         verdict: 'error',
         cls:
@@ -128,7 +148,16 @@ async function judgeOne(row, bin, work) {
       }
       mkdirSync(dirname(path), { recursive: true });
       if (dir) mkdirSync(path, { recursive: true });
-      else writeFileSync(path, stubFor(path, work));
+      // an nginx include (params, types, a .conf of the same project) is an empty file, not a certificate
+      else
+        writeFileSync(
+          path,
+          row.language === 'nginx' && /^open\(\)/.test(message) && !/\.(pem|crt|cert|key)$/.test(path)
+            ? ''
+            : /dh|param/.test(path.split('/').pop().toLowerCase())
+              ? dhStub(work)
+              : stubFor(path, work),
+        );
       stubs.push(`file:${raw}`);
     }
   } finally {
@@ -158,7 +187,7 @@ async function main() {
         class: r.cls,
         line: r.line,
         message: r.message,
-        stubs: r.stubs.join(' ; '),
+        stubs: r.stubs.map((x) => x.replace(/\/tmp\/precision-verdicts-[^/]+\/p-[^/]+\//, '%PREFIX%/')).join(' ; '),
       });
     }
   }

@@ -12,7 +12,17 @@
 // the tiers of server/src/core/tiers.ts against.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CORPUS, corpusFiles, corpusFindings, judged, keyOf, readJudgements, ruleKey, type Finding } from '../test/precision/corpus';
+import {
+  CORPUS,
+  VERSIONS,
+  corpusFiles,
+  corpusFindings,
+  judged,
+  keyOf,
+  readJudgements,
+  ruleKey,
+  type Finding,
+} from '../test/precision/corpus';
 
 const files = corpusFiles();
 const judgements = new Map(readJudgements().map((j) => [keyOf(j), j]));
@@ -77,19 +87,28 @@ const verdicts = readFileSync(join(CORPUS, 'verdicts.tsv'), 'utf8')
     const [product, version, file, verdict, cls, line] = l.split('\t');
     return { product, version, file: `${product}/${file}`, verdict, cls, line: Number(line) || 0 };
   });
-const errorsOf = (file: string): Finding[] => findings.filter((f) => f.file === file && f.severity === 'error');
 const accepted = new Set(
   files.map((f) => f.file).filter((file) => verdicts.filter((v) => v.file === file).every((v) => v.verdict === 'ok')),
 );
-console.log("\nerrors (the linter judges at nginx 1.22.1 / HAProxy 2.6.12; a catch is an error finding on the binary's line):");
+console.log(
+  "\nerrors (the linter judging at each binary's version): false errors on files every binary accepts, and on files this binary accepts; genuine errors caught by an error finding on the binary's line (nginx errors without a line: any error finding in the file)",
+);
 for (const version of [...new Set(verdicts.map((v) => `${v.product} ${v.version}`))]) {
   const [product, ver] = version.split(' ');
+  const at = corpusFindings(
+    files.filter((f) => f.language === product),
+    undefined,
+    { ...VERSIONS, [product]: ver },
+  ).findings.filter((f) => f.severity === 'error');
+  const errorsOf = (file: string): Finding[] => at.filter((f) => f.file === file);
   const rows = verdicts.filter((v) => v.product === product && v.version === ver);
   const ok = rows.filter((v) => v.verdict === 'ok');
-  const falseErr = ok.filter((v) => accepted.has(v.file) && errorsOf(v.file).length > 0);
+  const falseAll = ok.filter((v) => accepted.has(v.file) && errorsOf(v.file).length > 0);
+  const falseHere = ok.filter((v) => errorsOf(v.file).length > 0);
   const genuine = rows.filter((v) => v.cls === 'genuine');
   const caught = genuine.filter((v) => errorsOf(v.file).some((f) => v.line === 0 || f.line === v.line));
+  const missed = genuine.filter((v) => !caught.includes(v)).map((v) => `${v.file.split('/')[1].replace(/\.d\/.*/, '')}:${v.line}`);
   console.log(
-    `  ${version}: ${ok.length} accepted, ${falseErr.length} with false errors${falseErr.length ? ` (${falseErr.map((v) => v.file.split('/')[1]).join(', ')})` : ''}; ${genuine.length} genuine errors, ${caught.length} caught at the binary's line`,
+    `  ${version}: ${ok.length} accepted, ${falseAll.length} false errors on files every binary accepts, ${falseHere.length} on files this one accepts${falseHere.length ? ` (${falseHere.map((v) => v.file.split('/')[1]).join(', ')})` : ''}; ${genuine.length} genuine errors, ${caught.length} caught at the binary's line${missed.length ? ` (missed: ${missed.join(', ')})` : ''}`,
   );
 }

@@ -63,6 +63,7 @@ export const normalize = (line: string): string => line.trim().replace(/\s+/g, '
 export function corpusFindings(
   files = corpusFiles(),
   lint?: ServiceSettings['lint'],
+  versions: { nginx: string; haproxy: string } = VERSIONS,
 ): { findings: Finding[]; lines: Record<LanguageId, number> } {
   const findings: Finding[] = [];
   const lines: Record<LanguageId, number> = { nginx: 0, haproxy: 0 };
@@ -77,8 +78,8 @@ export function corpusFindings(
       incremental: false,
     });
     const settings: ServiceSettings = {
-      nginxVersion: VERSIONS.nginx,
-      haproxyVersion: VERSIONS.haproxy,
+      nginxVersion: versions.nginx,
+      haproxyVersion: versions.haproxy,
       lint: lint ?? { select: ['default'] },
     };
     const textLines = text.split('\n');
