@@ -385,7 +385,8 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       const root = mk({});
       const text = runCli(root, ['rules']);
       assert.equal(text.status, 0);
-      assert.match(text.stdout, /^nginx\/proxy-pass-no-upstream\s+performance\s+warning\s+/m);
+      assert.match(text.stdout, /^nginx\/proxy-pass-no-upstream\s+performance\s+warning\s+performance-deep\s+/m);
+      assert.match(text.stdout, /^haproxy\/stats-socket-exposed\s+security\s+\w+\s+default\s+/m);
       const rows = JSON.parse(runCli(root, ['rules', '--format', 'json']).stdout) as any[];
       assert.ok(rows.length > 50);
       assert.equal(new Set(rows.map((r) => r.id)).size, rows.length);
@@ -395,6 +396,7 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
           JSON.stringify(r),
         );
       }
+      assert.equal(rows.find((r) => r.id === 'nginx/host-spoofing').tier, 'hardening');
       const haproxy = JSON.parse(runCli(root, ['rules', '--format', 'json', '--language', 'haproxy']).stdout) as any[];
       assert.ok(haproxy.length > 5 && haproxy.every((r) => r.language === 'haproxy'));
     });
@@ -405,6 +407,7 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(r.status, 0);
       assert.match(r.stdout, /^nginx\/proxy-pass-no-upstream: /);
       assert.match(r.stdout, /Applies to: every nginx version\./);
+      assert.match(r.stdout, /Tier: performance-deep \(opt-in: --extend-select performance-deep/);
       assert.match(r.stdout, /Why:\n {2}A `proxy_pass`/);
       assert.match(r.stdout, /Fix:\n {2}Creates an `upstream` block/);
       assert.match(r.stdout, /Documentation: https:\/\/nginx\.org\/en\/docs\/http\/ngx_http_upstream_module\.html#keepalive/);
