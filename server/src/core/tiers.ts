@@ -23,7 +23,6 @@ export const TIER_TITLES: Record<RuleTier, string> = {
 export const RULE_TIERS: Readonly<Record<string, RuleTier>> = {
   'nginx/unknown-variable@warning': 'pedantic', // 1/26 useful: fragments naming what the includer defines
   'nginx/third-party-directive': 'pedantic', // 0/4 useful
-  'nginx/deprecated': 'pedantic', // no finding on the corpus
   'nginx/worker-processes-not-auto': 'performance-deep', // 2/12 useful
   'nginx/worker-connections-low': 'performance-deep', // no finding on the corpus
   'nginx/worker-rlimit-nofile': 'performance-deep', // 0/14 useful
@@ -59,12 +58,7 @@ export const RULE_TIERS: Readonly<Record<string, RuleTier>> = {
   'nginx/ssl-ciphers-weak': 'hardening', // no finding on the corpus
   'nginx/location-regex-unanchored': 'hardening', // 1/3 useful
   'nginx/version-end-of-life': 'pedantic', // 0/15 useful
-  'nginx/include-limit': 'pedantic', // no finding on the corpus
   'nginx/include-not-found': 'pedantic', // 0/54 useful
-  'nginx/module-not-in-binary': 'pedantic', // no finding on the corpus
-  'nginx/suppression-without-reason': 'pedantic', // no finding on the corpus
-  'nginx/large-document': 'pedantic', // no finding on the corpus
-  'haproxy/deprecated': 'pedantic', // no finding on the corpus
   'haproxy/missing-timeout': 'pedantic', // 8/9 useful
   'haproxy/no-bind': 'pedantic', // no finding on the corpus
   'haproxy/http-option-in-tcp': 'pedantic', // 2/4 useful
@@ -84,9 +78,25 @@ export const RULE_TIERS: Readonly<Record<string, RuleTier>> = {
   'haproxy/server-ssl-verify-none': 'hardening', // 0/15 useful
   'haproxy/weak-dh-param': 'hardening', // no finding on the corpus
   'haproxy/version-end-of-life': 'pedantic', // no finding on the corpus
-  'haproxy/suppression-without-reason': 'pedantic', // no finding on the corpus
-  'haproxy/large-document': 'pedantic', // no finding on the corpus
 };
+
+/**
+ * Warning and information rules kept in the default set without a measurement, because they are
+ * not advice about the config: what the analysis itself did (a document too large for the full
+ * analysis, the include limit, a suppression comment without its reason) or what the binary
+ * itself says (a deprecation `nginx -t` / `haproxy -c` warns about, a module the local `nginx -V`
+ * lacks). They had no finding on the precision corpus.
+ */
+export const NOTICE_RULES: ReadonlySet<string> = new Set([
+  'nginx/include-limit',
+  'nginx/large-document',
+  'haproxy/large-document',
+  'nginx/suppression-without-reason',
+  'haproxy/suppression-without-reason',
+  'nginx/module-not-in-binary',
+  'nginx/deprecated',
+  'haproxy/deprecated',
+]);
 
 /** The tier of a rule, or of its findings at `severity` when the rule has a tier for those. */
 export function tierOf(id: string, severity?: string): RuleTier {

@@ -1,7 +1,7 @@
 // Renders docs/rules.md from the two registries' rows, so the documentation can never drift from
 // the rules: `npm run docs:rules` writes it, test/tuning/docs.test.ts checks it is up to date.
 import type { RuleMeta } from '../core/rules';
-import { OPT_IN_TIERS, RULE_TIERS, TIER_TITLES, tierOf } from '../core/tiers';
+import { NOTICE_RULES, OPT_IN_TIERS, RULE_TIERS, TIER_TITLES, tierOf } from '../core/tiers';
 import precision from '../core/data/rule-precision.json';
 import { NGINX_RULE_GROUPS } from '../languages/nginx/rules';
 import { HAPROXY_RULE_GROUPS } from '../languages/haproxy/rules';
@@ -38,7 +38,7 @@ const MEASURED: Record<string, { useful: number; noise: number; wrong: number }>
 /** `8/9 useful (1 noise, 0 wrong)` on the precision corpus, or `-` without a finding there. */
 function measured(key: string): string {
   const m = MEASURED[key];
-  if (!m) return '-';
+  if (!m) return NOTICE_RULES.has(key) ? 'a notice, not advice: no finding' : '-';
   const n = m.useful + m.noise + m.wrong;
   return `${m.useful}/${n} useful (${Math.round((100 * m.useful) / n)}%), ${m.noise} noise, ${m.wrong} wrong`;
 }
@@ -108,7 +108,8 @@ export function renderRulesDoc(languages = ruleGroups()): string {
     '- **Tiers**: the editor and `proxy-tuner check` run the `default` set unless told otherwise. It holds the errors and the rules',
     '  whose warning and information findings were right and worth acting on at least 90% of the time on real deployed configs',
     '  (test/precision: 122 configs of self-hosted applications, images, roles and guides, every finding judged; `npm run precision`).',
-    '  The others are opt-in groups:',
+    '  Notices about the analysis itself or what the binary says (large documents, the include limit, suppression comments,',
+    '  deprecations, modules the local binary lacks) stay in it too. The others are opt-in groups:',
     ...OPT_IN_TIERS.map((t) => `  - \`${t}\`: ${TIER_TITLES[t]}`),
     '- **Selecting rules** as ruff does: `select` (replaces the default set), `extendSelect` (adds) and `ignore` (removes) take rule',
     '  ids, groups, a language (`nginx`, `haproxy`) or `all`: `"proxyTuner.lint.extendSelect": ["hardening"]` in the editor,',
