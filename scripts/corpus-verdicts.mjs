@@ -503,4 +503,4 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1
   });
 }
 
-export { prepare, check, readTsv, corpus as corpusRoot };
+export { prepare, check, readTsv, stubCert, stubFor, corpus as corpusRoot };

@@ -11,6 +11,7 @@ import { localNginxBuild } from '../../server/src/host/binaryFacts';
 import type { LanguageId } from '../../server/src/core/types';
 import { findRule } from '../../server/src/service/ruleTable';
 import { parseArgs, UsageError, type FlagSpec } from './args';
+import type { ProxyTunerConfig } from '../../server/src/service/settings';
 import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, type FileResult, type Input } from './checkCore';
 import { expandFiles, ProjectConfigs, readConfigFile, writeAtomic } from './files';
 import { checkInParallel, defaultJobs, terminalProgress } from './pool';
@@ -37,6 +38,11 @@ Options:
   --nginx-version V       judge nginx files against version V (default: the project config's,
                           else the local nginx -v, else the newest)
   --haproxy-version V     the same for HAProxy
+  --select RULES          the rules to run instead of the default set: comma-separated rule ids,
+                          groups (default, performance-deep, hardening, pedantic), a language
+                          (nginx, haproxy) or all (docs/rules.md lists each rule's group)
+  --extend-select RULES   rules or groups to run besides the selection (e.g. hardening)
+  --ignore RULES          rules or groups not to run
   --fix                   apply every safe fix: print the fixed file (one FILE), or with --write
                           write every file back and report what is left
   --unsafe-fixes          with --fix: also apply fixes that change behaviour (a new upstream
@@ -57,6 +63,9 @@ const SPEC: Record<string, FlagSpec> = {
   language: { value: true, choices: ['nginx', 'haproxy'] },
   'nginx-version': { value: true },
   'haproxy-version': { value: true },
+  select: { value: true, repeat: true },
+  'extend-select': { value: true, repeat: true },
+  ignore: { value: true, repeat: true },
   fix: { value: false },
   'unsafe-fixes': { value: false },
   'fix-rule': { value: true, repeat: true },
@@ -65,6 +74,21 @@ const SPEC: Record<string, FlagSpec> = {
   jobs: { value: true, aliases: ['-j'] },
   help: { value: false, aliases: ['-h'] },
 };
+
+/** `--select` / `--extend-select` / `--ignore` (comma-separated, repeatable) as the settings' `lint`. */
+export function lintFlags(lists: Map<string, string[]>): Pick<ProxyTunerConfig, 'lint'> {
+  const list = (name: string) =>
+    lists
+      .get(name)
+      ?.flatMap((v) => v.split(','))
+      .map((v) => v.trim())
+      .filter(Boolean);
+  const select = list('select');
+  const extendSelect = list('extend-select');
+  const ignore = list('ignore');
+  if (!select && !extendSelect && !ignore) return {};
+  return { lint: { ...(select ? { select } : {}), ...(extendSelect ? { extendSelect } : {}), ...(ignore ? { ignore } : {}) } };
+}
 
 /** Files at least this many go to worker threads (a worker costs ~0.1 s to start). */
 const PARALLEL_FROM = 48;
@@ -185,6 +209,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
     flags: {
       nginx: { version: flags.get('nginx-version') as string | undefined },
       haproxy: { version: flags.get('haproxy-version') as string | undefined },
+      ...lintFlags(lists),
     },
     fixData: format === 'sarif',
   };

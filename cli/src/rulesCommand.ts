@@ -1,5 +1,6 @@
 // `proxy-tuner rules [--format json] [--language L]` lists every rule; `proxy-tuner explain RULE`
 // prints one rule's why, versions, fix and link. Both read the rule rows (server/src/service/ruleTable.ts).
+import { tierOf } from '../../server/src/core/tiers';
 import type { RuleMeta } from '../../server/src/core/rules';
 import { allRules, findRule, ruleVersions } from '../../server/src/service/ruleTable';
 import { parseArgs, UsageError, type FlagSpec } from './args';
@@ -8,7 +9,7 @@ import { RULES_DOC } from './report';
 
 export const RULES_USAGE = `Usage: proxy-tuner rules [--format text|json] [--language nginx|haproxy] [--category C]
 
-Lists every rule: its id, category, default severity and what it flags.
+Lists every rule: its id, category, default severity, tier (the default set or an opt-in group) and what it flags.
 `;
 
 export const EXPLAIN_USAGE = `Usage: proxy-tuner explain RULE
@@ -61,6 +62,7 @@ export function rulesCommand(argv: string[], out: Output = processOutput): numbe
       language: r.language,
       category: r.category,
       severity: r.severity,
+      tier: tierOf(r.id),
       title: r.title,
       why: r.why,
       ...(r.since ? { since: r.since } : {}),
@@ -73,9 +75,13 @@ export function rulesCommand(argv: string[], out: Output = processOutput): numbe
   }
   const idWidth = Math.max(...rules.map((r) => r.id.length), 4);
   const catWidth = Math.max(...rules.map((r) => r.category.length), 8);
-  const lines = [`${'rule'.padEnd(idWidth)}  ${'category'.padEnd(catWidth)}  ${'severity'.padEnd(11)}  what it flags`];
+  const lines = [
+    `${'rule'.padEnd(idWidth)}  ${'category'.padEnd(catWidth)}  ${'severity'.padEnd(11)}  ${'tier'.padEnd(16)}  what it flags`,
+  ];
   for (const r of rules)
-    lines.push(`${r.id.padEnd(idWidth)}  ${r.category.padEnd(catWidth)}  ${r.severity.padEnd(11)}  ${r.title.replace(/`/g, '')}`);
+    lines.push(
+      `${r.id.padEnd(idWidth)}  ${r.category.padEnd(catWidth)}  ${r.severity.padEnd(11)}  ${tierOf(r.id).padEnd(16)}  ${r.title.replace(/`/g, '')}`,
+    );
   out.stdout(`${lines.join('\n')}\n`);
   out.stderr(`${rules.length} rules (proxy-tuner explain RULE for one)\n`);
   return 0;
@@ -117,6 +123,9 @@ export function explainCommand(argv: string[], out: Output = processOutput): num
     `${r.id}: ${r.title.replace(/`/g, '')}`,
     '',
     `Category: ${r.category}. Default severity: ${r.severity}. Applies to: ${ruleVersions(r)}.`,
+    tierOf(r.id) === 'default'
+      ? 'Tier: default (on unless ignored: --ignore, "lint": {"ignore": [...]}).'
+      : `Tier: ${tierOf(r.id)} (opt-in: --extend-select ${tierOf(r.id)} or ${r.id}, "lint": {"extendSelect": [...]}).`,
     '',
     'Why:',
     wrap(r.why),

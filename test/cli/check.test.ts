@@ -287,7 +287,8 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
 
     it('exits 0 when the problems are warnings at most', () => {
       const file = write('warn-haproxy.cfg', WARNING_HAPROXY);
-      const r = cli(['check', '--format', 'json', file]);
+      // missing-timeout is opt-in (core/tiers.ts): selected by name
+      const r = cli(['check', '--extend-select', 'haproxy/missing-timeout', '--format', 'json', file]);
       const problems = JSON.parse(r.stdout) as any[];
       assert.ok(
         problems.some((p) => p.code === 'haproxy/missing-timeout' && p.severity === 'warning'),
@@ -298,9 +299,16 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
         r.stdout,
       );
       assert.equal(r.status, 0);
-      const t = cli(['check', file]);
+      const t = cli(['check', '--extend-select', 'haproxy/missing-timeout', file]);
       assert.equal(t.status, 0);
       assert.ok(textProblems(t.stdout).some((p) => p.severity === 'warning' && p.code === 'haproxy/missing-timeout'));
+      assert.ok(!textProblems(cli(['check', file]).stdout).some((p) => p.code === 'haproxy/missing-timeout'), 'not in the default set');
+      assert.ok(
+        !textProblems(cli(['check', '--select', 'all', '--ignore', 'haproxy/missing-timeout,pedantic', file]).stdout).some(
+          (p) => p.code === 'haproxy/missing-timeout',
+        ),
+        '--ignore (comma-separated) wins',
+      );
     });
   });
 
@@ -378,8 +386,8 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
   describe('--fix', () => {
     it('prints the file with the safe fixes applied, never the unsafe ones, and exits 0', () => {
       const file = write('fix-nginx.conf', ERROR_NGINX);
-      const before = JSON.parse(cli(['check', '--format', 'json', file]).stdout) as any[];
-      const r = cli(['check', '--fix', file]);
+      const before = JSON.parse(cli(['check', '--select', 'all', '--format', 'json', file]).stdout) as any[];
+      const r = cli(['check', '--select', 'all', '--fix', file]);
       assert.equal(r.status, 0, r.stderr);
       assert.equal(readFileSync(join(dir, file), 'utf8'), ERROR_NGINX, '--fix must not write the file');
       assert.notEqual(r.stdout, ERROR_NGINX, `nothing was fixed; findings: ${JSON.stringify(before.map((p) => p.code))}`);
@@ -387,7 +395,7 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
       assert.match(r.stdout, /^ {4}listn 8080;$/m);
       // Checked again, the fixed text has fewer findings and no new kind of finding.
       const fixed = write('fixed-nginx.conf', r.stdout);
-      const after = JSON.parse(cli(['check', '--format', 'json', fixed]).stdout) as any[];
+      const after = JSON.parse(cli(['check', '--select', 'all', '--format', 'json', fixed]).stdout) as any[];
       assert.ok(after.length < before.length, `before: ${JSON.stringify(before)}\nafter: ${JSON.stringify(after)}`);
       const beforeCodes = new Set(before.map((p) => p.code));
       assert.deepEqual(

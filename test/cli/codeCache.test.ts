@@ -61,18 +61,18 @@ describe('the command line starts from its code cache (cli/src/launch.ts)', () =
   });
 
   it('check gives the same report, exit code and stderr with the cache, without it and with a stale or damaged one', () => {
-    const base = run(join(DIST, 'cli.js'), ['check', '--format', 'json', conf]);
+    const base = run(join(DIST, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf]);
     assert.equal(base.cache, 'proxy-tuner: code cache used (package)');
     assert.equal(base.status, 0, base.stderr);
     assert.ok(JSON.parse(base.stdout).length > 0, 'seed 002 has findings');
-    const plain = run(join(DIST, 'cli.js'), ['check', '--format', 'json', conf], { PROXY_TUNER_NO_CODE_CACHE: '1' });
+    const plain = run(join(DIST, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf], { PROXY_TUNER_NO_CODE_CACHE: '1' });
     assert.deepEqual([plain.status, plain.stdout, plain.stderr], [base.status, base.stdout, base.stderr]);
 
     // the bundle rebuilt (same length, other bytes) after the cache was written: its hash no longer matches
     const stale = copyDist();
     const main = readFileSync(join(stale, 'cli-main.js'), 'utf8');
     writeFileSync(join(stale, 'cli-main.js'), main.replace('Usage: proxy-tuner <command>', 'Usage: proxy-tuner <commanD>'));
-    const s = run(join(stale, 'cli.js'), ['check', '--format', 'json', conf]);
+    const s = run(join(stale, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf]);
     assert.equal(s.cache, 'proxy-tuner: code cache absent');
     assert.deepEqual([s.status, s.stdout, s.stderr], [base.status, base.stdout, base.stderr]);
 
@@ -84,20 +84,20 @@ describe('the command line starts from its code cache (cli/src/launch.ts)', () =
       join(damaged, 'cli-main.js.cache'),
       Buffer.concat([cache.subarray(0, head), Buffer.alloc(64, 7), cache.subarray(head + 64)]),
     );
-    const d = run(join(damaged, 'cli.js'), ['check', '--format', 'json', conf]);
+    const d = run(join(damaged, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf]);
     assert.equal(d.cache, 'proxy-tuner: code cache rejected');
     assert.deepEqual([d.status, d.stdout, d.stderr], [base.status, base.stdout, base.stderr]);
 
     // no cache at all
     const none = copyDist();
     rmSync(join(none, 'cli-main.js.cache'));
-    const n = run(join(none, 'cli.js'), ['check', '--format', 'json', conf]);
+    const n = run(join(none, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf]);
     assert.equal(n.cache, 'proxy-tuner: code cache absent');
     assert.deepEqual([n.status, n.stdout, n.stderr], [base.status, base.stdout, base.stderr]);
   });
 
   it("where the package's cache does not fit, the first run writes its own and the next ones use it", () => {
-    const base = run(join(DIST, 'cli.js'), ['check', '--format', 'json', conf]);
+    const base = run(join(DIST, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf]);
     const cases: [string, (d: string) => void][] = [
       // made by another V8: its header names another version
       [
@@ -129,12 +129,12 @@ describe('the command line starts from its code cache (cli/src/launch.ts)', () =
       const d = copyDist();
       spoil(d);
       const cacheDir = mkdtempSync(join(dir, 'own-'));
-      const first = run(join(d, 'cli.js'), ['check', '--format', 'json', conf], { PROXY_TUNER_CACHE_DIR: cacheDir });
+      const first = run(join(d, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf], { PROXY_TUNER_CACHE_DIR: cacheDir });
       assert.equal(first.cache, `proxy-tuner: code cache ${what === 'damaged' ? 'rejected' : 'absent'}`, what);
       const own = join(cacheDir, 'code-cache');
       assert.equal(readdirSync(own).length, 1, `${what}: one cache written in ${own}`);
       assert.ok(statSync(own).mode & 0o700 && !(statSync(own).mode & 0o077), `${what}: the folder is the user's alone`);
-      const second = run(join(d, 'cli.js'), ['check', '--format', 'json', conf], { PROXY_TUNER_CACHE_DIR: cacheDir });
+      const second = run(join(d, 'cli.js'), ['check', '--select', 'all', '--format', 'json', conf], { PROXY_TUNER_CACHE_DIR: cacheDir });
       assert.equal(second.cache, 'proxy-tuner: code cache used (own)', what);
       for (const r of [first, second]) assert.deepEqual([r.status, r.stdout, r.stderr], [base.status, base.stdout, base.stderr], what);
       // the bundle rebuilt: the own cache no longer fits either, and is replaced
@@ -157,7 +157,7 @@ describe('the command line starts from its code cache (cli/src/launch.ts)', () =
       const d = copyDist();
       rmSync(join(d, 'cli-main.js.cache'));
       const t0 = Date.now();
-      const r = spawnSync(process.execPath, [join(d, 'cli.js'), 'check', '--format', 'json', conf], {
+      const r = spawnSync(process.execPath, [join(d, 'cli.js'), 'check', '--select', 'all', '--format', 'json', conf], {
         encoding: 'utf8',
         timeout: 60_000,
         env: { ...process.env, PROXY_TUNER_NO_LOCAL_VERSION: '1', PROXY_TUNER_CACHE_DIR: '/proc/proxy-tuner-none/x' },

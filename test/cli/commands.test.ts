@@ -40,6 +40,8 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       });
       const r = runCli(root, [
         'check',
+        '--select',
+        'all',
         '--format',
         'sarif',
         '--nginx-version',
@@ -107,7 +109,7 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
   describe('check --format github', () => {
     it('writes one workflow command per problem, with the position and the rule, escaped', () => {
       const root = mk({ 'bad.conf': 'events {}\nhttp {\n    server {\n        listn 8080;\n    }\n}\n', 'site.conf': SITE });
-      const r = runCli(root, ['check', '--format', 'github', 'bad.conf', 'site.conf']);
+      const r = runCli(root, ['check', '--select', 'all', '--format', 'github', 'bad.conf', 'site.conf']);
       assert.equal(r.status, 1);
       const lines = r.stdout.trim().split('\n');
       assert.ok(
@@ -133,15 +135,15 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
   describe('language', () => {
     it('judges a server block with `listen` at column 0 as nginx, and --language overrides', () => {
       const root = mk({ 'site.conf': SITE, 'lb.conf': 'frontend web\n    bind 127.0.0.1:80\n' });
-      const r = runCli(root, ['check', '--format', 'json', 'site.conf']);
+      const r = runCli(root, ['check', '--select', 'all', '--format', 'json', 'site.conf']);
       const codes = (JSON.parse(r.stdout) as any[]).map((p) => p.code);
       assert.ok(codes.length && codes.every((c) => c.startsWith('nginx/')), codes.join());
-      const forced = runCli(root, ['check', '--format', 'json', '--language', 'haproxy', 'site.conf']);
+      const forced = runCli(root, ['check', '--select', 'all', '--format', 'json', '--language', 'haproxy', 'site.conf']);
       assert.ok(
         (JSON.parse(forced.stdout) as any[]).some((p) => p.code.startsWith('haproxy/')),
         forced.stdout,
       );
-      const lb = runCli(root, ['check', '--format', 'json', '--language', 'nginx', 'lb.conf']);
+      const lb = runCli(root, ['check', '--select', 'all', '--format', 'json', '--language', 'nginx', 'lb.conf']);
       assert.ok(
         (JSON.parse(lb.stdout) as any[]).every((p) => p.code.startsWith('nginx/')),
         lb.stdout,
@@ -153,12 +155,12 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
   describe('fix options', () => {
     it('--fix --unsafe-fixes gives seed 002 its upstream keep-alive; --fix alone does not', () => {
       const root = mk({ 'nginx.conf': SEED002 });
-      const safe = runCli(root, ['check', '--nginx-version', '1.22.1', '--fix', 'nginx.conf']);
+      const safe = runCli(root, ['check', '--select', 'all', '--nginx-version', '1.22.1', '--fix', 'nginx.conf']);
       assert.equal(safe.status, 0, safe.stderr);
       assert.match(safe.stdout, /^worker_processes auto;$/m);
       assert.match(safe.stdout, /proxy_pass http:\/\/127\.0\.0\.1:1980;/);
       assert.doesNotMatch(safe.stdout, /keepalive/);
-      const unsafe = runCli(root, ['check', '--nginx-version', '1.22.1', '--fix', '--unsafe-fixes', 'nginx.conf']);
+      const unsafe = runCli(root, ['check', '--select', 'all', '--nginx-version', '1.22.1', '--fix', '--unsafe-fixes', 'nginx.conf']);
       assert.equal(unsafe.status, 0, unsafe.stderr);
       assert.match(unsafe.stdout, /upstream backend_127_0_0_1_1980 \{\n\s+server 127\.0\.0\.1:1980;\n\s+keepalive 64;\n\s+\}/);
       assert.match(
@@ -169,7 +171,9 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(readFileSync(join(root, 'nginx.conf'), 'utf8'), SEED002, 'printing never writes');
       // the fixed config has none of the keep-alive findings left
       const again = mk({ 'nginx.conf': unsafe.stdout });
-      const left = JSON.parse(runCli(again, ['check', '--format', 'json', '--nginx-version', '1.22.1', 'nginx.conf']).stdout) as any[];
+      const left = JSON.parse(
+        runCli(again, ['check', '--select', 'all', '--format', 'json', '--nginx-version', '1.22.1', 'nginx.conf']).stdout,
+      ) as any[];
       assert.deepEqual(
         left.filter((p) => /keepalive|proxy-pass-no-upstream/.test(p.code)),
         [],
@@ -179,12 +183,23 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
 
     it('--fix-rule applies only the named rules (repeatable)', () => {
       const root = mk({ 'nginx.conf': SEED002 });
-      const one = runCli(root, ['check', '--nginx-version', '1.22.1', '--fix-rule', 'nginx/proxy-pass-no-upstream', 'nginx.conf']);
+      const one = runCli(root, [
+        'check',
+        '--select',
+        'all',
+        '--nginx-version',
+        '1.22.1',
+        '--fix-rule',
+        'nginx/proxy-pass-no-upstream',
+        'nginx.conf',
+      ]);
       assert.equal(one.status, 0, one.stderr);
       assert.match(one.stdout, /keepalive 64;/);
       assert.doesNotMatch(one.stdout, /worker_processes/);
       const two = runCli(root, [
         'check',
+        '--select',
+        'all',
         '--nginx-version',
         '1.22.1',
         '--fix-rule',
@@ -205,7 +220,19 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       const root = mk({ 'a/nginx.conf': SEED002, 'b/nginx.conf': SEED002, 'c/clean.conf': '# nothing to fix\n' });
       chmodSync(join(root, 'a/nginx.conf'), 0o640);
       symlinkSync(join(root, 'b/nginx.conf'), join(root, 'b/link.conf'));
-      const r = runCli(root, ['check', '--nginx-version', '1.22.1', '--fix', '--unsafe-fixes', '--write', 'a', 'b/link.conf', 'c']);
+      const r = runCli(root, [
+        'check',
+        '--select',
+        'all',
+        '--nginx-version',
+        '1.22.1',
+        '--fix',
+        '--unsafe-fixes',
+        '--write',
+        'a',
+        'b/link.conf',
+        'c',
+      ]);
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stderr, /fixed 2 of 3 files/);
       for (const f of ['a/nginx.conf', 'b/nginx.conf']) assert.match(readFileSync(join(root, f), 'utf8'), /keepalive 64;/);
@@ -296,7 +323,11 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(inProj.find((p) => p.code === 'nginx/server-tokens-on')?.severity, 'error');
       const outside = JSON.parse(runCli(root, ['check', '--format', 'json', 'other/nginx.conf']).stdout) as any[];
       assert.ok(!outside.some((p) => p.code === 'nginx/needs-newer-version'));
-      assert.equal(outside.find((p) => p.code === 'nginx/server-tokens-on')?.severity, 'information');
+      // an opt-in rule (hardening) is off by default, and a severity in the project config selects it
+      assert.equal(
+        outside.find((p) => p.code === 'nginx/server-tokens-on'),
+        undefined,
+      );
       const flagged = JSON.parse(
         runCli(root, ['check', '--format', 'json', '--nginx-version', '1.26.0', 'proj/deep/er/site/nginx.conf']).stdout,
       ) as any[];
@@ -354,7 +385,8 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       const root = mk({});
       const text = runCli(root, ['rules']);
       assert.equal(text.status, 0);
-      assert.match(text.stdout, /^nginx\/proxy-pass-no-upstream\s+performance\s+warning\s+/m);
+      assert.match(text.stdout, /^nginx\/proxy-pass-no-upstream\s+performance\s+warning\s+performance-deep\s+/m);
+      assert.match(text.stdout, /^haproxy\/stats-socket-exposed\s+security\s+\w+\s+default\s+/m);
       const rows = JSON.parse(runCli(root, ['rules', '--format', 'json']).stdout) as any[];
       assert.ok(rows.length > 50);
       assert.equal(new Set(rows.map((r) => r.id)).size, rows.length);
@@ -364,6 +396,7 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
           JSON.stringify(r),
         );
       }
+      assert.equal(rows.find((r) => r.id === 'nginx/host-spoofing').tier, 'hardening');
       const haproxy = JSON.parse(runCli(root, ['rules', '--format', 'json', '--language', 'haproxy']).stdout) as any[];
       assert.ok(haproxy.length > 5 && haproxy.every((r) => r.language === 'haproxy'));
     });
@@ -374,6 +407,7 @@ describe('proxy-tuner CLI conventions (issue 18)', () => {
       assert.equal(r.status, 0);
       assert.match(r.stdout, /^nginx\/proxy-pass-no-upstream: /);
       assert.match(r.stdout, /Applies to: every nginx version\./);
+      assert.match(r.stdout, /Tier: performance-deep \(opt-in: --extend-select performance-deep/);
       assert.match(r.stdout, /Why:\n {2}A `proxy_pass`/);
       assert.match(r.stdout, /Fix:\n {2}Creates an `upstream` block/);
       assert.match(r.stdout, /Documentation: https:\/\/nginx\.org\/en\/docs\/http\/ngx_http_upstream_module\.html#keepalive/);

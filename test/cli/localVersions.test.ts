@@ -101,7 +101,7 @@ describe('local version probe', () => {
     assert.deepEqual(asked, ['nginx']);
     assert.equal(settings.haproxyVersion, '2.6.12');
     assert.deepEqual(asked, ['nginx', 'haproxy']);
-    assert.deepEqual({ ...settings }, { nginxVersion: '1.22.1', haproxyVersion: '2.6.12' });
+    assert.deepEqual({ ...settings }, { nginxVersion: '1.22.1', haproxyVersion: '2.6.12', lint: { select: ['default'] } });
   });
 
   it('can be turned off for reproducible runs', () => {

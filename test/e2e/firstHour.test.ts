@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { poll, type Workbench } from './workbench';
 import { openSession, type Session } from './session';
-import { findMatrixBinary, matrixDir } from '../../bench/src/matrix';
+import { findMatrixBinary, matrixDir } from '../../server/src/runner/matrix';
 
 const NEXT_NGINX = findMatrixBinary('nginx', '1.30');
 

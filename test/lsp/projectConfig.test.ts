@@ -75,12 +75,15 @@ describe('project config reader (pure)', () => {
       nginx: { version: '1.22.1' },
       haproxy: { version: '2.6' },
       rules: {},
+      lint: { select: ['default'], extendSelect: ['hardening'], ignore: ['nginx/http2-missing'] },
       ignore: ['a'],
       contexts: { 'a/*.conf': 'http' },
       format: { indent: 'tab' },
     };
     assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(sample).sort());
     assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').problems, []);
+    assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').lint, sample.lint);
+    assert.deepEqual(Object.keys(schema.properties.lint.properties).sort(), ['extendSelect', 'ignore', 'select']);
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
     assert.deepEqual(pkg.contributes.jsonValidation, [{ fileMatch: '.proxy-tuner.json', url: './schemas/proxy-tuner.schema.json' }]);
   });

@@ -299,7 +299,7 @@ describe('language server over stdio (our JSON-RPC client)', () => {
       const uri = pathToFileURL(file).href;
       const server = new LspClient();
       try {
-        await server.initialize();
+        await server.initialize({ lint: { select: ['all'] } });
         open(server, uri, 'nginx', f.text);
         await server.diagnosticsFor(uri, 1);
         const actions = (await server.request('textDocument/codeAction', {
@@ -314,7 +314,9 @@ describe('language server over stdio (our JSON-RPC client)', () => {
         assert.match(fixedByServer, /^ {4}listn 8081;$/m, 'an unsafe suggestion was applied');
         // `check --fix` repeats to a fixed point; from the server's result it reaches the same text.
         const cliFix = (path: string) =>
-          spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'check', '--fix', path], { encoding: 'utf8' });
+          spawnSync(process.execPath, [join(REPO, 'bin', 'proxy-tuner.js'), 'check', '--select', 'all', '--fix', path], {
+            encoding: 'utf8',
+          });
         const fromOriginal = cliFix(file);
         const serverFile = join(fileIn(), 'fixall-by-server.conf');
         writeFileSync(serverFile, fixedByServer);

@@ -55,19 +55,26 @@ describe('resolveSettings', () => {
       asked.push(`${lang}:${path ?? ''}`);
       return lang === 'nginx' ? '1.22.1' : undefined;
     };
-    assert.deepEqual(resolveSettings({ haproxy: { version: '2.8' } }, probe), { nginxVersion: '1.22.1', haproxyVersion: '2.8' });
+    const lint = { select: ['default'] };
+    assert.deepEqual(resolveSettings({ haproxy: { version: '2.8' } }, probe), { nginxVersion: '1.22.1', haproxyVersion: '2.8', lint });
     assert.deepEqual(asked, ['nginx:']);
     asked.length = 0;
     assert.deepEqual(resolveSettings({ nginx: { path: '/opt/nginx/sbin/nginx' } }, probe), {
       nginxVersion: '1.22.1',
       haproxyVersion: undefined,
+      lint,
     });
     assert.deepEqual(asked, ['nginx:/opt/nginx/sbin/nginx', 'haproxy:']);
   });
 
   it('passes rule severities through', () => {
     const s = resolveSettings({ rules: { 'haproxy/x': 'error' } }, () => undefined);
-    assert.deepEqual(s, { nginxVersion: undefined, haproxyVersion: undefined, rules: { 'haproxy/x': 'error' } });
+    assert.deepEqual(s, {
+      nginxVersion: undefined,
+      haproxyVersion: undefined,
+      rules: { 'haproxy/x': 'error' },
+      lint: { select: ['default'] },
+    });
   });
 });
 

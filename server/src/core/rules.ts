@@ -6,6 +6,7 @@ import type { CodeAction, Diagnostic, DiagnosticSeverity, Position, TextEdit } f
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageId, RuleSeverity, ServiceSettings } from './types';
 import { versionInRange } from './version';
+import { isSelected } from './tiers';
 import { lineOffsetsOf, positionIn } from './positions';
 import type { DiagnosticData } from '../../../protocol/fix';
 
@@ -183,6 +184,7 @@ export class RuleRegistry<Id extends string = string> {
     const rule = this.rules.get(id);
     if (!rule) return true;
     if (settings.rules?.[id] === 'off') return false;
+    if (!isSelected(id, settings)) return false;
     const target = rule.language === 'nginx' ? settings.nginxVersion : settings.haproxyVersion;
     return versionInRange(target, rule.since, rule.until);
   }
@@ -204,6 +206,8 @@ export class RuleRegistry<Id extends string = string> {
       let on = active.get(id);
       if (on === undefined) active.set(id, (on = this.isActive(id, settings)));
       if (!on) continue;
+      // a tier for the findings of one severity (core/tiers.ts)
+      if (f.severity && f.severity !== this.rules.get(id)?.severity && !isSelected(id, settings, f.severity)) continue;
       const rule = this.rules.get(id);
       const start = positionAt!(f.start);
       const end = positionAt!(Math.max(f.start, f.end));
@@ -261,6 +265,8 @@ export class RuleRegistry<Id extends string = string> {
         continue;
       }
       if (!this.isActive(id, settings)) continue;
+      const shownAs = d.severity === undefined ? undefined : SEVERITY_NAME[d.severity];
+      if (shownAs && shownAs !== rule.severity && !isSelected(id, settings, shownAs)) continue;
       const sup = suppressions.get(d.range.start.line);
       if (sup && (sup.ids.has(id) || sup.ids.has('all'))) continue;
       const configured = settings.rules?.[id];

@@ -37,6 +37,8 @@ export interface ServiceSettings {
   haproxyVersion?: string;
   /** Per-rule severity overrides, keyed by rule id. */
   rules?: Record<string, RuleSeverity>;
+  /** Rule selection (core/tiers.ts): selectors are `all`, `default`, a group, a language or a rule id. */
+  lint?: { select?: string[]; extendSelect?: string[]; ignore?: string[] };
   host?: HostFacts;
   /** The local nginx's loadable modules (`.so` files in its modules folder), for the load_module fix; read when first needed. */
   nginxModules?: { installed: readonly string[]; enabled?: readonly string[]; added?: readonly string[] };

@@ -19,7 +19,7 @@
 import { linearRegExp, type LinearRegExp } from '../languages/nginx/regex';
 import type { RuleSeverity, ServiceSettings } from '../core/types';
 import type { SettingsProbes } from './host';
-import { mergeConfig, resolveSettings, type ProxyTunerConfig } from './settings';
+import { mergeConfig, readLint, resolveSettings, type ProxyTunerConfig } from './settings';
 import { NGINX_CONTEXTS } from '../languages/nginx/data';
 
 export const PROJECT_CONFIG_NAME = '.proxy-tuner.json';
@@ -37,6 +37,8 @@ export interface ProjectConfig {
   nginx?: { version?: string };
   haproxy?: { version?: string };
   rules?: Record<string, RuleSeverity>;
+  /** Rule selection (core/tiers.ts): `{select, extendSelect, ignore}`. */
+  lint?: ProxyTunerConfig['lint'];
   ignore: string[];
   contexts: { glob: string; context: string }[];
   format?: { tabSize: number; insertSpaces: boolean };
@@ -75,7 +77,7 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
   const problems: string[] = [];
   const dir = parentDir(file).replace(/\/+$/, '') || '/';
   const cfg: ProjectConfig = { file, dir, ignore: [], contexts: [], problems };
-  const known = new Set(['$schema', 'nginx', 'haproxy', 'rules', 'ignore', 'contexts', 'format']);
+  const known = new Set(['$schema', 'nginx', 'haproxy', 'rules', 'lint', 'ignore', 'contexts', 'format']);
   for (const key of Object.keys(raw)) if (!known.has(key)) problems.push(`unknown key "${key}"`);
   for (const lang of ['nginx', 'haproxy'] as const) {
     const v = raw[lang];
@@ -99,6 +101,11 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
       }
       cfg.rules = rules;
     }
+  }
+  if (raw.lint !== undefined) {
+    if (!isObject(raw.lint))
+      problems.push('"lint" must be an object with "select", "extendSelect" and "ignore" lists of rule ids or groups');
+    else cfg.lint = readLint(raw.lint);
   }
   if (raw.ignore !== undefined) {
     if (!Array.isArray(raw.ignore)) problems.push('"ignore" must be an array of globs');
@@ -235,6 +242,7 @@ export function projectSettings(cfg: ProjectConfig | undefined): ProxyTunerConfi
   if (cfg.nginx?.version) out.nginx = { version: cfg.nginx.version };
   if (cfg.haproxy?.version) out.haproxy = { version: cfg.haproxy.version };
   if (cfg.rules && Object.keys(cfg.rules).length) out.rules = { ...cfg.rules };
+  if (cfg.lint) out.lint = cfg.lint;
   return out;
 }
 

@@ -11,6 +11,8 @@ export interface ProxyTunerConfig {
   nginx?: { version?: string; path?: string };
   haproxy?: { version?: string; path?: string };
   rules?: Record<string, RuleSeverity>;
+  /** Rule selection as ruff spells it (core/tiers.ts): `select` (default `["default"]`), `extendSelect`, `ignore`. */
+  lint?: { select?: string[]; extendSelect?: string[]; ignore?: string[] };
   /**
    * `delay`: ms a document must rest after an edit before it is validated (the language server's);
    * `maxPerDocument`: most diagnostics published for one document.
@@ -71,6 +73,10 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
     }
     out.rules = rules;
   }
+  if (isObject(section.lint)) {
+    const lint = readLint(section.lint);
+    if (lint) out.lint = lint;
+  }
   const delay = isObject(section.diagnostics) ? section.diagnostics.delay : undefined;
   if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)
     out.diagnostics = { delay: Math.min(delay, MAX_DIAGNOSTICS_DELAY_MS) };
@@ -85,6 +91,21 @@ export function readConfig(raw: unknown): ProxyTunerConfig {
   return out;
 }
 
+const selectors = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : undefined;
+
+/** `{select, extendSelect | extend-select, ignore}`: lists of selectors; anything else is dropped. */
+export function readLint(raw: Record<string, unknown>): ProxyTunerConfig['lint'] {
+  const out: NonNullable<ProxyTunerConfig['lint']> = {};
+  const select = selectors(raw.select);
+  const extend = selectors(raw.extendSelect ?? raw['extend-select']);
+  const ignore = selectors(raw.ignore);
+  if (select) out.select = select;
+  if (extend) out.extendSelect = extend;
+  if (ignore) out.ignore = ignore;
+  return Object.keys(out).length ? out : undefined;
+}
+
 /** `over` wins field by field; what it leaves out comes from `base` (e.g. initializationOptions). */
 export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): ProxyTunerConfig {
   const out: ProxyTunerConfig = {};
@@ -94,6 +115,13 @@ export function mergeConfig(base: ProxyTunerConfig, over: ProxyTunerConfig): Pro
     if (version !== undefined || path !== undefined) out[lang] = { version, path };
   }
   if (base.rules || over.rules) out.rules = { ...base.rules, ...over.rules };
+  if (base.lint || over.lint) {
+    // `select` replaces; the extensions and ignores of both apply
+    const select = over.lint?.select ?? base.lint?.select;
+    const extendSelect = [...(base.lint?.extendSelect ?? []), ...(over.lint?.extendSelect ?? [])];
+    const ignore = [...(base.lint?.ignore ?? []), ...(over.lint?.ignore ?? [])];
+    out.lint = { ...(select ? { select } : {}), ...(extendSelect.length ? { extendSelect } : {}), ...(ignore.length ? { ignore } : {}) };
+  }
   const delay = over.diagnostics?.delay ?? base.diagnostics?.delay;
   if (delay !== undefined) out.diagnostics = { delay };
   const max = over.diagnostics?.maxPerDocument ?? base.diagnostics?.maxPerDocument;
@@ -142,6 +170,12 @@ export function resolveSettings(
   lazyValue(settings, 'nginxVersion', () => config.nginx?.version ?? probe('nginx', config.nginx?.path));
   lazyValue(settings, 'haproxyVersion', () => config.haproxy?.version ?? probe('haproxy', config.haproxy?.path));
   if (config.rules && Object.keys(config.rules).length) settings.rules = { ...config.rules };
+  // the user's rule selection: the default set unless told otherwise (core/tiers.ts)
+  settings.lint = {
+    select: config.lint?.select ?? ['default'],
+    ...(config.lint?.extendSelect ? { extendSelect: config.lint.extendSelect } : {}),
+    ...(config.lint?.ignore ? { ignore: config.lint.ignore } : {}),
+  };
   if (config.inlayHints?.defaults === false) settings.inlayHintsDefaults = false;
   if (config.diagnostics?.maxPerDocument !== undefined) settings.maxDiagnostics = config.diagnostics.maxPerDocument;
   // host-aware rules (backlog vs somaxconn, nbthread vs cores): facts of the local machine
