@@ -53,6 +53,8 @@ describe('benchmark panel end-to-end (code-server + chromium)', { timeout: 10 * 
         'proxyTuner.benchmark.warmupSeconds': process.env.PROXY_TUNER_E2E_BENCH_SECONDS ? 2 : 1,
         'proxyTuner.benchmark.connections': 10,
         'proxyTuner.nginx.version': '1.22.1',
+        // the upstream keep-alive advice is in the opt-in performance group (docs/rules.md)
+        'proxyTuner.lint.extendSelect': ['performance-deep'],
         'editor.codeLens': true,
         ...(NEXT_NGINX ? { 'proxyTuner.binaries': [NEXT_NGINX.path] } : {}),
       },
