@@ -1,6 +1,7 @@
 // Typed options, progress samples and results of the benchmark engine. Shared by the engine
 // (bench/src), the command line (cli/src/bench.ts), the panel host (client/src) and the webview.
 // Plain data only: everything here survives JSON.stringify / postMessage.
+import type { Diagnosis } from './diagnosis';
 
 // The scenarios' names; what each one is (transport, listener, connections, TLS, its own
 // requests, response size, backend) is the facts table in protocol/scenarios.ts.
@@ -106,6 +107,11 @@ export interface BenchOptions {
    * false: never; 'auto' (default): from 4 CPUs (on 2-3 the proxy would be left a single CPU).
    */
   pin?: boolean | 'auto';
+  /**
+   * Diagnose the run (default true): read the proxy's CPU, sockets, files, logs and queues while
+   * it runs and tie what they show to the config's lines (BenchResult.diagnosis).
+   */
+  diagnose?: boolean;
 }
 
 export interface LatencySummaryMs {
@@ -244,5 +250,7 @@ export interface BenchResult {
   host: { cpus: number; loadavgStart: number[]; loadavgEnd: number[] };
   /** Containment mode and lowered settings (absent for an external target). */
   sandbox?: SandboxInfo;
+  /** Findings tying what was measured to the config's lines, and the readings behind them. */
+  diagnosis?: Diagnosis;
   warnings: string[];
 }

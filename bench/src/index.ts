@@ -16,6 +16,8 @@ import { loadavg } from './proc';
 import { pinGroup, planPlacement } from './placement';
 import { isLoopbackAddress, type SandboxListener } from './sandbox/common';
 import { ProxySandbox } from './sandbox/index';
+import { configFacts, cpusAvailable, makeDiagnosis, Probe } from './diagnosis/index';
+import type { DiagnosisReadings } from '../../protocol/diagnosis';
 
 export { Backend } from './backend';
 export { NativeBackend, chooseNativeBinary } from './nativeBackend';
@@ -262,6 +264,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
   const loadStart = loadavg();
   let sandbox: ProxySandbox | null = null;
   let backend: Backend | NativeBackend | null = null;
+  let probe: Probe | null = null;
   const backendOptions = { ...options.backend };
   delete backendOptions.kind;
   let backendInfo: Pick<BenchResult['backend'], 'kind' | 'binary' | 'version' | 'why'> = { kind: 'node' };
@@ -335,6 +338,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
           if (e) pinErrors.push(`${what}: ${e}`);
         }
       }
+      if (options.diagnose !== false)
+        probe = new Probe({
+          kind: sandbox.kind,
+          pgid: sandbox.pgid,
+          dir: sandbox.dir,
+          listenPorts: sandbox.listeners.filter((l) => !l.udp).map((l) => l.port),
+          mode: sandbox.containment?.mode ?? 'rewrite-only',
+          cpusGiven: placed && pinErrors.length === 0 ? placed.system.length : cpusAvailable(),
+        });
       main = toTarget(picked.main);
       tlsTarget = picked.tls ? toTarget(picked.tls) : undefined;
       hostHeader = options.host ?? picked.main.serverName ?? 'localhost';
@@ -356,9 +368,11 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         onMeasureStart: () => {
           proxyCpu0 = sb?.cpuSeconds() ?? 0;
           backendCpu0 = be?.cpuSeconds() ?? 0;
+          probe?.start();
         },
       },
     );
+    const readings: DiagnosisReadings | null = probe ? await probe.finish() : null;
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
     const bstats = be
@@ -435,7 +449,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       warnings.push(
         `the machine was busy before the run (load average ${loadStart[0]} on ${ncpu} CPUs): absolute numbers are noisy, compare ratios measured in one run`,
       );
-    return {
+    const result: BenchResult = {
       scenario: r.scenario,
       model: r.rate > 0 ? 'open' : 'closed',
       connections: r.connections,
@@ -473,7 +487,21 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         : undefined,
       warnings,
     };
+    if (readings && sb) {
+      readings.statuses = load.statuses;
+      result.diagnosis = makeDiagnosis(
+        result,
+        readings,
+        configFacts(
+          sb.kind,
+          sb.copies().map((c) => c.original),
+        ),
+        options.backend?.status ?? 200,
+      );
+    }
+    return result;
   } finally {
+    probe?.dispose();
     if (sandbox && hooks.onProxyStopped) {
       await sandbox.stop();
       try {

@@ -2,6 +2,7 @@
 // the config and prints a live progress line (on a terminal), a final table, or one JSON document.
 // Exit codes: 0 done, 1 failure (refused config, binary missing, proxy failed...), 2 bad usage,
 // 130 interrupted.
+import { diagnosisLines } from './diagnosisText';
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
 import { readFileSync, statSync } from 'node:fs';
 import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
@@ -370,6 +371,7 @@ export function resultJson(r: BenchResult): unknown {
     placement: r.placement,
     host: r.host,
     sandbox: r.sandbox,
+    diagnosis: r.diagnosis,
     warnings: r.warnings,
   };
 }
@@ -450,6 +452,7 @@ export function formatTable(r: BenchResult): string {
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
   for (const s of r.perSecond)
     lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
+  lines.push(...diagnosisLines(r.diagnosis));
   for (const w of r.warnings) lines.push(`warning: ${w}`);
   if (!r.imported) lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
   return lines.join('\n') + '\n';
