@@ -1,7 +1,7 @@
 // Typed options, progress samples and results of the benchmark engine. Shared by the engine
 // (bench/src), the command line (cli/src/bench.ts), the panel host (client/src) and the webview.
 // Plain data only: everything here survives JSON.stringify / postMessage.
-import type { Diagnosis } from './diagnosis';
+import type { Diagnosis, FailMode, FailoverResult } from './diagnosis';
 
 // The scenarios' names; what each one is (transport, listener, connections, TLS, its own
 // requests, response size, backend) is the facts table in protocol/scenarios.ts.
@@ -112,6 +112,11 @@ export interface BenchOptions {
    * it runs and tie what they show to the config's lines (BenchResult.diagnosis).
    */
   diagnose?: boolean;
+  /**
+   * Failover: the second server of each upstream (nginx) or backend (HAProxy) fails `atMs`
+   * into measurement (default a third of it); the built-in Node backend serves the run.
+   */
+  failover?: { mode: FailMode; atMs?: number };
 }
 
 export interface LatencySummaryMs {
@@ -252,5 +257,7 @@ export interface BenchResult {
   sandbox?: SandboxInfo;
   /** Findings tying what was measured to the config's lines, and the readings behind them. */
   diagnosis?: Diagnosis;
+  /** A failover run: what the clients saw. */
+  failover?: FailoverResult;
   warnings: string[];
 }

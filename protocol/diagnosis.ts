@@ -95,3 +95,27 @@ export interface Diagnosis {
   findings: Finding[];
   readings: DiagnosisReadings;
 }
+
+/**
+ * How the second server of an upstream/backend fails in a failover run: refuse new connections
+ * (dropping the open ones), reset each connection at its next request, hang (accept, never
+ * answer), or answer 502.
+ */
+export const FAIL_MODES = ['refuse', 'reset', 'hang', '502'] as const;
+export type FailMode = (typeof FAIL_MODES)[number];
+
+/** What the clients saw when one server failed mid-run (seconds of measurement, 1 s resolution). */
+export interface FailoverResult {
+  mode: FailMode;
+  /** When the server failed, in seconds since the start of measurement. */
+  failedAtS: number;
+  errorsBefore: number;
+  /** Errors from the failure to the end of the run. */
+  errorsAfter: number;
+  /** Highest per-second P99 before the failure, in the seconds with errors after it, and after those. */
+  p99BeforeMs: number;
+  p99DuringMs: number;
+  p99AfterMs: number | null;
+  /** Seconds from the failure until no more errors (0: none reached the clients; null: errors until the end). */
+  recoveredAfterS: number | null;
+}

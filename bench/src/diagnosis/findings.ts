@@ -9,7 +9,7 @@ import type { ConfigFacts, HaproxyFacts, Loc, NginxFacts } from './config';
 /** The run as the findings see it (a BenchResult before its diagnosis is attached). */
 export type RunFacts = Pick<
   BenchResult,
-  'scenario' | 'connections' | 'requests' | 'durationS' | 'errors' | 'backend' | 'tls' | 'proxy' | 'model' | 'rate'
+  'scenario' | 'connections' | 'requests' | 'durationS' | 'errors' | 'backend' | 'tls' | 'proxy' | 'model' | 'rate' | 'failover'
 >;
 
 export interface DiagnoseInput {
@@ -464,7 +464,8 @@ function errorsFinding(input: DiagnoseInput, tcp: boolean, out: Finding[]): void
   if (e.tls) parts.push(`${e.tls} TLS failures`);
   if (e.protocol) parts.push(`${e.protocol} protocol errors`);
   const statuses = readings.statuses ?? {};
-  const backendOk = input.backendStatus >= 200 && input.backendStatus < 300;
+  // a failover run's failing server answers errors itself: no telling whose a 502 is
+  const backendOk = input.backendStatus >= 200 && input.backendStatus < 300 && !run.failover;
   for (const [k, v] of Object.entries(statuses).sort()) parts.push(`${v} × ${k}${backendOk ? ' (from the proxy)' : ''}`);
   if (!tcp && e.non2xx && Object.keys(statuses).length === 0) parts.push(`${e.non2xx} non-2xx`);
   const log = Object.entries(readings.errorLog ?? {}).map(([k, v]) => `${k.replace(/_/g, ' ')} ${v}`);
@@ -474,9 +475,11 @@ function errorsFinding(input: DiagnoseInput, tcp: boolean, out: Finding[]): void
     kind: 'errors',
     severity: 'info',
     measured: `${total} of ${run.requests + e.connect + e.reset + e.timeout + e.tls + e.protocol} requests failed: ${parts.join(', ')}${log.length ? `; the error log: ${log.join(', ')}` : ''}`,
-    advice: backendOk
-      ? 'the backend answered every request it got with a success: the failures come from the proxy or the connections to it'
-      : `the backend was set to answer ${input.backendStatus}`,
+    advice: run.failover
+      ? `a backend server was made to fail (${run.failover.mode}) during the run`
+      : backendOk
+        ? 'the backend answered every request it got with a success: the failures come from the proxy or the connections to it'
+        : `the backend was set to answer ${input.backendStatus}`,
     numbers,
   });
 }
