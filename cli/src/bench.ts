@@ -2,6 +2,7 @@
 // the config and prints a live progress line (on a terminal), a final table, or one JSON document.
 // Exit codes: 0 done, 1 failure (refused config, binary missing, proxy failed...), 2 bad usage,
 // 130 interrupted.
+import { FAIL_MODES, type FailMode } from '../../protocol/diagnosis';
 import { capacityCommand } from './capacity';
 import { parseSlo, type Slo } from '../../bench/src/capacity';
 import { diagnosisLines } from './diagnosisText';
@@ -84,6 +85,10 @@ options:
                        doubling, then bisects, at most 8 runs of --duration each, then repeats
                        the knee twice. With two --binary or --compare-config: both knees, A/B
   --compare-config F   with --slo: also search the knee of config F (A = FILE, B = F)
+  --failover MODE      make the second server of each upstream (nginx) or backend (HAProxy) fail
+                       a third into the run: refuse, reset, hang or 502; reports the errors, P99
+                       during and after, the time until no errors remain, and the setting that
+                       would have retried (the built-in backend serves the run)
   --json               print one JSON document instead of the table
   -h, --help           this help
 `;
@@ -120,6 +125,7 @@ const SPEC: Record<string, FlagSpec> = {
   export: { value: true, choices: EXPORT_ENGINES },
   'p99-threshold': { value: true },
   slo: { value: true },
+  failover: { value: true, choices: FAIL_MODES },
   'compare-config': { value: true },
   help: { value: false, aliases: ['-h'] },
 };
@@ -268,6 +274,7 @@ export function benchOptionsFromArgs(argv: string[]): {
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
   if (get('backend')) backend.kind = get('backend') as BackendKindOption;
   if (Object.keys(backend).length) o.backend = backend;
+  if (get('failover')) o.failover = { mode: get('failover') as FailMode };
   let exportTo: { engine: ExportEngine; file: string; p99ThresholdMs: number } | undefined;
   if (flags.has('export')) {
     const p99 = get('p99-threshold');
@@ -400,6 +407,7 @@ export function resultJson(r: BenchResult): unknown {
     host: r.host,
     sandbox: r.sandbox,
     diagnosis: r.diagnosis,
+    failover: r.failover,
     warnings: r.warnings,
   };
 }
@@ -480,6 +488,12 @@ export function formatTable(r: BenchResult): string {
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
   for (const s of r.perSecond)
     lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
+  if (r.failover) {
+    const f = r.failover;
+    lines.push(
+      `failover     one server failed (${f.mode}) at ${f.failedAtS}s: ${f.errorsAfter} errors after it; P99 ${f.p99BeforeMs} ms before, ${f.p99DuringMs} ms during, ${f.p99AfterMs ?? '-'} ms after; ${f.recoveredAfterS === null ? 'errors until the end of the run' : `no more errors ${f.recoveredAfterS}s after the failure`}`,
+    );
+  }
   lines.push(...diagnosisLines(r.diagnosis));
   for (const w of r.warnings) lines.push(`warning: ${w}`);
   if (!r.imported) lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);

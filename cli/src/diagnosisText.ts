@@ -5,7 +5,10 @@ import type { Diagnosis, Finding } from '../../protocol/diagnosis';
 
 function findingLines(f: Finding, cwd: string): string[] {
   const out = [`${f.severity === 'warning' ? '!' : '-'} ${f.kind}: ${f.measured}`];
-  if (f.at) out.push(`    at ${path.relative(cwd, f.at.file) || f.at.file}:${f.at.line} (${f.at.setting})`);
+  if (f.at) {
+    const rel = path.relative(cwd, f.at.file);
+    out.push(`    at ${rel && !rel.startsWith('..') ? rel : f.at.file}:${f.at.line} (${f.at.setting})`);
+  }
   out.push(`    ${f.advice}`);
   if (f.rule || f.fix) out.push(`    ${[f.rule ? `rule ${f.rule}` : '', f.fix ? `fix: ${f.fix.title}` : ''].filter(Boolean).join('; ')}`);
   for (const e of f.fix?.edits ?? [])
