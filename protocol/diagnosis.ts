@@ -73,10 +73,10 @@ export interface CpuReading {
 
 export interface DiagnosisReadings {
   cpu?: CpuReading;
-  /** Sockets of the proxy's network namespace at their peak during measurement. */
+  /** Sockets of the proxy's network namespace at the end of measurement (TIME_WAIT lasts 60 s: all the run made). */
   sockets?: { timeWaitPeak: number; ephemeralInUsePeak: number; portRange: [number, number] };
   /** Listen queue: host-wide overflow counters (the listening sockets live on the host's loopback). */
-  listen?: { overflows: number; drops: number; backlog: number | null; somaxconn: number | null; acceptQueuePeak: number };
+  listen?: { overflows: number; drops: number; backlog: number | null; somaxconn: number | null };
   /** Files open in the proxy's busiest process at the peak, against its soft limit. */
   files?: { peak: number; limit: number | null };
   /** Responses by status code (non-2xx only), and where they came from. */
@@ -89,6 +89,11 @@ export interface DiagnosisReadings {
   queues?: { proxy: string; server: string; qmax: number; qtime: number }[];
   /** Readings this run could not make, with why. */
   missing: string[];
+  /**
+   * Wall milliseconds the engine spent reading during measurement (the diagnosis' own cost; the
+   * readings at the end, after measurement, are not counted).
+   */
+  costMs?: number;
 }
 
 export interface Diagnosis {

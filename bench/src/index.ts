@@ -363,7 +363,6 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
           kind: sandbox.kind,
           pgid: sandbox.pgid,
           dir: sandbox.dir,
-          listenPorts: sandbox.listeners.filter((l) => !l.udp).map((l) => l.port),
           mode: sandbox.containment?.mode ?? 'rewrite-only',
           cpusGiven: placed && pinErrors.length === 0 ? placed.system.length : cpusAvailable(),
         });

@@ -33,11 +33,11 @@ export function diagnosisLines(d: Diagnosis | undefined, cwd = process.cwd()): s
   }
   if (r.sockets)
     read.push(
-      `sockets ${r.sockets.timeWaitPeak} in TIME_WAIT, ${r.sockets.ephemeralInUsePeak} ephemeral ports in use of ${r.sockets.portRange[1] - r.sockets.portRange[0] + 1} (peak)`,
+      `sockets ${r.sockets.timeWaitPeak} in TIME_WAIT, ${r.sockets.ephemeralInUsePeak} ephemeral ports in use of ${r.sockets.portRange[1] - r.sockets.portRange[0] + 1} (end of run)`,
     );
   if (r.listen)
     read.push(
-      `listen queue ${r.listen.overflows} overflows, ${r.listen.drops} drops (host-wide); accept queue peak ${r.listen.acceptQueuePeak}; somaxconn ${r.listen.somaxconn ?? '?'}`,
+      `listen queue ${r.listen.overflows} overflows, ${r.listen.drops} drops (host-wide); backlog ${r.listen.backlog ?? '?'}, somaxconn ${r.listen.somaxconn ?? '?'}`,
     );
   if (r.files) read.push(`files ${r.files.peak} open (peak) of ${r.files.limit ?? 'unlimited'}`);
   const st = Object.entries(r.statuses ?? {});

@@ -4,7 +4,7 @@
 // never about a timing.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BenchOptions } from '../../protocol/bench';
+import type { BenchOptions, BenchResult } from '../../protocol/bench';
 import type { Finding, FindingKind } from '../../protocol/diagnosis';
 import { runBenchmark } from '../../bench/src/index';
 import { findMatrixBinary, loadMatrix } from '../../bench/src/matrix';
@@ -37,6 +37,25 @@ function none(findings: Finding[], kind: FindingKind): void {
     [],
     `no ${kind} finding`,
   );
+}
+
+/** The numbers a fixed run shows for the pitfalls (printed as test diagnostics for the record). */
+function summary(r: BenchResult): string {
+  const d = r.diagnosis!.readings;
+  const e = r.errors;
+  return [
+    `${r.rps} req/s, P99 ${r.latencyMs.p99} ms`,
+    `errors ${e.connect + e.reset + e.timeout + e.non2xx + e.tls + e.protocol}`,
+    `backend connections/request ${r.backend.connectionsPerRequest}`,
+    r.tls ? `TLS ${r.tls.resumed}/${r.tls.handshakes} resumed` : '',
+    d.listen ? `listen overflows ${d.listen.overflows}, drops ${d.listen.drops}` : '',
+    d.accessLogBytes !== undefined ? `access log +${d.accessLogBytes} B` : '',
+    d.errorLog && Object.keys(d.errorLog).length ? `error log ${JSON.stringify(d.errorLog)}` : '',
+    d.queues ? `queues ${JSON.stringify(d.queues)}` : '',
+    d.cpu ? `workers ${d.cpu.perWorker.length}, busy ${JSON.stringify(d.cpu.demand)}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
 /** The text with a finding's fix applied (edits of one file, bottom up). */
@@ -72,20 +91,23 @@ for (const bin of NGINX) {
     const binary = bin?.path ?? '';
     const newer = !!bin && bin.version.startsWith('1.30');
 
-    it('no upstream keep-alive: the upstream block (1.22) or the literal proxy_pass; none with the fix', async () => {
+    it('no upstream keep-alive: the upstream block (1.22) or the literal proxy_pass; none with the fix', async (ctx) => {
       const bad = nginx('worker_connections 1024;', PROXIED('', ''));
       const a = await run('nginx.conf', bad, binary);
       if (newer) {
         // 1.29.7 and later keep upstream connections alive by default: the same config is fine
         assert.ok(a.r.backend.connectionsPerRequest < 0.5, JSON.stringify(a.r.backend));
         none(a.findings, 'upstream-keepalive');
+        ctx.diagnostic(`after: ${summary(a.r)}`);
         const literal = bad.replace('proxy_pass http://app;', 'proxy_pass http://127.0.0.1:8081;');
         const l = await run('nginx.conf', literal, binary);
         const f = one(l.findings, 'upstream-keepalive');
+        ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
         assert.equal(f.at?.line, lineOf(literal, 'proxy_pass'));
         assert.equal(f.rule, 'nginx/proxy-pass-no-upstream');
       } else {
         const f = one(a.findings, 'upstream-keepalive');
+        ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
         assert.equal(f.at?.line, lineOf(bad, 'upstream app'));
         assert.equal(f.rule, 'nginx/upstream-keepalive');
         assert.ok(f.numbers.connectionsPerRequest > 0.5);
@@ -93,24 +115,28 @@ for (const bin of NGINX) {
       }
       const good = await run('nginx.conf', nginx('worker_connections 1024;', PROXIED(...KEEPALIVE)), binary);
       none(good.findings, 'upstream-keepalive');
+      ctx.diagnostic(`after: ${summary(good.r)}`);
     });
 
-    it('worker_connections too small for the clients: errors, and the line that caps them', async () => {
+    it('worker_connections too small for the clients: errors, and the line that caps them', async (ctx) => {
       const bad = nginx('worker_connections 16;', PROXIED(...KEEPALIVE));
       const a = await run('nginx.conf', bad, binary, { connections: 40 });
       const f = one(a.findings, 'worker-connections');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, lineOf(bad, 'worker_connections'));
       assert.ok(f.numbers.logLines > 0);
       const b = await run('nginx.conf', nginx('worker_connections 1024;', PROXIED(...KEEPALIVE)), binary, { connections: 40 });
       none(b.findings, 'worker-connections');
+      ctx.diagnostic(`after: ${summary(b.r)}`);
     });
 
-    it('no ssl_session_cache under https-resume (tickets off): the server block; none with a cache', async () => {
+    it('no ssl_session_cache under https-resume (tickets off): the server block; none with a cache', async (ctx) => {
       const server = (cache: string) =>
         `    access_log off;\n    server {\n        listen 8443 ssl;\n        ssl_certificate /etc/ssl/certs/x.pem;\n        ssl_certificate_key /etc/ssl/private/x.key;\n        ssl_session_tickets off;\n${cache}        location / {\n            return 200 "ok\\n";\n        }\n    }`;
       const bad = nginx('worker_connections 1024;', server(''));
       const a = await run('nginx.conf', bad, binary, { scenario: 'https-resume', connections: 4 });
       const f = one(a.findings, 'tls-session-cache');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, lineOf(bad, 'server {'));
       assert.equal(f.rule, 'nginx/ssl-session-cache');
       assert.equal(f.numbers.resumed, 0);
@@ -119,15 +145,17 @@ for (const bin of NGINX) {
         connections: 4,
       });
       none(b.findings, 'tls-session-cache');
+      ctx.diagnostic(`after: ${summary(b.r)}`);
       assert.ok((b.r.tls?.resumed ?? 0) > 0);
     });
 
-    it('a listen backlog too small for a burst of new connections; none with a larger backlog', async () => {
+    it('a listen backlog too small for a burst of new connections; none with a larger backlog', async (ctx) => {
       const server = (backlog: number) =>
         `    access_log off;\n    server {\n        listen 8080 backlog=${backlog};\n        location / {\n            return 200 "ok\\n";\n        }\n    }`;
       const bad = nginx('worker_connections 1024;', server(2));
       const a = await run('nginx.conf', bad, binary, { scenario: 'http1-close', connections: 200 });
       const f = one(a.findings, 'listen-backlog');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, lineOf(bad, 'listen 8080'));
       assert.ok(f.numbers.overflows + f.numbers.drops > 0);
       const b = await run('nginx.conf', nginx('worker_connections 1024;', server(1024)), binary, {
@@ -135,19 +163,23 @@ for (const bin of NGINX) {
         connections: 200,
       });
       none(b.findings, 'listen-backlog');
+      ctx.diagnostic(`after: ${summary(b.r)}`);
     });
 
-    it("access logging's cost: unbuffered access_log at its line; none when buffered", async () => {
+    it("access logging's cost: unbuffered access_log at its line; none when buffered", async (ctx) => {
       const bad = nginx('worker_connections 1024;', PROXIED(...KEEPALIVE, '    access_log /var/log/nginx/access.log;'));
       const a = await run('nginx.conf', bad, binary);
       const f = one(a.findings, 'access-log');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, lineOf(bad, 'access_log'));
       assert.ok(f.numbers.bytesPerRequest > 0);
       const good = bad.replace('access.log;', 'access.log combined buffer=64k flush=5s;');
-      none((await run('nginx.conf', good, binary)).findings, 'access-log');
+      const fixed = await run('nginx.conf', good, binary);
+      none(fixed.findings, 'access-log');
+      ctx.diagnostic(`after: ${summary(fixed.r)}`);
     });
 
-    it('limit_req rejecting load: the limit_req line with the count; none once its fix is applied', async () => {
+    it('limit_req rejecting load: the limit_req line with the count; none once its fix is applied', async (ctx) => {
       // without `burst=`, two requests of one client within the same millisecond exceed any rate
       const bad = nginx(
         'worker_connections 1024;',
@@ -158,28 +190,32 @@ for (const bin of NGINX) {
       );
       const a = await run('nginx.conf', bad, binary);
       const f = one(a.findings, 'rate-limit');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, lineOf(bad, 'limit_req zone=one'));
       assert.ok(f.numbers.rejected > 0);
       assert.ok(a.r.diagnosis!.readings.statuses?.['503']);
       assert.ok(f.fix);
       const b = await run('nginx.conf', applyFix(bad, f), binary);
       none(b.findings, 'rate-limit');
+      ctx.diagnostic(`after: ${summary(b.r)}`);
       assert.equal(b.r.errors.non2xx, 0);
     });
 
-    it('a worker count below the CPUs given, with a saturated worker; none with auto', async (t) => {
+    it('a worker count below the CPUs given, with a saturated worker; none with auto', async (ctx) => {
       const cpus = (await import('node:os')).availableParallelism();
-      if (cpus < 2) return t.skip('one CPU');
+      if (cpus < 2) return ctx.skip('one CPU');
       // a regular expression that backtracks: each request costs the worker milliseconds of CPU
       const http = `    access_log off;\n    server {\n        listen 8080;\n        location ~ ^/(a|aa)+$ {\n            return 204;\n        }\n        location / {\n            return 200 "ok\\n";\n        }\n    }`;
       const path = `/${'a'.repeat(22)}b`;
       const bad = nginx('worker_connections 1024;', http, 'worker_processes 1;');
       const a = await run('nginx.conf', bad, binary, { path });
       const f = one(a.findings, 'workers-below-cpus');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, 1);
       assert.equal(f.rule, 'nginx/worker-processes-not-auto');
       const b = await run('nginx.conf', nginx('worker_connections 1024;', http, 'worker_processes auto;'), binary, { path });
       none(b.findings, 'workers-below-cpus');
+      ctx.diagnostic(`after: ${summary(b.r)}`);
     });
   });
 }
@@ -191,10 +227,11 @@ for (const bin of HAPROXY) {
     const cfg = (server: string, global = '') =>
       `global\n    stats socket /run/haproxy/admin.sock mode 660 level admin\n${global}defaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n    timeout queue 30s\nfrontend web\n    bind :8080\n    default_backend app\nbackend app\n    ${server}\n`;
 
-    it('maxconn queueing: the server line from the stats (qmax); none with room', async () => {
+    it('maxconn queueing: the server line from the stats (qmax); none with room', async (ctx) => {
       const bad = cfg('server s1 127.0.0.1:8081 maxconn 2');
       const a = await run('haproxy.cfg', bad, binary, { connections: 20, backend: { kind: 'node', latency: { kind: 'fixed', ms: 5 } } });
       const f = one(a.findings, 'server-queue');
+      ctx.diagnostic(`before: ${f.measured} at line ${f.at?.line}`);
       assert.equal(f.at?.line, lineOf(bad, 'server s1'));
       assert.ok(f.numbers.qmax > 0);
       assert.equal(f.numbers.maxconn, 2);
@@ -203,6 +240,7 @@ for (const bin of HAPROXY) {
         backend: { kind: 'node', latency: { kind: 'fixed', ms: 5 } },
       });
       none(b.findings, 'server-queue');
+      ctx.diagnostic(`after: ${summary(b.r)}`);
     });
   });
 }

@@ -9,10 +9,11 @@ import { findBinary, runBenchmark, BenchUsageError } from '../../bench/src/index
 import { failoverSummary } from '../../bench/src/failover';
 import { tempConfig } from './helpers';
 
-async function run(name: string, text: string, o: BenchOptions) {
+async function run(name: string, text: string, o: BenchOptions, ctx?: { diagnostic(m: string): void }) {
   const t = tempConfig(name, text);
   try {
     const r = await runBenchmark({ configPath: t.file, durationMs: 3000, warmupMs: 300, connections: 10, rate: 200, ...o });
+    ctx?.diagnostic(`${o.failover?.mode}: ${JSON.stringify(r.failover)}`);
     return { r, failover: r.failover!, finding: r.diagnosis!.findings.find((f) => f.kind === 'failover') };
   } finally {
     t.cleanup();
@@ -57,23 +58,28 @@ describe('failover', () => {
   it(
     'nginx: a server answering 502 reaches the clients unless proxy_next_upstream retries it',
     { skip: !nginx && !process.env.CI && 'no nginx' },
-    async () => {
+    async (ctx) => {
       const bad = conf('');
-      const a = await run('nginx.conf', bad, { failover: { mode: '502' } });
+      const a = await run('nginx.conf', bad, { failover: { mode: '502' } }, ctx);
       assert.ok(a.failover.errorsAfter > 0, JSON.stringify(a.failover));
       assert.equal(a.failover.errorsBefore, 0);
       assert.ok(a.finding, 'a failover finding');
       assert.equal(a.finding.at?.line, lineOf(bad, 'proxy_pass'));
       assert.match(a.finding.fix!.edits[0].insertAfter![0], /proxy_next_upstream error timeout http_502/);
-      const b = await run('nginx.conf', conf('            proxy_next_upstream error timeout http_502;\n'), { failover: { mode: '502' } });
+      const b = await run(
+        'nginx.conf',
+        conf('            proxy_next_upstream error timeout http_502;\n'),
+        { failover: { mode: '502' } },
+        ctx,
+      );
       assert.equal(b.failover.errorsAfter, 0, JSON.stringify(b.failover));
       assert.equal(b.failover.recoveredAfterS, 0);
       assert.equal(b.finding, undefined);
     },
   );
 
-  it('nginx: a refusing server is retried by default (error timeout)', { skip: !nginx && !process.env.CI && 'no nginx' }, async () => {
-    const a = await run('nginx.conf', conf(''), { failover: { mode: 'refuse' } });
+  it('nginx: a refusing server is retried by default (error timeout)', { skip: !nginx && !process.env.CI && 'no nginx' }, async (ctx) => {
+    const a = await run('nginx.conf', conf(''), { failover: { mode: 'refuse' } }, ctx);
     // requests in flight on the failing server when it drops its connections are lost either way
     assert.ok(a.failover.errorsAfter <= 10, JSON.stringify(a.failover));
     assert.ok(a.failover.recoveredAfterS !== null && a.failover.recoveredAfterS <= 1, JSON.stringify(a.failover));
@@ -87,9 +93,9 @@ describe('failover', () => {
   it(
     'HAProxy: a refusing server reaches the clients unless option redispatch moves the retry',
     { skip: !haproxy && !process.env.CI && 'no haproxy' },
-    async () => {
+    async (ctx) => {
       const bad = cfg('');
-      const a = await run('haproxy.cfg', bad, { failover: { mode: 'refuse' } });
+      const a = await run('haproxy.cfg', bad, { failover: { mode: 'refuse' } }, ctx);
       assert.ok(a.failover.errorsAfter > 0, JSON.stringify(a.failover));
       assert.ok(a.finding);
       assert.equal(a.finding.at?.line, lineOf(bad, 'backend app'));
@@ -97,7 +103,7 @@ describe('failover', () => {
       // HAProxy waits a second before each retry on the same server: 3 retries, then a 503
       assert.ok(a.failover.p99DuringMs >= 1000, JSON.stringify(a.failover));
       // requests in flight on the failing server when it drops its connections are lost either way
-      const b = await run('haproxy.cfg', cfg('    option redispatch\n    retries 3\n'), { failover: { mode: 'refuse' } });
+      const b = await run('haproxy.cfg', cfg('    option redispatch\n    retries 3\n'), { failover: { mode: 'refuse' } }, ctx);
       assert.ok(b.failover.errorsAfter <= 10, JSON.stringify(b.failover));
       assert.ok(b.failover.recoveredAfterS !== null && b.failover.recoveredAfterS <= 1, JSON.stringify(b.failover));
       assert.ok(b.failover.p99DuringMs < 1000, JSON.stringify(b.failover));

@@ -50,7 +50,7 @@ export function diagnose(input: DiagnoseInput): Finding[] {
       out.push({
         kind: 'ephemeral-ports',
         severity: 'warning',
-        measured: `${s.ephemeralInUsePeak} ephemeral ports in use at the peak (${s.timeWaitPeak} sockets in TIME_WAIT) of the ${size} in ${s.portRange[0]}-${s.portRange[1]}`,
+        measured: `${s.ephemeralInUsePeak} ephemeral ports in use (${s.timeWaitPeak} sockets in TIME_WAIT) of the ${size} in ${s.portRange[0]}-${s.portRange[1]}`,
         advice:
           'new connections will fail with EADDRNOTAVAIL once the range is used up: keep upstream connections alive instead of widening the range',
         numbers: { ephemeralInUse: s.ephemeralInUsePeak, timeWait: s.timeWaitPeak, rangeSize: size },
@@ -237,7 +237,7 @@ function nginxFindings(input: DiagnoseInput, c: NginxFacts, out: Finding[]): voi
       out.push({
         kind: 'listen-backlog',
         severity: 'warning',
-        measured: `${lq.overflows} listen-queue overflows and ${lq.drops} dropped SYNs (host-wide counters) with a backlog of ${backlog} for ${run.connections} clients; accept queue at most ${lq.acceptQueuePeak} when sampled`,
+        measured: `${lq.overflows} listen-queue overflows and ${lq.drops} dropped SYNs (host-wide counters) with a backlog of ${backlog} for ${run.connections} clients`,
         advice:
           'a dropped SYN is retried by the client after a second: a burst of new connections larger than the backlog turns into 1 s latencies; raise `backlog=` (it is capped by net.core.somaxconn)',
         numbers: { overflows: lq.overflows, drops: lq.drops, backlog, somaxconn: somax, clients: run.connections },

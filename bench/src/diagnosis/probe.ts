@@ -283,8 +283,6 @@ export interface ProbeTarget {
   pgid: number;
   /** The sandbox folder (its logs/ and admin.sock). */
   dir: string;
-  /** Ports of the proxy's listening sockets (on the host's loopback). */
-  listenPorts: number[];
   mode: 'namespace' | 'rewrite-only';
   cpusGiven: number;
 }
@@ -302,17 +300,16 @@ export class Probe {
   private errorFrom = 0;
   private timeWaitPeak = 0;
   private ephemeralPeak = 0;
-  private acceptPeak = 0;
   private filesPeak = 0;
   private filesLimit: number | null = null;
   private pids: number[] = [];
+  /** Milliseconds the engine spent reading during measurement (the diagnosis' own cost). */
+  private spentMs = 0;
   readonly range: [number, number];
-  private readonly ports: Set<number>;
 
   constructor(readonly target: ProbeTarget) {
     const r = readNumberFile('/proc/sys/net/ipv4/ip_local_port_range');
     this.range = r && r.length === 2 ? [r[0], r[1]] : [32768, 60999];
-    this.ports = new Set(target.listenPorts);
   }
 
   private get accessLog(): string {
@@ -347,23 +344,33 @@ export class Probe {
   }
 
   private sample(): void {
-    const nsPid = this.pids[0];
-    if (nsPid !== undefined) {
-      const s = countSockets(`/proc/${nsPid}/net`, this.range);
-      this.timeWaitPeak = Math.max(this.timeWaitPeak, s.timeWait);
-      this.ephemeralPeak = Math.max(this.ephemeralPeak, s.ephemeralInUse);
-    }
-    if (this.ports.size) {
-      const l = countSockets('/proc/self/net', this.range, this.ports);
-      this.acceptPeak = Math.max(this.acceptPeak, l.acceptQueue);
-    }
+    const t0 = performance.now();
+    this.sampleOnce();
+    this.spentMs += performance.now() - t0;
+  }
+
+  private sampleOnce(): void {
     for (const p of this.pids) this.filesPeak = Math.max(this.filesPeak, fileCount(p));
+  }
+
+  /**
+   * The socket table of the proxy's namespace, read once at the end: a TIME_WAIT socket stays 60 s,
+   * so the count at the end of a run holds every one the run made (and reading the table walks
+   * the kernel's whole hash, several ms of CPU: too dear to repeat during the run).
+   */
+  private readSockets(): void {
+    const nsPid = this.pids[0];
+    if (nsPid === undefined) return;
+    const s = countSockets(`/proc/${nsPid}/net`, this.range);
+    this.timeWaitPeak = s.timeWait;
+    this.ephemeralPeak = s.ephemeralInUse;
   }
 
   /** Stops sampling and returns what was read (before the proxy stops). */
   async finish(): Promise<DiagnosisReadings> {
     this.dispose();
     this.sample();
+    this.readSockets();
     const missing: string[] = [];
     const t1 = this.workerTicks();
     const wallNs = (performance.now() - this.t0) * 1e6;
@@ -402,7 +409,6 @@ export class Probe {
         drops: Math.max(0, (net1.ListenDrops ?? 0) - (this.net0.ListenDrops ?? 0)),
         backlog: null,
         somaxconn: somax ? somax[0] : null,
-        acceptQueuePeak: this.acceptPeak,
       },
       files: this.pids.length ? { peak: this.filesPeak, limit: this.filesLimit } : undefined,
       missing,
@@ -419,6 +425,7 @@ export class Probe {
       if (existsSync(sock)) readings.queues = await haproxyQueues(sock);
       else missing.push('HAProxy queues: the config has no `stats socket` to read them from');
     }
+    readings.costMs = Math.round(this.spentMs * 100) / 100;
     return readings;
   }
 
