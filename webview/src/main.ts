@@ -403,7 +403,7 @@ function renderDiagnosis(cur: RunRecord | undefined): void {
   if (!d) return;
   $('diagnosis-label').textContent = d.findings.length ? `${d.findings.length} finding(s)` : 'nothing to report';
   const configPath = state.config ? decodeURIComponent(state.config.uri.replace(/^file:\/\//, '')) : '';
-  for (const f of d.findings) {
+  for (const [index, f] of d.findings.entries()) {
     const item = el('div', undefined, `finding ${f.severity}`);
     item.dataset.kind = f.kind;
     item.appendChild(el('div', f.measured, 'measured'));
@@ -428,6 +428,13 @@ function renderDiagnosis(cur: RunRecord | undefined): void {
       );
       item.appendChild(el('div', `Fix: ${f.fix.title}`, 'fix-title'));
       item.appendChild(el('pre', lines.join('\n'), 'fix'));
+      if (cur && configPath && f.fix.edits.every((e) => e.file === configPath)) {
+        const runId = cur.id;
+        const btn = el('vscode-button' as 'button', 'Apply fix', 'apply-fix');
+        btn.setAttribute('secondary', '');
+        btn.addEventListener('click', () => post({ type: 'applyFix', runId, finding: index }));
+        item.appendChild(btn);
+      }
     }
     box.appendChild(item);
   }
