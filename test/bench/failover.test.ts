@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { BenchOptions } from '../../protocol/bench';
 import { findBinary, runBenchmark, BenchUsageError } from '../../bench/src/index';
 import { failoverSummary } from '../../bench/src/failover';
+import { findMatrixBinary, loadMatrix } from '../../bench/src/matrix';
 import { tempConfig } from './helpers';
 
 async function run(name: string, text: string, o: BenchOptions, ctx?: { diagnostic(m: string): void }) {
@@ -52,31 +53,42 @@ describe('failover', () => {
   });
 
   const nginx = findBinary('nginx');
+  const matrix = loadMatrix();
+  // the host's binary and the matrix's newest of each product
+  const NGINX = [
+    { version: 'host', path: nginx ?? '' },
+    { version: '1.30', path: findMatrixBinary('nginx', '1.30', matrix)?.path ?? '' },
+  ];
+  const HAPROXY = [
+    { version: 'host', path: findBinary('haproxy') ?? '' },
+    { version: '3.2', path: findMatrixBinary('haproxy', '3.2', matrix)?.path ?? '' },
+  ];
   const conf = (retry: string) =>
     `worker_processes 1;\nevents { worker_connections 1024; }\nhttp {\n    access_log off;\n    upstream app {\n        server 127.0.0.1:8081;\n        server 127.0.0.1:8082;\n        keepalive 32;\n    }\n    server {\n        listen 8080;\n        location / {\n            proxy_pass http://app;\n            proxy_http_version 1.1;\n            proxy_set_header Connection "";\n${retry}        }\n    }\n}\n`;
 
-  it(
-    'nginx: a server answering 502 reaches the clients unless proxy_next_upstream retries it',
-    { skip: !nginx && !process.env.CI && 'no nginx' },
-    async (ctx) => {
-      const bad = conf('');
-      const a = await run('nginx.conf', bad, { failover: { mode: '502' } }, ctx);
-      assert.ok(a.failover.errorsAfter > 0, JSON.stringify(a.failover));
-      assert.equal(a.failover.errorsBefore, 0);
-      assert.ok(a.finding, 'a failover finding');
-      assert.equal(a.finding.at?.line, lineOf(bad, 'proxy_pass'));
-      assert.match(a.finding.fix!.edits[0].insertAfter![0], /proxy_next_upstream error timeout http_502/);
-      const b = await run(
-        'nginx.conf',
-        conf('            proxy_next_upstream error timeout http_502;\n'),
-        { failover: { mode: '502' } },
-        ctx,
-      );
-      assert.equal(b.failover.errorsAfter, 0, JSON.stringify(b.failover));
-      assert.equal(b.failover.recoveredAfterS, 0);
-      assert.equal(b.finding, undefined);
-    },
-  );
+  for (const nb of NGINX)
+    it(
+      `nginx ${nb.version}: a server answering 502 reaches the clients unless proxy_next_upstream retries it`,
+      { skip: !nb.path && !process.env.CI && 'no nginx' },
+      async (ctx) => {
+        const bad = conf('');
+        const a = await run('nginx.conf', bad, { failover: { mode: '502' }, binary: nb.path }, ctx);
+        assert.ok(a.failover.errorsAfter > 0, JSON.stringify(a.failover));
+        assert.equal(a.failover.errorsBefore, 0);
+        assert.ok(a.finding, 'a failover finding');
+        assert.equal(a.finding.at?.line, lineOf(bad, 'proxy_pass'));
+        assert.match(a.finding.fix!.edits[0].insertAfter![0], /proxy_next_upstream error timeout http_502/);
+        const b = await run(
+          'nginx.conf',
+          conf('            proxy_next_upstream error timeout http_502;\n'),
+          { failover: { mode: '502' }, binary: nb.path },
+          ctx,
+        );
+        assert.equal(b.failover.errorsAfter, 0, JSON.stringify(b.failover));
+        assert.equal(b.failover.recoveredAfterS, 0);
+        assert.equal(b.finding, undefined);
+      },
+    );
 
   it('nginx: a refusing server is retried by default (error timeout)', { skip: !nginx && !process.env.CI && 'no nginx' }, async (ctx) => {
     const a = await run('nginx.conf', conf(''), { failover: { mode: 'refuse' } }, ctx);
@@ -86,30 +98,35 @@ describe('failover', () => {
     assert.equal(a.finding, undefined);
   });
 
-  const haproxy = findBinary('haproxy');
-  const cfg = (extra: string) =>
-    `defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\nfrontend web\n    bind :8080\n    default_backend app\nbackend app\n${extra}    server s1 127.0.0.1:8081\n    server s2 127.0.0.1:8082\n`;
+  const cfg = (extra: string, check = '') =>
+    `defaults\n    mode http\n    timeout connect 2s\n    timeout client 30s\n    timeout server 30s\nfrontend web\n    bind :8080\n    default_backend app\nbackend app\n${extra}    server s1 127.0.0.1:8081${check}\n    server s2 127.0.0.1:8082${check}\n`;
 
-  it(
-    'HAProxy: a refusing server reaches the clients unless option redispatch moves the retry',
-    { skip: !haproxy && !process.env.CI && 'no haproxy' },
-    async (ctx) => {
-      const bad = cfg('');
-      const a = await run('haproxy.cfg', bad, { failover: { mode: 'refuse' } }, ctx);
-      assert.ok(a.failover.errorsAfter > 0, JSON.stringify(a.failover));
-      assert.ok(a.finding);
-      assert.equal(a.finding.at?.line, lineOf(bad, 'backend app'));
-      assert.ok(a.finding.fix!.edits[0].insertAfter!.some((l) => l.trim() === 'option redispatch'));
-      // HAProxy waits a second before each retry on the same server: 3 retries, then a 503
-      assert.ok(a.failover.p99DuringMs >= 1000, JSON.stringify(a.failover));
-      // requests in flight on the failing server when it drops its connections are lost either way
-      const b = await run('haproxy.cfg', cfg('    option redispatch\n    retries 3\n'), { failover: { mode: 'refuse' } }, ctx);
-      assert.ok(b.failover.errorsAfter <= 10, JSON.stringify(b.failover));
-      assert.ok(b.failover.recoveredAfterS !== null && b.failover.recoveredAfterS <= 1, JSON.stringify(b.failover));
-      assert.ok(b.failover.p99DuringMs < 1000, JSON.stringify(b.failover));
-      assert.equal(b.finding, undefined);
-    },
-  );
+  for (const hb of HAPROXY)
+    it(
+      `HAProxy ${hb.version}: a refusing server reaches the clients unless option redispatch moves the retry`,
+      { skip: !hb.path && !process.env.CI && 'no haproxy' },
+      async (ctx) => {
+        const bad = cfg('');
+        const a = await run('haproxy.cfg', bad, { failover: { mode: 'refuse' }, binary: hb.path }, ctx);
+        assert.ok(a.failover.errorsAfter > 0, JSON.stringify(a.failover));
+        assert.ok(a.finding);
+        assert.equal(a.finding.at?.line, lineOf(bad, 'backend app'));
+        assert.ok(a.finding.fix!.edits[0].insertAfter!.some((l) => l.trim() === 'option redispatch'));
+        // HAProxy waits a second before each retry on the same server: 3 retries, then a 503
+        assert.ok(a.failover.p99DuringMs >= 1000, JSON.stringify(a.failover));
+        // requests in flight on the failing server when it drops its connections are lost either way
+        const b = await run(
+          'haproxy.cfg',
+          cfg('    option redispatch\n    retries 3\n', ' check'),
+          { failover: { mode: 'refuse' }, binary: hb.path },
+          ctx,
+        );
+        assert.ok(b.failover.errorsAfter <= 10, JSON.stringify(b.failover));
+        assert.ok(b.failover.recoveredAfterS !== null && b.failover.recoveredAfterS <= 1, JSON.stringify(b.failover));
+        assert.ok(b.failover.p99DuringMs < 1000, JSON.stringify(b.failover));
+        assert.equal(b.finding, undefined);
+      },
+    );
 
   it('refuses what it cannot do', async () => {
     await assert.rejects(runBenchmark({ target: { host: '127.0.0.1', port: 1 }, failover: { mode: '502' } }), BenchUsageError);
