@@ -155,16 +155,22 @@ function nginxFindings(input: DiagnoseInput, c: NginxFacts, out: Finding[]): voi
       });
     }
   }
-  // worker_connections
+  // worker_connections: nginx logs the alert only when no idle keep-alive connection can be
+  // closed instead (that reuse is a warning, below the default log level, and the client sees a
+  // reset): failed connections with more clients than the workers' connections tell it too
   const wcLines = log.worker_connections ?? 0;
-  if (wcLines > 0) {
+  const wcValue = c.workerConnections ? Number(c.workerConnections.value[0]) || 512 : 512;
+  const workers = readings.cpu?.perWorker.length || 1;
+  const needed = run.connections * (c.proxyPasses.length ? 2 : 1);
+  const dropped = run.errors.reset + run.errors.connect;
+  if (wcLines > 0 || (dropped > 0 && needed > wcValue * workers)) {
     const wc = c.workerConnections;
     const want = Math.max(1024, run.connections * 4);
     const errs = totalErrors(run.errors);
     out.push({
       kind: 'worker-connections',
       severity: 'warning',
-      measured: `nginx logged "worker_connections are not enough" ${wcLines} times; ${errs} requests failed (${run.connections} clients, each proxied request holds two connections)`,
+      measured: `${errs} requests failed (${run.errors.reset} reset, ${run.errors.connect} refused) with ${run.connections} clients needing about ${needed} connections of ${workers} × ${wcValue}${wcLines ? `; nginx logged "worker_connections are not enough" ${wcLines} times` : ''}`,
       advice: `each worker handles at most ${wc ? wc.value[0] : 'the default 512'} connections, clients and upstream together: raise \`worker_connections\``,
       numbers: { logLines: wcLines, errors: errs, clients: run.connections, workerConnections: wc ? Number(wc.value[0]) : 512 },
       at: wc ? where(wc.at, 'worker_connections') : c.events ? where(c.events, 'events') : undefined,
