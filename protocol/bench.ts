@@ -1,6 +1,7 @@
 // Typed options, progress samples and results of the benchmark engine. Shared by the engine
 // (bench/src), the command line (cli/src/bench.ts), the panel host (client/src) and the webview.
 // Plain data only: everything here survives JSON.stringify / postMessage.
+import type { Diagnosis, FailMode, FailoverResult } from './diagnosis';
 
 // The scenarios' names; what each one is (transport, listener, connections, TLS, its own
 // requests, response size, backend) is the facts table in protocol/scenarios.ts.
@@ -121,6 +122,16 @@ export interface BenchOptions {
    * false: never; 'auto' (default): from 4 CPUs (on 2-3 the proxy would be left a single CPU).
    */
   pin?: boolean | 'auto';
+  /**
+   * Diagnose the run (default true): read the proxy's CPU, sockets, files, logs and queues while
+   * it runs and tie what they show to the config's lines (BenchResult.diagnosis).
+   */
+  diagnose?: boolean;
+  /**
+   * Failover: the second server of each upstream (nginx) or backend (HAProxy) fails `atMs`
+   * into measurement (default a third of it); the built-in Node backend serves the run.
+   */
+  failover?: { mode: FailMode; atMs?: number };
 }
 
 export interface LatencySummaryMs {
@@ -259,5 +270,9 @@ export interface BenchResult {
   host: { cpus: number; loadavgStart: number[]; loadavgEnd: number[] };
   /** Containment mode and lowered settings (absent for an external target). */
   sandbox?: SandboxInfo;
+  /** Findings tying what was measured to the config's lines, and the readings behind them. */
+  diagnosis?: Diagnosis;
+  /** A failover run: what the clients saw. */
+  failover?: FailoverResult;
   warnings: string[];
 }

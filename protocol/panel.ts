@@ -141,7 +141,9 @@ export type PanelToHost =
   | { type: 'export'; runId: string; format: 'json' | 'csv' }
   | { type: 'copyMarkdown'; runIds: string[] }
   | { type: 'deleteRun'; runId: string }
-  | { type: 'revealLine'; line: number };
+  | { type: 'revealLine'; line: number }
+  /** Apply the fix of a stored run's finding (by index): the host reads the edits from its own store. */
+  | { type: 'applyFix'; runId: string; finding: number };
 
 // ---- validation ---------------------------------------------------------------------------
 
@@ -258,6 +260,10 @@ export function validatePanelMessage(raw: unknown): Validation<PanelToHost> {
     case 'revealLine':
       if (!exactKeys(m, ['type', 'line']) || !isInt(m.line, 0, 10_000_000)) return bad('revealLine: expected { type, line }');
       return { ok: true, message: { type: 'revealLine', line: m.line } };
+    case 'applyFix':
+      if (!exactKeys(m, ['type', 'runId', 'finding']) || !isRunId(m.runId) || !isInt(m.finding, 0, 1000))
+        return bad('applyFix: expected { type, runId, finding }');
+      return { ok: true, message: { type: 'applyFix', runId: m.runId, finding: m.finding } };
     default:
       return bad(`unknown message type ${JSON.stringify(typeof m.type === 'string' ? m.type.slice(0, 40) : m.type)}`);
   }

@@ -241,6 +241,19 @@ export function resultRows(r: BenchResult): [string, string][] {
       ]);
     }
     rows.push(['Backend connections / request', r.backend.connectionsPerRequest.toFixed(3)]);
+    const cpu = r.diagnosis?.readings.cpu;
+    if (cpu && cpu.userSeconds + cpu.systemSeconds > 0)
+      rows.push([
+        'Proxy CPU user / system',
+        `${cpu.userSeconds.toFixed(2)} s / ${cpu.systemSeconds.toFixed(2)} s (${Math.round((cpu.systemSeconds / (cpu.userSeconds + cpu.systemSeconds)) * 100)}% system); ${cpu.perWorker.length} worker(s) on ${cpu.cpusGiven} CPUs`,
+      ]);
+    if (r.failover) {
+      const f = r.failover;
+      rows.push([
+        `Failover (${f.mode})`,
+        `${f.errorsAfter} errors after ${f.failedAtS} s; P99 ${formatMs(f.p99BeforeMs)} before, ${formatMs(f.p99DuringMs)} during; ${f.recoveredAfterS === null ? 'errors until the end' : `recovered after ${f.recoveredAfterS} s`}`,
+      ]);
+    }
     const pl = placementRow(r);
     if (pl) rows.push(pl);
   }

@@ -10,10 +10,12 @@ import * as http2 from 'node:http2';
 import * as net from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { BackendOptions, LatencySpec } from '../../protocol/bench';
+import type { FailMode } from '../../protocol/diagnosis';
 import { workerEntryPath, tsxExecArgv } from './paths';
 import { readProcCpuSeconds } from '../../server/src/runner/proc';
 import { closeHostListeners, hostListeners, INHERITED_FD_BASE, type Containment } from '../../server/src/runner/contain';
 import { SupervisedProcess } from '../../server/src/runner/proxy';
+import { FAILOVER_HOST } from '../../server/src/runner/sandbox/common';
 
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 export const BACKEND_FLAG = '--proxy-tuner-backend';
@@ -51,7 +53,8 @@ type ToChild =
   | { id: number; op: 'configure'; options: BackendOptions }
   | { id: number; op: 'stall'; ms: number }
   | { id: number; op: 'stats'; reset?: boolean }
-  | { id: number; op: 'range'; from: number; to: number };
+  | { id: number; op: 'range'; from: number; to: number }
+  | { id: number; op: 'fail'; mode: FailMode };
 
 type FromChild = { op: 'ready'; ports: BackendPorts } | { op: 'fatal'; message: string } | { id: number; op: 'ok'; stats?: BackendStats };
 
@@ -226,6 +229,30 @@ export function runBackendChild(): void {
       sock.on('error', () => undefined);
     });
   const plain = mkPlain();
+  // A failover run: the same HTTP server on a second loopback address (the upstream's second
+  // server), which fails alone when told to.
+  let failMode: FailMode | null = null;
+  const secondSockets = new Set<net.Socket>();
+  const second =
+    process.env.PROXY_TUNER_BACKEND_SECOND === '1'
+      ? http.createServer((req, res) => {
+          if (failMode === '502') {
+            req.resume();
+            res.writeHead(502, { 'Content-Type': 'text/plain', 'Content-Length': 12 });
+            res.end('bad gateway\n');
+          } else if (failMode === 'reset') req.socket.resetAndDestroy();
+          else if (failMode === 'hang') req.resume();
+          else handler(req, res);
+        })
+      : null;
+  if (second) {
+    tuneServer(second);
+    second.on('connection', (sock: net.Socket) => {
+      if (failMode === 'refuse') return void sock.destroy();
+      secondSockets.add(sock);
+      sock.on('close', () => secondSockets.delete(sock));
+    });
+  }
   const secure = mkSecure();
   const h2 = mkH2();
   const echo = mkEcho();
@@ -252,6 +279,13 @@ export function runBackendChild(): void {
         validateOptions(m.options);
         options = m.options;
         body = options.responseBytes === undefined ? DEFAULT_BODY : Buffer.alloc(options.responseBytes, 0x78);
+        send({ id: m.id, op: 'ok' });
+      } else if (m.op === 'fail') {
+        failMode = m.mode;
+        if (second && m.mode === 'refuse') {
+          second.close();
+          for (const sock of secondSockets) sock.destroy();
+        }
         send({ id: m.id, op: 'ok' });
       } else if (m.op === 'stall') {
         stallUntil = Date.now() + Math.max(0, m.ms);
@@ -280,7 +314,14 @@ export function runBackendChild(): void {
     }
   });
   Promise.all([
-    listen(plain),
+    listen(plain).then(async (port) => {
+      if (second)
+        await new Promise<void>((resolve, reject) => {
+          second.once('error', reject);
+          second.listen(port, FAILOVER_HOST, () => resolve());
+        });
+      return port;
+    }),
     secure ? listen(secure) : Promise.resolve(0),
     listen(echo),
     listen(h2),
@@ -349,9 +390,12 @@ export class Backend {
     options: BackendOptions = {},
     tls?: { certFile: string; keyFile: string },
     run?: { containment: Containment; dir: string },
+    extra: { second?: boolean } = {},
   ): Promise<Backend> {
     validateOptions(options);
     const env = { ...process.env };
+    if (extra.second) env.PROXY_TUNER_BACKEND_SECOND = '1';
+    else delete env.PROXY_TUNER_BACKEND_SECOND;
     if (tls) {
       env.PROXY_TUNER_BACKEND_CERT = tls.certFile;
       env.PROXY_TUNER_BACKEND_KEY = tls.keyFile;
@@ -372,6 +416,7 @@ export class Backend {
           env: {
             ...(tls ? { PROXY_TUNER_BACKEND_CERT: tls.certFile, PROXY_TUNER_BACKEND_KEY: tls.keyFile } : {}),
             PROXY_TUNER_BACKEND_FDS: hl.map((_l, i) => INHERITED_FD_BASE + i).join(','),
+            ...(extra.second ? { PROXY_TUNER_BACKEND_SECOND: '1' } : {}),
           },
         });
       } finally {
@@ -421,7 +466,8 @@ export class Backend {
       | { op: 'configure'; options: BackendOptions }
       | { op: 'stall'; ms: number }
       | { op: 'stats'; reset?: boolean }
-      | { op: 'range'; from: number; to: number },
+      | { op: 'range'; from: number; to: number }
+      | { op: 'fail'; mode: FailMode },
   ): Promise<BackendStats | undefined> {
     if (this.exited) return Promise.reject(new Error('backend exited'));
     const id = ++this.seq;
@@ -434,6 +480,11 @@ export class Backend {
   configure(options: BackendOptions): Promise<void> {
     validateOptions(options);
     return this.call({ op: 'configure', options }).then(() => undefined);
+  }
+
+  /** Makes the second server (a backend started with `second`) fail from now on. */
+  fail(mode: FailMode): Promise<void> {
+    return this.call({ op: 'fail', mode }).then(() => undefined);
   }
 
   /** Holds every answer (and echo) for `ms` from now. */

@@ -66,6 +66,8 @@ export interface BatchMessage {
   errors: Partial<ErrorCounts>;
   tlsFull: number;
   tlsResumed: number;
+  /** Non-2xx responses by status code. */
+  statuses?: Record<number, number>;
 }
 
 export interface DoneMessage {
@@ -101,6 +103,7 @@ interface Batch {
   errors: Partial<ErrorCounts>;
   tlsFull: number;
   tlsResumed: number;
+  statuses?: Record<number, number>;
 }
 
 function classify(err: NodeJS.ErrnoException | undefined, connected: boolean, tlsConn: boolean): ErrorKind {
@@ -331,7 +334,11 @@ export class Generator {
       b.lat = grown;
     }
     b.lat[b.n++] = (now - t0) * 1000;
-    if (status < 200 || status > 299) b.errors.non2xx = (b.errors.non2xx ?? 0) + 1;
+    if (status < 200 || status > 299) {
+      b.errors.non2xx = (b.errors.non2xx ?? 0) + 1;
+      const st = (b.statuses ??= {});
+      st[status] = (st[status] ?? 0) + 1;
+    }
     if (now >= this.tEnd) {
       this.maybeFinish();
       return;
@@ -390,6 +397,7 @@ export class Generator {
         errors: b.errors,
         tlsFull: b.tlsFull,
         tlsResumed: b.tlsResumed,
+        statuses: b.statuses,
       };
       this.post(msg, [b.lat.buffer as ArrayBuffer]);
     }

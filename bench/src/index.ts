@@ -14,8 +14,11 @@ import { distribution, summarize } from './histogram';
 import { abortError, MAX_DURATION_MS, runLoad, type LoadOptions } from './load';
 import { loadavg } from '../../server/src/runner/proc';
 import { pinGroup, planPlacement } from './placement';
-import { isLoopbackAddress, type SandboxListener } from '../../server/src/runner/sandbox/common';
+import { FAILOVER_HOST, isLoopbackAddress, type SandboxListener } from '../../server/src/runner/sandbox/common';
 import { ProxySandbox } from '../../server/src/runner/sandbox/index';
+import { configFacts, cpusAvailable, makeDiagnosis, Probe } from './diagnosis/index';
+import { FAIL_MODES, type DiagnosisReadings } from '../../protocol/diagnosis';
+import { failoverFinding, failoverSummary } from './failover';
 
 export { Backend } from './backend';
 export { NativeBackend, chooseNativeBinary } from './nativeBackend';
@@ -119,6 +122,14 @@ export function resolveOptions(o: BenchOptions): ResolvedOptions {
       throw new BenchUsageError(`listener line must be a positive integer (got ${o.listener.line})`);
   }
   if (!o.configPath && !o.target) throw new BenchUsageError('a config file (or a target) is required');
+  if (o.failover) {
+    if (!(FAIL_MODES as readonly string[]).includes(o.failover.mode))
+      throw new BenchUsageError(`failover mode must be one of ${FAIL_MODES.join(', ')} (got "${o.failover.mode}")`);
+    if (o.target) throw new BenchUsageError('failover makes a backend server of the config fail: not with a target');
+    if (o.backend?.kind === 'native') throw new BenchUsageError('failover needs the built-in Node backend (--backend node)');
+    if (scenarioFacts(scenario).transport !== 'http1')
+      throw new BenchUsageError('failover runs HTTP/1.1 scenarios (its failing server speaks HTTP/1.1)');
+  }
   if (o.target && !isLoopbackAddress(o.target.host))
     throw new BenchUsageError(`target ${o.target.host} is not a loopback address: load is only ever sent to this machine`);
   return { scenario, connections, rate, durationMs, warmupMs, path, streams, threads, timeoutMs, method, body, contentType };
@@ -262,6 +273,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
   const loadStart = loadavg();
   let sandbox: ProxySandbox | null = null;
   let backend: Backend | NativeBackend | null = null;
+  let probe: Probe | null = null;
+  let failTimer: NodeJS.Timeout | null = null;
+  const failAtMs = options.failover ? Math.min(r.durationMs, options.failover.atMs ?? Math.round(r.durationMs / 3)) : 0;
   const backendOptions = { ...options.backend };
   delete backendOptions.kind;
   let backendInfo: Pick<BenchResult['backend'], 'kind' | 'binary' | 'version' | 'why'> = { kind: 'node' };
@@ -289,12 +303,19 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
       if (signal?.aborted) throw abortError();
       await sandbox.contain();
+      sandbox.failover = !!options.failover;
       sandbox.plan();
+      if (options.failover && !sandbox.copies().some((c) => c.text.includes(`${FAILOVER_HOST}:`)))
+        throw new BenchUsageError(
+          'failover needs an nginx `upstream` or a HAProxy `backend` with two servers or more (HTTP): the second one is made to fail',
+        );
       const block = options.listener ? { line: options.listener.line, file: options.listener.file ?? options.configPath! } : undefined;
       const picked = pickListener(sandbox.listeners, r.scenario, block);
       const jail = sandbox.containment;
       const run = jail?.contained ? { containment: jail, dir: sandbox.dir } : undefined;
-      const bplan = pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
+      const bplan = options.failover
+        ? ({ kind: 'node', why: 'failover: the built-in backend makes one server fail' } as const)
+        : pickBackend(r, options, { kind: sandbox.kind, binary: sandbox.binary });
       let nb: NativeBackend | null = null;
       if (bplan.kind === 'native') {
         try {
@@ -309,7 +330,9 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         backend = nb;
         backendInfo = { kind: nb.kind, binary: nb.binary, version: nb.version };
       } else {
-        backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile }, run);
+        backend = await Backend.start(backendOptions, { certFile: sandbox.tls.certFile, keyFile: sandbox.tls.keyFile }, run, {
+          second: !!options.failover,
+        });
         backendInfo = { kind: 'node', why: bplan.kind === 'node' ? bplan.why : 'the native backend did not start' };
       }
       sandbox.setBackend(backend.ports);
@@ -335,6 +358,14 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
           if (e) pinErrors.push(`${what}: ${e}`);
         }
       }
+      if (options.diagnose !== false)
+        probe = new Probe({
+          kind: sandbox.kind,
+          pgid: sandbox.pgid,
+          dir: sandbox.dir,
+          mode: sandbox.containment?.mode ?? 'rewrite-only',
+          cpusGiven: placed && pinErrors.length === 0 ? placed.system.length : cpusAvailable(),
+        });
       main = toTarget(picked.main);
       tlsTarget = picked.tls ? toTarget(picked.tls) : undefined;
       hostHeader = options.host ?? picked.main.serverName ?? 'localhost';
@@ -356,9 +387,15 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         onMeasureStart: () => {
           proxyCpu0 = sb?.cpuSeconds() ?? 0;
           backendCpu0 = be?.cpuSeconds() ?? 0;
+          probe?.start();
+          const failing = be;
+          if (options.failover && failing instanceof Backend)
+            failTimer = setTimeout(() => void failing.fail(options.failover!.mode).catch(() => undefined), failAtMs);
         },
       },
     );
+    if (failTimer) clearTimeout(failTimer);
+    const readings: DiagnosisReadings | null = probe ? await probe.finish() : null;
     const proxyCpu = (sb?.cpuSeconds() ?? 0) - proxyCpu0;
     const backendCpu = (be?.cpuSeconds() ?? 0) - backendCpu0;
     const bstats = be
@@ -435,7 +472,7 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       warnings.push(
         `the machine was busy before the run (load average ${loadStart[0]} on ${ncpu} CPUs): absolute numbers are noisy, compare ratios measured in one run`,
       );
-    return {
+    const result: BenchResult = {
       scenario: r.scenario,
       model: r.rate > 0 ? 'open' : 'closed',
       connections: r.connections,
@@ -473,7 +510,33 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
         : undefined,
       warnings,
     };
+    if (options.failover) result.failover = failoverSummary(options.failover.mode, load.perSecond, failAtMs / 1000);
+    if (readings && sb) {
+      readings.statuses = load.statuses;
+      result.diagnosis = makeDiagnosis(
+        result,
+        readings,
+        configFacts(
+          sb.kind,
+          sb.copies().map((c) => c.original),
+        ),
+        options.backend?.status ?? 200,
+      );
+      const ff = result.failover
+        ? failoverFinding(
+            result.failover,
+            configFacts(
+              sb.kind,
+              sb.copies().map((c) => c.original),
+            ),
+          )
+        : null;
+      if (ff) result.diagnosis.findings.push(ff);
+    }
+    return result;
   } finally {
+    probe?.dispose();
+    if (failTimer) clearTimeout(failTimer);
     if (sandbox && hooks.onProxyStopped) {
       await sandbox.stop();
       try {

@@ -64,6 +64,8 @@ export interface LoadResult {
   measuredTo: number;
   tlsFull: number;
   tlsResumed: number;
+  /** Non-2xx responses during measurement by status code. */
+  statuses: Record<string, number>;
   inFlightDropped: number;
   /** Why a worker thread could not be pinned to its CPU (o.cpus), one entry per thread that failed. */
   pinErrors: string[];
@@ -113,6 +115,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
   const errors = emptyErrors();
   let tlsFull = 0;
   let tlsResumed = 0;
+  const statuses: Record<string, number> = {};
   let inFlightDropped = 0;
   const pinErrors: string[] = [];
   let emittedUpTo = -Math.ceil(warmupMs / 1000) - 1;
@@ -162,6 +165,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
       addErrors(errors, m.errors);
       tlsFull += m.tlsFull;
       tlsResumed += m.tlsResumed;
+      for (const [k, v] of Object.entries(m.statuses ?? {})) statuses[k] = (statuses[k] ?? 0) + v;
     }
   };
 
@@ -291,6 +295,7 @@ export async function runLoad(o: LoadOptions, hooks: LoadHooks = {}): Promise<Lo
     measuredTo: endAt - performance.timeOrigin - performance.now() + Date.now(),
     tlsFull,
     tlsResumed,
+    statuses,
     inFlightDropped,
     pinErrors,
   };

@@ -2,6 +2,10 @@
 // the config and prints a live progress line (on a terminal), a final table, or one JSON document.
 // Exit codes: 0 done, 1 failure (refused config, binary missing, proxy failed...), 2 bad usage,
 // 130 interrupted.
+import { FAIL_MODES, type FailMode } from '../../protocol/diagnosis';
+import { capacityCommand } from './capacity';
+import { parseSlo, type Slo } from '../../bench/src/capacity';
+import { diagnosisLines } from './diagnosisText';
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
 import { readFileSync, statSync } from 'node:fs';
 import { BACKEND_KIND_OPTIONS, HTTP_METHODS, MAX_REQUEST_BODY_BYTES, SCENARIOS, type BackendKindOption } from '../../protocol/bench';
@@ -76,6 +80,16 @@ options:
                        for an engine that scales past one machine; the default target is the
                        config's listener as written (BASE_URL overrides it)
   --p99-threshold T    the exported file's pass/fail threshold on P99 (default 250ms)
+  --slo 'p99<50ms'     capacity: search (open model) for the highest offered rate at which the
+                       percentile (p50, p90, p99, p99.9) stays under the target and errors under
+                       a bound (',errors<1%', the default); climbs from --rate (default 1000)
+                       doubling, then bisects, at most 8 runs of --duration each, then repeats
+                       the knee twice. With two --binary or --compare-config: both knees, A/B
+  --compare-config F   with --slo: also search the knee of config F (A = FILE, B = F)
+  --failover MODE      make the second server of each upstream (nginx) or backend (HAProxy) fail
+                       a third into the run: refuse, reset, hang or 502; reports the errors, P99
+                       during and after, the time until no errors remain, and the setting that
+                       would have retried (the built-in backend serves the run)
   --json               print one JSON document instead of the table
   -h, --help           this help
 `;
@@ -111,6 +125,9 @@ const SPEC: Record<string, FlagSpec> = {
   json: { value: false },
   export: { value: true, choices: EXPORT_ENGINES },
   'p99-threshold': { value: true },
+  slo: { value: true },
+  failover: { value: true, choices: FAIL_MODES },
+  'compare-config': { value: true },
   help: { value: false, aliases: ['-h'] },
 };
 
@@ -175,6 +192,9 @@ export function benchOptionsFromArgs(argv: string[]): {
   binaries: string[];
   rounds: number;
   exportTo?: { engine: ExportEngine; file: string; p99ThresholdMs: number };
+  /** --slo: a capacity search instead of one run; compareConfig: the B side of an A/B of configs. */
+  slo?: Slo;
+  compareConfig?: string;
 } {
   // `--export ENGINE OUT`: the flag parser takes one value; OUT is the word after it
   const ei = argv.findIndex((a) => a === '--export');
@@ -255,6 +275,7 @@ export function benchOptionsFromArgs(argv: string[]): {
   if (get('status')) backend.status = parseNumber(get('status')!, '--status');
   if (get('backend')) backend.kind = get('backend') as BackendKindOption;
   if (Object.keys(backend).length) o.backend = backend;
+  if (get('failover')) o.failover = { mode: get('failover') as FailMode };
   let exportTo: { engine: ExportEngine; file: string; p99ThresholdMs: number } | undefined;
   if (flags.has('export')) {
     const p99 = get('p99-threshold');
@@ -266,7 +287,22 @@ export function benchOptionsFromArgs(argv: string[]): {
     if (o.configPath && path.resolve(exportFile!) === path.resolve(o.configPath))
       throw new UsageError('--export: the output file is the config itself');
   } else if (get('p99-threshold')) throw new UsageError('--p99-threshold goes with --export');
-  return { options: o, json: flags.has('json'), help: false, binaries, rounds, exportTo };
+  let slo: Slo | undefined;
+  const compareConfig = get('compare-config');
+  if (get('slo')) {
+    try {
+      slo = parseSlo(get('slo')!);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    if (exportTo) throw new UsageError('--slo and --export exclude each other');
+    if (o.step) throw new UsageError('--slo sets the rate itself: not with --step');
+    if (flags.has('rounds')) throw new UsageError('--slo repeats at the knee itself: not with --rounds');
+    if (compareConfig && binaries.length > 1)
+      throw new UsageError('--compare-config compares configs on one binary: not with two --binary');
+    if (compareConfig && !o.configPath) throw new UsageError('--compare-config needs a FILE');
+  } else if (compareConfig) throw new UsageError('--compare-config goes with --slo');
+  return { options: o, json: flags.has('json'), help: false, binaries, rounds, exportTo, slo, compareConfig };
 }
 
 // ---- A/B: the same config on several binaries -------------------------------------------------
@@ -371,6 +407,8 @@ export function resultJson(r: BenchResult): unknown {
     placement: r.placement,
     host: r.host,
     sandbox: r.sandbox,
+    diagnosis: r.diagnosis,
+    failover: r.failover,
     warnings: r.warnings,
   };
 }
@@ -451,6 +489,13 @@ export function formatTable(r: BenchResult): string {
   lines.push(`  t   req/s    p50     p99   p99.9  errors`);
   for (const s of r.perSecond)
     lines.push(`${pad(s.t, 3)} ${pad(s.rps, 7)} ${pad(s.p50, 6)} ${pad(s.p99, 7)} ${pad(s.p999, 7)} ${pad(s.errors, 7)}`);
+  if (r.failover) {
+    const f = r.failover;
+    lines.push(
+      `failover     one server failed (${f.mode}) at ${f.failedAtS}s: ${f.errorsAfter} errors after it; P99 ${f.p99BeforeMs} ms before, ${f.p99DuringMs} ms during, ${f.p99AfterMs ?? '-'} ms after; ${f.recoveredAfterS === null ? 'errors until the end of the run' : `no more errors ${f.recoveredAfterS}s after the failure`}`,
+    );
+  }
+  lines.push(...diagnosisLines(r.diagnosis));
   for (const w of r.warnings) lines.push(`warning: ${w}`);
   if (!r.imported) lines.push(`load average ${r.host.loadavgStart.join(' ')} → ${r.host.loadavgEnd.join(' ')} on ${r.host.cpus} CPUs`);
   return lines.join('\n') + '\n';
@@ -487,6 +532,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     }
   }
   if (parsed.exportTo) return exportCommand(parsed.options, parsed.exportTo);
+  if (parsed.slo) return capacityCommand(parsed.options, parsed.slo, parsed.binaries, parsed.compareConfig, parsed.json);
   const tty = !parsed.json && !!process.stderr.isTTY;
   const ac = new AbortController();
   const onSig = () => ac.abort();

@@ -19,6 +19,7 @@ describe('validatePanelMessage (webview -> host)', () => {
       { type: 'copyMarkdown', runIds: ['a', 'b'] },
       { type: 'deleteRun', runId: 'abc_1' },
       { type: 'revealLine', line: 12 },
+      { type: 'applyFix', runId: 'run-1', finding: 0 },
     ];
     for (const m of msgs) {
       const v = validatePanelMessage(m);
@@ -96,6 +97,9 @@ describe('validatePanelMessage (webview -> host)', () => {
     assert.equal(validatePanelMessage({ type: 'copyMarkdown', runIds: ['a', 'b', 'c'] }).ok, false);
     assert.equal(validatePanelMessage({ type: 'compare', a: 'x y', b: null }).ok, false);
     assert.equal(validatePanelMessage({ type: 'revealLine', line: -1 }).ok, false);
+    // a fix is named by run and index: the text to write never comes from the webview
+    assert.equal(validatePanelMessage({ type: 'applyFix', runId: 'run-1', finding: 0, edits: [] }).ok, false);
+    assert.equal(validatePanelMessage({ type: 'applyFix', runId: 'run-1', finding: -1 }).ok, false);
   });
 
   it('isRequestPath allows query strings and percent escapes only in printable ASCII', () => {

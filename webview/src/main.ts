@@ -131,6 +131,10 @@ app.innerHTML = `
   <div id="dist-wrap" class="chart" data-curves="0"><canvas id="dist"></canvas></div>
   <table id="numbers" class="numbers"></table>
 </section>
+<section id="diagnosis-section" class="hidden">
+  <h3>Diagnosis <span id="diagnosis-label" class="muted"></span></h3>
+  <div id="diagnosis" data-count="0"></div>
+</section>
 <section id="compare" data-state="none" class="hidden">
   <h3>Compare</h3>
   <table id="compare-table" class="numbers"></table>
@@ -389,7 +393,55 @@ function renderResult(): void {
       table.appendChild(tr);
     }
   }
+  renderDiagnosis(cur);
   renderCompare(a, b);
+}
+
+/** The run's findings next to the chart: the measured fact, the line (a link), the rule and the fix. */
+function renderDiagnosis(cur: RunRecord | undefined): void {
+  const box = $('diagnosis');
+  box.replaceChildren();
+  const d = cur?.result.diagnosis;
+  $('diagnosis-section').classList.toggle('hidden', !d);
+  box.dataset.count = String(d?.findings.length ?? 0);
+  if (!d) return;
+  $('diagnosis-label').textContent = d.findings.length ? `${d.findings.length} finding(s)` : 'nothing to report';
+  const configPath = state.config ? decodeURIComponent(state.config.uri.replace(/^file:\/\//, '')) : '';
+  for (const [index, f] of d.findings.entries()) {
+    const item = el('div', undefined, `finding ${f.severity}`);
+    item.dataset.kind = f.kind;
+    item.appendChild(el('div', f.measured, 'measured'));
+    if (f.at) {
+      const at = f.at;
+      const where = `line ${at.line} (${at.setting})`;
+      if (configPath && configPath === at.file) {
+        const a = el('a', where, 'at');
+        a.setAttribute('href', '#');
+        a.addEventListener('click', (e) => {
+          e.preventDefault();
+          post({ type: 'revealLine', line: at.line - 1 });
+        });
+        item.appendChild(a);
+      } else item.appendChild(el('div', `${at.file}:${at.line} (${at.setting})`, 'at'));
+    }
+    item.appendChild(el('div', f.advice, 'advice'));
+    if (f.rule) item.appendChild(el('div', `rule ${f.rule}`, 'muted rule'));
+    if (f.fix) {
+      const lines = f.fix.edits.flatMap((e) =>
+        e.replaceLine !== undefined ? [`${e.line}: ${e.replaceLine}`] : (e.insertAfter ?? []).map((x) => `${e.line} +${x}`),
+      );
+      item.appendChild(el('div', `Fix: ${f.fix.title}`, 'fix-title'));
+      item.appendChild(el('pre', lines.join('\n'), 'fix'));
+      if (cur && configPath && f.fix.edits.every((e) => e.file === configPath)) {
+        const runId = cur.id;
+        const btn = el('vscode-button' as 'button', 'Apply fix', 'apply-fix');
+        btn.setAttribute('secondary', '');
+        btn.addEventListener('click', () => post({ type: 'applyFix', runId, finding: index }));
+        item.appendChild(btn);
+      }
+    }
+    box.appendChild(item);
+  }
 }
 
 function changeCell(c: Change, fmt: (n: number) => string): HTMLTableCellElement {

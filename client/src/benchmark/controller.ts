@@ -271,6 +271,9 @@ export class BenchmarkController implements PanelHost {
       case 'revealLine':
         if (configUri) void this.revealLine(configUri, msg.line);
         return;
+      case 'applyFix':
+        if (configUri) void this.applyFix(configUri, msg.runId, msg.finding);
+        return;
     }
   }
 
@@ -288,6 +291,33 @@ export class BenchmarkController implements PanelHost {
     if (!doc) return;
     const pos = new vscode.Position(Math.min(line, doc.lineCount - 1), 0);
     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+  }
+
+  /**
+   * Applies a finding's fix from the stored run (never text from the webview) to the open config,
+   * as an unsaved edit the user can undo; only edits of the config file itself are applied.
+   */
+  private async applyFix(configUri: string, runId: string, index: number): Promise<void> {
+    const fix = this.store.get(configUri, runId)?.result.diagnosis?.findings[index]?.fix;
+    if (!fix) return;
+    const doc = await this.openDocument(configUri);
+    if (!doc) return;
+    const edits = fix.edits.filter((e) => doc.uri.scheme === 'file' && path.resolve(e.file) === path.resolve(doc.uri.fsPath));
+    if (edits.length !== fix.edits.length) {
+      void vscode.window.showWarningMessage(`${fix.title}: the fix edits another file; open it to apply it by hand.`);
+      return;
+    }
+    const we = new vscode.WorkspaceEdit();
+    for (const e of edits) {
+      if (e.line < 1 || e.line > doc.lineCount) return;
+      const line = doc.lineAt(e.line - 1);
+      if (e.replaceLine !== undefined) we.replace(doc.uri, line.range, e.replaceLine);
+      else if (e.insertAfter) we.insert(doc.uri, line.range.end, e.insertAfter.map((l) => `\n${l}`).join(''));
+    }
+    if (await vscode.workspace.applyEdit(we)) {
+      const pos = new vscode.Position(edits[0].line - 1, 0);
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+    }
   }
 
   private async exportRun(configUri: string, runId: string, format: 'json' | 'csv'): Promise<void> {

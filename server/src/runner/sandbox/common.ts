@@ -31,6 +31,12 @@ export interface Edit {
 /** A placeholder for a port chosen at render time (ports are re-picked when a bind race is lost). */
 export const portSlot = (i: number) => `\u0000P${i}\u0000`;
 
+/**
+ * A failover run points the second server of each upstream/backend here: the built-in backend
+ * answers on this loopback address too, and can make it fail alone (bench/src/failover.ts).
+ */
+export const FAILOVER_HOST = '127.0.0.2';
+
 /** Placeholders for the backend's ports, known only once the backend runs. */
 export const BACKEND_SLOTS: BackendAddr = { http: -1, https: -2, tcp: -3 };
 const backendSlot = (n: number) => `\u0000B${-n}\u0000`;

@@ -15,6 +15,7 @@ import { PROXY_KINDS } from '../../languages/haproxy/overrides';
 import {
   applyEdits,
   backendPortText,
+  FAILOVER_HOST,
   isLoopbackAddress,
   portSlot,
   SandboxRefusal,
@@ -70,6 +71,8 @@ export interface HaproxySandboxInput {
   limits?: MachineLimits;
   /** The environment HAProxy will run with (`${VAR}` is expanded from it). */
   env?: Record<string, string | undefined>;
+  /** A failover run: each backend's second server goes to FAILOVER_HOST. */
+  failover?: boolean;
 }
 
 export interface HaproxySandboxPlan {
@@ -237,6 +240,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
   };
 
   const modeOf = new Map<Section, string>();
+  const serversOf = new Map<Section, number>();
   let defaultsMode = 'tcp'; // HAProxy's own default
   for (const sec of ast.sections) {
     if (!PROXY_KINDS.has(sec.keyword)) continue;
@@ -491,7 +495,10 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
           const ssl = params.includes('ssl');
           if (addrIdx >= 0 && st.args[addrIdx]) {
             const port = mode === 'tcp' ? (ssl ? be.https : be.tcp) : ssl ? be.https : be.http;
-            replace(st.args[addrIdx], `127.0.0.1:${port}`);
+            const nth = k === 'server' ? (serversOf.get(sec) ?? 0) : -1;
+            if (k === 'server') serversOf.set(sec, nth + 1);
+            const host = input.failover && nth === 1 && port === be.http ? FAILOVER_HOST : '127.0.0.1';
+            replace(st.args[addrIdx], `${host}:${port}`);
           }
           removeFrom(st, Math.max(0, addrIdx + 1), false);
           break;

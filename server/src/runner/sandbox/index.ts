@@ -118,7 +118,16 @@ export interface SandboxPlan {
 /** Plans the sandboxed copy of `configPath` in `dir` (throws SandboxRefusal naming the line). */
 export function planSandbox(
   kind: ProxyKind,
-  input: { configPath: string; dir: string; backend: BackendAddr; tls: TlsPair; layout?: BinaryLayout; contained?: boolean },
+  input: {
+    configPath: string;
+    dir: string;
+    backend: BackendAddr;
+    tls: TlsPair;
+    layout?: BinaryLayout;
+    contained?: boolean;
+    /** Each upstream's second server on FAILOVER_HOST (a failover run). */
+    failover?: boolean;
+  },
 ): SandboxPlan {
   const { configPath, dir, backend, tls } = input;
   const layout = input.layout ?? {
@@ -141,6 +150,7 @@ export function planSandbox(
       layout,
       limits,
       contained: !!input.contained,
+      failover: input.failover,
     });
     return {
       mainCopy: p.mainCopy,
@@ -151,7 +161,7 @@ export function planSandbox(
       adjustments: p.adjustments,
     };
   }
-  const p = planHaproxySandbox({ configPath, dir, backend, cert: tls, limits, env: proxyEnv() });
+  const p = planHaproxySandbox({ configPath, dir, backend, cert: tls, limits, env: proxyEnv(), failover: input.failover });
   return {
     mainCopy: p.copy,
     files: [{ copy: p.copy, original: p.original, text: p.text }],
@@ -194,6 +204,8 @@ export class ProxySandbox {
   private disposed = false;
   private jail: Containment | null = null;
   readonly layout: BinaryLayout;
+  /** A failover run: set before plan() (bench/src/failover.ts). */
+  failover = false;
 
   private constructor(
     readonly kind: ProxyKind,
@@ -257,6 +269,7 @@ export class ProxySandbox {
       tls: this.tls,
       layout: this.layout,
       contained: this.jail?.contained,
+      failover: this.failover,
     });
     this.files = p.files;
     this.listeners = p.listeners;

@@ -28,6 +28,7 @@ import { childContext, type Directive, type NginxFile, type Word } from '../../l
 import {
   applyEdits,
   backendPortText,
+  FAILOVER_HOST,
   isLoopbackAddress,
   lineAt,
   portSlot,
@@ -58,6 +59,8 @@ export interface NginxSandboxInput {
    * refused when the config loads dynamic modules.
    */
   contained?: boolean;
+  /** A failover run: each upstream's second server goes to FAILOVER_HOST. */
+  failover?: boolean;
 }
 
 export interface SandboxFileOut {
@@ -403,6 +406,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
   const beIn = ctx.input.backend;
   const be = { http: backendPortText(beIn.http), https: backendPortText(beIn.https), tcp: backendPortText(beIn.tcp) };
   const loopback = `127.0.0.1`;
+  const upstreamServers = new Map<string, number>();
   if (ast.errors.length > 0) {
     const e = ast.errors[0];
     throw new SandboxRefusal(`syntax error: ${e.message}`, orig, lineAt(ast.text, e.start));
@@ -699,7 +703,10 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
             const w = d.args[0];
             if (!w) break;
             const port = c === 'stream/upstream' ? be.tcp : upstreamName && ctx.httpsUpstreams.has(upstreamName) ? be.https : be.http;
-            replaceWord(w, `${loopback}:${port}`);
+            const nth = upstreamServers.get(upstreamName ?? '') ?? 0;
+            upstreamServers.set(upstreamName ?? '', nth + 1);
+            const host = ctx.input.failover && c === 'upstream' && nth === 1 && port === be.http ? FAILOVER_HOST : loopback;
+            replaceWord(w, `${host}:${port}`);
             for (const a of d.args.slice(1)) if (/^(resolve|service=|route=)/.test(a.value)) replaceWord(a, '');
           }
           break;
