@@ -226,7 +226,9 @@ test("hover links to the module's own documentation; completion offers a loaded 
   assert.match(md, /headers-more-nginx-module#readme/);
   assert.match(md, /load_module modules\/ngx_http_headers_more_filter_module\.so/);
   assert.equal(docUrl(DIRECTIVES.get('js_import')![0]), 'https://nginx.org/en/docs/http/ngx_http_js_module.html#js_import');
-  const c = fixture('load_module modules/ngx_http_headers_more_filter_module.so;\nevents {}\nhttp { server { location / { more_<|> } } }\n');
+  const c = fixture(
+    'load_module modules/ngx_http_headers_more_filter_module.so;\nevents {}\nhttp { server { location / { more_<|> } } }\n',
+  );
   const items = doComplete(c.doc, parseNginx(c.text), c.cursor!, {}).items;
   const item = items.find((i) => i.label === 'more_set_headers');
   assert.ok(item, 'more_set_headers offered');
