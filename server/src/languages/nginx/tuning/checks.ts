@@ -1289,11 +1289,17 @@ function checkServerTokens(ctx: NginxCheckContext): void {
   }
 }
 
+/** Directives that only shape the response of a `return` in the same `if` (the CORS preflight idiom). */
+const RETURN_COMPANIONS = new Set(['add_header', 'more_set_headers', 'more_clear_headers', 'default_type', 'set']);
+
 function checkIfInLocation(ctx: NginxCheckContext): void {
   for (const n of ctx.locationIfs) {
+    // `add_header ...; return 204;`: the if answers itself, and its headers go on that answer
+    const answers = n.children.some((c) => !c.entry && c.name === 'return');
     const bad = n.children.filter((c) => {
       if (c.entry) return false;
       if (c.name === 'return') return false;
+      if (answers && RETURN_COMPANIONS.has(c.name)) return false;
       if (c.name === 'rewrite' && c.args[c.args.length - 1]?.value === 'last') return false;
       return true;
     });

@@ -284,10 +284,9 @@ const rows = [
     id: 'nginx/host-spoofing',
     category: 'security',
     severity: 'warning',
-    title: '`proxy_set_header Host` copies an unchecked client value (`$http_host`, `$arg_*`, ...)',
-    why: '`$http_host` is the Host header exactly as the client sent it, while `$host` is the name nginx matched and validated. Passing the raw header lets a client make the backend believe any virtual host was asked for: poisoned caches, password-reset links to another domain, bypassed host-based routing.',
+    title: '`proxy_set_header Host` copies a client value other than the Host header (`$arg_*`, `$http_x_*`, ...)',
+    why: 'nginx picks the server block by the Host header, so `$host` and `$http_host` name the virtual host the request was routed to (`$http_host` keeps the port, which backends use for their redirects). A query argument or another header as the upstream Host lets a client make the backend believe any virtual host was asked for: poisoned caches, password-reset links to another domain, bypassed host-based routing.',
     docUrl: `${PROXY}#proxy_set_header`,
-    fix: 'Replaces `$http_host` with `$host` (which drops a port in the header: not applied automatically).',
   },
   {
     id: 'nginx/origin-regex',
