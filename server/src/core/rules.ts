@@ -28,6 +28,12 @@ export interface RuleMeta<Id extends string = string> {
   until?: string;
   /** What the quick fix does, when there is one. */
   fix?: string;
+  /**
+   * The opt-in group the rule belongs to rather than the default set (`performance-deep`,
+   * `pedantic`, `hardening`): findings that are right but rarely worth acting on for a deployed
+   * config. Data for the tier mechanism, which decides what selecting a group does.
+   */
+  group?: 'performance-deep' | 'pedantic' | 'hardening';
 }
 
 export interface FixEdit {

@@ -5,7 +5,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { engineRules } from '../core/rules';
 import type { RuleMeta } from '../core/rules';
-import type { ServiceSettings } from '../core/types';
+import type { HostFacts, ServiceSettings } from '../core/types';
 import type { NginxFile } from '../languages/nginx/ast';
 import type { HaproxyFile } from '../languages/haproxy/ast';
 import { parseNginx } from '../languages/nginx/parser';
@@ -36,6 +36,26 @@ export function tuningRuleRows(): RuleMeta[] {
   return [...NGINX_TUNING_RULES, ...engineRules('nginx'), ...HAPROXY_TUNING_RULES, ...engineRules('haproxy')];
 }
 
+/** Where nginx and HAProxy packages (Debian, Red Hat, Alpine, FreeBSD, Homebrew, source builds) load their configs from. */
+const LOCAL_CONFIG = /^\/(?:usr\/local\/|opt\/homebrew\/)?etc\/(?:nginx|haproxy)\/|^\/usr\/local\/nginx\/conf\//;
+
+/**
+ * The facts of the machine `uri` runs on: given by a setting (`target`), or probed on this machine
+ * when the file is one the local binary loads. A config linted elsewhere (a repository, a role, a
+ * chart) runs on another machine, whose cores and limits are not these.
+ */
+export function hostFactsFor(uri: string, settings: ServiceSettings): HostFacts | undefined {
+  const host = settings.host;
+  if (!host || host.target) return host;
+  let path: string;
+  try {
+    path = uri.startsWith('file://') ? decodeURIComponent(new URL(uri).pathname) : uri;
+  } catch {
+    return undefined;
+  }
+  return LOCAL_CONFIG.test(path) ? host : undefined;
+}
+
 function asNginx(doc: TextDocument, ast: unknown): NginxFile {
   const a = ast as Partial<NginxFile> | undefined;
   if (a && typeof a === 'object' && Array.isArray(a.directives) && Array.isArray(a.comments) && a.text === doc.getText())
@@ -59,7 +79,9 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
   try {
     const file = asNginx(doc, ast);
     if (bag && !memo) bag.nginxTuning = memo = createNginxTuningMemo();
-    const findings = runNginxChecks(buildContext(file, settings), memo);
+    const ctx = buildContext(file, settings);
+    ctx.host = hostFactsFor(doc.uri, settings);
+    const findings = runNginxChecks(ctx, memo);
     findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
     return nginxRegistry.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
@@ -80,6 +102,7 @@ export function haproxyTuning(doc: TextDocument, ast: unknown, settings: Service
     if (!memo) memo = createHaproxyTuningMemo();
     if (bag) bag.haproxyTuning = memo;
     const ctx = buildHaproxyContext(file, settings, memo);
+    ctx.host = hostFactsFor(doc.uri, settings);
     const findings = runHaproxyChecks(ctx);
     rememberHaproxyIndexes(ctx, memo);
     findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));

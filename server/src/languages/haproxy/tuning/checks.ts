@@ -5,7 +5,7 @@ import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../overrides';
 import { matchSections } from '../sectionMatch';
 import type { Fix, FixEdit } from '../../../core/rules';
 import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
-import type { ServiceSettings } from '../../../core/types';
+import type { HostFacts, ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { HaproxyFile, Section, Statement, Word } from '../ast';
 import { keywordName } from '../ast';
@@ -17,6 +17,8 @@ export interface HaproxyCheckContext {
   text: string;
   settings: ServiceSettings;
   version?: string;
+  /** The facts of the machine the file runs on, when known (service/tuning.ts decides). */
+  host?: HostFacts;
   /** The file's indentation step, computed when a fix first needs it. */
   unit: string | undefined;
   out: Finding[];
@@ -70,6 +72,7 @@ export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings
     text: file.text,
     settings,
     version: settings.haproxyVersion,
+    host: settings.host?.target ? settings.host : undefined,
     unit: undefined,
     out: [],
     indexes: new Map(),
@@ -284,6 +287,17 @@ export function modeOf(ctx: HaproxyCheckContext, sec: Section): string {
   return lookup(ctx, sec, 'mode')?.st.args[0]?.value ?? 'tcp';
 }
 
+/** Whether a `defaults` section feeds an HTTP proxy; with none in the file, its own mode says. */
+function feedsHttp(ctx: HaproxyCheckContext, defaults: Section): boolean {
+  let users = 0;
+  for (const s of ctx.file.sections) {
+    if (s.keyword === 'defaults' || !PROXY_KINDS.has(s.keyword) || defaultsOf(ctx, s) !== defaults) continue;
+    users++;
+    if (modeOf(ctx, s) === 'http') return true;
+  }
+  return users === 0 && modeOf(ctx, defaults) === 'http';
+}
+
 function lastWord(st: Statement): Word {
   return st.words[st.words.length - 1];
 }
@@ -320,7 +334,7 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
   const global = ctx.file.sections.find((s) => s.keyword === 'global');
   if (!global) return;
   if (!find(ctx, global, 'maxconn').length) {
-    const nofile = ctx.settings.host?.nofileLimit;
+    const nofile = ctx.host?.nofileLimit;
     const value = nofile ? Math.max(256, Math.floor(nofile / 2)) : 4096;
     add(
       ctx,
@@ -349,7 +363,7 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
       },
     );
   }
-  const cpus = ctx.settings.host?.cpuCount;
+  const cpus = ctx.host?.cpuCount;
   for (const st of find(ctx, global, 'nbthread')) {
     const w = st.args[0];
     const n = Number(w?.value);
@@ -449,8 +463,10 @@ function checkProxies(ctx: HaproxyCheckContext): void {
   for (const sec of ctx.file.sections) {
     if (!PROXY_KINDS.has(sec.keyword)) continue;
     const mode = modeOf(ctx, sec);
-    // keep-alive killers, reported where they are written (in line order)
-    for (const st of closers(ctx, sec)) {
+    // keep-alive killers, reported where they are written (in line order); not where only TCP
+    // proxies read them (a tcp-mode proxy, or a defaults whose proxies are all tcp-mode)
+    const http = sec.keyword === 'defaults' ? feedsHttp(ctx, sec) : mode === 'http';
+    for (const st of http ? closers(ctx, sec) : []) {
       const name = st.sub!.value;
       if (st.prefix?.value === 'no') continue;
       {
