@@ -8,6 +8,7 @@ import { fixAll, validateInWorkspace } from '../../server/src/service/languageSe
 import { localVersion, prefetchLocalVersion } from '../../server/src/host/localVersions';
 import type { LanguageId } from '../../server/src/core/types';
 import { findRule } from '../../server/src/service/ruleTable';
+import { eolNote } from '../../server/src/core/lifecycle';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, type FileResult, type Input } from './checkCore';
 import { expandFiles, ProjectConfigs, writeAtomic } from './files';
@@ -92,6 +93,18 @@ function summary(results: FileResult[], ignored: number): string {
   }
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   return `${plural(results.length, 'file')} checked${ignored ? ` (${ignored} ignored)` : ''}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${others} other\n`;
+}
+
+/** The end of life of each binary the run judged for, once per run (not on every file). */
+function eolNotes(results: FileResult[], settingsFor: SettingsFor): string[] {
+  const notes = new Set<string>();
+  for (const r of results) {
+    if (r.error) continue;
+    const s = settingsFor.get(r.file);
+    const note = eolNote(r.language, r.language === 'nginx' ? s.nginxVersion : s.haproxyVersion);
+    if (note) notes.add(note);
+  }
+  return [...notes];
 }
 
 function fail(out: Output, message: string, usage = false): number {
@@ -244,6 +257,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   else {
     out.stdout(formatText(results));
     out.stderr(summary(results, expanded.ignored));
+    for (const note of eolNotes(results, new SettingsFor(opts, configs))) out.stderr(`proxy-tuner check: note: ${note}\n`);
   }
   if (TRACING) {
     trace('main', 'report written');

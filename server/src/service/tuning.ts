@@ -21,7 +21,17 @@ import {
   type HaproxyTuningMemo,
 } from '../languages/haproxy/tuning/checks';
 import { runHaproxyChecks } from '../languages/haproxy/tuning/run';
-import { eolFindings } from '../core/lifecycle';
+import { eolFindings, eolRuleId } from '../core/lifecycle';
+import type { LanguageId } from '../core/types';
+
+/**
+ * The end of life of the target binary is a fact of the binary, said once (status bar, once per
+ * CLI run): on each file only when the user selected the rule in the settings.
+ */
+function eolSelected(lang: LanguageId, settings: ServiceSettings): boolean {
+  const s = settings.rules?.[eolRuleId(lang)];
+  return s !== undefined && s !== 'off';
+}
 
 export { NGINX_TUNING_RULES, HAPROXY_TUNING_RULES };
 
@@ -82,7 +92,7 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
     const ctx = buildContext(file, settings);
     ctx.host = hostFactsFor(doc.uri, settings);
     const findings = runNginxChecks(ctx, memo);
-    findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
+    if (eolSelected('nginx', settings)) findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
     return nginxRegistry.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     if (bag && memo) bag.nginxTuning = undefined; // a half-done run is no base for the next
@@ -105,7 +115,7 @@ export function haproxyTuning(doc: TextDocument, ast: unknown, settings: Service
     ctx.host = hostFactsFor(doc.uri, settings);
     const findings = runHaproxyChecks(ctx);
     rememberHaproxyIndexes(ctx, memo);
-    findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
+    if (eolSelected('haproxy', settings)) findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
     return haproxyRegistry.toDiagnostics(doc, findings, settings, 'haproxy');
   } catch {
     if (memo) memo.file = undefined;
