@@ -91,6 +91,21 @@ describe('nginx/worker-rlimit-nofile', () => {
     });
     expectNone('nginx', 'worker_rlimit_nofile 200000;\nevents {\n    worker_connections 65535;\n}\n', 'nginx/worker-rlimit-nofile');
   });
+  it("is silent on a missing limit in a container (daemon off, logs to the output streams): the runtime's limit applies", () => {
+    const proxied = 'http {\n    server { location / { proxy_pass http://app; } }\n}\n';
+    for (const head of ['daemon off;\n', 'error_log /dev/stderr warn;\n', ''])
+      expectNone(
+        'nginx',
+        `${head}events {\n    worker_connections 4096;\n}\n${head ? proxied : proxied.replace('server {', 'access_log /dev/stdout;\n    server {')}`,
+        'nginx/worker-rlimit-nofile',
+      );
+    // a limit set too low is still wrong there
+    expectRule(
+      'nginx',
+      'daemon off;\nworker_rlimit_nofile <|1000|>;\nevents {\n    worker_connections 4096;\n}\n',
+      'nginx/worker-rlimit-nofile',
+    );
+  });
 });
 
 describe('nginx/redundant-event-setting', () => {
@@ -362,6 +377,10 @@ describe('nginx/access-log-unbuffered', () => {
       'access_log /x.log combined gzip;',
       'access_log off;',
       'access_log syslog:server=unix:/dev/log;',
+      // read live (docker logs, tail -f of a pipe): unbuffered is right
+      'access_log /dev/stdout;',
+      'access_log /dev/stdout main;',
+      'access_log /proc/self/fd/1 combined;',
     ]) {
       expectNone('nginx', `http {\n    ${line}\n}\n`, 'nginx/access-log-unbuffered');
     }

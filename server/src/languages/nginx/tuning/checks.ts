@@ -503,7 +503,7 @@ function checkWorkers(ctx: NginxCheckContext): void {
           fixes: [{ title: `Set worker_rlimit_nofile ${need}`, safe: true, edits: [replace(w.start, w.end, String(need))] }],
         },
       );
-    } else if (!rl && wc && n !== undefined) {
+    } else if (!rl && wc && n !== undefined && (ctx.host?.nofileLimit !== undefined || !containerised(ctx))) {
       const hostLimit = ctx.host?.nofileLimit ?? 1024;
       // a connection is at least one descriptor; a proxied one two
       const proxies = ctx.groups[G.proxyPass].length > 0 || ctx.groups[G.otherPass].length > 0;
@@ -824,12 +824,27 @@ function checkKeepaliveRequests(ctx: NginxCheckContext): void {
 // ---------------------------------------------------------------------------------------------
 // logging, files, compression, buffering, listen
 
+/** Log paths that are the process's output streams (containers log there). */
+const STREAM_LOG = /^\/dev\/(stdout|stderr|fd\/[12])$|^\/proc\/self\/fd\/[12]$/;
+
+/**
+ * A containerised deployment, from the file alone: `daemon off;` or logs to the output streams.
+ * Its descriptor limit is the container runtime's (Docker's default is 1048576), not 1024.
+ */
+function containerised(ctx: NginxCheckContext): boolean {
+  for (const d of ctx.file.directives) if (d.name === 'daemon' && firstArg(d) === 'off') return true;
+  for (const n of ctx.groups[G.accessLog]) if (STREAM_LOG.test(n.d.args[0]?.value ?? '')) return true;
+  return /^\s*error_log\s+\/(dev\/(stdout|stderr)|proc\/self\/fd\/[12])\b/m.test(ctx.text);
+}
+
 function checkAccessLog(ctx: NginxCheckContext): void {
   for (const n of ctx.groups[G.accessLog]) {
     if (n.up.inner === 'main') continue;
     const args = n.d.args;
     const path = args[0];
     if (!path || path.value === 'off' || path.value.startsWith('syslog:') || path.value.startsWith('memory:')) continue;
+    // a stream read live (`docker logs`, `tail -f` of a pipe): unbuffered is what the operator wants
+    if (STREAM_LOG.test(path.value)) continue;
     if (args.some((a) => /^(buffer|gzip)(=|$)/.test(a.value))) continue;
     const fixes: Fix[] = [];
     if (!path.value.includes('$')) {

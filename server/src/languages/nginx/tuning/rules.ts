@@ -113,6 +113,8 @@ const rows = [
     id: 'nginx/access-log-unbuffered',
     category: 'performance',
     severity: 'information',
+    // right but rarely worth acting on: operators read logs live (`tail -f`, /dev/stdout)
+    group: 'performance-deep',
     title: '`access_log` writes every request as it completes (no `buffer=`)',
     why: 'An unbuffered access log costs one write system call per request in the worker that serves it. On a hot path `buffer=32k flush=5s` groups the writes (lines reach the file within 5 seconds); `access_log off` removes the cost where the log is not needed.',
     docUrl: 'https://nginx.org/en/docs/http/ngx_http_log_module.html#access_log',
@@ -140,6 +142,8 @@ const rows = [
     id: 'nginx/gzip-min-length',
     category: 'performance',
     severity: 'information',
+    // a micro-optimisation: a few bytes on tiny responses
+    group: 'performance-deep',
     title: '`gzip on` also compresses tiny responses (`gzip_min_length` missing or below 256)',
     why: 'The default `gzip_min_length` is 20 bytes. Compressing a response of a few hundred bytes costs CPU and often makes it bigger (gzip adds about 20 bytes of framing and the saving on short bodies is small). 256 bytes or more skips the responses not worth compressing.',
     docUrl: 'https://nginx.org/en/docs/http/ngx_http_gzip_module.html#gzip_min_length',
