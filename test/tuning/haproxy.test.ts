@@ -107,6 +107,23 @@ describe('haproxy/http-reuse', () => {
   });
 });
 
+describe('haproxy/tcp-timeout-tunnel', () => {
+  const KUBE =
+    'defaults\n    mode tcp\n    timeout connect 5s\n    timeout client 35s\n    timeout server 35s\nfrontend <|kube-api|>\n    bind :6443\n    default_backend masters\nbackend <|masters|>\n    server m1 192.0.2.10:6443 check\n    server m2 192.0.2.11:6443 check\n';
+  it('flags a Kubernetes API balancer whose idle timeouts cut kubectl exec / logs -f, and adds timeout tunnel', () => {
+    const { doc, found } = expectRule('haproxy', KUBE, 'haproxy/tcp-timeout-tunnel');
+    assert.match(found[0].message, /timeout client 35s/);
+    assert.match(applyFix(doc, found[1]), /server m2 192\.0\.2\.11:6443 check\n    timeout tunnel 1h\n$/);
+  });
+  it('accepts a timeout tunnel (here or in defaults), long timeouts, HTTP mode and other TCP services', () => {
+    const plain = KUBE.replace(/<\||\|>/g, '');
+    expectNone('haproxy', plain.replace('timeout server 35s', 'timeout server 35s\n    timeout tunnel 1h'), 'haproxy/tcp-timeout-tunnel');
+    expectNone('haproxy', plain.replace(/35s/g, '2h'), 'haproxy/tcp-timeout-tunnel');
+    expectNone('haproxy', plain.replace('mode tcp', 'mode http'), 'haproxy/tcp-timeout-tunnel');
+    expectNone('haproxy', plain.replace(/6443/g, '5432').replace('kube-api', 'db'), 'haproxy/tcp-timeout-tunnel');
+  });
+});
+
 describe('haproxy/server-no-check', () => {
   const text = 'backend b\n    server <|rs1|> 192.168.1.10:80 weight 2  # main\n    server rs2 192.168.1.11:80 check\n';
   it('flags servers without check and appends check before the comment', () => {

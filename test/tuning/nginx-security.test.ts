@@ -624,6 +624,18 @@ describe('nginx/ssl-ciphers-weak', () => {
     expectRule('nginx', main('        ssl_ciphers <|ALL|>;\n'), 'nginx/ssl-ciphers-weak');
     expectRule('nginx', main('        ssl_ciphers <|ECDHE-RSA-AES128-GCM-SHA256:DES-CBC3-SHA|>;\n'), 'nginx/ssl-ciphers-weak');
   });
+  it('reads aliases: a `+` combination with a weak part, static RSA key exchange', () => {
+    for (const list of ['EECDH+AESGCM:DH+3DES:!aNULL', 'ECDHE+AESGCM:RSA+3DES:!aNULL', 'HIGH:kRSA:!aNULL', 'ECDHE+AESGCM:RSA+AESGCM'])
+      expectRule('nginx', main(`        ssl_ciphers <|${list}|>;\n`), 'nginx/ssl-ciphers-weak');
+    const { found } = expectRule(
+      'nginx',
+      main('        ssl_ciphers <|EECDH+AESGCM:EDH+AESGCM:DH+3DES:RSA+3DES|>;\n'),
+      'nginx/ssl-ciphers-weak',
+    );
+    assert.match(found[0].message, /DH\+3DES, RSA\+3DES/);
+    // an ephemeral exchange signed with RSA is sound; an excluded alias is not counted
+    expectNone('nginx', main('        ssl_ciphers ECDHE+aRSA+AESGCM:EECDH+RSA+AESGCM:DHE+RSA:!kRSA:!3DES;\n'), 'nginx/ssl-ciphers-weak');
+  });
   it('accepts exclusions and current lists', () => {
     expectNone('nginx', main('        ssl_ciphers HIGH:!aNULL:!MD5;\n'), 'nginx/ssl-ciphers-weak');
     expectNone('nginx', main('        ssl_ciphers ALL:!aNULL:!eNULL:!RC4:!3DES:!MD5:!EXP;\n'), 'nginx/ssl-ciphers-weak');

@@ -642,6 +642,46 @@ function checkLogging(ctx: HaproxyCheckContext): void {
   }
 }
 
+/** The Kubernetes API server's port, and names that say a proxy is its balancer. */
+const KUBE_API_PORT = /:6443$/;
+const KUBE_API_NAME = /kube|k8s|apiserver|control-?plane/i;
+/** An idle timeout under this cuts `kubectl exec`/`logs -f` sessions (ms). */
+const TUNNEL_FLOOR_MS = 3_600_000;
+
+/** HAProxy's time format: a number with an optional unit (ms by default). */
+function timeMs(v: string | undefined): number | undefined {
+  const m = v ? /^(\d+)(us|ms|s|m|h|d)?$/.exec(v) : null;
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 'ms']!;
+  return n * unit;
+}
+
+/** TCP-mode balancers of the Kubernetes API whose idle timeouts cut long-lived streams (no `timeout tunnel`). */
+function checkTunnels(ctx: HaproxyCheckContext): void {
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'frontend' && sec.keyword !== 'listen' && sec.keyword !== 'backend') continue;
+    if (modeOf(ctx, sec) !== 'tcp' || lookup(ctx, sec, 'timeout tunnel')) continue;
+    const addrs = [
+      ...find(ctx, sec, 'bind').map((b) => b.args[0]?.value ?? ''),
+      ...find(ctx, sec, 'server').map((s) => s.args[1]?.value ?? ''),
+    ];
+    if (!addrs.some((a) => KUBE_API_PORT.test(a)) && !KUBE_API_NAME.test(sec.name?.value ?? '')) continue;
+    if (!addrs.length) continue;
+    const side = sec.keyword === 'backend' ? 'timeout server' : 'timeout client';
+    const t = lookup(ctx, sec, side);
+    const ms = timeMs(t?.st.args[1]?.value ?? t?.st.args[0]?.value);
+    if (!t || ms === undefined || ms >= TUNNEL_FLOOR_MS) continue;
+    add(
+      ctx,
+      'haproxy/tcp-timeout-tunnel',
+      headerWord(sec),
+      `${sectionName(sec)} balances the Kubernetes API in TCP mode with \`${side} ${t.st.args[t.st.args.length - 1].value}\` and no \`timeout tunnel\`: \`kubectl exec\`, \`logs -f\` and watches idle longer than that are cut. Add \`timeout tunnel 1h\`.`,
+      { fixes: [{ title: 'Add timeout tunnel 1h', safe: false, edits: [appendToSection(ctx, sec, ['timeout tunnel 1h'])] }] },
+    );
+  }
+}
+
 export type HaproxyCheck = (ctx: HaproxyCheckContext) => void;
 
 /**
@@ -659,6 +699,7 @@ export const CHECK_OF = {
   'haproxy/http-reuse': checkProxies,
   'haproxy/server-no-check': checkProxies,
   'haproxy/balance-long-lived': checkProxies,
+  'haproxy/tcp-timeout-tunnel': checkTunnels,
   'haproxy/splice-auto': checkProxies,
   'haproxy/log-without-dontlognull': checkLogging,
 } satisfies Partial<Record<HaproxyTuningRuleId, HaproxyCheck>>; // complete: checked in run.ts, with the security rows

@@ -71,6 +71,15 @@ const rows = [
     fix: 'Adds `check` to the server line.',
   },
   {
+    id: 'haproxy/tcp-timeout-tunnel',
+    category: 'correctness',
+    severity: 'warning',
+    title: 'A Kubernetes API balancer in TCP mode whose idle timeout cuts long-lived streams',
+    why: 'In TCP mode `timeout client` and `timeout server` close a connection that is idle that long, unless `timeout tunnel` (which supersedes both once the connection is established) is longer. Streams to the Kubernetes API server stay idle for minutes: `kubectl exec`, `kubectl logs -f`, `kubectl port-forward` and watches are cut after, say, 35 seconds of silence. Set `timeout tunnel` to an hour or more there.',
+    docUrl: `${HAPROXY_DOC}#4.2-timeout%20tunnel`,
+    fix: 'Adds `timeout tunnel 1h` (not applied automatically).',
+  },
+  {
     id: 'haproxy/balance-long-lived',
     category: 'performance',
     severity: 'information',
