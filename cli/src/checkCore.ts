@@ -9,7 +9,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, detectLanguage, validateInWorkspace, type WorkspaceIndex } from '../../server/src/service/languageService';
 import { localVersion } from '../../server/src/host/localVersions';
-import { localHostFacts, localNginxModules } from '../../server/src/host/hostFacts';
+import { localHostFacts, localNginxConfDir, localNginxModules } from '../../server/src/host/hostFacts';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import { contextFor, projectSettings } from '../../server/src/service/projectConfig';
 import { mergeConfig, resolveSettings, type ProxyTunerConfig, type VersionProbe } from '../../server/src/service/settings';
@@ -93,6 +93,8 @@ export function workspaceOf(docs: TextDocument[], byUri = new Map(docs.map((d) =
     fs: nodeFileSystem,
     // one judgement per file: nothing is kept for a next version
     incremental: false,
+    // relative includes of a file outside a conf tree: where the local nginx reads them
+    nginxConfDir: localNginxConfDir,
   });
 }
 

@@ -3,7 +3,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandGlob, resolveInclude, type IncludeFs } from '../../server/src/languages/nginx/includes';
-import { definitionInWorkspace, documentLinks, references, rename, validateInWorkspace } from '../../server/src/service/languageService';
+import {
+  createWorkspaceIndex,
+  definitionInWorkspace,
+  documentLinks,
+  references,
+  rename,
+  validateInWorkspace,
+} from '../../server/src/service/languageService';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
+import { nginxConfDirOf } from '../../server/src/host/hostFacts';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -265,6 +274,55 @@ http {
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe("a vhost outside any conf tree: relative includes read from the installed nginx's conf folder", () => {
+  it('finds the stock fastcgi_params and snippets/fastcgi-php.conf there, and reports what neither folder has', () => {
+    const t = tree({
+      'etc-nginx/fastcgi_params': 'fastcgi_param QUERY_STRING $query_string;\n',
+      'etc-nginx/snippets/fastcgi-php.conf': 'fastcgi_split_path_info ^(.+?\\.php)(/.*)$;\ntry_files $fastcgi_script_name =404;\n',
+      'repo/deploy/site.conf':
+        'server {\n  listen 80;\n  location ~ \\.php$ {\n    include snippets/fastcgi-php.conf;\n    include fastcgi_params;\n    include nowhere.conf;\n    fastcgi_pass unix:/run/php/php-fpm.sock;\n  }\n}\n',
+    });
+    try {
+      const confDir = join(t.dir, 'etc-nginx');
+      const index = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: () => undefined, all: () => [] },
+        nginxConfDir: () => confDir,
+      });
+      const site = t.files['repo/deploy/site.conf'];
+      const links = documentLinks(site.doc, index);
+      assert.deepEqual(
+        links.map((l) => [site.doc.getText(l.range), l.target]),
+        [
+          ['snippets/fastcgi-php.conf', t.files['etc-nginx/snippets/fastcgi-php.conf'].uri],
+          ['fastcgi_params', t.files['etc-nginx/fastcgi_params'].uri],
+        ],
+      );
+      const missing = validateInWorkspace(site.doc, 'nginx', {}, index).filter((d) => d.code === 'nginx/include-not-found');
+      assert.deepEqual(
+        missing.map((d) => site.doc.getText(d.range)),
+        ['nowhere.conf'],
+      );
+      assert.match(missing[0].message, /etc-nginx/);
+      // no such folder on this machine: the file's own folder, as before
+      const bare = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: () => undefined, all: () => [] },
+        nginxConfDir: () => join(t.dir, 'absent'),
+      });
+      assert.equal(validateInWorkspace(site.doc, 'nginx', {}, bare).filter((d) => d.code === 'nginx/include-not-found').length, 3);
+    } finally {
+      t.cleanup();
+    }
+  });
+  it("reads the conf folder from `nginx -V` (--conf-path's folder, else --prefix's conf, else /etc/nginx)", () => {
+    assert.equal(nginxConfDirOf('configure arguments: --prefix=/usr/share/nginx --conf-path=/etc/nginx/nginx.conf'), '/etc/nginx');
+    assert.equal(nginxConfDirOf('configure arguments: --prefix=/opt/nginx --with-http_ssl_module'), '/opt/nginx/conf');
+    assert.equal(nginxConfDirOf("configure arguments: --prefix=/opt/n --conf-path='conf/main.conf'"), '/opt/n/conf');
+    assert.equal(nginxConfDirOf('nginx version: nginx/1.22.1'), '/etc/nginx');
   });
 });
 

@@ -98,7 +98,17 @@ export interface WorkspaceIndexOptions {
    * nothing for a next version, since there is none (default true: the editor's documents change).
    */
   incremental?: boolean;
+  /**
+   * The conf folder of the nginx that runs these files (`nginx -V`: the folder of --conf-path, else
+   * --prefix's conf; host/hostFacts.ts nginxConfDirOf). A file outside any folder holding an
+   * nginx.conf (a vhost in a repository) has its relative includes read from there first, as nginx
+   * would once it is installed. Asked when first needed; default DEFAULT_NGINX_CONF_DIR.
+   */
+  nginxConfDir?: () => string | undefined;
 }
+
+/** Where the packaged nginx (Debian, Ubuntu, Red Hat, Alpine, the official images) keeps its configuration. */
+export const DEFAULT_NGINX_CONF_DIR = '/etc/nginx';
 
 export function uriToPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined;
@@ -391,11 +401,31 @@ export class WorkspaceIndex {
         }
       }
     }
-    const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? dirname(file.path)) : '/';
+    const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? this.installedConfDir(file.path)) : '/';
     const c = this.closure(file, mainDir);
     const main = isMainConfig(file.ast as NginxFile);
     if (!main) c.contexts.delete(this.real(file.path)); // a fragment on its own: its context is inferred
     return { lang: 'nginx', files: c.files, complete: main, contexts: c.contexts, mainDir };
+  }
+
+  private systemConfDir: string | null | undefined = null;
+
+  /**
+   * Where nginx reads relative includes of a file outside any conf tree: the local nginx's conf
+   * folder when it exists (`include fastcgi_params;`, `include snippets/fastcgi-php.conf;` name its
+   * stock files), else the file's own folder (resolveInclude tries that one next either way).
+   */
+  private installedConfDir(path: string): string {
+    if (this.systemConfDir === null) {
+      let dir: string | undefined;
+      try {
+        dir = this.opts.nginxConfDir?.() ?? DEFAULT_NGINX_CONF_DIR;
+      } catch {
+        dir = DEFAULT_NGINX_CONF_DIR;
+      }
+      this.systemConfDir = dir && this.fs.stat(dir)?.isDirectory ? dir.replace(/\/+$/, '') || '/' : undefined;
+    }
+    return this.systemConfDir ?? dirname(path);
   }
 
   /** The context an nginx file is read in (undefined: let validation infer it). */
