@@ -73,7 +73,7 @@ describe('project config reader (pure)', () => {
     const sample = {
       $schema: 'x',
       nginx: { version: '1.22.1' },
-      haproxy: { version: '2.6' },
+      haproxy: { version: '2.6', files: [['global.cfg', './site.cfg']] },
       rules: {},
       ignore: ['a'],
       contexts: { 'a/*.conf': 'http' },
@@ -81,6 +81,14 @@ describe('project config reader (pure)', () => {
     };
     assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(sample).sort());
     assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').problems, []);
+    // the files HAProxy loads together, as absolute paths in load order
+    assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').haproxy, {
+      version: '2.6',
+      files: [['/p/global.cfg', '/p/site.cfg']],
+    });
+    assert.deepEqual(parseProjectConfig('{"haproxy": {"files": ["a.cfg"]}}', '/p/.proxy-tuner.json').problems, [
+      '"haproxy.files" must be an array of groups, each an array of paths HAProxy loads together',
+    ]);
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
     assert.deepEqual(pkg.contributes.jsonValidation, [{ fileMatch: '.proxy-tuner.json', url: './schemas/proxy-tuner.schema.json' }]);
   });

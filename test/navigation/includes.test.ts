@@ -358,6 +358,25 @@ describe('HAProxy configs split across a folder', () => {
     }
   });
 
+  it('files HAProxy loads together, named in .proxy-tuner.json (haproxy.files), resolve names across each other', () => {
+    const t = tree({
+      'lb/global.cfg': `global\n    maxconn 100\ndefaults\n    mode http\n    timeout connect 1s\n    timeout client 1s\n    timeout server 1s\nbackend app\n    server s1 127.0.0.1:9000\n`,
+      'lb/sites/site.haproxy': `frontend fe\n    bind 127.0.0.1:8080\n    default_backend app\n`,
+      'lb/other/lonely.haproxy': `frontend fe2\n    bind 127.0.0.1:8081\n    default_backend app\n`,
+      'lb/.proxy-tuner.json': JSON.stringify({ haproxy: { files: [['global.cfg', 'sites/site.haproxy']] } }),
+    });
+    try {
+      const unknown = (rel: string) =>
+        validateInWorkspace(t.files[rel].doc, 'haproxy', {}, t.index)
+          .filter((d) => d.code === 'haproxy/unknown-backend')
+          .map((d) => d.message);
+      assert.deepEqual(unknown('lb/sites/site.haproxy'), []);
+      assert.deepEqual(unknown('lb/other/lonely.haproxy'), ["No backend named 'app'."]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('the same frontend alone still gets unknown-backend from the module', () => {
     const t = tree({ 'only.cfg': files['10-frontends.cfg'] });
     try {

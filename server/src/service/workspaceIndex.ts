@@ -32,6 +32,7 @@ import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type Include
 import { soBaseName } from '../languages/nginx/modules';
 
 import { LARGE_DOCUMENT_CHARS } from './largeDocument';
+import { findProjectConfig, type ProjectConfig } from './projectConfig';
 import type { FileSystem } from './host';
 
 export const MAX_HAPROXY_GROUP = 16;
@@ -195,6 +196,7 @@ export class WorkspaceIndex {
       if (p) this.disk.delete(p);
     }
     this.scanned = undefined;
+    this.projectConfigs.clear();
   }
 
   /** The include resolver's view of files: open documents count as existing. */
@@ -312,7 +314,18 @@ export class WorkspaceIndex {
 
   private haproxyUnit(file: IndexedFile): Unit {
     const single: Unit = { lang: 'haproxy', files: [file], complete: true, contexts: new Map() };
-    if (!file.path.startsWith('/') || !/\.cfg$/i.test(file.path)) return single;
+    if (!file.path.startsWith('/')) return single;
+    const group = this.haproxyGroupOf(file.path);
+    if (group) {
+      const files: IndexedFile[] = [];
+      for (const p of group.slice(0, MAX_HAPROXY_GROUP)) {
+        const f = p === file.path ? file : this.getPath(p);
+        if (f && f.lang === 'haproxy') files.push(f);
+      }
+      if (!files.includes(file)) files.push(file);
+      return { lang: 'haproxy', files, complete: true, contexts: new Map() };
+    }
+    if (!/\.cfg$/i.test(file.path)) return single;
     const dir = dirname(file.path);
     const names = (this.fs.readDir(dir) ?? []).filter((n) => /\.cfg$/i.test(n) && !n.startsWith('.')).sort();
     if (names.length < 2 || names.length > MAX_HAPROXY_GROUP) return single;
@@ -324,6 +337,21 @@ export class WorkspaceIndex {
     }
     if (!files.includes(file)) files.push(file);
     return { lang: 'haproxy', files, complete: true, contexts: new Map() };
+  }
+
+  /** Project configs by folder, read once until a watched file changes (invalidate). */
+  private readonly projectConfigs = new Map<string, ProjectConfig | null>();
+
+  /** The group of `.proxy-tuner.json`'s `haproxy.files` that lists `path` (files HAProxy loads together), if any. */
+  private haproxyGroupOf(path: string): string[] | undefined {
+    let cfg;
+    try {
+      cfg = findProjectConfig(path, (p) => this.fs.readFile(p), this.projectConfigs);
+    } catch {
+      return undefined; // a broken project config is reported where settings are read
+    }
+    const me = this.real(path);
+    return cfg?.haproxy?.files?.find((g) => g.some((p) => p === path || this.real(p) === me));
   }
 
   /** The include closure of `root`, read in `context`; undefined when it grows past the limit. */
