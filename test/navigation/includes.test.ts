@@ -13,6 +13,7 @@ import {
 } from '../../server/src/service/languageService';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import { nginxConfDirOf } from '../../server/src/host/hostFacts';
+import { matrixBinaries, nginxTest } from '../snippets/helpers';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -314,6 +315,46 @@ describe("a vhost outside any conf tree: relative includes read from the install
         nginxConfDir: () => join(t.dir, 'absent'),
       });
       assert.equal(validateInWorkspace(site.doc, 'nginx', {}, bare).filter((d) => d.code === 'nginx/include-not-found').length, 3);
+    } finally {
+      t.cleanup();
+    }
+  });
+  it("counts the stock files' directives: a try_files next to Debian's snippets/fastcgi-php.conf is a duplicate, as nginx -t says", () => {
+    const snippet = 'fastcgi_split_path_info ^(.+?\\.php)(/.*)$;\ntry_files $fastcgi_script_name =404;\nfastcgi_index index.php;\n';
+    const location = (extra: string) =>
+      `server {\n  listen 127.0.0.1:18080;\n  location ~ \\.php$ {\n${extra}    include snippets/fastcgi-php.conf;\n    fastcgi_pass unix:/run/php/php-fpm.sock;\n  }\n}\n`;
+    const t = tree({
+      'etc-nginx/snippets/fastcgi-php.conf': snippet,
+      'repo/dup.conf': location('    try_files $uri =404;\n'),
+      'repo/ok.conf': location(''),
+    });
+    try {
+      const confDir = join(t.dir, 'etc-nginx');
+      const index = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: () => undefined, all: () => [] },
+        nginxConfDir: () => confDir,
+      });
+      const dups = (rel: string) =>
+        validateInWorkspace(t.files[rel].doc, 'nginx', {}, index)
+          .filter((d) => d.code === 'nginx/duplicate')
+          .map((d) => [t.files[rel].doc.getText(d.range), d.severity, d.message]);
+      assert.deepEqual(dups('repo/dup.conf'), [
+        ['snippets/fastcgi-php.conf', 1, '"try_files" directive is duplicate: snippets/fastcgi-php.conf gives it again (after this block)'],
+      ]);
+      assert.deepEqual(dups('repo/ok.conf'), []);
+      // the binaries agree: the same server read by nginx -t through the snippet's absolute path
+      for (const bin of matrixBinaries('nginx', ['1.22', '1.26', '1.30'])) {
+        for (const [rel, fatal] of [
+          ['repo/dup.conf', true],
+          ['repo/ok.conf', false],
+        ] as const) {
+          const server = t.files[rel].text.replace('include snippets/', `include ${confDir}/snippets/`);
+          const run = nginxTest(bin, t.dir, `events {}\nhttp {\n  access_log off;\n${server}}\n`);
+          assert.equal(run.status !== 0, fatal, `${bin.version} ${rel}: ${run.output}`);
+          if (fatal) assert.match(run.output, /"try_files" directive is duplicate/);
+        }
+      }
     } finally {
       t.cleanup();
     }

@@ -27,7 +27,9 @@ import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from '../
 import type { Finding, RuleMeta, RuleRegistry } from '../core/rules';
 import { NGINX_NAVIGATION_RULES, nginxRegistry, type NginxRuleId } from '../languages/nginx/rules';
 import { HAPROXY_NAVIGATION_RULES, haproxyRegistry, type HaproxyRuleId } from '../languages/haproxy/rules';
-import type { NginxFile } from '../languages/nginx/ast';
+import { childContext, type Directive, type NginxFile } from '../languages/nginx/ast';
+import { directivesAt } from '../languages/nginx/data';
+import { inferContext } from '../languages/nginx/validation';
 import { confDirOf, dirname, hasGlob, includeSites, resolveInclude, type IncludeFs, type IncludeSite } from '../languages/nginx/includes';
 import { soBaseName } from '../languages/nginx/modules';
 
@@ -429,9 +431,12 @@ export class WorkspaceIndex {
         }
       }
     }
-    const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? this.installedConfDir(file.path)) : '/';
-    const c = this.closure(file, mainDir);
+    // a main file run with -c reads relative includes from its own folder; a fragment once installed, from the conf folder
     const main = isMainConfig(file.ast as NginxFile);
+    const mainDir = file.path.startsWith('/')
+      ? (confDirOf(file.path, this.includeFs()) ?? (main ? dirname(file.path) : this.installedConfDir(file.path)))
+      : '/';
+    const c = this.closure(file, mainDir);
     if (!main) c.contexts.delete(this.real(file.path)); // a fragment on its own: its context is inferred
     return { lang: 'nginx', files: c.files, complete: main, contexts: c.contexts, mainDir };
   }
@@ -813,7 +818,9 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
     }
   }
   if (lang === 'nginx') {
-    for (const link of includeTargets(index, unit, file)) {
+    const targets = includeTargets(index, unit, file);
+    if (targets.some((t) => t.paths.length)) duplicatesThroughIncludes(index, unit, file, targets, settings.nginxVersion, findings);
+    for (const link of targets) {
       // relative paths only: they name files of the config tree the workspace holds, while an
       // absolute path names the server's disk, which this machine may not mirror
       const cap = index.includeCap(file.path, link.siteStart);
@@ -839,6 +846,65 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   }
   const registry: RuleRegistry = lang === 'nginx' ? nginxRegistry : haproxyRegistry;
   return registry.toDiagnostics(file.doc, findings, settings, lang);
+}
+
+/**
+ * Directives that may appear once per block, given twice once the includes are read in place
+ * (nginx reads an include where it stands): a `try_files` next to `include snippets/fastcgi-php.conf;`
+ * (Debian's snippet has one) is refused. The module reports duplicates within one file; this, the
+ * ones an included file brings, at the include line.
+ */
+function duplicatesThroughIncludes(
+  index: WorkspaceIndex,
+  unit: Unit,
+  file: IndexedFile,
+  targets: IncludeTarget[],
+  version: string | undefined,
+  findings: Finding<NginxRuleId | HaproxyRuleId>[],
+): void {
+  const bySite = new Map(targets.map((t) => [t.siteStart, t]));
+  const top = index.contextIn(unit, file) ?? inferContext(file.ast as NginxFile);
+  const once = (name: string, ctx: string): boolean => !!directivesAt(name, version)?.some((v) => v.duplicate && v.contexts.includes(ctx));
+  const visit = (list: readonly Directive[], ctx: string): void => {
+    const seen = new Map<string, string>(); // name -> where it was first given ('' for this file)
+    for (const d of list) {
+      if (d.entry) continue;
+      const t = d.name === 'include' ? bySite.get(d.start) : undefined;
+      if (t) {
+        for (const p of t.paths) {
+          const inc = index.getPath(p);
+          if (!inc || inc.lang !== 'nginx') continue;
+          const rel = t.paths.length > 1 ? p : t.pattern;
+          for (const x of (inc.ast as NginxFile).directives) {
+            if (x.entry || x.block || !once(x.name, ctx)) continue;
+            const first = seen.get(x.name);
+            if (first !== undefined)
+              findings.push({
+                ruleId: 'nginx/duplicate',
+                start: t.start,
+                end: t.end,
+                message: `"${x.name}" directive is duplicate: ${rel} gives it again (after ${first || 'this block'})`,
+              });
+            else seen.set(x.name, rel);
+          }
+        }
+        continue;
+      }
+      if (!d.block && once(d.name, ctx)) {
+        const first = seen.get(d.name);
+        if (first)
+          findings.push({
+            ruleId: 'nginx/duplicate',
+            start: d.nameStart,
+            end: d.nameEnd,
+            message: `"${d.name}" directive is duplicate (${first} gives it already)`,
+          });
+        else if (first === undefined) seen.set(d.name, '');
+      }
+      if (d.block && !d.rawBody) visit(d.block.children, childContext(ctx, d.name));
+    }
+  };
+  visit((file.ast as NginxFile).directives, top);
 }
 
 /**
