@@ -10,6 +10,7 @@ import { localVersion, prefetchLocalVersion } from '../../server/src/host/localV
 import { localNginxBuild } from '../../server/src/host/binaryFacts';
 import type { LanguageId } from '../../server/src/core/types';
 import { findRule } from '../../server/src/service/ruleTable';
+import { eolNote } from '../../server/src/core/lifecycle';
 import { parseArgs, UsageError, type FlagSpec } from './args';
 import type { ProxyTunerConfig } from '../../server/src/service/settings';
 import { checkInputs, documentOf, SettingsFor, workspaceOf, type CheckOptions, type FileResult, type Input } from './checkCore';
@@ -118,6 +119,18 @@ function summary(results: FileResult[], ignored: number): string {
   }
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   return `${plural(results.length, 'file')} checked${ignored ? ` (${ignored} ignored)` : ''}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${others} other\n`;
+}
+
+/** The end of life of each binary the run judged for, once per run (not on every file). */
+function eolNotes(results: FileResult[], settingsFor: SettingsFor): string[] {
+  const notes = new Set<string>();
+  for (const r of results) {
+    if (r.error) continue;
+    const s = settingsFor.get(r.file);
+    const note = eolNote(r.language, r.language === 'nginx' ? s.nginxVersion : s.haproxyVersion);
+    if (note) notes.add(note);
+  }
+  return [...notes];
 }
 
 function fail(out: Output, message: string, usage = false): number {
@@ -274,6 +287,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   else {
     out.stdout(formatText(results));
     out.stderr(summary(results, expanded.ignored));
+    for (const note of eolNotes(results, new SettingsFor(opts, configs))) out.stderr(`proxy-tuner check: note: ${note}\n`);
   }
   if (TRACING) {
     trace('main', 'report written');

@@ -11,7 +11,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, detectLanguage, diagnose, type WorkspaceIndex } from '../../server/src/service/languageService';
 import { localNginxBuild, type NginxBuildFacts } from '../../server/src/host/binaryFacts';
 import { localVersion } from '../../server/src/host/localVersions';
-import { localHostFacts, localNginxModules } from '../../server/src/host/hostFacts';
+import { localHostFacts, localNginxConfDir, localNginxModules } from '../../server/src/host/hostFacts';
 import { nodeFileSystem } from '../../server/src/host/nodeHost';
 import { contextFor, fileSettings } from '../../server/src/service/projectConfig';
 import type { ProxyTunerConfig, VersionProbe } from '../../server/src/service/settings';
@@ -102,6 +102,8 @@ export function workspaceOf(docs: TextDocument[], byUri = new Map(docs.map((d) =
     fs: nodeFileSystem,
     // one judgement per file: nothing is kept for a next version
     incremental: false,
+    // relative includes of a file outside a conf tree: where the local nginx reads them
+    nginxConfDir: localNginxConfDir,
   });
 }
 

@@ -224,6 +224,12 @@ describe('proxy-tuner check (built CLI in a subprocess)', () => {
         [],
       );
       assert.match(r.stderr, /2 files checked: 0 errors/);
+      // the end of life of the binary: once per run, not a finding on each file
+      assert.equal(r.stderr.match(/end-of-life/g)?.length, 1, r.stderr);
+      assert.match(r.stderr, /note: nginx 1\.22\.1 is end-of-life upstream \(branch 1\.22 ended 2023-04\); Debian 12 still patches it/);
+      assert.ok(!r.stdout.includes('version-end-of-life'), r.stdout);
+      const two = cli(['check', '--nginx-version', '1.22.1', n, write('clean-nginx-2.conf', CLEAN_NGINX)]);
+      assert.equal(two.stderr.match(/end-of-life/g)?.length, 1, two.stderr);
       const j = cli(['check', '--format', 'json', '--nginx-version', '1.22.1', '--haproxy-version', '2.6', n, h]);
       assert.equal(j.status, 0);
       assert.deepEqual(

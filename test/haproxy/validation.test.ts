@@ -274,13 +274,29 @@ test('references to resolvers, caches, userlists, peers, servers and stick table
 });
 
 test('counts read with atol(): a unit is a warning (16k is read as 16), garbage and extra words are errors', () => {
-  const { diags } = diagnose(`global\n  tune.bufsize 16k\n  maxconn lots\n  nbthread 2 4\n`);
+  const { diags } = diagnose(`global\n  tune.maxrewrite 16k\n  maxconn lots\n  nbthread 2 4\n`);
   assert.deepEqual(codes(diags), ['haproxy/invalid-size', 'haproxy/invalid-size', 'haproxy/arg']);
   assert.deepEqual(
     diags.map((d) => d.severity),
     [2, 1, 1],
   );
   assert.match(diags[0].message, /read as 16/);
+});
+
+// `haproxy -c` (test/rules/binaryClaims.test.ts): 2.6.12 and 3.0.11 crash on `tune.bufsize 32k`, 3.2.26 accepts it
+test('tune.bufsize takes units from 3.1; before, a unit is fatal (read as bytes, a crash at start)', () => {
+  const t = 'global\n  tune.bufsize 32k\n';
+  for (const v of ['2.6', '3.0']) {
+    const { diags } = diagnose(t, { haproxyVersion: v });
+    assert.deepEqual(
+      diags.map((d) => [d.code, d.severity]),
+      [['haproxy/invalid-size', 1]],
+    );
+    assert.match(diags[0].message, /32768/);
+  }
+  assert.deepEqual(diagnose(t, { haproxyVersion: '3.2' }).diags, []);
+  assert.deepEqual(codes(diagnose('global\n  tune.bufsize 32x\n', { haproxyVersion: '3.2' }).diags), ['haproxy/invalid-size']);
+  assert.deepEqual(diagnose('global\n  tune.bufsize 32768\n', { haproxyVersion: '2.6' }).diags, []);
 });
 
 test('misplaced server lines are refused, other backend keywords in a frontend only ignored; options without arguments refuse extra words', () => {
@@ -297,7 +313,12 @@ test('address prefixes are version-aware', () => {
   const at26 = diagnose(t, { haproxyVersion: '2.6' }).diags;
   assert.deepEqual(
     at26.map((d) => d.message),
-    ["Address prefix 'abnsz@' needs HAProxy >= 3.1 (judging for 2.6).", "Address prefix 'quic4@' needs HAProxy >= 2.8 (judging for 2.6)."],
+    ["Address prefix 'abnsz@' needs HAProxy >= 3.1 (judging for 2.6)."],
+  );
+  // QUIC binds exist since 2.6 in builds with QUIC (2.6.12 without it: "QUIC is not compiled in")
+  assert.deepEqual(
+    diagnose(t, { haproxyVersion: '2.4' }).diags.map((d) => d.message),
+    ["Address prefix 'abnsz@' needs HAProxy >= 3.1 (judging for 2.4).", "Address prefix 'quic4@' needs HAProxy >= 2.6 (judging for 2.4)."],
   );
   assert.deepEqual(codes(diagnose(t).diags), []);
   assert.equal(diagnose(`${BASE}frontend f\n  bind foo@x\n`).diags[0].severity, 2);

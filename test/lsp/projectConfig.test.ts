@@ -73,7 +73,7 @@ describe('project config reader (pure)', () => {
     const sample = {
       $schema: 'x',
       nginx: { version: '1.22.1' },
-      haproxy: { version: '2.6' },
+      haproxy: { version: '2.6', files: [['global.cfg', './site.cfg']] },
       rules: {},
       lint: { select: ['default'], extendSelect: ['hardening'], ignore: ['nginx/http2-missing'] },
       ignore: ['a'],
@@ -84,6 +84,14 @@ describe('project config reader (pure)', () => {
     assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').problems, []);
     assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').lint, sample.lint);
     assert.deepEqual(Object.keys(schema.properties.lint.properties).sort(), ['extendSelect', 'ignore', 'select']);
+    // the files HAProxy loads together, as absolute paths in load order
+    assert.deepEqual(parseProjectConfig(JSON.stringify(sample), '/p/.proxy-tuner.json').haproxy, {
+      version: '2.6',
+      files: [['/p/global.cfg', '/p/site.cfg']],
+    });
+    assert.deepEqual(parseProjectConfig('{"haproxy": {"files": ["a.cfg"]}}', '/p/.proxy-tuner.json').problems, [
+      '"haproxy.files" must be an array of groups, each an array of paths HAProxy loads together',
+    ]);
     const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8'));
     assert.deepEqual(pkg.contributes.jsonValidation, [{ fileMatch: '.proxy-tuner.json', url: './schemas/proxy-tuner.schema.json' }]);
   });

@@ -3,7 +3,17 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { expandGlob, resolveInclude, type IncludeFs } from '../../server/src/languages/nginx/includes';
-import { definitionInWorkspace, documentLinks, references, rename, validateInWorkspace } from '../../server/src/service/languageService';
+import {
+  createWorkspaceIndex,
+  definitionInWorkspace,
+  documentLinks,
+  references,
+  rename,
+  validateInWorkspace,
+} from '../../server/src/service/languageService';
+import { nodeFileSystem } from '../../server/src/host/nodeHost';
+import { nginxConfDirOf } from '../../server/src/host/hostFacts';
+import { matrixBinaries, nginxTest } from '../snippets/helpers';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -268,6 +278,95 @@ http {
   });
 });
 
+describe("a vhost outside any conf tree: relative includes read from the installed nginx's conf folder", () => {
+  it('finds the stock fastcgi_params and snippets/fastcgi-php.conf there, and reports what neither folder has', () => {
+    const t = tree({
+      'etc-nginx/fastcgi_params': 'fastcgi_param QUERY_STRING $query_string;\n',
+      'etc-nginx/snippets/fastcgi-php.conf': 'fastcgi_split_path_info ^(.+?\\.php)(/.*)$;\ntry_files $fastcgi_script_name =404;\n',
+      'repo/deploy/site.conf':
+        'server {\n  listen 80;\n  location ~ \\.php$ {\n    include snippets/fastcgi-php.conf;\n    include fastcgi_params;\n    include nowhere.conf;\n    fastcgi_pass unix:/run/php/php-fpm.sock;\n  }\n}\n',
+    });
+    try {
+      const confDir = join(t.dir, 'etc-nginx');
+      const index = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: () => undefined, all: () => [] },
+        nginxConfDir: () => confDir,
+      });
+      const site = t.files['repo/deploy/site.conf'];
+      const links = documentLinks(site.doc, index);
+      assert.deepEqual(
+        links.map((l) => [site.doc.getText(l.range), l.target]),
+        [
+          ['snippets/fastcgi-php.conf', t.files['etc-nginx/snippets/fastcgi-php.conf'].uri],
+          ['fastcgi_params', t.files['etc-nginx/fastcgi_params'].uri],
+        ],
+      );
+      const missing = validateInWorkspace(site.doc, 'nginx', {}, index).filter((d) => d.code === 'nginx/include-not-found');
+      assert.deepEqual(
+        missing.map((d) => site.doc.getText(d.range)),
+        ['nowhere.conf'],
+      );
+      assert.match(missing[0].message, /etc-nginx/);
+      // no such folder on this machine: the file's own folder, as before
+      const bare = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: () => undefined, all: () => [] },
+        nginxConfDir: () => join(t.dir, 'absent'),
+      });
+      assert.equal(validateInWorkspace(site.doc, 'nginx', {}, bare).filter((d) => d.code === 'nginx/include-not-found').length, 3);
+    } finally {
+      t.cleanup();
+    }
+  });
+  it("counts the stock files' directives: a try_files next to Debian's snippets/fastcgi-php.conf is a duplicate, as nginx -t says", () => {
+    const snippet = 'fastcgi_split_path_info ^(.+?\\.php)(/.*)$;\ntry_files $fastcgi_script_name =404;\nfastcgi_index index.php;\n';
+    const location = (extra: string) =>
+      `server {\n  listen 127.0.0.1:18080;\n  location ~ \\.php$ {\n${extra}    include snippets/fastcgi-php.conf;\n    fastcgi_pass unix:/run/php/php-fpm.sock;\n  }\n}\n`;
+    const t = tree({
+      'etc-nginx/snippets/fastcgi-php.conf': snippet,
+      'repo/dup.conf': location('    try_files $uri =404;\n'),
+      'repo/ok.conf': location(''),
+    });
+    try {
+      const confDir = join(t.dir, 'etc-nginx');
+      const index = createWorkspaceIndex({
+        fs: nodeFileSystem,
+        open: { get: () => undefined, all: () => [] },
+        nginxConfDir: () => confDir,
+      });
+      const dups = (rel: string) =>
+        validateInWorkspace(t.files[rel].doc, 'nginx', {}, index)
+          .filter((d) => d.code === 'nginx/duplicate')
+          .map((d) => [t.files[rel].doc.getText(d.range), d.severity, d.message]);
+      assert.deepEqual(dups('repo/dup.conf'), [
+        ['snippets/fastcgi-php.conf', 1, '"try_files" directive is duplicate: snippets/fastcgi-php.conf gives it again (after this block)'],
+      ]);
+      assert.deepEqual(dups('repo/ok.conf'), []);
+      // the binaries agree: the same server read by nginx -t through the snippet's absolute path
+      for (const bin of matrixBinaries('nginx', ['1.22', '1.26', '1.30'])) {
+        for (const [rel, fatal] of [
+          ['repo/dup.conf', true],
+          ['repo/ok.conf', false],
+        ] as const) {
+          const server = t.files[rel].text.replace('include snippets/', `include ${confDir}/snippets/`);
+          const run = nginxTest(bin, t.dir, `events {}\nhttp {\n  access_log off;\n${server}}\n`);
+          assert.equal(run.status !== 0, fatal, `${bin.version} ${rel}: ${run.output}`);
+          if (fatal) assert.match(run.output, /"try_files" directive is duplicate/);
+        }
+      }
+    } finally {
+      t.cleanup();
+    }
+  });
+  it("reads the conf folder from `nginx -V` (--conf-path's folder, else --prefix's conf, else /etc/nginx)", () => {
+    assert.equal(nginxConfDirOf('configure arguments: --prefix=/usr/share/nginx --conf-path=/etc/nginx/nginx.conf'), '/etc/nginx');
+    assert.equal(nginxConfDirOf('configure arguments: --prefix=/opt/nginx --with-http_ssl_module'), '/opt/nginx/conf');
+    assert.equal(nginxConfDirOf("configure arguments: --prefix=/opt/n --conf-path='conf/main.conf'"), '/opt/n/conf');
+    assert.equal(nginxConfDirOf('nginx version: nginx/1.22.1'), '/etc/nginx');
+  });
+});
+
 describe('HAProxy configs split across a folder', () => {
   const files = {
     '00-global.cfg': `global\n    maxconn 100\ndefaults\n    mode http\n    timeout connect 1s\n    timeout client 1s\n    timeout server 1s\n`,
@@ -295,6 +394,25 @@ describe('HAProxy configs split across a folder', () => {
           .map((d) => d.message),
         ["backend 'spare' is never used."],
       );
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('files HAProxy loads together, named in .proxy-tuner.json (haproxy.files), resolve names across each other', () => {
+    const t = tree({
+      'lb/global.cfg': `global\n    maxconn 100\ndefaults\n    mode http\n    timeout connect 1s\n    timeout client 1s\n    timeout server 1s\nbackend app\n    server s1 127.0.0.1:9000\n`,
+      'lb/sites/site.haproxy': `frontend fe\n    bind 127.0.0.1:8080\n    default_backend app\n`,
+      'lb/other/lonely.haproxy': `frontend fe2\n    bind 127.0.0.1:8081\n    default_backend app\n`,
+      'lb/.proxy-tuner.json': JSON.stringify({ haproxy: { files: [['global.cfg', 'sites/site.haproxy']] } }),
+    });
+    try {
+      const unknown = (rel: string) =>
+        validateInWorkspace(t.files[rel].doc, 'haproxy', {}, t.index)
+          .filter((d) => d.code === 'haproxy/unknown-backend')
+          .map((d) => d.message);
+      assert.deepEqual(unknown('lb/sites/site.haproxy'), []);
+      assert.deepEqual(unknown('lb/other/lonely.haproxy'), ["No backend named 'app'."]);
     } finally {
       t.cleanup();
     }

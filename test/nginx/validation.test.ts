@@ -350,6 +350,20 @@ test('context inference: fragments of http, server, location, stream; an explici
   assert.deepEqual(diagnose('# context: server\nlocation / { }\n').diags, []);
 });
 
+test('context inference: error_log is no main-file marker (valid in http, server and location)', () => {
+  const ctx = (t: string) => inferContext(parseNginx(t));
+  // a server-level include: judged as a server fragment, no "not allowed here"
+  const include =
+    'listen 443 ssl;\nserver_name example.com;\nerror_log /var/log/nginx/app.error.log;\naccess_log /var/log/nginx/app.access.log;\nroot /srv/app;\nlocation / {\n    try_files $uri $uri/ =404;\n}\n';
+  assert.equal(ctx(include), 'server');
+  assert.deepEqual(
+    diagnose(include).diags.filter((d) => d.severity === 1),
+    [],
+  );
+  assert.equal(ctx('error_log /var/log/nginx/error.log warn;\nworker_processes auto;\nevents {}\n'), 'main');
+  assert.equal(ctx('error_log stderr;\n'), 'main');
+});
+
 test('deprecated directives and listen parameters are warnings from the version that deprecates them', () => {
   const { diags } = diagnose(
     wrap('  ssl_certificate a.crt;\n  ssl_certificate_key a.key;\n  server { listen 443 ssl http2; http2_idle_timeout 10s; }'),
@@ -395,6 +409,28 @@ test('TLS listeners need a certificate and each certificate a key (whole configu
   assert.deepEqual(msgs('  ssl_certificate a.crt;\n  ssl_certificate_key a.key;\n  server { listen 443 ssl; }'), []);
   assert.deepEqual(msgs('  server { listen 443 ssl; ssl_reject_handshake on; }'), []);
   assert.deepEqual(msgs('  server { listen 443 ssl; include snippets/snakeoil.conf; }'), []);
-  // a fragment may inherit its certificate from the main file
-  assert.deepEqual(diagnose('server { listen 443 ssl; }\n', {}, 'http').diags, []);
+  // a file of servers (a vhost): the including http block may set the certificate, so a warning
+  const vhost = diagnose('server { listen 443 ssl; }\n', {}, 'http').diags;
+  assert.deepEqual(
+    vhost.map((d) => [d.code, d.severity]),
+    [['nginx/missing-certificate', 2]],
+  );
+  assert.match(vhost[0].message, /default server/);
+  assert.deepEqual(diagnose('include ssl.conf;\nserver { listen 443 ssl; }\n', {}, 'http').diags, []);
+});
+
+// checked on nginx 1.22.1, 1.26.3 and 1.30.6 (`nginx -t`): only the default server of each TLS
+// address:port needs a certificate; a named server without one is accepted
+test('TLS listeners: only the default server of each address:port needs a certificate', () => {
+  const msgs = (body: string) => diagnose(wrap(body)).diags.map((d) => `${d.message} @${d.range.start.line}`);
+  const cert = 'ssl_certificate a.crt; ssl_certificate_key a.key;';
+  assert.deepEqual(msgs(`  server { listen 443 ssl; ${cert} }\n  server { listen 443 ssl; server_name b; }`), []);
+  assert.deepEqual(msgs(`  server { listen 443 ssl; server_name b; }\n  server { listen 443 ssl default_server; ${cert} }`), []);
+  assert.deepEqual(msgs(`  server { listen 443 ssl; ${cert} }\n  server { listen 443; server_name b; }`), []);
+  // a second address: its first server is its default
+  const two = msgs(`  server { listen 443 ssl; ${cert} }\n  server { listen 8443 ssl; server_name e; }`);
+  assert.equal(two.length, 1);
+  assert.match(two[0], /no "ssl_certificate" is defined/);
+  // a plain listen that comes first is the default of a socket another line makes TLS
+  assert.equal(msgs(`  server { listen 443; server_name a; }\n  server { listen 443 ssl; ${cert} }`).length, 1);
 });

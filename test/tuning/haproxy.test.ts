@@ -1,6 +1,9 @@
 // HAProxy tuning and safety rules: trigger, no trigger, fixed text, version and host cases.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { parseHaproxy } from '../../server/src/languages/haproxy/parser';
+import { haproxyTuning } from '../../server/src/service/tuning';
 import { applyFix, expectNone, expectRule, fixOf } from './helpers';
 
 const TIMEOUTS = '    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n';
@@ -11,7 +14,9 @@ describe('haproxy/global-maxconn', () => {
     assert.equal(applyFix(doc, found[0]), 'global\n    maxconn 4096\n    log stdout local0\n');
   });
   it('sizes the fix from the host fd limit when known', () => {
-    const { doc, found } = expectRule('haproxy', '<|global|>\n    daemon\n', 'haproxy/global-maxconn', { host: { nofileLimit: 65536 } });
+    const { doc, found } = expectRule('haproxy', '<|global|>\n    daemon\n', 'haproxy/global-maxconn', {
+      host: { nofileLimit: 65536, target: true },
+    });
     assert.equal(applyFix(doc, found[0]), 'global\n    maxconn 32768\n    daemon\n');
   });
   it('accepts a maxconn', () => {
@@ -35,13 +40,20 @@ describe('haproxy/nbproc (the seed 004 config; until 2.5)', () => {
 describe('haproxy/nbthread-above-cores (host-aware)', () => {
   it('flags more threads than cores and sets the core count', () => {
     const { doc, found } = expectRule('haproxy', 'global\n    maxconn 10\n    nbthread <|8|>\n', 'haproxy/nbthread-above-cores', {
-      host: { cpuCount: 2 },
+      host: { cpuCount: 2, target: true },
     });
     assert.equal(applyFix(doc, found[0]), 'global\n    maxconn 10\n    nbthread 2\n');
   });
+  it("applies this machine's cores only to a file the local binary loads (/etc/haproxy/...)", () => {
+    const text = 'global\n    maxconn 10\n    nbthread 8\n';
+    const codes = (uri: string) =>
+      haproxyTuning(TextDocument.create(uri, 'haproxy', 1, text), parseHaproxy(text), { host: { cpuCount: 2 } }).map((d) => d.code);
+    assert.ok(codes('file:///etc/haproxy/haproxy.cfg').includes('haproxy/nbthread-above-cores'));
+    assert.ok(!codes('file:///home/me/repo/deploy/haproxy.cfg').includes('haproxy/nbthread-above-cores'));
+  });
   it('is silent without host facts or within the core count', () => {
     expectNone('haproxy', 'global\n    nbthread 8\n', 'haproxy/nbthread-above-cores');
-    expectNone('haproxy', 'global\n    nbthread 2\n', 'haproxy/nbthread-above-cores', { host: { cpuCount: 2 } });
+    expectNone('haproxy', 'global\n    nbthread 2\n', 'haproxy/nbthread-above-cores', { host: { cpuCount: 2, target: true } });
   });
 });
 
@@ -55,13 +67,33 @@ describe('haproxy/option-httpclose', () => {
   it('accepts "no option httpclose"', () => {
     expectNone('haproxy', 'defaults\n    no option httpclose\n', 'haproxy/option-httpclose');
   });
+  it('is silent where only TCP proxies read it: a defaults feeding tcp-mode proxies, a tcp-mode proxy', () => {
+    expectNone(
+      'haproxy',
+      'defaults\n    mode tcp\n    option httpclose\nfrontend f\n    bind :6443\n    default_backend k\nbackend k\n    server a 127.0.0.1:6443\n',
+      'haproxy/option-httpclose',
+    );
+    expectNone(
+      'haproxy',
+      'defaults\n    mode http\n    option http-server-close\nlisten db\n    mode tcp\n    bind :5432\n    server a 127.0.0.1:5432\n',
+      'haproxy/option-httpclose',
+    );
+    expectNone('haproxy', 'defaults\n    option httpclose\n', 'haproxy/option-httpclose');
+    expectNone('haproxy', 'listen db\n    mode tcp\n    option httpclose\n    server a 127.0.0.1:5432\n', 'haproxy/option-httpclose');
+    // one HTTP proxy among them is enough
+    expectRule(
+      'haproxy',
+      'defaults\n    mode tcp\n    option <|httpclose|>\nlisten db\n    bind :5432\n    server a 127.0.0.1:5432\nlisten web\n    mode http\n    bind :80\n    server a 127.0.0.1:8080\n',
+      'haproxy/option-httpclose',
+    );
+  });
 });
 
 describe('haproxy/http-reuse', () => {
   const text = `defaults\n    mode <|http|>\n${TIMEOUTS}\nbackend app\n    server a 127.0.0.1:1 check\nbackend api\n    server a 127.0.0.1:2 check\n`;
-  it('informs once, in defaults, when the HTTP mode comes from there, and adds it there', () => {
+  it('hints once, in defaults, when the HTTP mode comes from there, and adds it there (the default is right for keep-alive clients)', () => {
     const { doc, found } = expectRule('haproxy', text, 'haproxy/http-reuse');
-    assert.equal(found[0].severity, 3);
+    assert.equal(found[0].severity, 4);
     assert.equal(applyFix(doc, found[0]), text.replace(/<\||\|>/g, '').replace('mode http\n', 'mode http\n    http-reuse always\n'));
   });
   it('informs on a backend that sets mode http itself', () => {
@@ -72,6 +104,23 @@ describe('haproxy/http-reuse', () => {
   it('accepts an explicit http-reuse, and TCP backends', () => {
     expectNone('haproxy', text.replace(/<\||\|>/g, '').replace('defaults\n', 'defaults\n    http-reuse safe\n'), 'haproxy/http-reuse');
     expectNone('haproxy', 'backend b\n    mode tcp\n    server a 127.0.0.1:1\n', 'haproxy/http-reuse');
+  });
+});
+
+describe('haproxy/tcp-timeout-tunnel', () => {
+  const KUBE =
+    'defaults\n    mode tcp\n    timeout connect 5s\n    timeout client 35s\n    timeout server 35s\nfrontend <|kube-api|>\n    bind :6443\n    default_backend masters\nbackend <|masters|>\n    server m1 192.0.2.10:6443 check\n    server m2 192.0.2.11:6443 check\n';
+  it('flags a Kubernetes API balancer whose idle timeouts cut kubectl exec / logs -f, and adds timeout tunnel', () => {
+    const { doc, found } = expectRule('haproxy', KUBE, 'haproxy/tcp-timeout-tunnel');
+    assert.match(found[0].message, /timeout client 35s/);
+    assert.match(applyFix(doc, found[1]), /server m2 192\.0\.2\.11:6443 check\n    timeout tunnel 1h\n$/);
+  });
+  it('accepts a timeout tunnel (here or in defaults), long timeouts, HTTP mode and other TCP services', () => {
+    const plain = KUBE.replace(/<\||\|>/g, '');
+    expectNone('haproxy', plain.replace('timeout server 35s', 'timeout server 35s\n    timeout tunnel 1h'), 'haproxy/tcp-timeout-tunnel');
+    expectNone('haproxy', plain.replace(/35s/g, '2h'), 'haproxy/tcp-timeout-tunnel');
+    expectNone('haproxy', plain.replace('mode tcp', 'mode http'), 'haproxy/tcp-timeout-tunnel');
+    expectNone('haproxy', plain.replace(/6443/g, '5432').replace('kube-api', 'db'), 'haproxy/tcp-timeout-tunnel');
   });
 });
 

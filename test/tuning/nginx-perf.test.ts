@@ -27,7 +27,7 @@ describe('nginx/worker-processes-not-auto', () => {
   });
   it('accepts auto, and a number equal to the known core count', () => {
     expectNone('nginx', 'worker_processes auto;\nevents {}\n', 'nginx/worker-processes-not-auto');
-    expectNone('nginx', 'worker_processes 2;\nevents {}\n', 'nginx/worker-processes-not-auto', { host: { cpuCount: 2 } });
+    expectNone('nginx', 'worker_processes 2;\nevents {}\n', 'nginx/worker-processes-not-auto', { host: { cpuCount: 2, target: true } });
   });
   it('stays quiet on fragments (no events/http at the top)', () => {
     expectNone('nginx', 'server {\n    listen 80;\n}\n', 'nginx/worker-processes-not-auto');
@@ -86,8 +86,25 @@ describe('nginx/worker-rlimit-nofile', () => {
     assert.equal(found[0].severity, 3);
   });
   it('uses the host limit when known', () => {
-    expectNone('nginx', 'events {\n    worker_connections 4096;\n}\n', 'nginx/worker-rlimit-nofile', { host: { nofileLimit: 1048576 } });
+    expectNone('nginx', 'events {\n    worker_connections 4096;\n}\n', 'nginx/worker-rlimit-nofile', {
+      host: { nofileLimit: 1048576, target: true },
+    });
     expectNone('nginx', 'worker_rlimit_nofile 200000;\nevents {\n    worker_connections 65535;\n}\n', 'nginx/worker-rlimit-nofile');
+  });
+  it("is silent on a missing limit in a container (daemon off, logs to the output streams): the runtime's limit applies", () => {
+    const proxied = 'http {\n    server { location / { proxy_pass http://app; } }\n}\n';
+    for (const head of ['daemon off;\n', 'error_log /dev/stderr warn;\n', ''])
+      expectNone(
+        'nginx',
+        `${head}events {\n    worker_connections 4096;\n}\n${head ? proxied : proxied.replace('server {', 'access_log /dev/stdout;\n    server {')}`,
+        'nginx/worker-rlimit-nofile',
+      );
+    // a limit set too low is still wrong there
+    expectRule(
+      'nginx',
+      'daemon off;\nworker_rlimit_nofile <|1000|>;\nevents {\n    worker_connections 4096;\n}\n',
+      'nginx/worker-rlimit-nofile',
+    );
   });
 });
 
@@ -157,6 +174,49 @@ describe('nginx/upstream-keepalive (version-bound: before 1.29.7)', () => {
       UPSTREAM_NO_KA.replace('server 127.0.0.1:8081;', 'server 127.0.0.1:8081;\n        keepalive 64;'),
       'nginx/upstream-keepalive',
       V122,
+    );
+  });
+});
+
+describe('upstream keep-alive advice where a pool cannot help', () => {
+  const WS = UPSTREAM_NO_KA.replace(
+    'proxy_pass http://app;',
+    'proxy_pass http://app;\n            proxy_http_version 1.1;\n            proxy_set_header Upgrade $http_upgrade;\n            proxy_set_header Connection $connection_upgrade;',
+  );
+  const codes = [
+    'nginx/upstream-keepalive',
+    'nginx/upstream-keepalive-small',
+    'nginx/upstream-keepalive-headers',
+    'nginx/proxy-pass-no-upstream',
+  ];
+  it('is silent on an upstream used only by WebSocket (Upgrade) locations, at every version', () => {
+    for (const v of [V122, V1297]) for (const c of codes) expectNone('nginx', WS, c, v);
+    for (const c of codes)
+      expectNone('nginx', WS.replace('keepalive', '').replace('upstream app {', 'upstream app {\n        keepalive 8;'), c, V122);
+  });
+  it('is silent on a literal proxy_pass to a WebSocket or streaming backend, and to a unix socket', () => {
+    const sse =
+      'http {\n    server {\n        location /events {\n            proxy_pass http://127.0.0.1:9000;\n            proxy_set_header Connection keep-alive;\n            proxy_buffering off;\n        }\n    }\n}\n';
+    expectNone('nginx', sse, 'nginx/proxy-pass-no-upstream', V122);
+    const unix = 'http {\n    server {\n        location / {\n            proxy_pass http://unix:/run/app.sock:;\n        }\n    }\n}\n';
+    expectNone('nginx', unix, 'nginx/proxy-pass-no-upstream', V122);
+  });
+  it('is silent on an upstream of unix sockets', () => {
+    const text = UPSTREAM_NO_KA.replace('server 127.0.0.1:8081;', 'server unix:/run/gunicorn.sock;');
+    for (const c of codes) expectNone('nginx', text, c, V122);
+  });
+  it('still advises the plain HTTP users of an upstream that also serves WebSocket', () => {
+    const both = WS.replace('    }\n}\n', '        location /api/ {\n            proxy_pass http://app;\n        }\n    }\n}\n').replace(
+      'upstream app',
+      'upstream <|app|>',
+    );
+    const { doc, found } = expectRule('nginx', both, 'nginx/upstream-keepalive', V122);
+    const fixed = applyFix(doc, found[0]);
+    // the WebSocket location keeps its Connection header; the HTTP one gets the keep-alive lines
+    assert.match(fixed, /Connection \$connection_upgrade;/);
+    assert.match(
+      fixed,
+      /location \/api\/ \{\n            proxy_pass http:\/\/app;\n            proxy_http_version 1\.1;\n            proxy_set_header Connection "";/,
     );
   });
 });
@@ -317,6 +377,10 @@ describe('nginx/access-log-unbuffered', () => {
       'access_log /x.log combined gzip;',
       'access_log off;',
       'access_log syslog:server=unix:/dev/log;',
+      // read live (docker logs, tail -f of a pipe): unbuffered is right
+      'access_log /dev/stdout;',
+      'access_log /dev/stdout main;',
+      'access_log /proc/self/fd/1 combined;',
     ]) {
       expectNone('nginx', `http {\n    ${line}\n}\n`, 'nginx/access-log-unbuffered');
     }
@@ -387,12 +451,12 @@ describe('nginx/proxy-buffering-off', () => {
 describe('nginx/listen-backlog-somaxconn (host-aware)', () => {
   const text = 'server {\n    listen 80 <|backlog=65535|>;\n}\n';
   it('flags a backlog above the host somaxconn', () => {
-    const { doc, found } = expectRule('nginx', text, 'nginx/listen-backlog-somaxconn', { host: { somaxconn: 4096 } });
+    const { doc, found } = expectRule('nginx', text, 'nginx/listen-backlog-somaxconn', { host: { somaxconn: 4096, target: true } });
     assert.equal(applyFix(doc, found[0]), 'server {\n    listen 80 backlog=4096;\n}\n');
   });
   it('is silent without host facts or below the limit', () => {
     expectNone('nginx', text.replace(/<\||\|>/g, ''), 'nginx/listen-backlog-somaxconn');
-    expectNone('nginx', text.replace(/<\||\|>/g, ''), 'nginx/listen-backlog-somaxconn', { host: { somaxconn: 65535 } });
+    expectNone('nginx', text.replace(/<\||\|>/g, ''), 'nginx/listen-backlog-somaxconn', { host: { somaxconn: 65535, target: true } });
   });
 });
 

@@ -154,6 +154,19 @@ describe('nginx/if-in-location', () => {
     );
     expectNone('nginx', 'server {\n    if ($host = a) {\n        set $x 1;\n    }\n}\n', 'nginx/if-in-location');
   });
+  it('accepts the CORS preflight idiom: headers on the answer of a return in the same if', () => {
+    expectNone(
+      'nginx',
+      "server {\n    location /api/ {\n        if ($request_method = 'OPTIONS') {\n            add_header 'Access-Control-Allow-Origin' '*';\n            add_header 'Access-Control-Max-Age' 1728000;\n            add_header 'Content-Length' 0;\n            return 204;\n        }\n        proxy_pass http://app;\n    }\n}\n",
+      'nginx/if-in-location',
+    );
+    // without the return the headers land on the if's own (handler-less) location: still the trap
+    expectRule(
+      'nginx',
+      "server {\n    location /api/ {\n        <|if|> ($request_method = 'OPTIONS') {\n            add_header 'Access-Control-Allow-Origin' '*';\n        }\n        proxy_pass http://app;\n    }\n}\n",
+      'nginx/if-in-location',
+    );
+  });
 });
 
 describe('nginx/ssrf-proxy-pass', () => {

@@ -281,19 +281,18 @@ describe('nginx/header-injection', () => {
 });
 
 describe('nginx/host-spoofing', () => {
-  it('flags $http_host and offers $host', () => {
-    const { doc, found } = expectRule(
+  it('flags a query argument or another header as the Host', () => {
+    expectRule('nginx', main('        proxy_set_header host <|$arg_host|>;\n'), 'nginx/host-spoofing');
+    expectRule('nginx', main('        proxy_set_header Host <|$http_x_forwarded_host|>;\n'), 'nginx/host-spoofing');
+  });
+  it('accepts $host and $http_host: both name the virtual host nginx routed to ($http_host keeps the port)', () => {
+    expectNone('nginx', main('        proxy_set_header Host $host;\n'), 'nginx/host-spoofing');
+    expectNone(
       'nginx',
-      main('        location / {\n            proxy_set_header HoSt <|$http_host|>;\n            proxy_pass http://app;\n        }\n'),
+      main('        location / {\n            proxy_set_header HoSt $http_host;\n            proxy_pass http://app;\n        }\n'),
       'nginx/host-spoofing',
     );
-    assert.match(applyFix(doc, found[0]), /proxy_set_header HoSt \$host;/);
-  });
-  it('flags a query argument as the Host', () => {
-    expectRule('nginx', main('        proxy_set_header host <|$arg_host|>;\n'), 'nginx/host-spoofing');
-  });
-  it('accepts $host, and $http_host in other headers', () => {
-    expectNone('nginx', main('        proxy_set_header Host $host;\n'), 'nginx/host-spoofing');
+    expectNone('nginx', main('        proxy_set_header Host ${http_host};\n'), 'nginx/host-spoofing');
     expectNone('nginx', main('        proxy_set_header X-Original-Host $http_host;\n'), 'nginx/host-spoofing');
     expectNone('nginx', main('        proxy_set_header Host app.internal;\n'), 'nginx/host-spoofing');
   });
@@ -432,6 +431,29 @@ describe('nginx/add-header-content-type', () => {
       'nginx/add-header-content-type',
     );
   });
+  it('accepts it where the upstream type is hidden, or on a 204 (no body, no type)', () => {
+    expectNone(
+      'nginx',
+      main(
+        '        location /api/ {\n            proxy_hide_header content-type;\n            add_header Content-Type application/json;\n            proxy_pass http://app;\n        }\n',
+      ),
+      'nginx/add-header-content-type',
+    );
+    expectNone(
+      'nginx',
+      main(
+        '        proxy_hide_header Content-Type;\n        location /api/ {\n            add_header Content-Type application/json;\n            proxy_pass http://app;\n        }\n',
+      ),
+      'nginx/add-header-content-type',
+    );
+    expectNone(
+      'nginx',
+      main(
+        "        location /api/ {\n            if ($request_method = OPTIONS) {\n                add_header Access-Control-Allow-Origin '*';\n                add_header Content-Type 'text/plain; charset=utf-8';\n                return 204;\n            }\n            proxy_pass http://app;\n        }\n",
+      ),
+      'nginx/add-header-content-type',
+    );
+  });
 });
 
 describe('nginx/allow-without-deny', () => {
@@ -491,6 +513,18 @@ describe('nginx/return-bypasses-access', () => {
       main(
         '        location /admin/ {\n            auth_basic "admin";\n            auth_basic_user_file /etc/nginx/htpasswd;\n            <|return|> 302 /panel/;\n        }\n',
       ),
+      'nginx/return-bypasses-access',
+    );
+  });
+  it('accepts an error return next to the access rules (`deny all; return 403;`)', () => {
+    expectNone(
+      'nginx',
+      main('        location /private/ {\n            deny all;\n            return 403;\n        }\n'),
+      'nginx/return-bypasses-access',
+    );
+    expectNone(
+      'nginx',
+      main('        location /x/ {\n            allow 10.0.0.0/8;\n            deny all;\n            return 444;\n        }\n'),
       'nginx/return-bypasses-access',
     );
   });
@@ -590,6 +624,18 @@ describe('nginx/ssl-ciphers-weak', () => {
     expectRule('nginx', main('        ssl_ciphers <|ALL|>;\n'), 'nginx/ssl-ciphers-weak');
     expectRule('nginx', main('        ssl_ciphers <|ECDHE-RSA-AES128-GCM-SHA256:DES-CBC3-SHA|>;\n'), 'nginx/ssl-ciphers-weak');
   });
+  it('reads aliases: a `+` combination with a weak part, static RSA key exchange', () => {
+    for (const list of ['EECDH+AESGCM:DH+3DES:!aNULL', 'ECDHE+AESGCM:RSA+3DES:!aNULL', 'HIGH:kRSA:!aNULL', 'ECDHE+AESGCM:RSA+AESGCM'])
+      expectRule('nginx', main(`        ssl_ciphers <|${list}|>;\n`), 'nginx/ssl-ciphers-weak');
+    const { found } = expectRule(
+      'nginx',
+      main('        ssl_ciphers <|EECDH+AESGCM:EDH+AESGCM:DH+3DES:RSA+3DES|>;\n'),
+      'nginx/ssl-ciphers-weak',
+    );
+    assert.match(found[0].message, /DH\+3DES, RSA\+3DES/);
+    // an ephemeral exchange signed with RSA is sound; an excluded alias is not counted
+    expectNone('nginx', main('        ssl_ciphers ECDHE+aRSA+AESGCM:EECDH+RSA+AESGCM:DHE+RSA:!kRSA:!3DES;\n'), 'nginx/ssl-ciphers-weak');
+  });
   it('accepts exclusions and current lists', () => {
     expectNone('nginx', main('        ssl_ciphers HIGH:!aNULL:!MD5;\n'), 'nginx/ssl-ciphers-weak');
     expectNone('nginx', main('        ssl_ciphers ALL:!aNULL:!eNULL:!RC4:!3DES:!MD5:!EXP;\n'), 'nginx/ssl-ciphers-weak');
@@ -669,6 +715,30 @@ describe('nginx/location-regex-unanchored', () => {
         }
         location /x.php {
             return 204;
+        }
+`),
+      'nginx/location-regex-unanchored',
+    );
+  });
+  it('accepts a location that only refuses: matching more only refuses more', () => {
+    expectNone(
+      'nginx',
+      main(R`        location ~ /\.ht {
+            deny all;
+        }
+        location ~* \.(bak|sql) {
+            access_log off;
+            return 404;
+        }
+`),
+      'nginx/location-regex-unanchored',
+    );
+    expectRule(
+      'nginx',
+      main(R`        location ~ <|\.git|> {
+            allow 10.0.0.0/8;
+            deny all;
+            root /srv;
         }
 `),
       'nginx/location-regex-unanchored',

@@ -4,7 +4,7 @@
 // quick pick of the binaries found (binaries.ts) and the release branches the data knows;
 // choosing one sets the version setting (the workspace's, or the user's without a workspace).
 import * as vscode from 'vscode';
-import { branches, endOfLife, BRANCHES_AS_OF } from '../../../server/src/core/lifecycle';
+import { branches, endOfLife, eolNote, BRANCHES_AS_OF } from '../../../server/src/core/lifecycle';
 import { loadMatrix, matrixDir } from '../../../server/src/runner/matrix';
 import { discoverBinaries, discoverInputKey, targetVersion, type DiscoverInput, type FoundBinary, type Kind } from './binaries';
 
@@ -100,7 +100,8 @@ export function registerVersionFeatures(): vscode.Disposable[] {
         : t.from === 'binary'
           ? `the local binary ${t.binary!.path}`
           : 'no setting and no local binary: judged as the newest version known';
-    const lines = [`Target: ${NAME[kind]} ${t.version ?? 'newest'} (from ${from})${eol ? ` — end-of-life (branch ${eol.branch})` : ''}`];
+    const lines = [`Target: ${NAME[kind]} ${t.version ?? 'newest'} (from ${from})`];
+    if (eol) lines.push(eolNote(kind, t.version)!);
     const open = vscode.workspace.textDocuments.filter((d) => kindOf(d) && d.uri.scheme !== 'git');
     if (open.length > 1) {
       lines.push('', 'Open configs:');

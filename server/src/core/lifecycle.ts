@@ -55,6 +55,36 @@ export function endOfLife(
   return undefined;
 }
 
+/** Distribution releases that still patch the branch of `version` at `asOf` (Debian 12's nginx 1.22, Ubuntu 24.04's 1.24). */
+export function distributionSupport(
+  product: LanguageId,
+  version: string,
+  asOf: string = BRANCHES_AS_OF,
+): { distribution: string; until: string }[] {
+  const branch = branchOf(version);
+  const list =
+    (branchesJson as unknown as { distributions: Record<string, { branch: string; distribution: string; until: string }[]> }).distributions[
+      product
+    ] ?? [];
+  return list
+    .filter((d) => d.branch === branch && d.until > asOf.slice(0, 7))
+    .map((d) => ({ distribution: d.distribution, until: d.until }));
+}
+
+/**
+ * One line about the binary a run judges for, said once (the status bar, once per CLI run), not
+ * on every file: end of life upstream, and the distributions that still patch the branch.
+ */
+export function eolNote(product: LanguageId, version: string | undefined, asOf: string = BRANCHES_AS_OF): string | undefined {
+  if (!version) return undefined;
+  const eol = endOfLife(product, version, asOf);
+  if (!eol) return undefined;
+  const patched = distributionSupport(product, version, asOf);
+  return `${NAME[product]} ${version} is end-of-life upstream${eol.eol ? ` (branch ${eol.branch} ended ${eol.eol})` : ` (branch ${eol.branch})`}${
+    patched.length ? `; ${patched.map((d) => `${d.distribution} still patches it until ${d.until}`).join(', ')}` : ''
+  }.`;
+}
+
 export function eolRuleId<L extends LanguageId>(product: L): `${L}/version-end-of-life` {
   return `${product}/version-end-of-life`;
 }
@@ -106,7 +136,7 @@ export function eolFindings<L extends LanguageId>(
       ruleId: eolRuleId(product),
       start,
       end,
-      message: `${NAME[product]} ${version} is end-of-life${eol.eol ? ` (branch ${eol.branch} ended ${eol.eol})` : ` (branch ${eol.branch})`}: upstream no longer fixes it. Supported branches as of ${asOf}: ${supported}.`,
+      message: `${eolNote(product, version, asOf)!.replace(/\.$/, '')}. Supported upstream branches as of ${asOf}: ${supported}.`,
     },
   ];
 }

@@ -28,6 +28,11 @@ export interface HostFacts {
   cpuCount?: number;
   somaxconn?: number;
   nofileLimit?: number;
+  /**
+   * Set when a setting gave these facts for the machine the config runs on. Facts probed on the
+   * linting machine (unset) are only applied to files the local binary loads (service/tuning.ts).
+   */
+  target?: boolean;
 }
 
 export interface ServiceSettings {

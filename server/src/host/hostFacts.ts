@@ -41,6 +41,45 @@ export function localHostFacts(): HostFacts | undefined {
   return cached;
 }
 
+/**
+ * The folder nginx reads relative includes from, from `nginx -V`: that of --conf-path, else
+ * --prefix's `conf` (nginx's own layout), else the packaged default /etc/nginx.
+ */
+export function nginxConfDirOf(nginxV: string): string {
+  let conf: string | undefined;
+  let prefix: string | undefined;
+  for (const m of nginxV.matchAll(/--(conf-path|prefix)=('[^']*'|\S+)/g)) {
+    const v = m[2].replace(/^'|'$/g, '').replace(/\/+$/, '');
+    if (m[1] === 'conf-path') conf = v;
+    else prefix = v;
+  }
+  const base = prefix || '/usr/local/nginx';
+  if (conf) {
+    const path = conf.startsWith('/') ? conf : `${base}/${conf}`;
+    return path.slice(0, path.lastIndexOf('/')) || '/';
+  }
+  return prefix ? `${prefix}/conf` : '/etc/nginx';
+}
+
+let confDirCached: string | undefined | null = null;
+
+/** The local nginx's conf folder (nginxConfDirOf), or undefined without a binary or when turned off. Never throws. */
+export function localNginxConfDir(explicitPath?: string): string | undefined {
+  if (process.env.PROXY_TUNER_NO_LOCAL_VERSION === '1' || process.env.PROXY_TUNER_NO_HOST_FACTS === '1') return undefined;
+  if (confDirCached !== null) return confDirCached;
+  confDirCached = undefined;
+  try {
+    const bin = findBinary('nginx', explicitPath);
+    if (!bin) return undefined;
+    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+    if (/nginx version/.test(out)) confDirCached = nginxConfDirOf(out);
+  } catch {
+    confDirCached = undefined;
+  }
+  return confDirCached;
+}
+
 let modulesCached: { installed: string[]; added: string[] } | undefined | null = null;
 
 /** The sources of modules compiled into the binary (`--add-module=PATH`, not the dynamic ones). */

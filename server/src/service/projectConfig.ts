@@ -35,7 +35,8 @@ export interface ProjectConfig {
   /** The folder globs are relative to (`/`-separated, no trailing `/`). */
   dir: string;
   nginx?: { version?: string };
-  haproxy?: { version?: string };
+  /** `files`: groups of files HAProxy loads together (`-f global.cfg -f site.cfg`), absolute, in load order. */
+  haproxy?: { version?: string; files?: string[][] };
   rules?: Record<string, RuleSeverity>;
   /** Rule selection (core/tiers.ts): `{select, extendSelect, ignore}`. */
   lint?: ProxyTunerConfig['lint'];
@@ -89,6 +90,22 @@ export function parseProjectConfig(text: string, file: string): ProjectConfig {
     if (v.version !== undefined) {
       if (typeof v.version === 'string' && /^\d+(\.\d+){0,2}$/.test(v.version.trim())) cfg[lang] = { version: v.version.trim() };
       else problems.push(`"${lang}.version" must be a version such as ${lang === 'nginx' ? '"1.22.1"' : '"2.6"'}`);
+    }
+    if (lang === 'haproxy' && v.files !== undefined) {
+      // [["global.cfg", "site.cfg"], ...]: each group as `haproxy -f global.cfg -f site.cfg` loads it
+      const groups: string[][] = [];
+      const ok =
+        Array.isArray(v.files) &&
+        v.files.every((g) => Array.isArray(g) && g.length > 0 && g.every((f) => typeof f === 'string' && f.trim() !== ''));
+      if (!ok) problems.push('"haproxy.files" must be an array of groups, each an array of paths HAProxy loads together');
+      else
+        for (const g of v.files as string[][])
+          groups.push(
+            g.map((f) =>
+              slash(f.trim()).startsWith('/') ? slash(f.trim()) : `${dir === '/' ? '' : dir}/${slash(f.trim()).replace(/^\.\//, '')}`,
+            ),
+          );
+      if (groups.length) cfg.haproxy = { ...cfg.haproxy, files: groups };
     }
   }
   if (raw.rules !== undefined) {

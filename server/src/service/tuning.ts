@@ -5,7 +5,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { engineRules } from '../core/rules';
 import type { RuleMeta } from '../core/rules';
-import type { ServiceSettings } from '../core/types';
+import type { HostFacts, ServiceSettings } from '../core/types';
 import type { NginxFile } from '../languages/nginx/ast';
 import type { HaproxyFile } from '../languages/haproxy/ast';
 import { parseNginx } from '../languages/nginx/parser';
@@ -21,7 +21,17 @@ import {
   type HaproxyTuningMemo,
 } from '../languages/haproxy/tuning/checks';
 import { runHaproxyChecks } from '../languages/haproxy/tuning/run';
-import { eolFindings } from '../core/lifecycle';
+import { eolFindings, eolRuleId } from '../core/lifecycle';
+import type { LanguageId } from '../core/types';
+
+/**
+ * The end of life of the target binary is a fact of the binary, said once (status bar, once per
+ * CLI run): on each file only when the user selected the rule in the settings.
+ */
+function eolSelected(lang: LanguageId, settings: ServiceSettings): boolean {
+  const s = settings.rules?.[eolRuleId(lang)];
+  return s !== undefined && s !== 'off';
+}
 
 export { NGINX_TUNING_RULES, HAPROXY_TUNING_RULES };
 
@@ -34,6 +44,26 @@ import { haproxyRegistry } from '../languages/haproxy/rules';
 /** Every rule row this area owns (tuning rules plus the engine's own), for docs and tests. */
 export function tuningRuleRows(): RuleMeta[] {
   return [...NGINX_TUNING_RULES, ...engineRules('nginx'), ...HAPROXY_TUNING_RULES, ...engineRules('haproxy')];
+}
+
+/** Where nginx and HAProxy packages (Debian, Red Hat, Alpine, FreeBSD, Homebrew, source builds) load their configs from. */
+const LOCAL_CONFIG = /^\/(?:usr\/local\/|opt\/homebrew\/)?etc\/(?:nginx|haproxy)\/|^\/usr\/local\/nginx\/conf\//;
+
+/**
+ * The facts of the machine `uri` runs on: given by a setting (`target`), or probed on this machine
+ * when the file is one the local binary loads. A config linted elsewhere (a repository, a role, a
+ * chart) runs on another machine, whose cores and limits are not these.
+ */
+export function hostFactsFor(uri: string, settings: ServiceSettings): HostFacts | undefined {
+  const host = settings.host;
+  if (!host || host.target) return host;
+  let path: string;
+  try {
+    path = uri.startsWith('file://') ? decodeURIComponent(new URL(uri).pathname) : uri;
+  } catch {
+    return undefined;
+  }
+  return LOCAL_CONFIG.test(path) ? host : undefined;
 }
 
 function asNginx(doc: TextDocument, ast: unknown): NginxFile {
@@ -59,8 +89,10 @@ export function nginxTuning(doc: TextDocument, ast: unknown, settings: ServiceSe
   try {
     const file = asNginx(doc, ast);
     if (bag && !memo) bag.nginxTuning = memo = createNginxTuningMemo();
-    const findings = runNginxChecks(buildContext(file, settings), memo);
-    findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
+    const ctx = buildContext(file, settings);
+    ctx.host = hostFactsFor(doc.uri, settings);
+    const findings = runNginxChecks(ctx, memo);
+    if (eolSelected('nginx', settings)) findings.push(...eolFindings('nginx', file.text, settings.nginxVersion));
     return nginxRegistry.toDiagnostics(doc, findings, settings, 'nginx');
   } catch {
     if (bag && memo) bag.nginxTuning = undefined; // a half-done run is no base for the next
@@ -80,9 +112,10 @@ export function haproxyTuning(doc: TextDocument, ast: unknown, settings: Service
     if (!memo) memo = createHaproxyTuningMemo();
     if (bag) bag.haproxyTuning = memo;
     const ctx = buildHaproxyContext(file, settings, memo);
+    ctx.host = hostFactsFor(doc.uri, settings);
     const findings = runHaproxyChecks(ctx);
     rememberHaproxyIndexes(ctx, memo);
-    findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
+    if (eolSelected('haproxy', settings)) findings.push(...eolFindings('haproxy', file.text, settings.haproxyVersion));
     return haproxyRegistry.toDiagnostics(doc, findings, settings, 'haproxy');
   } catch {
     if (memo) memo.file = undefined;

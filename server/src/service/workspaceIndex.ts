@@ -27,7 +27,9 @@ import type { LanguageId, LanguageModule, NavEntity, ServiceSettings } from '../
 import type { Finding, RuleMeta, RuleRegistry } from '../core/rules';
 import { NGINX_NAVIGATION_RULES, nginxRegistry, type NginxRuleId } from '../languages/nginx/rules';
 import { HAPROXY_NAVIGATION_RULES, haproxyRegistry, type HaproxyRuleId } from '../languages/haproxy/rules';
-import type { NginxFile } from '../languages/nginx/ast';
+import { childContext, type Directive, type NginxFile } from '../languages/nginx/ast';
+import { directivesAt } from '../languages/nginx/data';
+import { inferContext } from '../languages/nginx/validation';
 import {
   confDirOf,
   dirname,
@@ -41,6 +43,7 @@ import {
 import { soBaseName } from '../languages/nginx/modules';
 
 import { LARGE_DOCUMENT_CHARS, isLargeText } from './largeDocument';
+import { findProjectConfig, type ProjectConfig } from './projectConfig';
 import type { FileSystem } from './host';
 
 export const MAX_HAPROXY_GROUP = 16;
@@ -107,7 +110,17 @@ export interface WorkspaceIndexOptions {
    * nothing for a next version, since there is none (default true: the editor's documents change).
    */
   incremental?: boolean;
+  /**
+   * The conf folder of the nginx that runs these files (`nginx -V`: the folder of --conf-path, else
+   * --prefix's conf; host/hostFacts.ts nginxConfDirOf). A file outside any folder holding an
+   * nginx.conf (a vhost in a repository) has its relative includes read from there first, as nginx
+   * would once it is installed. Asked when first needed; default DEFAULT_NGINX_CONF_DIR.
+   */
+  nginxConfDir?: () => string | undefined;
 }
+
+/** Where the packaged nginx (Debian, Ubuntu, Red Hat, Alpine, the official images) keeps its configuration. */
+export const DEFAULT_NGINX_CONF_DIR = '/etc/nginx';
 
 export function uriToPath(uri: string): string | undefined {
   if (!uri.startsWith('file:')) return undefined;
@@ -210,6 +223,7 @@ export class WorkspaceIndex {
       if (p) this.disk.delete(p);
     }
     this.scanned = undefined;
+    this.projectConfigs.clear();
   }
 
   /** The include resolver's view of files: open documents count as existing. */
@@ -326,7 +340,18 @@ export class WorkspaceIndex {
 
   private haproxyUnit(file: IndexedFile): Unit {
     const single: Unit = { lang: 'haproxy', files: [file], complete: true, contexts: new Map() };
-    if (!file.path.startsWith('/') || !/\.cfg$/i.test(file.path)) return single;
+    if (!file.path.startsWith('/')) return single;
+    const group = this.haproxyGroupOf(file.path);
+    if (group) {
+      const files: IndexedFile[] = [];
+      for (const p of group.slice(0, MAX_HAPROXY_GROUP)) {
+        const f = p === file.path ? file : this.getPath(p);
+        if (f && f.lang === 'haproxy') files.push(f);
+      }
+      if (!files.includes(file)) files.push(file);
+      return { lang: 'haproxy', files, complete: true, contexts: new Map() };
+    }
+    if (!/\.cfg$/i.test(file.path)) return single;
     const dir = dirname(file.path);
     const names = (this.fs.readDir(dir) ?? []).filter((n) => /\.cfg$/i.test(n) && !n.startsWith('.')).sort();
     if (names.length < 2 || names.length > MAX_HAPROXY_GROUP) return single;
@@ -338,6 +363,21 @@ export class WorkspaceIndex {
     }
     if (!files.includes(file)) files.push(file);
     return { lang: 'haproxy', files, complete: true, contexts: new Map() };
+  }
+
+  /** Project configs by folder, read once until a watched file changes (invalidate). */
+  private readonly projectConfigs = new Map<string, ProjectConfig | null>();
+
+  /** The group of `.proxy-tuner.json`'s `haproxy.files` that lists `path` (files HAProxy loads together), if any. */
+  private haproxyGroupOf(path: string): string[] | undefined {
+    let cfg;
+    try {
+      cfg = findProjectConfig(path, (p) => this.fs.readFile(p), this.projectConfigs);
+    } catch {
+      return undefined; // a broken project config is reported where settings are read
+    }
+    const me = this.real(path);
+    return cfg?.haproxy?.files?.find((g) => g.some((p) => p === path || this.real(p) === me));
   }
 
   /** The include closure of `root`, read in `context`; undefined when it grows past the limit. */
@@ -415,11 +455,34 @@ export class WorkspaceIndex {
         }
       }
     }
-    const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? dirname(file.path)) : '/';
-    const c = this.closure(file, mainDir);
+    // a main file run with -c reads relative includes from its own folder; a fragment once installed, from the conf folder
     const main = isMainConfig(file.ast as NginxFile);
+    const mainDir = file.path.startsWith('/')
+      ? (confDirOf(file.path, this.includeFs()) ?? (main ? dirname(file.path) : this.installedConfDir(file.path)))
+      : '/';
+    const c = this.closure(file, mainDir);
     if (!main) c.contexts.delete(this.real(file.path)); // a fragment on its own: its context is inferred
     return { lang: 'nginx', files: c.files, complete: main, contexts: c.contexts, mainDir };
+  }
+
+  private systemConfDir: string | null | undefined = null;
+
+  /**
+   * Where nginx reads relative includes of a file outside any conf tree: the local nginx's conf
+   * folder when it exists (`include fastcgi_params;`, `include snippets/fastcgi-php.conf;` name its
+   * stock files), else the file's own folder (resolveInclude tries that one next either way).
+   */
+  private installedConfDir(path: string): string {
+    if (this.systemConfDir === null) {
+      let dir: string | undefined;
+      try {
+        dir = this.opts.nginxConfDir?.() ?? DEFAULT_NGINX_CONF_DIR;
+      } catch {
+        dir = DEFAULT_NGINX_CONF_DIR;
+      }
+      this.systemConfDir = dir && this.fs.stat(dir)?.isDirectory ? dir.replace(/\/+$/, '') || '/' : undefined;
+    }
+    return this.systemConfDir ?? dirname(path);
   }
 
   /** The context an nginx file is read in (undefined: let validation infer it). */
@@ -779,7 +842,9 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
     }
   }
   if (lang === 'nginx') {
-    for (const link of includeTargets(index, unit, file)) {
+    const targets = includeTargets(index, unit, file);
+    if (targets.some((t) => t.paths.length)) duplicatesThroughIncludes(index, unit, file, targets, settings.nginxVersion, findings);
+    for (const link of targets) {
       // relative paths only: they name files of the config tree the workspace holds, while an
       // absolute path names the server's disk, which this machine may not mirror
       const cap = index.includeCap(file.path, link.siteStart);
@@ -817,6 +882,65 @@ export function navDiagnostics(index: WorkspaceIndex, uri: string, settings: Ser
   }
   const registry: RuleRegistry = lang === 'nginx' ? nginxRegistry : haproxyRegistry;
   return registry.toDiagnostics(file.doc, findings, settings, lang);
+}
+
+/**
+ * Directives that may appear once per block, given twice once the includes are read in place
+ * (nginx reads an include where it stands): a `try_files` next to `include snippets/fastcgi-php.conf;`
+ * (Debian's snippet has one) is refused. The module reports duplicates within one file; this, the
+ * ones an included file brings, at the include line.
+ */
+function duplicatesThroughIncludes(
+  index: WorkspaceIndex,
+  unit: Unit,
+  file: IndexedFile,
+  targets: IncludeTarget[],
+  version: string | undefined,
+  findings: Finding<NginxRuleId | HaproxyRuleId>[],
+): void {
+  const bySite = new Map(targets.map((t) => [t.siteStart, t]));
+  const top = index.contextIn(unit, file) ?? inferContext(file.ast as NginxFile);
+  const once = (name: string, ctx: string): boolean => !!directivesAt(name, version)?.some((v) => v.duplicate && v.contexts.includes(ctx));
+  const visit = (list: readonly Directive[], ctx: string): void => {
+    const seen = new Map<string, string>(); // name -> where it was first given ('' for this file)
+    for (const d of list) {
+      if (d.entry) continue;
+      const t = d.name === 'include' ? bySite.get(d.start) : undefined;
+      if (t) {
+        for (const p of t.paths) {
+          const inc = index.getPath(p);
+          if (!inc || inc.lang !== 'nginx') continue;
+          const rel = t.paths.length > 1 ? p : t.pattern;
+          for (const x of (inc.ast as NginxFile).directives) {
+            if (x.entry || x.block || !once(x.name, ctx)) continue;
+            const first = seen.get(x.name);
+            if (first !== undefined)
+              findings.push({
+                ruleId: 'nginx/duplicate',
+                start: t.start,
+                end: t.end,
+                message: `"${x.name}" directive is duplicate: ${rel} gives it again (after ${first || 'this block'})`,
+              });
+            else seen.set(x.name, rel);
+          }
+        }
+        continue;
+      }
+      if (!d.block && once(d.name, ctx)) {
+        const first = seen.get(d.name);
+        if (first)
+          findings.push({
+            ruleId: 'nginx/duplicate',
+            start: d.nameStart,
+            end: d.nameEnd,
+            message: `"${d.name}" directive is duplicate (${first} gives it already)`,
+          });
+        else if (first === undefined) seen.set(d.name, '');
+      }
+      if (d.block && !d.rawBody) visit(d.block.children, childContext(ctx, d.name));
+    }
+  };
+  visit((file.ast as NginxFile).directives, top);
 }
 
 /**

@@ -126,6 +126,11 @@ export interface ValueArg {
   arg: number;
   /** The keyword takes that one argument and no other. */
   only?: boolean;
+  /**
+   * From this version on the value is a size (`32k`); before, atol() reads `32k` as 32, which
+   * makes HAProxy crash at start (`tune.bufsize`: checked on 2.6.12 and 3.0.11, accepted by 3.2.26).
+   */
+  sizeSince?: string;
 }
 
 const INT1: ValueArg = { type: 'int', arg: 0, only: true };
@@ -150,7 +155,7 @@ export const VALUE_ARGS: Readonly<Record<'global' | 'proxy' | 'section' | 'ring'
     maxconnrate: INT1,
     maxsessrate: INT1,
     maxsslrate: INT1,
-    'tune.bufsize': INT1,
+    'tune.bufsize': { type: 'int', arg: 0, only: true, sizeSince: '3.1' },
     'tune.maxrewrite': INT1,
     'tune.maxaccept': INT1,
     'tune.maxpollevents': INT1,
@@ -316,9 +321,12 @@ export const OPTIONAL_MODULE_SAMPLES = /^(wurfl-|51d\.|da-csv)/;
 /** Proxy keywords that HAProxy refuses (not just ignores) in a proxy without the needed capability. */
 export const PLACEMENT_ERRORS = new Set(['server', 'default-server', 'server-template', 'retry-on', 'use-fcgi-app', 'declare capture']);
 
-/** Address prefixes the "Address formats" section does not list. */
+/** Address prefixes the "Address formats" section does not list, or lists only from a later version than they exist. */
 export const EXTRA_ADDRESS_PREFIXES: Record<string, { since?: string; until?: string }> = {
   'rhttp@': { since: '2.9' },
+  // QUIC binds exist since 2.6 in builds with QUIC: 2.6.12 without it says "QUIC is not compiled in"
+  'quic4@': { since: '2.6' },
+  'quic6@': { since: '2.6' },
 };
 
 /**

@@ -98,6 +98,8 @@ interface ProxyFacts {
   acls: Map<string, number>;
   hasRules: boolean;
   hasConnRules: boolean;
+  /** `tcp-response content` rules, which a frontend cannot inherit. */
+  hasRespRules?: boolean;
   /** `use_backend` / `default_backend` targets. */
   backendRefs: Word[];
 }
@@ -284,6 +286,10 @@ function checkHeader(c: Checker, sec: Section): void {
       c.add('arg', kwWord, `'${kind}' needs a name.`);
       return;
     }
+    const name = sec.name;
+    // HAProxy takes letters, digits, '.', '_', '-' and ':' in proxy names ('/' separates a backend from a server)
+    const bad = name && !name.envVars && name.value !== 'from' ? /[^A-Za-z0-9._:-]/.exec(name.value) : null;
+    if (name && bad) c.add('arg', name, `Character '${bad[0]}' is not permitted in '${kind}' name '${name.value}'.`);
     let rest = kind === 'defaults' ? args.slice(args[0]?.value === 'from' ? 0 : 1) : args.slice(1);
     if (rest[0]?.value === 'from') {
       if (!rest[1]) c.add('arg', rest[0], `'from' needs the name of a defaults section.`);
@@ -310,7 +316,21 @@ function checkHeader(c: Checker, sec: Section): void {
 /** `program` sections: deprecated, refused from the probed 3.2 on unless `expose-deprecated-directives` is set. */
 function checkProgramSection(c: Checker, at: Word): void {
   const verdict = probedCheck('program section', c.target);
-  if (!verdict || verdict === 'accepted') return;
+  if (!verdict || verdict === 'accepted') {
+    // HAProxy refuses a program section outside master-worker mode: `master-worker` in global, or
+    // -W / -Ws on the command line (as the systemd units start it), which the file cannot tell
+    const mw = c.file.sections.some(
+      (s) => s.keyword === 'global' && s.statements.some((st) => !st.disabled && st.keyword?.value === 'master-worker'),
+    );
+    if (!mw)
+      c.add(
+        'not-allowed-here',
+        at,
+        `A 'program' section needs master-worker mode: set 'master-worker' in 'global' (or start HAProxy with -W or -Ws, as systemd units do).`,
+        { severity: 'warning' },
+      );
+    return;
+  }
   const exposed = c.file.sections.some(
     (s) => s.keyword === 'global' && s.statements.some((st) => !st.disabled && st.keyword?.value === 'expose-deprecated-directives'),
   );
@@ -513,6 +533,13 @@ function checkInt(c: Checker, w: Word | undefined, at: { start: number; end: num
   else c.add('invalid-size', w, `'${w.value}' is not a whole number (${what}).`);
 }
 
+/** `32k` as bytes (k, m, g are powers of 1024 in HAProxy). */
+function sizeInBytes(v: string): number {
+  const n = Number(/^\d+/.exec(v)![0]);
+  const unit = v[v.length - 1].toLowerCase();
+  return unit === 'k' ? n * 1024 : unit === 'm' ? n * 1048576 : unit === 'g' ? n * 1073741824 : n;
+}
+
 function checkSize(c: Checker, w: Word | undefined, at: { start: number; end: number }, what: string): void {
   if (!w) {
     c.add('arg', at, `${what} needs a size.`);
@@ -529,6 +556,18 @@ function valueArg(table: Readonly<Record<string, ValueArg>> | undefined, k: stri
 }
 
 function checkValue(c: Checker, v: ValueArg, w: Word | undefined, at: { start: number; end: number }, what: string): void {
+  if (v.sizeSince) {
+    if (compareVersions(c.target, v.sizeSince) >= 0) return checkSize(c, w, at, what);
+    const lead = w && !w.envVars && !w.value.includes('$') && !INT_RE.test(w.value) ? /^\d+/.exec(w.value) : null;
+    if (w && lead) {
+      c.add(
+        'invalid-size',
+        w,
+        `HAProxy ${c.target} reads '${w.value}' as ${lead[0]} bytes (${what} takes a plain number before ${v.sizeSince}), and a buffer that small makes it crash at start: write the bytes (${SIZE_RE.test(w.value) ? sizeInBytes(w.value) : 'a number'}).`,
+      );
+      return;
+    }
+  }
   if (v.type === 'int') checkInt(c, w, at, what);
   else if (v.type === 'time') checkTime(c, w, at, what);
   else checkSize(c, w, at, what);
@@ -808,6 +847,13 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
     case 'stick-table':
       checkStickTable(c, st, args);
       break;
+    case 'option':
+      if (name === 'option httpchk') checkHttpchk(c, args);
+      break;
+    case 'filter':
+      if (args[0]?.value === 'spoe' && !args.some((w) => w.value === 'config'))
+        c.add('arg', { start: kw.start, end: args[0].end }, `'filter spoe' needs its configuration file ('config <file>').`);
+      break;
     case 'acl':
       if (st.acl) {
         const n = st.acl.name.value;
@@ -822,8 +868,27 @@ function checkProxyStatement(x: Ctx, st: Statement): void {
   if (RULE_KEYWORDS.has(k)) {
     x.facts.hasRules = true;
     if (k === 'tcp-request' && (st.args[0]?.value === 'connection' || st.args[0]?.value === 'session')) x.facts.hasConnRules = true;
+    if (k === 'tcp-response' && st.args[0]?.value === 'content') x.facts.hasRespRules = true;
     checkAction(c, st, k);
   }
+}
+
+/** From this version on HAProxy refuses headers hidden after the version of `option httpchk` (2.6 warns). */
+const HTTPCHK_HEADERS_REFUSED = '3.0';
+
+/** `option httpchk <method> <uri> <version>`: headers after the version (`HTTP/1.1\\r\\nHost:\\ x`) are for `http-check send`. */
+function checkHttpchk(c: Checker, args: Word[]): void {
+  const version = args[2];
+  if (!version || version.envVars || !/[\r\n]|\\[rn]/.test(version.value + version.raw)) return;
+  const refused = compareVersions(c.target, HTTPCHK_HEADERS_REFUSED) >= 0;
+  c.add(
+    refused ? 'arg' : 'deprecated',
+    { start: version.start, end: args[args.length - 1].end },
+    refused
+      ? `HAProxy ${c.target} refuses headers after the HTTP version of 'option httpchk': send them with 'http-check send hdr <name> <value>'.`
+      : `Headers after the HTTP version of 'option httpchk' are deprecated (refused from HAProxy ${HTTPCHK_HEADERS_REFUSED}): send them with 'http-check send hdr <name> <value>'.`,
+    refused ? {} : { severity: 'warning', deprecated: true },
+  );
 }
 
 function checkAction(c: Checker, st: Statement, k: string): void {
@@ -1078,6 +1143,7 @@ interface ProxySummary {
   timeouts: Set<string>;
   hasRules: boolean;
   hasConnRules: boolean;
+  hasRespRules?: boolean;
   /** `use_backend` / `default_backend` targets without expansions. */
   backendRefs: Ref[];
   /** A live `server`, `server-template` or `dispatch` line. */
@@ -1215,6 +1281,7 @@ function computeProxy(c: Checker, sec: Section, kind: string, base: number, disa
     timeouts: facts.timeouts,
     hasRules: facts.hasRules,
     hasConnRules: facts.hasConnRules,
+    hasRespRules: facts.hasRespRules,
     backendRefs,
     hasServers,
     listens,
@@ -1368,6 +1435,12 @@ export function haproxyFindings(file: HaproxyFile, settings: ServiceSettings, me
             'defaults-rules',
             sec.header.keyword!,
             `A backend cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines 'tcp-request connection' or 'tcp-request session' rules.`,
+          );
+        else if (kind === 'frontend' && parent.s.hasRespRules)
+          c.add(
+            'defaults-rules',
+            sec.header.keyword!,
+            `A frontend cannot inherit from defaults '${parent.name}' (line ${parent.sec.header.line + 1}), which defines 'tcp-response content' rules.`,
           );
       }
     } else {

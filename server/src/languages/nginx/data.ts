@@ -58,6 +58,7 @@ const overrides = overridesJson as unknown as {
   commercialDirectives: string[];
   thirdParty: Record<string, { names?: string[]; patterns?: string[] }>;
   paramSince: Record<string, Record<string, string>>;
+  upstreamServerParams: Record<string, string[]>;
   deprecated: Record<string, { since: string; use?: string }>;
   thirdPartyVariablePrefixes: string[];
   noDuplicateCheck: string[];
@@ -65,6 +66,10 @@ const overrides = overridesJson as unknown as {
 };
 
 const commercialModules = new Set(overrides.commercialModules);
+/** The parameters an upstream `server` line may take in some version, by context (`upstream`, `stream/upstream`). */
+export const UPSTREAM_SERVER_PARAMS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  ['upstream', 'stream/upstream'].map((ctx) => [ctx, new Set(overrides.upstreamServerParams[ctx])]),
+);
 const commercialDirectives = new Set(overrides.commercialDirectives);
 
 function later(a: string | undefined, b: string | undefined): string | undefined {

@@ -25,6 +25,7 @@ import {
   MAIN_MARKERS,
   NGINX_CONTEXTS,
   VARIABLE_SETTERS,
+  UPSTREAM_SERVER_PARAMS,
   type DirectiveVariant,
   type ValueType,
 } from './data';
@@ -570,6 +571,7 @@ export function validateFile(file: NginxFile, opts: ValidateOptions = {}): Findi
     judgePending(c);
   }
   if (context === 'main') {
+    checkLogFormats(c, file);
     const top = file.directives;
     const hasHttp = top.find((d) => d.name === 'http' || d.name === 'stream' || d.name === 'mail');
     if (hasHttp && !top.some((d) => d.name === 'events') && !top.some((d) => d.name === 'include')) {
@@ -595,6 +597,11 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
   let locations: Set<string> | undefined;
   let upstreams: Set<string> | undefined;
   const listens = ctx === 'http' ? new ListenTable() : undefined;
+  // TLS sockets of a whole config's http block, or of a file of servers (a vhost) without includes
+  const tls =
+    ctx === 'http' && ((c.isMain && parent) || (!parent && c.isFragment && !c.file.directives.some((x) => x.name === 'include')))
+      ? new TlsSockets()
+      : undefined;
   const table = tableFor(c, ctx);
   const parentName = parent?.name;
   const collecting = c.collecting;
@@ -611,6 +618,7 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       }
       if ((parentName === 'geo' || parentName === 'map') && c.version)
         checkEntryKeyword(c, d, ctx === 'stream' ? `stream/${parentName}` : parentName);
+      if (parentName === 'geo' || parentName === 'map') checkMapGeoEntry(c, d, parentName, list, i);
       continue;
     }
     const name = d.name;
@@ -682,6 +690,12 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         case 'listen':
           if (!variant.module.startsWith('ngx_mail_')) checkListenParams(c, d, variant);
           break;
+        case 'server':
+          if (ctx === 'upstream' || ctx === 'stream/upstream') checkUpstreamServerParams(c, d, ctx);
+          break;
+        case 'error_page':
+          checkErrorPage(c, d);
+          break;
         case 'load_module':
           if (ctx === 'main' && d.args[0]) {
             const f = loadOrderFinding(d, list, i, c.modules);
@@ -695,6 +709,7 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
         const summary = serverSummaryOf(c, d);
         if (c.isMain && parent) checkCertificates(c, d, parent, summary);
         listens.addServer(c, d, summary);
+        tls?.addServer(d, summary);
       }
     }
     // a block of a module not loaded: nginx stops at its name, its content is not judged (its variables still count)
@@ -713,6 +728,7 @@ function visitList(c: Ctx, list: Directive[], ctx: string, parent: Directive | u
       else visitList(c, d.block.children, inner, d, depth + 1);
     }
   }
+  tls?.report(c, parent);
 }
 
 /** Whether every offset of the findings lies in [from, to] (a block's findings that point elsewhere are not memoized). */
@@ -917,6 +933,8 @@ interface ServerSummary {
   keys: number;
   /** The first `listen ... ssl`. */
   sslListen: { start: number; end: number } | undefined;
+  /** Every TCP listen line by socket key (the address, or the raw text when it cannot be known): whether it says `ssl` or `default_server`. */
+  sockets: { key: string; ssl: boolean; isDefault: boolean; start: number; end: number }[];
   /** Listen lines with a static address, in order; `dup`: the server listens on it already. */
   listens: { tcpAddr: string; addr: string; start: number; end: number; dup: boolean; isDefault: boolean; options: boolean }[];
 }
@@ -929,11 +947,28 @@ function summarizeServer(server: Directive): ServerSummary {
   for (let i = 0; i < children.length && !sslListen; i++)
     if (isSslListen(children[i])) sslListen = { start: children[i].nameStart - base, end: children[i].end - base };
   const listens: ServerSummary['listens'] = [];
+  const sockets: ServerSummary['sockets'] = [];
   let seen: Set<string> | undefined;
   for (let i = 0; i < children.length; i++) {
     const d = children[i];
     if (d.name !== 'listen' || d.entry || !d.args.length) continue;
     const args = d.args;
+    let ssl = false;
+    let quicOrDefault = 0;
+    for (let j = 1; j < args.length; j++) {
+      const p = args[j].value;
+      if (p === 'ssl') ssl = true;
+      else if (p === 'quic') quicOrDefault |= 1;
+      else if (p === 'default_server' || p === 'default') quicOrDefault |= 2;
+    }
+    if (!(quicOrDefault & 1))
+      sockets.push({
+        key: listenAddress(args[0].value) ?? `raw:${args[0].value}`,
+        ssl,
+        isDefault: (quicOrDefault & 2) !== 0,
+        start: d.nameStart - base,
+        end: args[args.length - 1].end - base,
+      });
     const tcpAddr = listenAddress(args[0].value);
     if (!tcpAddr) continue;
     // `quic` listens on UDP: beside `listen ... ssl` on the same address it is another socket
@@ -959,6 +994,7 @@ function summarizeServer(server: Directive): ServerSummary {
     keys: own.keys.length,
     sslListen,
     listens,
+    sockets,
   };
 }
 
@@ -973,7 +1009,57 @@ function serverSummaryOf(c: Ctx, server: Directive): ServerSummary {
   return s;
 }
 
-/** `listen ... ssl` needs a certificate; each certificate needs a key (judged only on whole configurations). */
+/**
+ * The default server of each TLS socket of an http block (or a file of servers): nginx needs a
+ * certificate on that one only (a named server without one is accepted, its handshakes get the
+ * default's). The default is the `default_server` listen, else the first server on the socket;
+ * the socket is TLS when any of its listen lines says `ssl`.
+ */
+class TlsSockets {
+  private readonly byKey = new Map<string, { server: Directive; own: ServerSummary; at: number; explicit: boolean; ssl: boolean }>();
+
+  addServer(server: Directive, own: ServerSummary): void {
+    for (let i = 0; i < own.sockets.length; i++) {
+      const s = own.sockets[i];
+      const prev = this.byKey.get(s.key);
+      if (!prev) this.byKey.set(s.key, { server, own, at: i, explicit: s.isDefault, ssl: s.ssl });
+      else {
+        prev.ssl ||= s.ssl;
+        if (s.isDefault && !prev.explicit) Object.assign(prev, { server, own, at: i, explicit: true });
+      }
+    }
+  }
+
+  /** Reports each default server of a TLS socket that has no certificate (own or from `http`). */
+  report(c: Ctx, http: Directive | undefined): void {
+    let up: HttpTlsFacts | undefined;
+    if (http) {
+      up = httpTlsFacts.get(http);
+      if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
+      if (up.include) return;
+    }
+    const reported = new Set<Directive>();
+    for (const e of this.byKey.values()) {
+      if (!e.ssl || reported.has(e.server)) continue;
+      const own = e.own;
+      if (own.include || own.rejects || up?.rejects || own.certs.length || up?.certs.length) continue;
+      reported.add(e.server);
+      const sock = own.sockets[e.at];
+      c.findings.push({
+        ruleId: 'nginx/missing-certificate',
+        start: e.server.start + sock.start,
+        end: e.server.start + sock.end,
+        message: http
+          ? 'no "ssl_certificate" is defined for the "listen ... ssl" directive'
+          : 'no "ssl_certificate" is defined for the "listen ... ssl" directive of the default server of this socket: nginx refuses the config unless the including http block sets one',
+        // a file of servers: the http block that includes it may set the certificate
+        severity: http ? undefined : 'warning',
+      });
+    }
+  }
+}
+
+/** Each certificate needs a key (judged only on whole configurations; the certificate itself: TlsSockets). */
 function checkCertificates(c: Ctx, server: Directive, http: Directive, own: ServerSummary): void {
   let up = httpTlsFacts.get(http);
   if (!up) httpTlsFacts.set(http, (up = tlsFactsOf(http.block!.children)));
@@ -981,15 +1067,6 @@ function checkCertificates(c: Ctx, server: Directive, http: Directive, own: Serv
   const base = server.start;
   const certCount = own.certs.length ? own.certs.length : up.certs.length;
   const keyCount = own.keys ? own.keys : up.keys.length;
-  const rejects = own.rejects || up.rejects;
-  if (certCount === 0 && !rejects && own.sslListen) {
-    c.findings.push({
-      ruleId: 'nginx/missing-certificate',
-      start: base + own.sslListen.start,
-      end: base + own.sslListen.end,
-      message: 'no "ssl_certificate" is defined for the "listen ... ssl" directive',
-    });
-  }
   if (certCount > keyCount) {
     const mine = own.certs.length ? own.certs[keyCount] : undefined;
     const theirs = mine ? undefined : up.certs[keyCount];
@@ -1039,6 +1116,107 @@ function checkNestedLocation(c: Ctx, d: Directive, loc: LocationInfo, outer: Loc
   if (loc.kind === 'named') return at(`named location "${loc.name}" can be on the server level only`);
   // a nested prefix location must start with the outer one's name (even when that one is a regex)
   if (loc.kind !== 'regex' && !loc.name.startsWith(outer.name)) at(`location "${loc.name}" is outside location "${outer.name}"`);
+}
+
+/** Keywords of a `map` / `geo` block that stand alone (`hostnames;`, `ranges;`). */
+const ENTRY_ALONE: Record<'map' | 'geo', ReadonlySet<string>> = {
+  map: new Set(['hostnames', 'volatile']),
+  geo: new Set(['ranges', 'proxy_recursive', 'volatile']),
+};
+const GEO_KEYWORDS = new Set(['default', 'include', 'proxy', 'delete', 'ranges', 'proxy_recursive', 'volatile']);
+
+/** A `map` / `geo` entry as nginx reads it: a key and a value, no block; `ranges` take ranges, not CIDRs. */
+function checkMapGeoEntry(c: Ctx, d: Directive, kind: 'map' | 'geo', list: Directive[], i: number): void {
+  if (d.block) {
+    c.findings.push({ ruleId: 'nginx/syntax', start: d.nameStart, end: d.nameEnd, message: 'unexpected "{"' });
+    return;
+  }
+  const words = 1 + d.args.length;
+  if ((words === 1 && !ENTRY_ALONE[kind].has(d.name)) || words > 2) {
+    c.findings.push({
+      ruleId: 'nginx/arg-count',
+      start: d.nameStart,
+      end: d.args.length ? d.args[d.args.length - 1].end : d.nameEnd,
+      message: `invalid number of the ${kind} parameters`,
+    });
+    return;
+  }
+  if (kind !== 'geo' || GEO_KEYWORDS.has(d.name) || d.name.indexOf('/') < 0) return;
+  for (let j = 0; j < i; j++) {
+    if (list[j].entry && list[j].name === 'ranges' && !list[j].args.length) {
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: d.nameStart, end: d.nameEnd, message: `invalid range "${d.name}"` });
+      return;
+    }
+  }
+}
+
+/** `server` parameters no version of nginx takes on that line (the version-bound ones: checkRefusedParams). */
+function checkUpstreamServerParams(c: Ctx, d: Directive, ctx: string): void {
+  const known = UPSTREAM_SERVER_PARAMS.get(ctx);
+  if (!known) return;
+  const args = d.args;
+  for (let i = 1; i < args.length; i++) {
+    const w = args[i];
+    if (w.raw.includes('$')) continue;
+    const eq = w.value.indexOf('=');
+    if (!known.has(eq >= 0 ? w.value.slice(0, eq + 1) : w.value))
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid parameter "${w.value}"` });
+  }
+}
+
+const ERROR_PAGE_CODE = /^\d+$/;
+const ERROR_PAGE_OVERWRITE = /^=(\d*)$/;
+
+/** `error_page code ... [=[response]] uri` (ngx_http_core_error_page). */
+function checkErrorPage(c: Ctx, d: Directive): void {
+  const args = d.args;
+  if (args.length < 2) return; // the argument count check says it
+  const last = args.length - 1;
+  for (let i = 0; i < last; i++) {
+    const w = args[i];
+    if (w.raw.includes('$')) continue;
+    const v = w.value;
+    if (i === last - 1 && v.startsWith('=')) {
+      if (!ERROR_PAGE_OVERWRITE.test(v))
+        c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${v}"` });
+      continue;
+    }
+    if (!ERROR_PAGE_CODE.test(v)) {
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `invalid value "${v}"` });
+      continue;
+    }
+    const n = Number(v);
+    if (n < 300 || n > 599)
+      c.findings.push({ ruleId: 'nginx/invalid-value', start: w.start, end: w.end, message: `value "${v}" must be between 300 and 599` });
+  }
+}
+
+/**
+ * `access_log path format`: a format no `log_format` of its block defines (`combined` is built in
+ * for http). Judged on whole configurations without includes, where every format is in sight.
+ */
+function checkLogFormats(c: Ctx, file: NginxFile): void {
+  const anyInclude = (list: Directive[]): boolean =>
+    list.some((d) => !d.entry && (d.name === 'include' || (!!d.block && !d.rawBody && anyInclude(d.block.children))));
+  if (anyInclude(file.directives)) return;
+  for (const top of file.directives) {
+    if ((top.name !== 'http' && top.name !== 'stream') || !top.block) continue;
+    const formats = new Set<string>(top.name === 'http' ? ['combined'] : []);
+    const uses: Word[] = [];
+    const walk = (list: Directive[]): void => {
+      for (const d of list) {
+        if (d.entry) continue;
+        if (d.name === 'log_format' && d.args[0]) formats.add(d.args[0].value);
+        else if (d.name === 'access_log' && d.args[1] && d.args[0].value !== 'off') uses.push(d.args[1]);
+        if (d.block && !d.rawBody) walk(d.block.children);
+      }
+    };
+    walk(top.block.children);
+    for (const w of uses) {
+      if (w.raw.includes('$') || w.value.includes('=') || formats.has(w.value)) continue;
+      c.findings.push({ ruleId: 'nginx/undefined-reference', start: w.start, end: w.end, message: `unknown log format "${w.value}"` });
+    }
+  }
 }
 
 const RETURN_CODE = /^\d+$/;

@@ -5,7 +5,7 @@ import { PROXY_KINDS, TRAFFIC_PROXY_KINDS } from '../overrides';
 import { matchSections } from '../sectionMatch';
 import type { Fix, FixEdit } from '../../../core/rules';
 import type { HaproxyFinding as Finding, HaproxyRuleId } from '../rules';
-import type { ServiceSettings } from '../../../core/types';
+import type { HostFacts, ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { HaproxyFile, Section, Statement, Word } from '../ast';
 import { keywordName } from '../ast';
@@ -17,6 +17,8 @@ export interface HaproxyCheckContext {
   text: string;
   settings: ServiceSettings;
   version?: string;
+  /** The facts of the machine the file runs on, when known (service/tuning.ts decides). */
+  host?: HostFacts;
   /** The file's indentation step, computed when a fix first needs it. */
   unit: string | undefined;
   out: Finding[];
@@ -70,6 +72,7 @@ export function buildHaproxyContext(file: HaproxyFile, settings: ServiceSettings
     text: file.text,
     settings,
     version: settings.haproxyVersion,
+    host: settings.host?.target ? settings.host : undefined,
     unit: undefined,
     out: [],
     indexes: new Map(),
@@ -284,6 +287,17 @@ export function modeOf(ctx: HaproxyCheckContext, sec: Section): string {
   return lookup(ctx, sec, 'mode')?.st.args[0]?.value ?? 'tcp';
 }
 
+/** Whether a `defaults` section feeds an HTTP proxy; with none in the file, its own mode says. */
+function feedsHttp(ctx: HaproxyCheckContext, defaults: Section): boolean {
+  let users = 0;
+  for (const s of ctx.file.sections) {
+    if (s.keyword === 'defaults' || !PROXY_KINDS.has(s.keyword) || defaultsOf(ctx, s) !== defaults) continue;
+    users++;
+    if (modeOf(ctx, s) === 'http') return true;
+  }
+  return users === 0 && modeOf(ctx, defaults) === 'http';
+}
+
 function lastWord(st: Statement): Word {
   return st.words[st.words.length - 1];
 }
@@ -320,7 +334,7 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
   const global = ctx.file.sections.find((s) => s.keyword === 'global');
   if (!global) return;
   if (!find(ctx, global, 'maxconn').length) {
-    const nofile = ctx.settings.host?.nofileLimit;
+    const nofile = ctx.host?.nofileLimit;
     const value = nofile ? Math.max(256, Math.floor(nofile / 2)) : 4096;
     add(
       ctx,
@@ -349,7 +363,7 @@ function checkGlobal(ctx: HaproxyCheckContext): void {
       },
     );
   }
-  const cpus = ctx.settings.host?.cpuCount;
+  const cpus = ctx.host?.cpuCount;
   for (const st of find(ctx, global, 'nbthread')) {
     const w = st.args[0];
     const n = Number(w?.value);
@@ -449,8 +463,10 @@ function checkProxies(ctx: HaproxyCheckContext): void {
   for (const sec of ctx.file.sections) {
     if (!PROXY_KINDS.has(sec.keyword)) continue;
     const mode = modeOf(ctx, sec);
-    // keep-alive killers, reported where they are written (in line order)
-    for (const st of closers(ctx, sec)) {
+    // keep-alive killers, reported where they are written (in line order); not where only TCP
+    // proxies read them (a tcp-mode proxy, or a defaults whose proxies are all tcp-mode)
+    const http = sec.keyword === 'defaults' ? feedsHttp(ctx, sec) : mode === 'http';
+    for (const st of http ? closers(ctx, sec) : []) {
       const name = st.sub!.value;
       if (st.prefix?.value === 'no') continue;
       {
@@ -626,6 +642,46 @@ function checkLogging(ctx: HaproxyCheckContext): void {
   }
 }
 
+/** The Kubernetes API server's port, and names that say a proxy is its balancer. */
+const KUBE_API_PORT = /:6443$/;
+const KUBE_API_NAME = /kube|k8s|apiserver|control-?plane/i;
+/** An idle timeout under this cuts `kubectl exec`/`logs -f` sessions (ms). */
+const TUNNEL_FLOOR_MS = 3_600_000;
+
+/** HAProxy's time format: a number with an optional unit (ms by default). */
+function timeMs(v: string | undefined): number | undefined {
+  const m = v ? /^(\d+)(us|ms|s|m|h|d)?$/.exec(v) : null;
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 'ms']!;
+  return n * unit;
+}
+
+/** TCP-mode balancers of the Kubernetes API whose idle timeouts cut long-lived streams (no `timeout tunnel`). */
+function checkTunnels(ctx: HaproxyCheckContext): void {
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'frontend' && sec.keyword !== 'listen' && sec.keyword !== 'backend') continue;
+    if (modeOf(ctx, sec) !== 'tcp' || lookup(ctx, sec, 'timeout tunnel')) continue;
+    const addrs = [
+      ...find(ctx, sec, 'bind').map((b) => b.args[0]?.value ?? ''),
+      ...find(ctx, sec, 'server').map((s) => s.args[1]?.value ?? ''),
+    ];
+    if (!addrs.some((a) => KUBE_API_PORT.test(a)) && !KUBE_API_NAME.test(sec.name?.value ?? '')) continue;
+    if (!addrs.length) continue;
+    const side = sec.keyword === 'backend' ? 'timeout server' : 'timeout client';
+    const t = lookup(ctx, sec, side);
+    const ms = timeMs(t?.st.args[1]?.value ?? t?.st.args[0]?.value);
+    if (!t || ms === undefined || ms >= TUNNEL_FLOOR_MS) continue;
+    add(
+      ctx,
+      'haproxy/tcp-timeout-tunnel',
+      headerWord(sec),
+      `${sectionName(sec)} balances the Kubernetes API in TCP mode with \`${side} ${t.st.args[t.st.args.length - 1].value}\` and no \`timeout tunnel\`: \`kubectl exec\`, \`logs -f\` and watches idle longer than that are cut. Add \`timeout tunnel 1h\`.`,
+      { fixes: [{ title: 'Add timeout tunnel 1h', safe: false, edits: [appendToSection(ctx, sec, ['timeout tunnel 1h'])] }] },
+    );
+  }
+}
+
 export type HaproxyCheck = (ctx: HaproxyCheckContext) => void;
 
 /**
@@ -643,6 +699,7 @@ export const CHECK_OF = {
   'haproxy/http-reuse': checkProxies,
   'haproxy/server-no-check': checkProxies,
   'haproxy/balance-long-lived': checkProxies,
+  'haproxy/tcp-timeout-tunnel': checkTunnels,
   'haproxy/splice-auto': checkProxies,
   'haproxy/log-without-dontlognull': checkLogging,
 } satisfies Partial<Record<HaproxyTuningRuleId, HaproxyCheck>>; // complete: checked in run.ts, with the security rows

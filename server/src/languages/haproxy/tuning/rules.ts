@@ -53,7 +53,7 @@ const rows = [
   {
     id: 'haproxy/http-reuse',
     category: 'performance',
-    severity: 'information',
+    severity: 'hint',
     title: 'HTTP backend without `http-reuse`',
     why: 'The default since 2.0 (`safe`) already reuses idle server connections for the second and later requests of a client connection. Measured here: `http-reuse always` made no difference with keep-alive clients (x0.90-1.28), but with clients that close after each request it took 14.9k to 24.0k req/s and P99 from 14.4 to 4.4 ms. Worth it for such clients, if the servers do not tie state (such as NTLM authentication) to a connection.',
     docUrl: `${HAPROXY_DOC}#4.2-http-reuse`,
@@ -67,6 +67,15 @@ const rows = [
     why: 'Without health checks HAProxy keeps sending a share of the traffic to a server that is down; clients get errors until someone notices. `check` takes failed servers out of the rotation and puts them back when they recover.',
     docUrl: `${HAPROXY_DOC}#5.2-check`,
     fix: 'Adds `check` to the server line.',
+  },
+  {
+    id: 'haproxy/tcp-timeout-tunnel',
+    category: 'correctness',
+    severity: 'warning',
+    title: 'A Kubernetes API balancer in TCP mode whose idle timeout cuts long-lived streams',
+    why: 'In TCP mode `timeout client` and `timeout server` close a connection that is idle that long, unless `timeout tunnel` (which supersedes both once the connection is established) is longer. Streams to the Kubernetes API server stay idle for minutes: `kubectl exec`, `kubectl logs -f`, `kubectl port-forward` and watches are cut after, say, 35 seconds of silence. Set `timeout tunnel` to an hour or more there.',
+    docUrl: `${HAPROXY_DOC}#4.2-timeout%20tunnel`,
+    fix: 'Adds `timeout tunnel 1h` (not applied automatically).',
   },
   {
     id: 'haproxy/balance-long-lived',

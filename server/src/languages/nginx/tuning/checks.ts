@@ -3,7 +3,7 @@
 // directives (add_header, proxy_set_header) are inherited only when a level sets none.
 import type { Fix, FixEdit } from '../../../core/rules';
 import type { NginxFinding as Finding, NginxRuleId } from '../rules';
-import type { ServiceSettings } from '../../../core/types';
+import type { HostFacts, ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { Block, Directive, NginxFile, Word } from '../ast';
 import { childContext, variablesIn } from '../ast';
@@ -115,6 +115,8 @@ export interface NginxCheckContext {
   groups: Node[][];
   /** http-level upstream blocks by name. */
   upstreams: Map<string, Node>;
+  /** The facts of the machine the file runs on, when known (service/tuning.ts decides). */
+  host?: HostFacts;
   /** The file's indentation step, computed when a fix first needs it. */
   unit: string | undefined;
   /** Set when a fix asked for the indentation step, or a message for a line number (tuning/run.ts's memo reads them). */
@@ -221,6 +223,7 @@ export function buildContext(file: NginxFile, settings: ServiceSettings): NginxC
     locationIfs: [],
     groups,
     upstreams: new Map(),
+    host: settings.host?.target ? settings.host : undefined,
     unit: undefined,
     out: [],
   };
@@ -415,7 +418,7 @@ function checkWorkers(ctx: NginxCheckContext): void {
   const top = ctx.file.directives;
   const events = top.find((d) => d.name === 'events' && d.block);
   const wp = top.find((d) => d.name === 'worker_processes');
-  const cpus = ctx.settings.host?.cpuCount;
+  const cpus = ctx.host?.cpuCount;
   if (wp) {
     const w = wp.args[0];
     const n = num(w);
@@ -500,8 +503,8 @@ function checkWorkers(ctx: NginxCheckContext): void {
           fixes: [{ title: `Set worker_rlimit_nofile ${need}`, safe: true, edits: [replace(w.start, w.end, String(need))] }],
         },
       );
-    } else if (!rl && wc && n !== undefined) {
-      const hostLimit = ctx.settings.host?.nofileLimit ?? 1024;
+    } else if (!rl && wc && n !== undefined && (ctx.host?.nofileLimit !== undefined || !containerised(ctx))) {
+      const hostLimit = ctx.host?.nofileLimit ?? 1024;
       // a connection is at least one descriptor; a proxied one two
       const proxies = ctx.groups[G.proxyPass].length > 0 || ctx.groups[G.otherPass].length > 0;
       if (n >= hostLimit || (proxies && need > hostLimit)) {
@@ -514,7 +517,7 @@ function checkWorkers(ctx: NginxCheckContext): void {
           ctx,
           'nginx/worker-rlimit-nofile',
           wc.args[0],
-          `worker_connections ${n} needs up to ${need} file descriptors per worker when proxying, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.settings.host?.nofileLimit ? ' on this host' : ' on most systems'}).`,
+          `worker_connections ${n} needs up to ${need} file descriptors per worker when proxying, but without \`worker_rlimit_nofile\` the limit is the process's (${hostLimit}${ctx.host?.nofileLimit ? ' on this host' : ' on most systems'}).`,
           {
             severity: n >= hostLimit ? 'warning' : 'information',
             fixes: [{ title: `Add worker_rlimit_nofile ${need}`, safe: true, edits: [edit] }],
@@ -633,6 +636,29 @@ function setsConnection(level: Level): boolean {
   return false;
 }
 
+/**
+ * Whether the proxy_set_header lines that apply in `level` hand the connection over to a stream
+ * (`Upgrade`, or a `Connection` other than ""): WebSocket and streaming locations, where each
+ * request holds its backend connection for its whole life and an idle pool saves nothing.
+ */
+function streams(level: Level): boolean {
+  const from = levelSetting(level, 'proxy_set_header');
+  if (!from) return false;
+  const list = from.children.length >= INDEX_FROM ? at(from, 'proxy_set_header') : from.children;
+  for (const d of list) {
+    if (d.name !== 'proxy_set_header' || d.entry) continue;
+    if (d.args[0]?.value.toLowerCase() === 'upgrade') return true;
+    if (isConnectionHeader(d) && d.args[1] && d.args[1].value !== '' && d.args[1].value.toLowerCase() !== 'close') return true;
+  }
+  return false;
+}
+
+/** An upstream whose servers are all unix sockets: a local connect costs next to nothing. */
+function unixOnly(up: Directive): boolean {
+  const servers = (up.block?.children ?? EMPTY).filter((c) => c.name === 'server' && !c.entry);
+  return servers.length > 0 && servers.every((c) => c.args[0]?.value.startsWith('unix:'));
+}
+
 function checkUpstreams(ctx: NginxCheckContext): void {
   const before1297 = !atLeast(ctx, NGINX_UPSTREAM_KEEPALIVE_DEFAULT);
   const usedBy = new Map<string, Node[]>();
@@ -646,11 +672,13 @@ function checkUpstreams(ctx: NginxCheckContext): void {
       else usedBy.set(host, [n]);
       continue;
     }
-    checkLiteralProxyPass(ctx, n, proxyTarget(n.d)!);
+    if (!host.startsWith('unix:') && !streams(n.up)) checkLiteralProxyPass(ctx, n, proxyTarget(n.d)!);
   }
   for (const [name, up] of ctx.upstreams) {
-    const users = usedBy.get(name);
-    if (!users) continue;
+    const all = usedBy.get(name);
+    if (!all || unixOnly(up.d)) continue;
+    const users = all.filter((u) => !streams(u.up));
+    if (!users.length) continue;
     const children = up.d.block?.children ?? EMPTY;
     const ka = lastNamed(children, 'keepalive');
     // the upstream's own includes and the top level's (not the http block's)
@@ -796,12 +824,27 @@ function checkKeepaliveRequests(ctx: NginxCheckContext): void {
 // ---------------------------------------------------------------------------------------------
 // logging, files, compression, buffering, listen
 
+/** Log paths that are the process's output streams (containers log there). */
+const STREAM_LOG = /^\/dev\/(stdout|stderr|fd\/[12])$|^\/proc\/self\/fd\/[12]$/;
+
+/**
+ * A containerised deployment, from the file alone: `daemon off;` or logs to the output streams.
+ * Its descriptor limit is the container runtime's (Docker's default is 1048576), not 1024.
+ */
+function containerised(ctx: NginxCheckContext): boolean {
+  for (const d of ctx.file.directives) if (d.name === 'daemon' && firstArg(d) === 'off') return true;
+  for (const n of ctx.groups[G.accessLog]) if (STREAM_LOG.test(n.d.args[0]?.value ?? '')) return true;
+  return /^\s*error_log\s+\/(dev\/(stdout|stderr)|proc\/self\/fd\/[12])\b/m.test(ctx.text);
+}
+
 function checkAccessLog(ctx: NginxCheckContext): void {
   for (const n of ctx.groups[G.accessLog]) {
     if (n.up.inner === 'main') continue;
     const args = n.d.args;
     const path = args[0];
     if (!path || path.value === 'off' || path.value.startsWith('syslog:') || path.value.startsWith('memory:')) continue;
+    // a stream read live (`docker logs`, `tail -f` of a pipe): unbuffered is what the operator wants
+    if (STREAM_LOG.test(path.value)) continue;
     if (args.some((a) => /^(buffer|gzip)(=|$)/.test(a.value))) continue;
     const fixes: Fix[] = [];
     if (!path.value.includes('$')) {
@@ -946,7 +989,7 @@ function checkProxyBuffering(ctx: NginxCheckContext): void {
 }
 
 function checkBacklog(ctx: NginxCheckContext): void {
-  const somaxconn = ctx.settings.host?.somaxconn;
+  const somaxconn = ctx.host?.somaxconn;
   if (somaxconn === undefined) return;
   // indexed: every listen line's every word, walked mostly before the JIT has optimised this
   const listens = ctx.groups[G.listen];
@@ -1289,11 +1332,17 @@ function checkServerTokens(ctx: NginxCheckContext): void {
   }
 }
 
+/** Directives that only shape the response of a `return` in the same `if` (the CORS preflight idiom). */
+const RETURN_COMPANIONS = new Set(['add_header', 'more_set_headers', 'more_clear_headers', 'default_type', 'set']);
+
 function checkIfInLocation(ctx: NginxCheckContext): void {
   for (const n of ctx.locationIfs) {
+    // `add_header ...; return 204;`: the if answers itself, and its headers go on that answer
+    const answers = n.children.some((c) => !c.entry && c.name === 'return');
     const bad = n.children.filter((c) => {
       if (c.entry) return false;
       if (c.name === 'return') return false;
+      if (answers && RETURN_COMPANIONS.has(c.name)) return false;
       if (c.name === 'rewrite' && c.args[c.args.length - 1]?.value === 'last') return false;
       return true;
     });

@@ -113,6 +113,7 @@ const rows = [
     id: 'nginx/access-log-unbuffered',
     category: 'performance',
     severity: 'information',
+    // right but rarely worth acting on: operators read logs live (`tail -f`, /dev/stdout)
     title: '`access_log` writes every request as it completes (no `buffer=`)',
     why: 'An unbuffered access log costs one write system call per request in the worker that serves it. On a hot path `buffer=32k flush=5s` groups the writes (lines reach the file within 5 seconds); `access_log off` removes the cost where the log is not needed.',
     docUrl: 'https://nginx.org/en/docs/http/ngx_http_log_module.html#access_log',
@@ -140,6 +141,7 @@ const rows = [
     id: 'nginx/gzip-min-length',
     category: 'performance',
     severity: 'information',
+    // a micro-optimisation: a few bytes on tiny responses
     title: '`gzip on` also compresses tiny responses (`gzip_min_length` missing or below 256)',
     why: 'The default `gzip_min_length` is 20 bytes. Compressing a response of a few hundred bytes costs CPU and often makes it bigger (gzip adds about 20 bytes of framing and the saving on short bodies is small). 256 bytes or more skips the responses not worth compressing.',
     docUrl: 'https://nginx.org/en/docs/http/ngx_http_gzip_module.html#gzip_min_length',
@@ -284,10 +286,9 @@ const rows = [
     id: 'nginx/host-spoofing',
     category: 'security',
     severity: 'warning',
-    title: '`proxy_set_header Host` copies an unchecked client value (`$http_host`, `$arg_*`, ...)',
-    why: '`$http_host` is the Host header exactly as the client sent it, while `$host` is the name nginx matched and validated. Passing the raw header lets a client make the backend believe any virtual host was asked for: poisoned caches, password-reset links to another domain, bypassed host-based routing.',
+    title: '`proxy_set_header Host` copies a client value other than the Host header (`$arg_*`, `$http_x_*`, ...)',
+    why: 'nginx picks the server block by the Host header, so `$host` and `$http_host` name the virtual host the request was routed to (`$http_host` keeps the port, which backends use for their redirects). A query argument or another header as the upstream Host lets a client make the backend believe any virtual host was asked for: poisoned caches, password-reset links to another domain, bypassed host-based routing.',
     docUrl: `${PROXY}#proxy_set_header`,
-    fix: 'Replaces `$http_host` with `$host` (which drops a port in the header: not applied automatically).',
   },
   {
     id: 'nginx/origin-regex',

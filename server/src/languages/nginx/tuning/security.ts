@@ -269,19 +269,17 @@ function checkHostSpoofing(ctx: Ctx, flow: NginxFlow): void {
     if (!h || h.length !== 4 || h.toLowerCase() !== 'host' || !d.args[1] || d.args[1].raw.indexOf('$') < 0 || !isHttp(scope)) continue;
     const w = d.args[1];
     for (const v of variablesIn(w)) {
-      if (v.name === 'host') continue; // validated against server_name (a default server's own matter: see SSRF)
+      // $host and $http_host name the same virtual host: a named server only receives requests
+      // whose Host matched its server_name, and on the default (or only) server $host is just as
+      // client-chosen. $http_host keeps the port, which backends need for their redirects.
+      if (v.name === 'host' || v.name === 'http_host') continue;
       const t = flow.variableTaint(v.name, d, scope);
       if (!t.user) continue;
-      const fixes: Fix[] =
-        v.name === 'http_host'
-          ? [{ title: 'Use $host', safe: false, edits: [replace(v.start, v.end, v.braced ? '${host}' : '$host')] }]
-          : [];
       add(
         ctx,
         'nginx/host-spoofing',
         v,
-        `The upstream's Host header is ${t.why ?? `$${v.name}`}, unchecked: a client can make the backend believe it was asked for any virtual host (cache poisoning, password-reset links to another domain). Use \`$host\` or the literal name.`,
-        { fixes },
+        `The upstream's Host header is ${t.why ?? `$${v.name}`}, which is not the virtual host nginx chose: a client can make the backend believe it was asked for any host (cache poisoning, password-reset links to another domain). Use \`$host\`, \`$http_host\` or the literal name.`,
       );
       break;
     }
@@ -448,9 +446,11 @@ function checkHeaderHygiene(ctx: Ctx, flow: NginxFlow): void {
       }
     }
   }
-  for (const { d } of flow.sinks.get('add_header') ?? []) {
+  for (const { d, scope } of flow.sinks.get('add_header') ?? []) {
     const name = d.args[0];
     if (!name || name.value.toLowerCase() !== 'content-type' || !d.args[1]) continue;
+    // the backend's type hidden (`proxy_hide_header Content-Type`), or a 204 that has no body nor type
+    if (contentTypeHiddenOrEmpty(scope)) continue;
     add(
       ctx,
       'nginx/add-header-content-type',
@@ -463,6 +463,16 @@ function checkHeaderHygiene(ctx: Ctx, flow: NginxFlow): void {
       },
     );
   }
+}
+
+const HIDE_HEADER = /^(proxy|fastcgi|uwsgi|scgi|grpc)_hide_header$/;
+
+/** Whether the upstream's Content-Type is hidden where `scope` answers, or the block answers `return 204`. */
+function contentTypeHiddenOrEmpty(scope: FlowScope): boolean {
+  if (scope.children.some((c) => !c.entry && c.name === 'return' && c.args[0]?.value === '204')) return true;
+  for (let s: FlowScope | undefined = scope; s; s = s.up)
+    if (s.children.some((c) => !c.entry && HIDE_HEADER.test(c.name) && c.args[0]?.value.toLowerCase() === 'content-type')) return true;
+  return false;
 }
 
 /** The header arguments of `more_set_headers` (the values of `-s` statuses and `-t` types skipped). */
@@ -489,6 +499,12 @@ interface AccessInfo {
   deny: boolean;
   auth: boolean;
   returns: Directive[] | undefined;
+}
+
+/** `return 403;`, `return 444;`, `return 404 "text";`: an answer that serves nothing. */
+function isErrorReturn(r: Directive): boolean {
+  const code = Number(r.args[0]?.value);
+  return Number.isInteger(code) && code >= 400 && code <= 599;
 }
 
 function checkAccess(ctx: Ctx, flow: NginxFlow): void {
@@ -534,6 +550,8 @@ function checkAccess(ctx: Ctx, flow: NginxFlow): void {
     // return runs in the rewrite phase, before allow/deny and auth are checked (HTTP only: stream's return runs last)
     if (l.returns && (l.allows.length || l.deny || l.auth) && (scope.ctx === 'location' || scope.ctx === 'server')) {
       for (const r of l.returns) {
+        // `deny all; return 403;`: an error answer gives nobody more than the access rules would
+        if (isErrorReturn(r)) continue;
         add(
           ctx,
           'nginx/return-bypasses-access',
@@ -692,6 +710,17 @@ function judgeLine(ctx: Ctx, d: Directive): void {
 
 const PASS_NAMES = new Set(PASSES);
 
+/** A block that serves nothing: `deny all` or an error `return`, with no handler, alias, root or try_files. */
+function refusesOnly(children: readonly Directive[]): boolean {
+  let refuses = false;
+  for (const c of children) {
+    if (c.entry) continue;
+    if ((c.name === 'deny' && c.args[0]?.value === 'all') || (c.name === 'return' && isErrorReturn(c))) refuses = true;
+    else if (c.block || c.name === 'root' || c.name === 'alias' || c.name === 'try_files' || c.name === 'rewrite') return false;
+  }
+  return refuses;
+}
+
 function checkUnanchoredExtension(ctx: Ctx, flow: NginxFlow): void {
   for (const { d } of flow.sinks.get('location') ?? []) {
     if (d.args.length < 2 || (d.args[0].value !== '~' && d.args[0].value !== '~*')) continue;
@@ -700,6 +729,8 @@ function checkUnanchoredExtension(ctx: Ctx, flow: NginxFlow): void {
     const m = /\\\.(\(\??:?[A-Za-z0-9|]+\)|[A-Za-z0-9]+)(\[[^\]]*\]\??)?$/.exec(w.value);
     if (!m) continue;
     const executes = !!d.block?.children.some((c) => !c.entry && PASS_NAMES.has(c.name));
+    // a location that only refuses (`deny all;`, `return 403;`): matching more only refuses more
+    if (!executes && d.block && refusesOnly(d.block.children)) continue;
     const ext = m[0].replace(/^\\\./, '.');
     add(
       ctx,
