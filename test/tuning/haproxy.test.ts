@@ -109,11 +109,16 @@ describe('haproxy/http-reuse', () => {
 
 describe('haproxy/tcp-timeout-tunnel', () => {
   const KUBE =
-    'defaults\n    mode tcp\n    timeout connect 5s\n    timeout client 35s\n    timeout server 35s\nfrontend <|kube-api|>\n    bind :6443\n    default_backend masters\nbackend <|masters|>\n    server m1 192.0.2.10:6443 check\n    server m2 192.0.2.11:6443 check\n';
-  it('flags a Kubernetes API balancer whose idle timeouts cut kubectl exec / logs -f, and adds timeout tunnel', () => {
+    'defaults\n    mode tcp\n    timeout connect 5s\n    timeout client 35s\n    timeout server 35s\nfrontend kube-api\n    bind :6443\n    default_backend masters\nbackend <|masters|>\n    server m1 192.0.2.10:6443 check\n    server m2 192.0.2.11:6443 check\n';
+  it('flags the backend of a Kubernetes API balancer whose idle timeouts cut kubectl exec / logs -f, and adds timeout tunnel there', () => {
     const { doc, found } = expectRule('haproxy', KUBE, 'haproxy/tcp-timeout-tunnel');
     assert.match(found[0].message, /timeout client 35s/);
-    assert.match(applyFix(doc, found[1]), /server m2 192\.0\.2\.11:6443 check\n    timeout tunnel 1h\n$/);
+    assert.match(applyFix(doc, found[0]), /server m2 192\.0\.2\.11:6443 check\n    timeout tunnel 1h\n$/);
+  });
+  it('not on a frontend, which ignores timeout tunnel; a backend fed by a 6443 frontend counts whatever its name', () => {
+    const renamed = KUBE.replace(/<\||\|>/g, '').replace(/masters/g, 'pool').replace(/192\.0\.2\.1(\d):6443/g, '192.0.2.1$1:7443');
+    const { found } = expectRule('haproxy', renamed.replace('\nbackend pool', '\nbackend <|pool|>'), 'haproxy/tcp-timeout-tunnel');
+    assert.equal(found.length, 1);
   });
   it('accepts a timeout tunnel (here or in defaults), long timeouts, HTTP mode and other TCP services', () => {
     const plain = KUBE.replace(/<\||\|>/g, '');

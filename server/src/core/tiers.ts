@@ -56,7 +56,6 @@ export const RULE_TIERS: Readonly<Record<string, RuleTier>> = {
   'nginx/resolver-external': 'hardening', // 0/1 useful
   'nginx/regex-redos': 'hardening', // no finding on the corpus
   'nginx/ssl-ciphers-weak': 'hardening', // no finding on the corpus
-  'nginx/location-regex-unanchored': 'hardening', // 1/3 useful
   'nginx/version-end-of-life': 'pedantic', // 0/15 useful
   'nginx/include-not-found': 'pedantic', // 0/54 useful
   'haproxy/missing-timeout': 'pedantic', // 8/9 useful
@@ -83,7 +82,7 @@ export const RULE_TIERS: Readonly<Record<string, RuleTier>> = {
 /**
  * Warning and information rules kept in the default set without a measurement, because they are
  * not advice about the config: what the analysis itself did (a document too large for the full
- * analysis, the include limit, a suppression comment without its reason) or what the binary
+ * analysis or the diagnostics cap, the include limit, a suppression comment without its reason) or what the binary
  * itself says (a deprecation `nginx -t` / `haproxy -c` warns about, a module the local `nginx -V`
  * lacks). They had no finding on the precision corpus.
  */
@@ -91,6 +90,8 @@ export const NOTICE_RULES: ReadonlySet<string> = new Set([
   'nginx/include-limit',
   'nginx/large-document',
   'haproxy/large-document',
+  'nginx/diagnostics-capped',
+  'haproxy/diagnostics-capped',
   'nginx/suppression-without-reason',
   'haproxy/suppression-without-reason',
   'nginx/module-not-in-binary',

@@ -657,26 +657,44 @@ function timeMs(v: string | undefined): number | undefined {
   return n * unit;
 }
 
-/** TCP-mode balancers of the Kubernetes API whose idle timeouts cut long-lived streams (no `timeout tunnel`). */
+/**
+ * TCP-mode balancers of the Kubernetes API whose idle timeouts cut long-lived streams (no
+ * `timeout tunnel`). The tunnel timeout is a backend setting (a frontend ignores it, with a
+ * warning), so the finding is on the backend or listen section that carries the streams; the
+ * idle limit it replaces is the shorter of its client and server timeouts.
+ */
 function checkTunnels(ctx: HaproxyCheckContext): void {
+  // the backends a Kubernetes API frontend hands its connections to
+  const fed = new Set<string>();
   for (const sec of ctx.file.sections) {
-    if (sec.keyword !== 'frontend' && sec.keyword !== 'listen' && sec.keyword !== 'backend') continue;
+    if (sec.keyword !== 'frontend') continue;
+    const binds = find(ctx, sec, 'bind').map((b) => b.args[0]?.value ?? '');
+    if (!binds.some((a) => KUBE_API_PORT.test(a)) && !KUBE_API_NAME.test(sec.name?.value ?? '')) continue;
+    for (const st of [...find(ctx, sec, 'default_backend'), ...find(ctx, sec, 'use_backend')]) if (st.args[0]) fed.add(st.args[0].value);
+  }
+  for (const sec of ctx.file.sections) {
+    if (sec.keyword !== 'listen' && sec.keyword !== 'backend') continue;
     if (modeOf(ctx, sec) !== 'tcp' || lookup(ctx, sec, 'timeout tunnel')) continue;
     const addrs = [
       ...find(ctx, sec, 'bind').map((b) => b.args[0]?.value ?? ''),
       ...find(ctx, sec, 'server').map((s) => s.args[1]?.value ?? ''),
     ];
-    if (!addrs.some((a) => KUBE_API_PORT.test(a)) && !KUBE_API_NAME.test(sec.name?.value ?? '')) continue;
+    const name = sec.name?.value ?? '';
+    if (!addrs.some((a) => KUBE_API_PORT.test(a)) && !KUBE_API_NAME.test(name) && !fed.has(name)) continue;
     if (!addrs.length) continue;
-    const side = sec.keyword === 'backend' ? 'timeout server' : 'timeout client';
-    const t = lookup(ctx, sec, side);
-    const ms = timeMs(t?.st.args[1]?.value ?? t?.st.args[0]?.value);
-    if (!t || ms === undefined || ms >= TUNNEL_FLOOR_MS) continue;
+    let shortest: { side: string; text: string; ms: number } | undefined;
+    for (const side of ['timeout client', 'timeout server']) {
+      const t = lookup(ctx, sec, side);
+      const text = t?.st.args[t.st.args.length - 1]?.value;
+      const ms = timeMs(t?.st.args[1]?.value ?? t?.st.args[0]?.value);
+      if (t && text && ms !== undefined && (!shortest || ms < shortest.ms)) shortest = { side, text, ms };
+    }
+    if (!shortest || shortest.ms >= TUNNEL_FLOOR_MS) continue;
     add(
       ctx,
       'haproxy/tcp-timeout-tunnel',
       headerWord(sec),
-      `${sectionName(sec)} balances the Kubernetes API in TCP mode with \`${side} ${t.st.args[t.st.args.length - 1].value}\` and no \`timeout tunnel\`: \`kubectl exec\`, \`logs -f\` and watches idle longer than that are cut. Add \`timeout tunnel 1h\`.`,
+      `${sectionName(sec)} balances the Kubernetes API in TCP mode with \`${shortest.side} ${shortest.text}\` and no \`timeout tunnel\`: \`kubectl exec\`, \`logs -f\` and watches idle longer than that are cut. Add \`timeout tunnel 1h\`.`,
       { fixes: [{ title: 'Add timeout tunnel 1h', safe: false, edits: [appendToSection(ctx, sec, ['timeout tunnel 1h'])] }] },
     );
   }
