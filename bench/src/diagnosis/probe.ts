@@ -3,7 +3,7 @@
 // ports of the proxy's network namespace (/proc/PID/net/tcp), the host's listen-queue counters
 // (the proxy's listening sockets are the engine's, on the host's loopback), what the proxy's logs
 // gained, and HAProxy's queues from its stats socket. Nothing here writes or signals anything.
-import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { closeSync, constants as fsc, fstatSync, openSync, readFileSync, readSync, readdirSync, statSync, existsSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { CpuReading, DiagnosisReadings } from '../../../protocol/diagnosis';
@@ -190,20 +190,24 @@ export function fileLimit(pid: number): number | null {
   }
 }
 
+/** A regular file's size (0 for anything else: the proxy may swap a log for a FIFO or a device). */
 function sizeOf(file: string): number {
   try {
-    return statSync(file).size;
+    const st = statSync(file);
+    return st.isFile() ? st.size : 0;
   } catch {
     return 0;
   }
 }
 
-/** The bytes a file gained after `from` (at most MAX_LOG_BYTES), as text. */
+/** The bytes a regular file gained after `from` (at most MAX_LOG_BYTES), as text; never blocks. */
 function readFrom(file: string, from: number): string {
   let fd = -1;
   try {
-    fd = openSync(file, 'r');
-    const size = Math.min(sizeOf(file) - from, MAX_LOG_BYTES);
+    fd = openSync(file, fsc.O_RDONLY | (fsc.O_NONBLOCK ?? 0) | (fsc.O_NOCTTY ?? 0));
+    const st = fstatSync(fd);
+    if (!st.isFile()) return '';
+    const size = Math.min(st.size - from, MAX_LOG_BYTES);
     if (size <= 0) return '';
     const buf = Buffer.alloc(size);
     const n = readSync(fd, buf, 0, size, from);
@@ -312,12 +316,25 @@ export class Probe {
     this.range = r && r.length === 2 ? [r[0], r[1]] : [32768, 60999];
   }
 
+  /**
+   * Where the engine sees a path of the proxy's run folder: a contained proxy writes into a tmpfs
+   * of its own mount namespace, reached through /proc/PID/root (read-only use: sizes, counts,
+   * the stats socket); a proxy in rewrite-only mode writes into the folder itself.
+   */
+  private seen(p: string): string {
+    for (const pid of this.pids) {
+      const q = `/proc/${pid}/root${p}`;
+      if (existsSync(q)) return q;
+    }
+    return p;
+  }
+
   private get accessLog(): string {
-    return path.join(this.target.dir, 'logs', 'access.log');
+    return this.seen(path.join(this.target.dir, 'logs', 'access.log'));
   }
 
   private get errorLog(): string {
-    return path.join(this.target.dir, 'logs', 'error.log');
+    return this.seen(path.join(this.target.dir, 'logs', 'error.log'));
   }
 
   private workerTicks(): Map<string, Ticks> {
@@ -421,7 +438,7 @@ export class Probe {
       readings.errorLog = countErrorLog(readFrom(this.errorLog, this.errorFrom));
       readings.accessLogBytes = Math.max(0, sizeOf(this.accessLog) - this.accessFrom);
     } else {
-      const sock = path.join(this.target.dir, 'admin.sock');
+      const sock = this.seen(path.join(this.target.dir, 'admin.sock'));
       if (existsSync(sock)) readings.queues = await haproxyQueues(sock);
       else missing.push('HAProxy queues: the config has no `stats socket` to read them from');
     }
