@@ -88,7 +88,10 @@ describe('language server against hostile input (stdio)', () => {
       '}',
       '',
     ].join('\n');
-    const file = join(dir, 'redos.conf');
+    const file = join(dir, 'redos', 'redos.conf');
+    mkdirSync(join(dir, 'redos'), { recursive: true });
+    // the origin check is in the opt-in hardening group
+    writeFileSync(join(dir, 'redos', '.proxy-tuner.json'), '{"lint": {"extendSelect": ["hardening"]}}\n');
     writeFileSync(file, text);
     const uri = pathToFileURL(file).href;
     const diagnostics = await open(uri, 'nginx', text);
