@@ -1,11 +1,10 @@
-// The local nginx's build facts: runs `nginx -V` once per process, lists its modules folder and
+// The local nginx's build facts: reads `nginx -V` (run once per process, localVersions.ts), lists its modules folder and
 // reads Debian's modules-enabled snippets (plain Node, like localVersions.ts). What the facts
 // mean for a config is pure and lives with the language (languages/nginx/buildFacts.ts).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadedModules, parseNginxV, type NginxBuildFacts } from '../languages/nginx/buildFacts';
-import { findBinary } from './localVersions';
+import { localNginxV } from './localVersions';
 
 export * from '../languages/nginx/buildFacts';
 
@@ -24,10 +23,9 @@ export function localNginxBuild(explicitPath?: string, timeoutMs = 2000): NginxB
   cachedKey = key;
   cached = undefined;
   try {
-    const bin = findBinary('nginx', explicitPath);
-    if (!bin) return undefined;
-    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
-    const facts = parseNginxV(`${r.stdout ?? ''}\n${r.stderr ?? ''}`);
+    const out = localNginxV(explicitPath, timeoutMs);
+    if (out === undefined) return undefined;
+    const facts = parseNginxV(out);
     if (!facts.version) return undefined;
     if (facts.modulesPath) {
       facts.installed = [];

@@ -4,9 +4,7 @@
 // LSP log channel, never stdout: stdout is the wire) and an empty answer.
 import type { Connection } from 'vscode-languageserver/node';
 import * as service from '../service/languageService';
-import type { LanguageId } from '../core/types';
-import type { BinaryCheckRunner, FileSystem, SettingsProbes } from '../service/host';
-import type { NginxBuildFacts } from '../host/binaryFacts';
+import type { BinaryCheckRunner, FileSystem, HostProbe } from '../service/host';
 import type { OpenDocuments } from './documents';
 import type { Clock } from './schedule';
 
@@ -14,12 +12,8 @@ import type { Clock } from './schedule';
 export interface ServerHost {
   /** Files not open in the editor (include trees, `.cfg` folders, project configs, the lines a binary names). */
   fs: FileSystem;
-  /** The local binaries' versions and this machine's facts, for the settings. */
-  probes: SettingsProbes;
-  /** Asks a local binary its version in the background; resolves once `probes.version` knows the answer. Never rejects. */
-  prefetchVersion(lang: LanguageId, binaryPath?: string): Promise<unknown>;
-  /** The local nginx's build (`nginx -V`), for the modules it lacks; undefined without one. */
-  nginxBuild(): NginxBuildFacts | undefined;
+  /** The host's facts (local versions, machine limits, `nginx -V`), for the settings and the module notes. */
+  probe: HostProbe;
   /** "Validate with nginx -t / haproxy -c" on a sandboxed copy. */
   checkWithBinary: BinaryCheckRunner;
   /** Time and timers of the validation schedule (default: the system's). */

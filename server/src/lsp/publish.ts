@@ -39,7 +39,7 @@ export class Publisher {
   /** The local nginx's build (`nginx -V`), for the module notes diagnose() adds; undefined without a local nginx. */
   nginxBuild(): NginxBuildFacts | undefined {
     try {
-      return this.ctx.host.nginxBuild();
+      return this.ctx.host.probe.nginxBuild?.();
     } catch (err) {
       this.ctx.logError('nginx -V', err);
       return undefined;

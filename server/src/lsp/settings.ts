@@ -84,7 +84,7 @@ export class ClientSettings {
         if (st.settings === pending) st.delay = config.diagnostics?.delay ?? DEFAULT_DIAGNOSTICS_DELAY_MS;
         this.ctx.wsIndex.setFollowSymlinks(config.workspace?.followSymlinks === true);
         await this.probeVersions(config);
-        const settings = fileSettings(project.config, project.path, editorConfig, this.ctx.host.probes);
+        const settings = fileSettings(project.config, project.path, editorConfig, this.ctx.host.probe);
         st.ignored = !!project.path && isIgnored(project.config, project.path);
         settings.completionSnippets = !this.clientHasSnippets;
         settings.maxDiagnostics ??= service.DEFAULT_MAX_DIAGNOSTICS;
@@ -120,7 +120,7 @@ export class ClientSettings {
     return Promise.all(
       (['nginx', 'haproxy'] as const)
         .filter((lang) => !config[lang]?.version)
-        .map((lang) => this.ctx.host.prefetchVersion(lang, config[lang]?.path)),
+        .map((lang) => this.ctx.host.probe.prefetchVersion?.(lang, config[lang]?.path)),
     );
   }
 
