@@ -39,6 +39,7 @@ import {
   type IncludeSite,
 } from '../languages/nginx/includes';
 import { soBaseName } from '../languages/nginx/modules';
+import { isMainConfig } from '../languages/nginx/data';
 
 import { LARGE_DOCUMENT_CHARS, isLargeText } from './largeDocument';
 import type { FileSystem } from './host';
@@ -401,9 +402,10 @@ export class WorkspaceIndex {
     for (const doc of this.opts.open?.all() ?? []) {
       if (doc.uri === file.uri) continue;
       const f = this.fromOpen(doc);
-      if (f.lang === 'nginx' && isMainConfig(f.ast as NginxFile) && !candidates.some((c) => c.uri === f.uri)) candidates.push(f);
+      if (f.lang === 'nginx' && isMainConfig((f.ast as NginxFile).directives) && !candidates.some((c) => c.uri === f.uri))
+        candidates.push(f);
     }
-    if (!isMainConfig(file.ast as NginxFile)) {
+    if (!isMainConfig((file.ast as NginxFile).directives)) {
       for (const root of candidates) {
         const mainDir = dirname(root.path);
         const c = this.closure(root, mainDir);
@@ -417,7 +419,7 @@ export class WorkspaceIndex {
     }
     const mainDir = file.path.startsWith('/') ? (confDirOf(file.path, this.includeFs()) ?? dirname(file.path)) : '/';
     const c = this.closure(file, mainDir);
-    const main = isMainConfig(file.ast as NginxFile);
+    const main = isMainConfig((file.ast as NginxFile).directives);
     if (!main) c.contexts.delete(this.real(file.path)); // a fragment on its own: its context is inferred
     return { lang: 'nginx', files: c.files, complete: main, contexts: c.contexts, mainDir };
   }
@@ -527,13 +529,6 @@ function looksLikeConfig(path: string): boolean {
   return (
     /\/(sites-enabled|sites-available|conf\.d|nginx|haproxy)\/[^/]+$/i.test(path) &&
     !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua)$/i.test(base)
-  );
-}
-
-/** A whole nginx configuration rather than a fragment: it opens `events`/`http`/`stream`/`mail` at the top. */
-export function isMainConfig(file: NginxFile): boolean {
-  return file.directives.some(
-    (d) => !d.entry && d.block && (d.name === 'events' || d.name === 'http' || d.name === 'stream' || d.name === 'mail'),
   );
 }
 
