@@ -7,7 +7,8 @@ import type { NginxFile } from './ast';
 import { blockContext, findNodeAt } from './ast';
 import { DIRECTIVES, VARIABLES, VARIABLE_PREFIXES, variantInVersion, type DirectiveVariant } from './data';
 import { directiveReference } from './reference';
-import { collectDefinedVariables, inferContext } from './validation';
+import { collectDefinedVariables } from './validation';
+import { inferContext } from './inferContext';
 import { snippetCompletions } from '../../core/snippets';
 
 const KIND_KEYWORD = 14;

@@ -11,7 +11,7 @@ import type { ServiceSettings } from '../../core/types';
 import type { Directive, NginxFile } from './ast';
 import { childContext } from './ast';
 import { compareVersions } from '../../core/version';
-import { inferContext } from './validation';
+import { inferContext } from './inferContext';
 import { isMainConfig } from './data';
 
 /** The version from which an upstream keeps connections alive and proxy_http_version defaults to 1.1. */

@@ -7,7 +7,7 @@ import type { ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { Block, Directive, NginxFile, Word } from '../ast';
 import { childContext, variablesIn } from '../ast';
-import { inferContext } from '../validation';
+import { inferContext } from '../inferContext';
 import { isMainConfig, MAIN_MARKERS, PASS_DIRECTIVES } from '../data';
 import {
   indentAt,
