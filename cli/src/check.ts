@@ -6,8 +6,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import pkg from '../../package.json';
 import { diagnose as diagnoseDoc, fixAll } from '../../server/src/service/languageService';
-import { localVersion, prefetchLocalVersion } from '../../server/src/host/localVersions';
-import { localNginxBuild } from '../../server/src/host/binaryFacts';
+import { nodeHostProbe as host } from '../../server/src/host/nodeHost';
 import type { LanguageId } from '../../server/src/core/types';
 import { findRule } from '../../server/src/service/ruleTable';
 import { eolNote } from '../../server/src/core/lifecycle';
@@ -228,7 +227,7 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   };
   // The local binaries' versions (`nginx -v`, ~40 ms) are asked in the background while files
   // are read and parsed; a setting's first read waits for them.
-  const probing = Promise.all((['nginx', 'haproxy'] as const).filter((l) => !opts.flags[l]?.version).map((l) => prefetchLocalVersion(l)));
+  const probing = Promise.all((['nginx', 'haproxy'] as const).filter((l) => !opts.flags[l]?.version).map((l) => host.prefetchVersion?.(l)));
 
   if (fixing) {
     await probing;
@@ -272,8 +271,8 @@ export async function checkCommand(argv: string[], out: Output = processOutput):
   let results: FileResult[];
   if (jobs > 1 && inputs.length >= PARALLEL_FROM && !inputs.some((i) => i.text !== undefined)) {
     // workers judge with the versions found here, once, rather than each asking the binaries
-    opts.localVersions = { nginx: localVersion('nginx') ?? null, haproxy: localVersion('haproxy') ?? null };
-    opts.nginxBuild = localNginxBuild() ?? null;
+    opts.localVersions = { nginx: host.version('nginx') ?? null, haproxy: host.version('haproxy') ?? null };
+    opts.nginxBuild = host.nginxBuild?.() ?? null;
     results = await checkInParallel(inputs, opts, jobs, __filename, terminalProgress());
   } else {
     results = checkInputs(inputs, opts, new SettingsFor(opts, configs));

@@ -9,12 +9,11 @@ import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from 'vscode-languageserver-types';
 import { createWorkspaceIndex, detectLanguage, diagnose, type WorkspaceIndex } from '../../server/src/service/languageService';
-import { localNginxBuild, type NginxBuildFacts } from '../../server/src/host/binaryFacts';
-import { localVersion } from '../../server/src/host/localVersions';
-import { localHostFacts, localNginxConfDir, localNginxModules } from '../../server/src/host/hostFacts';
-import { nodeFileSystem } from '../../server/src/host/nodeHost';
+import type { NginxBuildFacts } from '../../server/src/host/binaryFacts';
+import { nodeFileSystem, nodeHostProbe } from '../../server/src/host/nodeHost';
 import { contextFor, fileSettings } from '../../server/src/service/projectConfig';
-import type { ProxyTunerConfig, VersionProbe } from '../../server/src/service/settings';
+import type { ProxyTunerConfig } from '../../server/src/service/settings';
+import type { HostProbe } from '../../server/src/service/host';
 import type { LanguageId, ServiceSettings } from '../../server/src/core/types';
 import { ProjectConfigs, readConfigFile } from './files';
 import { trace, TRACING } from './trace';
@@ -56,7 +55,8 @@ function byPosition(a: Diagnostic, b: Diagnostic): number {
 /** Settings per (project config, context): files under one config share one object. */
 export class SettingsFor {
   private readonly cache = new Map<string, ServiceSettings>();
-  private readonly probe: VersionProbe;
+  /** The host's facts, as the editor gets them (nodeHostProbe), with what the main thread already found. */
+  readonly probe: HostProbe;
   /** See LastFolder. */
   last: LastFolder | undefined;
 
@@ -65,13 +65,17 @@ export class SettingsFor {
     readonly configs = new ProjectConfigs(),
   ) {
     const lv = opts.localVersions;
-    this.probe = lv ? (lang) => lv[lang] ?? undefined : localVersion;
+    const build = opts.nginxBuild;
+    this.probe = {
+      ...nodeHostProbe,
+      ...(lv ? { version: (lang) => lv[lang] ?? undefined } : {}),
+      ...(build !== undefined ? { nginxBuild: () => build ?? undefined } : {}),
+    };
   }
 
   /** The local nginx's build, for diagnose()'s module notes, as the editor has them. */
   nginxBuild(): NginxBuildFacts | undefined {
-    if (this.opts.nginxBuild === undefined) this.opts.nginxBuild = localNginxBuild() ?? null;
-    return this.opts.nginxBuild ?? undefined;
+    return this.probe.nginxBuild?.();
   }
 
   get(file: string, fixData = this.opts.fixData): ServiceSettings {
@@ -81,7 +85,7 @@ export class SettingsFor {
     const key = `${cfg?.file ?? ''}\0${context ?? ''}\0${fixData}`;
     let s = this.cache.get(key);
     if (!s) {
-      s = fileSettings(cfg, abs, this.opts.flags, { version: this.probe, hostFacts: localHostFacts, nginxModules: localNginxModules });
+      s = fileSettings(cfg, abs, this.opts.flags, this.probe);
       s.fixData = fixData;
       this.cache.set(key, s);
     }
@@ -103,7 +107,7 @@ export function workspaceOf(docs: TextDocument[], byUri = new Map(docs.map((d) =
     // one judgement per file: nothing is kept for a next version
     incremental: false,
     // relative includes of a file outside a conf tree: where the local nginx reads them
-    nginxConfDir: localNginxConfDir,
+    nginxConfDir: nodeHostProbe.nginxConfDir,
   });
 }
 

@@ -129,7 +129,7 @@ describe('local version probe', () => {
     writeFileSync(runs, '');
     const write = (v: string) => {
       mkdirSync(join(dir, 'sbin'), { recursive: true });
-      writeFileSync(bin, `#!/bin/sh\necho run >> ${runs}\necho "nginx version: nginx/${v}" >&2\n`);
+      writeFileSync(bin, `#!/bin/sh\necho "run $1" >> ${runs}\necho "nginx version: nginx/${v}" >&2\n`);
       chmodSync(bin, 0o755);
     };
     write('1.24.0');
@@ -138,7 +138,12 @@ describe('local version probe', () => {
     assert.equal(recordedVersion(bin), '1.24.0');
     assert.ok(existsSync(join(cacheDir, 'local-versions.json')));
 
-    // a later run (a fresh process: the command line) answers from the record, without running the binary
+    /** The version probes (`-v`) the binary saw; `check` also asks `-V` once per run, for the module notes. */
+    const versionRuns = () =>
+      readFileSync(runs, 'utf8')
+        .split('\n')
+        .filter((l) => l === 'run -v').length;
+    // a later run (a fresh process: the command line) answers from the record, without asking the version
     const config = join(dir, 'nginx.conf');
     writeFileSync(config, 'events {}\nhttp {}\n');
     const cli = join(__dirname, '..', '..', 'dist', 'cli.js');

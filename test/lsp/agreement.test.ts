@@ -21,8 +21,7 @@ import type { Diagnostic } from 'vscode-languageserver-types';
 import { startServer } from '../../server/src/lsp/server';
 import { checkWithBinary } from '../../server/src/host/binaryCheck';
 import { localNginxBuild } from '../../server/src/host/binaryFacts';
-import { prefetchLocalVersion } from '../../server/src/host/localVersions';
-import { nodeFileSystem, nodeSettingsProbes } from '../../server/src/host/nodeHost';
+import { nodeFileSystem, nodeHostProbe } from '../../server/src/host/nodeHost';
 import { checkInputs } from '../../cli/src/checkCore';
 import { corpusDir } from '../corpus/verdicts';
 
@@ -45,9 +44,7 @@ before(async () => {
   const toClient = new PassThrough();
   startServer(createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient)), {
     fs: nodeFileSystem,
-    probes: nodeSettingsProbes,
-    prefetchVersion: prefetchLocalVersion,
-    nginxBuild: () => localNginxBuild(),
+    probe: nodeHostProbe,
     checkWithBinary,
   });
   client = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));

@@ -72,9 +72,11 @@ async function start(localNginx: string): Promise<Started> {
   const checks: BinaryCheckRequest[] = [];
   const host: ServerHost = {
     fs,
-    probes: { version: (lang) => (lang === 'nginx' ? localNginx : '2.6.12'), hostFacts: () => ({ cpuCount: 2, somaxconn: 4096 }) },
-    prefetchVersion: async () => undefined,
-    nginxBuild: () => undefined,
+    probe: {
+      version: (lang) => (lang === 'nginx' ? localNginx : '2.6.12'),
+      prefetchVersion: async () => undefined,
+      hostFacts: () => ({ cpuCount: 2, somaxconn: 4096 }),
+    },
     checkWithBinary: async (request) => {
       checks.push(request);
       return {

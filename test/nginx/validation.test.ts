@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diagnose, found } from './helpers';
-import { inferContext } from '../../server/src/languages/nginx/validation';
+import { inferContext } from '../../server/src/languages/nginx/inferContext';
 import { editDistance } from '../../server/src/core/editDistance';
 import { parseNginx } from '../../server/src/languages/nginx/parser';
 

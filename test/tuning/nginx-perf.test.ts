@@ -32,6 +32,12 @@ describe('nginx/worker-processes-not-auto', () => {
   it('stays quiet on fragments (no events/http at the top)', () => {
     expectNone('nginx', 'server {\n    listen 80;\n}\n', 'nginx/worker-processes-not-auto');
   });
+  it('judges a file that opens stream or mail at the top as a main file, as the workspace index does (data.ts MAIN_BLOCKS)', () => {
+    for (const block of ['stream', 'mail']) {
+      expectRule('nginx', `worker_processes <|1|>;\n${block} {\n}\n`, 'nginx/worker-processes-not-auto');
+    }
+    expectNone('nginx', 'worker_processes 1;\nhttp;\n', 'nginx/worker-processes-not-auto');
+  });
 });
 
 describe('nginx/worker-connections-low', () => {

@@ -1,11 +1,10 @@
-// The local nginx's build facts: runs `nginx -V` once per process, lists its modules folder and
+// The local nginx's build facts: reads `nginx -V` (run once per process, localVersions.ts), lists its modules folder and
 // reads Debian's modules-enabled snippets (plain Node, like localVersions.ts). What the facts
 // mean for a config is pure and lives with the language (languages/nginx/buildFacts.ts).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadedModules, parseNginxV, type NginxBuildFacts } from '../languages/nginx/buildFacts';
-import { findBinary, recordBuild, recordedBuild } from './localVersions';
+import { localNginxV } from './localVersions';
 
 export * from '../languages/nginx/buildFacts';
 
@@ -24,16 +23,9 @@ export function localNginxBuild(explicitPath?: string, timeoutMs = 2000): NginxB
   cachedKey = key;
   cached = undefined;
   try {
-    const bin = findBinary('nginx', explicitPath);
-    if (!bin) return undefined;
-    // a binary that is the same file as when it was last asked answers from the record
-    let printed = recordedBuild(bin);
-    if (printed === undefined) {
-      const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
-      printed = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
-      if (parseNginxV(printed).version) recordBuild(bin, printed);
-    }
-    const facts = parseNginxV(printed);
+    const out = localNginxV(explicitPath, timeoutMs);
+    if (out === undefined) return undefined;
+    const facts = parseNginxV(out);
     if (!facts.version) return undefined;
     if (facts.modulesPath) {
       facts.installed = [];

@@ -4,11 +4,10 @@
 // limit says nothing about the one nginx or HAProxy gets from its service manager, so it is
 // not guessed. `PROXY_TUNER_NO_LOCAL_VERSION=1` (reproducible runs) or
 // `PROXY_TUNER_NO_HOST_FACTS=1` turn the probe off.
-import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { HostFacts } from '../core/types';
-import { findBinary } from './localVersions';
+import { localNginxV } from './localVersions';
 
 let cached: HostFacts | undefined | null = null;
 
@@ -69,11 +68,8 @@ export function localNginxConfDir(explicitPath?: string): string | undefined {
   if (confDirCached !== null) return confDirCached;
   confDirCached = undefined;
   try {
-    const bin = findBinary('nginx', explicitPath);
-    if (!bin) return undefined;
-    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
-    if (/nginx version/.test(out)) confDirCached = nginxConfDirOf(out);
+    const out = localNginxV(explicitPath);
+    if (out && /nginx version/.test(out)) confDirCached = nginxConfDirOf(out);
   } catch {
     confDirCached = undefined;
   }
@@ -106,11 +102,8 @@ export function localNginxModules(explicitPath?: string): { installed: string[];
   if (modulesCached !== null) return modulesCached;
   modulesCached = undefined;
   try {
-    const bin = findBinary('nginx', explicitPath);
-    if (!bin) return undefined;
-    const r = spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
-    if (!/nginx version/.test(out)) return undefined;
+    const out = localNginxV(explicitPath);
+    if (out === undefined || !/nginx version/.test(out)) return undefined;
     const dir = modulesPathOf(out);
     const installed: string[] = [];
     try {

@@ -197,3 +197,31 @@ function probeInBackground(lang: LanguageId, key: string, explicitPath: string |
     }
   });
 }
+
+/** `nginx -V`'s output per binary, asked once per process. */
+const nginxVOutputs = new Map<string, string | undefined>();
+
+/**
+ * What the local nginx says to `-V` (stdout and stderr: the version, the configure arguments),
+ * or undefined without a binary. Run once per binary and process: the build facts and the
+ * loadable modules (binaryFacts.ts, hostFacts.ts) both read this one answer. Never throws.
+ */
+export function localNginxV(explicitPath?: string, timeoutMs = 2000): string | undefined {
+  try {
+    const bin = findBinary('nginx', explicitPath);
+    if (!bin) return undefined;
+    if (!nginxVOutputs.has(bin)) {
+      // a binary that is the same file as when it was last asked answers from the record
+      let printed = recordedBuild(bin);
+      if (printed === undefined) {
+        const r = childProcess().spawnSync(bin, ['-V'], { encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] });
+        printed = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+        if (/nginx version:/.test(printed)) recordBuild(bin, printed);
+      }
+      nginxVOutputs.set(bin, printed);
+    }
+    return nginxVOutputs.get(bin);
+  } catch {
+    return undefined;
+  }
+}

@@ -3,9 +3,10 @@
 // and host/hostFacts.ts. The language server's entry (lsp/main.ts) and the command line hand
 // these to the service; tests hand it in-memory ones instead.
 import { readdirSync, realpathSync, statSync } from 'node:fs';
-import type { FileSystem, SettingsProbes } from '../service/host';
-import { localHostFacts, localNginxModules } from './hostFacts';
-import { localVersion } from './localVersions';
+import type { FileSystem, HostProbe } from '../service/host';
+import { localNginxBuild } from './binaryFacts';
+import { localHostFacts, localNginxConfDir, localNginxModules } from './hostFacts';
+import { localVersion, prefetchLocalVersion } from './localVersions';
 import { readRegularFile } from './safeRead';
 
 /** The most one read takes (the index reads at most 2 MB per file; a project config is small). */
@@ -42,9 +43,12 @@ export const nodeFileSystem: FileSystem = {
   },
 };
 
-/** The local binaries (`nginx -v`, `haproxy -v`, `nginx -V`'s modules) and this machine (cores, somaxconn). */
-export const nodeSettingsProbes: SettingsProbes = {
+/** The local binaries (`nginx -v`, `haproxy -v`, `nginx -V`: build and modules) and this machine (cores, somaxconn). */
+export const nodeHostProbe: HostProbe = {
   version: localVersion,
+  prefetchVersion: prefetchLocalVersion,
   hostFacts: localHostFacts,
   nginxModules: localNginxModules,
+  nginxBuild: () => localNginxBuild(),
+  nginxConfDir: () => localNginxConfDir(),
 };

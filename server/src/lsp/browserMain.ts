@@ -186,9 +186,7 @@ const fs = new ClientFileSystem(
 const server = startServer(connection, {
   fs,
   // no local binary: the newest known version of each, unless the settings name one
-  probes: { version: () => undefined },
-  prefetchVersion: () => Promise.resolve(),
-  nginxBuild: () => undefined,
+  probe: { version: () => undefined },
   checkWithBinary: async (request): Promise<BinaryCheckReport> => ({
     kind: request.kind ?? 'nginx',
     binary: '',

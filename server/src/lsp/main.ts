@@ -4,9 +4,7 @@ import { createConnection, type Connection } from 'vscode-languageserver/node';
 import { setFlagsFromString } from 'node:v8';
 import { format } from 'node:util';
 import { checkWithBinary } from '../host/binaryCheck';
-import { localNginxBuild } from '../host/binaryFacts';
-import { prefetchLocalVersion } from '../host/localVersions';
-import { nodeFileSystem, nodeSettingsProbes } from '../host/nodeHost';
+import { nodeFileSystem, nodeHostProbe } from '../host/nodeHost';
 import { FrameFilter } from './framing';
 import { startServer } from './server';
 
@@ -58,9 +56,7 @@ function connect(): Connection {
 
 const server = startServer(connect(), {
   fs: nodeFileSystem,
-  probes: nodeSettingsProbes,
-  prefetchVersion: prefetchLocalVersion,
-  nginxBuild: () => localNginxBuild(),
+  probe: nodeHostProbe,
   checkWithBinary,
 });
 

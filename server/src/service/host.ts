@@ -3,6 +3,7 @@
 // test) hands it these, and server/src/host/ implements them with node:fs and child processes
 // (host/nodeHost.ts). Nothing here is imported at run time by the service but types.
 import type { HostFacts, LanguageId } from '../core/types';
+import type { NginxBuildFacts } from '../languages/nginx/buildFacts';
 
 /** The disk as the workspace index reads it; tests pass an in-memory one. */
 export interface FileSystem {
@@ -24,11 +25,24 @@ export type HostFactsProbe = () => HostFacts | undefined;
 /** The loadable modules installed for the local nginx (for the load_module quick fix). */
 export type NginxModulesProbe = (binaryPath?: string) => { installed: string[]; added: string[] } | undefined;
 
-/** The probes settings are resolved with (service/settings.ts resolveSettings). */
-export interface SettingsProbes {
+/** The local nginx's build (`nginx -V`: version, modules built in, modules folder), for the module notes. */
+export type NginxBuildProbe = () => NginxBuildFacts | undefined;
+
+/**
+ * The host's facts, in one object: the local binaries' versions, this machine's limits, the local
+ * nginx's build and loadable modules. The language server and `check` inject the Node one
+ * (host/nodeHost.ts nodeHostProbe); the browser and tests pass their own. Settings are resolved
+ * with it (service/projectConfig.ts fileSettings) and diagnose() takes its `nginxBuild`.
+ */
+export interface HostProbe {
   version: VersionProbe;
+  /** Asks a local binary its version in the background; resolves once `version` knows the answer. Never rejects. */
+  prefetchVersion?(lang: LanguageId, binaryPath?: string): Promise<unknown>;
   hostFacts?: HostFactsProbe;
   nginxModules?: NginxModulesProbe;
+  nginxBuild?: NginxBuildProbe;
+  /** The local nginx's conf folder (`nginx -V`), where a fragment outside a conf tree has its relative includes read from. */
+  nginxConfDir?: () => string | undefined;
 }
 
 /** One message of the binary's config test, with the user's file and 1-based line when it named one. */

@@ -342,7 +342,7 @@ export function definition(
 
 export type { PrepareRenameResult } from './workspaceIndex';
 export { WorkspaceIndex, NAVIGATION_RULES, uriToPath } from './workspaceIndex';
-export type { FileSystem, SettingsProbes, BinaryCheckRunner, BinaryCheckReport } from './host';
+export type { FileSystem, HostProbe, BinaryCheckRunner, BinaryCheckReport } from './host';
 
 /** A workspace index over the open documents (`open`) and a file system (`fs`: the disk or an in-memory one), detecting languages as the facade does. */
 export function createWorkspaceIndex(options: Omit<WorkspaceIndexOptions, 'detect' | 'module'>): WorkspaceIndex {

@@ -18,7 +18,7 @@
 // file name in any folder (`*.bak`), like a .gitignore line.
 import { linearRegExp, type LinearRegExp } from '../languages/nginx/regex';
 import type { RuleSeverity, ServiceSettings } from '../core/types';
-import type { SettingsProbes } from './host';
+import type { HostProbe } from './host';
 import { mergeConfig, readLint, resolveSettings, type ProxyTunerConfig } from './settings';
 import { NGINX_CONTEXTS } from '../languages/nginx/data';
 
@@ -277,9 +277,9 @@ export function fileSettings(
   cfg: ProjectConfig | undefined,
   file: string | undefined,
   over: ProxyTunerConfig,
-  probes: SettingsProbes,
+  probe: HostProbe,
 ): ServiceSettings {
-  const settings = resolveSettings(fileConfig(cfg, over), probes.version, probes.hostFacts, probes.nginxModules);
+  const settings = resolveSettings(fileConfig(cfg, over), probe.version, probe.hostFacts, probe.nginxModules);
   const context = file ? contextFor(cfg, file) : undefined;
   if (context) settings.nginxContext = context;
   return settings;

@@ -158,7 +158,7 @@ function lazyValue<T extends object, K extends keyof T>(target: T, key: K, compu
  * binary's version (`nginx -v` / `haproxy -v`), and to undefined (the newest known) without one.
  * The binary is asked when the version is first read: checking nginx files never runs
  * `haproxy -v`, and the other way round. The probes come from the caller (host/nodeHost.ts
- * `nodeSettingsProbes` asks the local binaries and machine; none: no local facts at all).
+ * `nodeHostProbe` asks the local binaries and machine; none: no local facts at all).
  */
 export function resolveSettings(
   config: ProxyTunerConfig,

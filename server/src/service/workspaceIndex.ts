@@ -29,7 +29,7 @@ import { NGINX_NAVIGATION_RULES, nginxRegistry, type NginxRuleId } from '../lang
 import { HAPROXY_NAVIGATION_RULES, haproxyRegistry, type HaproxyRuleId } from '../languages/haproxy/rules';
 import { childContext, type Directive, type NginxFile } from '../languages/nginx/ast';
 import { directivesAt } from '../languages/nginx/data';
-import { inferContext } from '../languages/nginx/validation';
+import { inferContext } from '../languages/nginx/inferContext';
 import {
   confDirOf,
   dirname,
@@ -41,6 +41,7 @@ import {
   type IncludeSite,
 } from '../languages/nginx/includes';
 import { soBaseName } from '../languages/nginx/modules';
+import { isMainConfig } from '../languages/nginx/data';
 
 import { LARGE_DOCUMENT_CHARS, isLargeText } from './largeDocument';
 import { findProjectConfig, type ProjectConfig } from './projectConfig';
@@ -441,9 +442,10 @@ export class WorkspaceIndex {
     for (const doc of this.opts.open?.all() ?? []) {
       if (doc.uri === file.uri) continue;
       const f = this.fromOpen(doc);
-      if (f.lang === 'nginx' && isMainConfig(f.ast as NginxFile) && !candidates.some((c) => c.uri === f.uri)) candidates.push(f);
+      if (f.lang === 'nginx' && isMainConfig((f.ast as NginxFile).directives) && !candidates.some((c) => c.uri === f.uri))
+        candidates.push(f);
     }
-    if (!isMainConfig(file.ast as NginxFile)) {
+    if (!isMainConfig((file.ast as NginxFile).directives)) {
       for (const root of candidates) {
         const mainDir = dirname(root.path);
         const c = this.closure(root, mainDir);
@@ -456,7 +458,7 @@ export class WorkspaceIndex {
       }
     }
     // a main file run with -c reads relative includes from its own folder; a fragment once installed, from the conf folder
-    const main = isMainConfig(file.ast as NginxFile);
+    const main = isMainConfig((file.ast as NginxFile).directives);
     const mainDir = file.path.startsWith('/')
       ? (confDirOf(file.path, this.includeFs()) ?? (main ? dirname(file.path) : this.installedConfDir(file.path)))
       : '/';
@@ -590,13 +592,6 @@ function looksLikeConfig(path: string): boolean {
   return (
     /\/(sites-enabled|sites-available|conf\.d|nginx|haproxy)\/[^/]+$/i.test(path) &&
     !/\.(md|txt|json|ya?ml|sh|js|ts|html?|css|pem|crt|key|map|lua)$/i.test(base)
-  );
-}
-
-/** A whole nginx configuration rather than a fragment: it opens `events`/`http`/`stream`/`mail` at the top. */
-export function isMainConfig(file: NginxFile): boolean {
-  return file.directives.some(
-    (d) => !d.entry && d.block && (d.name === 'events' || d.name === 'http' || d.name === 'stream' || d.name === 'mail'),
   );
 }
 

@@ -8,7 +8,8 @@ import { blockContext, findNodeAt } from './ast';
 import { DIRECTIVES, VARIABLES, VARIABLE_PREFIXES, variantInVersion, type DirectiveVariant } from './data';
 import { directiveReference, directiveSummary } from './reference';
 import { builtInModules, standaloneLoadState } from './modules';
-import { collectDefinedVariables, inferContext } from './validation';
+import { collectDefinedVariables } from './validation';
+import { inferContext } from './inferContext';
 import { snippetCompletions } from '../../core/snippets';
 
 const KIND_KEYWORD = 14;

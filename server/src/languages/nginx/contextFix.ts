@@ -7,7 +7,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ServiceSettings } from '../../core/types';
 import { childContext, walk, type Directive, type NginxFile } from './ast';
 import { DIRECTIVES, variantInVersion } from './data';
-import { inferContext } from './validation';
+import { inferContext } from './inferContext';
 
 const RULE = 'nginx/not-allowed-here';
 

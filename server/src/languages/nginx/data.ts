@@ -494,6 +494,7 @@ export function entryKeywordMissing(block: string, keyword: string, target: stri
 
 const groups = groupsJson as unknown as {
   mainMarkers: string[];
+  mainBlocks: string[];
   pass: Record<string, { forwardsRequest: boolean }>;
   listenSocketOptions: string[];
   variableSetters: Record<string, number>;
@@ -506,6 +507,13 @@ const groups = groupsJson as unknown as {
 
 /** Directives that mark a file as a main configuration file when found at its top level. */
 export const MAIN_MARKERS: ReadonlySet<string> = new Set(groups.mainMarkers);
+/** Blocks only a whole configuration opens at its top level (`events`, `http`, `stream`, `mail`). */
+export const MAIN_BLOCKS: ReadonlySet<string> = new Set(groups.mainBlocks);
+
+/** A whole nginx configuration rather than a fragment: it opens one of MAIN_BLOCKS at its top level. */
+export function isMainConfig(top: readonly { name: string; block?: unknown; entry?: boolean }[]): boolean {
+  return top.some((d) => !d.entry && !!d.block && MAIN_BLOCKS.has(d.name));
+}
 /** Directives that hand a request to an upstream group or an address (`proxy_pass`, `memcached_pass`...). */
 export const PASS_DIRECTIVES: ReadonlySet<string> = new Set(Object.keys(groups.pass));
 /** The pass directives that forward the client's request itself (all but `memcached_pass`), in table order. */

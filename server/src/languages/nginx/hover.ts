@@ -8,7 +8,8 @@ import { blockContext, findNodeAt, variablesIn } from './ast';
 import { DIRECTIVES, docUrl, lookupVariable, thirdPartyModule, type DirectiveVariant } from './data';
 import { directiveReference, variableReference } from './reference';
 import { loadableFacts, loadableSyntax } from './modules';
-import { collectDefinedVariables, inferContext } from './validation';
+import { collectDefinedVariables } from './validation';
+import { inferContext } from './inferContext';
 
 function stripMarkdownSyntax(s: string): string {
   return s

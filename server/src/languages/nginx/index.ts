@@ -4,7 +4,8 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { LanguageModule, ServiceSettings, UnitFacts } from '../../core/types';
 import type { NginxFile } from './ast';
 import { parseNginx, reparseNginx } from './parser';
-import { createValidationMemo, inferContext, validateFile, type ValidationMemo } from './validation';
+import { createValidationMemo, validateFile, type ValidationMemo } from './validation';
+import { inferContext } from './inferContext';
 import { nginxRegistry as nginxRules } from './rules';
 import { doComplete, prepareCompletion } from './completion';
 import { doHover } from './hover';
@@ -18,7 +19,8 @@ import { contextFixes } from './contextFix';
 
 export type { NginxFile } from './ast';
 export { parseNginx, reparseNginx } from './parser';
-export { validateFile, inferContext } from './validation';
+export { validateFile } from './validation';
+export { inferContext } from './inferContext';
 export { NGINX_RULES, nginxRegistry as nginxRules } from './rules';
 
 /**

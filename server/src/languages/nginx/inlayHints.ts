@@ -11,7 +11,8 @@ import type { ServiceSettings } from '../../core/types';
 import type { Directive, NginxFile } from './ast';
 import { childContext } from './ast';
 import { compareVersions } from '../../core/version';
-import { inferContext } from './validation';
+import { inferContext } from './inferContext';
+import { isMainConfig } from './data';
 
 /** The version from which an upstream keeps connections alive and proxy_http_version defaults to 1.1. */
 export const KEEPALIVE_DEFAULT_SINCE = '1.29.7';
@@ -70,9 +71,11 @@ export function nginxInlayHints(doc: TextDocument, file: NginxFile, range: Range
     const start = inferContext(file);
     walk(file.directives, start, false);
 
-    // A main config (it has `events`) without worker_processes runs one worker.
+    // A main config with an `events` block (where the worker settings are read) without
+    // worker_processes runs one worker.
     if (
       start === 'main' &&
+      isMainConfig(file.directives) &&
       file.directives.some((d) => d.name === 'events' && d.block) &&
       !file.directives.some((d) => d.name === 'worker_processes')
     ) {

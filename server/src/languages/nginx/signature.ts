@@ -8,7 +8,7 @@ import type { NginxFile } from './ast';
 import { blockContext, findNodeAt } from './ast';
 import { DIRECTIVES, variantInVersion } from './data';
 import { directiveReference } from './reference';
-import { inferContext } from './validation';
+import { inferContext } from './inferContext';
 import { activeParam, nginxParams, pickSignature, signatureOf, type SyntaxParam } from '../../core/signatures';
 import { firstParagraph } from './hover';
 

@@ -7,8 +7,8 @@ import type { HostFacts, ServiceSettings } from '../../../core/types';
 import { compareVersions } from '../../../core/version';
 import type { Block, Directive, NginxFile, Word } from '../ast';
 import { childContext, variablesIn } from '../ast';
-import { inferContext } from '../validation';
-import { PASS_DIRECTIVES } from '../data';
+import { inferContext } from '../inferContext';
+import { isMainConfig, MAIN_MARKERS, PASS_DIRECTIVES } from '../data';
 import {
   indentAt,
   indentUnit,
@@ -144,7 +144,7 @@ export function guessStartContext(file: NginxFile, configured?: string): string 
     // fall back to the shape of the top level
   }
   const names = new Set(file.directives.map((d) => d.name));
-  if (names.has('events') || names.has('http') || names.has('stream') || names.has('worker_processes')) return 'main';
+  if ([...names].some((n) => MAIN_MARKERS.has(n))) return 'main';
   if (names.has('location') || names.has('listen') || names.has('server_name')) return 'server';
   if (names.has('server') || names.has('upstream') || names.has('map')) return 'http';
   if (names.has('proxy_pass') || names.has('add_header') || names.has('proxy_set_header')) return 'location';
@@ -407,7 +407,7 @@ function size(v: string | undefined): number | undefined {
 }
 
 function isMainFile(ctx: NginxCheckContext): boolean {
-  return ctx.file.directives.some((d) => d.name === 'events' || d.name === 'http');
+  return isMainConfig(ctx.file.directives);
 }
 
 // ---------------------------------------------------------------------------------------------
