@@ -116,7 +116,9 @@ describe('haproxy/tcp-timeout-tunnel', () => {
     assert.match(applyFix(doc, found[0]), /server m2 192\.0\.2\.11:6443 check\n    timeout tunnel 1h\n$/);
   });
   it('not on a frontend, which ignores timeout tunnel; a backend fed by a 6443 frontend counts whatever its name', () => {
-    const renamed = KUBE.replace(/<\||\|>/g, '').replace(/masters/g, 'pool').replace(/192\.0\.2\.1(\d):6443/g, '192.0.2.1$1:7443');
+    const renamed = KUBE.replace(/<\||\|>/g, '')
+      .replace(/masters/g, 'pool')
+      .replace(/192\.0\.2\.1(\d):6443/g, '192.0.2.1$1:7443');
     const { found } = expectRule('haproxy', renamed.replace('\nbackend pool', '\nbackend <|pool|>'), 'haproxy/tcp-timeout-tunnel');
     assert.equal(found.length, 1);
   });
