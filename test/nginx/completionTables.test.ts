@@ -1,7 +1,8 @@
 // nginx completion's directive lists, built by the server's warm-up (service.prepareCompletion, all
 // contexts in one pass over the table) or by the first request in a context: either way each
 // context's list is, in table order, every directive with a variant written in that context (or
-// anywhere) that exists at the target version, that variant's detail, snippet and kind.
+// anywhere) that exists at the target version, that variant's detail, snippet and kind; in a main
+// file that loads no module (the empty file read in `main`), none of a loadable module's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -16,7 +17,7 @@ function expected(ctx: string, version: string | undefined) {
   const out = [];
   for (const [name, variants] of DIRECTIVES) {
     const v = variants.find((x) => (x.contexts.includes(ctx) || x.contexts.includes('*')) && variantInVersion(x, version) === 'yes');
-    if (v)
+    if (v && !(ctx === 'main' && v.load))
       out.push({
         label: name,
         kind: v.block ? 14 : 10,

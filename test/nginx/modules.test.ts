@@ -226,12 +226,18 @@ test("hover links to the module's own documentation; completion offers a loaded 
   assert.match(md, /headers-more-nginx-module#readme/);
   assert.match(md, /load_module modules\/ngx_http_headers_more_filter_module\.so/);
   assert.equal(docUrl(DIRECTIVES.get('js_import')![0]), 'https://nginx.org/en/docs/http/ngx_http_js_module.html#js_import');
-  const c = fixture('events {}\nhttp { server { location / { more_<|> } } }\n');
+  const loads =
+    'load_module modules/ngx_http_headers_more_filter_module.so;\nload_module modules/ndk_http_module.so;\nload_module modules/ngx_http_lua_module.so;\n';
+  const c = fixture(`${loads}events {}\nhttp { server { location / { more_<|> } } }\n`);
   const items = doComplete(c.doc, parseNginx(c.text), c.cursor!, {}).items;
   const item = items.find((i) => i.label === 'more_set_headers');
   assert.ok(item, 'more_set_headers offered');
   assert.match(String(item!.detail), /ngx_http_headers_more_filter_module/);
   assert.ok(items.some((i) => i.label === 'content_by_lua_block'));
+  // a main file that loads neither: neither module's directives
+  const bare = fixture('events {}\nhttp { server { location / { more_<|> } } }\n');
+  const none = doComplete(bare.doc, parseNginx(bare.text), bare.cursor!, {}).items.map((i) => i.label);
+  assert.ok(!none.includes('more_set_headers') && !none.includes('content_by_lua_block'), 'not loaded: not offered');
 });
 
 test('diagnose helper: a fragment with a third-party directive in the wrong context is refused', () => {
