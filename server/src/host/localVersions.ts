@@ -66,12 +66,18 @@ function readRecords(file: string): Record<string, VersionRecord> {
   }
 }
 
-/** The version recorded for `bin` while it was the same file as now, if any. */
-export function recordedVersion(bin: string, file = versionCacheFile()): string | undefined {
+/** A field of `bin`'s record while the binary is the same file as when it was recorded, if any. */
+function recorded(bin: string, field: 'version' | 'build', file: string | undefined): string | undefined {
   if (!file) return undefined;
   const stamp = stampOf(bin);
   const rec = stamp ? readRecords(file)[bin] : undefined;
-  return rec && rec.stamp === stamp && typeof rec.version === 'string' ? rec.version : undefined;
+  const value = rec && rec.stamp === stamp ? rec[field] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The version recorded for `bin` while it was the same file as now, if any. */
+export function recordedVersion(bin: string, file = versionCacheFile()): string | undefined {
+  return recorded(bin, 'version', file);
 }
 
 /** Records what `bin` answered (a binary that gave no version is asked again next time). Never throws. */
@@ -81,10 +87,7 @@ export function recordVersion(bin: string, version: string, file = versionCacheF
 
 /** What `nginx -V` printed for `bin` while it was the same file as now, if recorded. */
 export function recordedBuild(bin: string, file = versionCacheFile()): string | undefined {
-  if (!file) return undefined;
-  const stamp = stampOf(bin);
-  const rec = stamp ? readRecords(file)[bin] : undefined;
-  return rec && rec.stamp === stamp && typeof rec.build === 'string' ? rec.build : undefined;
+  return recorded(bin, 'build', file);
 }
 
 /** Records what `nginx -V` printed for `bin`. Never throws. */
