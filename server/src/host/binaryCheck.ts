@@ -27,6 +27,7 @@ import {
   removeSandboxDir,
   SandboxRefusal,
   writeText,
+  visibleReads,
 } from '../runner/sandbox/common';
 import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../runner/sandbox/index';
 import { Containment } from '../runner/contain';
@@ -165,7 +166,7 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
   const jail = await Containment.open(dir);
   const base = { kind, binary, version, sandboxDir: dir, containment: jail.mode };
   try {
-    const { files, mainCopy, portCount } = planSandbox(kind, {
+    const { files, mainCopy, portCount, reads } = planSandbox(kind, {
       configPath,
       dir,
       backend: BACKEND_SLOTS,
@@ -173,6 +174,7 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
       layout: binaryLayout(kind, binary),
       contained: jail.contained,
     });
+    if (jail.contained) jail.showReadOnly(visibleReads(reads, configPath, dir).binds);
     const ports = await freePorts(portCount + 3);
     const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
     for (const f of files) writeText(f.copy, editorLineEnds(fillPorts(f.text, ports, backend)));

@@ -95,6 +95,8 @@ export interface WrappedCommand {
 
 export class Containment {
   private disposed = false;
+  /** Files and folders the config reads in place, [real path, path as named], shown read-only (showReadOnly). */
+  private reads: [string, string][] = [];
 
   private constructor(
     readonly mode: ContainmentMode,
@@ -218,6 +220,15 @@ export class Containment {
     return c;
   }
 
+  /**
+   * Makes files and folders the config reads where they are (an HAProxy map, an nginx `root`)
+   * visible read-only to every later contained process, one bind each: [real path, path as the
+   * config names it]. The caller has checked them (sandbox/common.ts `visibleReads`).
+   */
+  showReadOnly(binds: readonly [string, string][]): void {
+    for (const [src, dest] of binds) if (!this.reads.some(([, d]) => d === dest)) this.reads.push([src, dest]);
+  }
+
   get contained(): boolean {
     return this.mode === 'namespace';
   }
@@ -288,6 +299,8 @@ export class Containment {
       '--new-session',
       ...systemRoot(),
       ...[...visible].flatMap((v) => ['--ro-bind-try', v, v]),
+      // as root, bwrap opens these as the run's uid: a file only its owner may read stays unreadable
+      ...this.reads.flatMap(([src, dest]) => ['--ro-bind-try', src, dest]),
       '--size',
       String(LIMITS.runFolder),
       '--tmpfs',

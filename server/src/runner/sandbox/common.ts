@@ -353,3 +353,72 @@ export function redactQuoted(text: string, own: string): string {
 export function looksLikeDirective(word: string): boolean {
   return /^[a-z][a-z0-9_]{0,63}$/.test(word);
 }
+
+/** A file or folder the config makes the proxy read where it is (not copied into the run's folder). */
+export interface InPlaceRead {
+  /** The path as the config names it (absolute). */
+  path: string;
+  /** Where it is named. */
+  file: string;
+  line: number;
+}
+
+/** Folders a contained proxy sees anyway (systemRoot in contain.ts): a read there needs no bind. */
+const ALWAYS_VISIBLE = ['/usr', '/etc/nginx', '/etc/haproxy', '/var/www', '/srv', '/etc/ssl/certs'];
+
+/**
+ * Which in-place reads are shown read-only inside the containment, as [source, destination]
+ * pairs: the source is the real path (every link resolved), the destination the path the config
+ * names. Only a regular file or a folder outside /proc, /sys and /dev (spelled and real); never a
+ * folder that holds the config's own folder or the home folder (a `root /home/me` would show the
+ * whole project or home), never `/` or a top-level folder. A path built from variables, a
+ * relative path (nginx reads it under the run's prefix) or a missing path is left to the binary,
+ * which reports it. The others are returned with why, for a warning.
+ */
+export function visibleReads(
+  reads: readonly InPlaceRead[],
+  configPath: string,
+  runDir: string,
+): { binds: [string, string][]; skipped: string[] } {
+  const binds = new Map<string, string>();
+  const skipped: string[] = [];
+  const under = (p: string, root: string) => p === root || p.startsWith(root + '/');
+  const configDir = path.dirname(path.resolve(configPath));
+  const homes = [os.homedir(), process.env.HOME ?? ''].filter((h) => h && h !== '/');
+  for (const r of reads) {
+    if (binds.size >= 256) break;
+    const spelled = r.path;
+    if (!path.isAbsolute(spelled) || spelled.includes('$')) continue;
+    const dest = path.resolve(spelled);
+    if (ALWAYS_VISIBLE.some((v) => under(dest, v)) || under(dest, runDir)) continue;
+    const why = (reason: string) => skipped.push(`${r.file}:${r.line}: ${spelled} is not visible inside the sandbox: ${reason}`);
+    if (isDeviceTree(dest)) {
+      why('files under /proc, /sys and /dev are never shown');
+      continue;
+    }
+    let real: string;
+    let st;
+    try {
+      real = realpathSync(dest);
+      st = lstatSync(real);
+    } catch {
+      continue;
+    }
+    if (!st.isFile() && !st.isDirectory()) {
+      why('only regular files and folders are shown (not a FIFO, socket or device)');
+      continue;
+    }
+    if (st.isDirectory()) {
+      const broad = [dest, real].some(
+        (d) =>
+          d.split('/').filter(Boolean).length < 2 || under(configDir, d) || homes.some((h) => under(h, d)) || /^\/home\/[^/]+$/.test(d),
+      );
+      if (broad) {
+        why("it is the file system's root, a top-level folder, a home folder or a folder holding the config's own");
+        continue;
+      }
+    }
+    if (!binds.has(dest)) binds.set(dest, real);
+  }
+  return { binds: [...binds].map(([dest, real]) => [real, dest]), skipped };
+}

@@ -28,6 +28,8 @@ import {
   type BackendAddr,
   type SandboxListener,
   type TlsPair,
+  type InPlaceRead,
+  visibleReads,
 } from './common';
 import { planNginxSandbox } from './nginx';
 import { planHaproxySandbox } from './haproxy';
@@ -113,6 +115,8 @@ export interface SandboxPlan {
   warnings: string[];
   /** Settings lowered to fit the machine (workers, connections, file limit). */
   adjustments: SandboxAdjustment[];
+  /** Files and folders the binary reads where they are (shown read-only when contained: showReadOnly). */
+  reads: InPlaceRead[];
 }
 
 /** Plans the sandboxed copy of `configPath` in `dir` (throws SandboxRefusal naming the line). */
@@ -149,6 +153,7 @@ export function planSandbox(
       portCount: p.portCount,
       warnings: p.warnings,
       adjustments: p.adjustments,
+      reads: p.reads,
     };
   }
   const p = planHaproxySandbox({ configPath, dir, backend, cert: tls, limits, env: proxyEnv() });
@@ -159,6 +164,7 @@ export function planSandbox(
     portCount: p.portCount,
     warnings: p.warnings,
     adjustments: p.adjustments,
+    reads: p.reads,
   };
 }
 
@@ -264,6 +270,11 @@ export class ProxySandbox {
     this.mainCopy = p.mainCopy;
     this.warnings.push(...p.warnings);
     this.adjustments.push(...p.adjustments);
+    if (this.jail?.contained) {
+      const shown = visibleReads(p.reads, this.configPath, this.dir);
+      this.jail.showReadOnly(shown.binds);
+      this.warnings.push(...shown.skipped);
+    }
     if (this.listeners.length === 0)
       throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
   }

@@ -38,6 +38,7 @@ import {
   isDeviceTree,
   editorLineEnds,
   readTextSafe,
+  type InPlaceRead,
 } from './common';
 
 export interface NginxSandboxInput {
@@ -76,7 +77,21 @@ export interface NginxSandboxPlan {
   portCount: number;
   warnings: string[];
   adjustments: SandboxAdjustment[];
+  /** Files and folders nginx reads where they are (not copied): `root`, `alias`, user files, GeoIP databases. */
+  reads: InPlaceRead[];
 }
+
+/** Directives whose first argument is a file or folder nginx reads in place (the plan does not copy it). */
+const IN_PLACE_READS = new Set([
+  'root',
+  'alias',
+  'auth_basic_user_file',
+  'geoip_country',
+  'geoip_city',
+  'geoip_org',
+  'geoip2',
+  'modsecurity_rules_file',
+]);
 
 const TEMP_PATHS: ReadonlySet<string> = new Set(TEMP_PATH_DIRECTIVES);
 /** Files read for client verification, stapling, tickets...: dropped (the throw-away pair replaces the certs). */
@@ -155,6 +170,7 @@ interface Ctx {
   hasRlimit: boolean;
   /** The config loads dynamic modules (whose directives our tables may not know). */
   loadsModules: boolean;
+  reads: InPlaceRead[];
 }
 
 /** Folders an include may never read (kernel and device files: endless, huge or secret). */
@@ -359,6 +375,7 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
     httpAccessLog: false,
     hasRlimit: false,
     loadsModules: false,
+    reads: [],
   };
   const mainText = readConfig(original);
   const mainAst = parseNginx(mainText);
@@ -391,6 +408,7 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
     portCount: ctx.portKeys.size,
     warnings: ctx.warnings,
     adjustments: ctx.adjustments,
+    reads: ctx.reads,
   };
 }
 
@@ -517,6 +535,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           `\`${n}\` is not a directive the sandbox knows (a third-party module's?): without a network namespace here it cannot tell which addresses or paths it uses`,
         );
       const where = { file: orig, line: lineAt(file.text, d.start) };
+      if (IN_PLACE_READS.has(n) && d.args[0]) ctx.reads.push({ path: d.args[0].value, ...where });
       const lim = ctx.input.limits;
       switch (n) {
         case 'load_module': {
