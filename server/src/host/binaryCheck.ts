@@ -28,6 +28,7 @@ import {
   SandboxRefusal,
   writeText,
   visibleReads,
+  nearProductWord,
 } from '../runner/sandbox/common';
 import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../runner/sandbox/index';
 import { Containment } from '../runner/contain';
@@ -138,7 +139,7 @@ function run(binary: string, args: string[], cwd: string, timeoutMs: number): Pr
 function redactForeign(m: BinaryMessage, configPath: string): BinaryMessage {
   if (!m.file || path.resolve(m.file) === configPath) return m;
   const r = /^unknown directive "(.*)"\s*$/s.exec(m.message);
-  if (!r || looksLikeDirective(r[1])) return m;
+  if (!r || (looksLikeDirective(r[1]) && nearProductWord(r[1], 'nginx'))) return m;
   return { ...m, message: 'unknown directive (the included file does not look like an nginx config; its content is not shown)' };
 }
 
@@ -180,7 +181,10 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
     for (const f of files) writeText(f.copy, editorLineEnds(fillPorts(f.text, ports, backend)));
     const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
     const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
-    const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath);
+    const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath, {
+      kind,
+      ownFiles: files.map((f) => f.original),
+    });
     const originals = files.map((f) => {
       try {
         return readFileSync(f.original, 'utf8');

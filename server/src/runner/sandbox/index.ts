@@ -322,7 +322,10 @@ export class ProxySandbox {
       stdio: stdioFor(fds) as never,
       maxBuffer: 1024 * 1024,
     });
-    const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath);
+    const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath, {
+      kind: this.kind,
+      ownFiles: this.files.map((f) => f.original),
+    });
     if (r.status !== 0) {
       const lines = out.split('\n').filter((l) => /emerg|alert|error|crit/i.test(l));
       const first = lines[0] ?? out.split('\n')[0] ?? 'unknown error';

@@ -508,7 +508,12 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
 
   const visit = (list: Directive[], c: string, server: Directive | undefined, upstreamName: string | undefined) => {
     for (const d of list) {
-      if (d.entry) continue;
+      if (d.entry) {
+        // an include among a geo/map/types block's entries is read by nginx where it is
+        if (d.name === 'include' && d.args[0] && path.isAbsolute(d.args[0].value))
+          for (const m of expandInclude(d.args[0].value)) ctx.reads.push({ path: m, file: orig, line: lineAt(file.text, d.start) });
+        continue;
+      }
       const n = d.name;
       if (SCRIPTING.test(n)) {
         refuse(
