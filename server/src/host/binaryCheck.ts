@@ -30,7 +30,7 @@ import {
   visibleReads,
   nearProductWord,
 } from '../runner/sandbox/common';
-import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../runner/sandbox/index';
+import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox, uncontainedNativeRefusal } from '../runner/sandbox/index';
 import { Containment } from '../runner/contain';
 import { checkReadable } from './safeRead';
 import { MAX_READ_BYTES } from './nodeHost';
@@ -174,6 +174,7 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
       tls: makeTlsPair(dir, 'ecdsa'),
       layout: binaryLayout(kind, binary),
       contained: jail.contained,
+      refuseUncontainedNative: uncontainedNativeRefusal(jail),
     });
     if (jail.contained) jail.showReadOnly(visibleReads(reads, configPath, dir).binds);
     const ports = await freePorts(portCount + 3);

@@ -122,7 +122,16 @@ export interface SandboxPlan {
 /** Plans the sandboxed copy of `configPath` in `dir` (throws SandboxRefusal naming the line). */
 export function planSandbox(
   kind: ProxyKind,
-  input: { configPath: string; dir: string; backend: BackendAddr; tls: TlsPair; layout?: BinaryLayout; contained?: boolean },
+  input: {
+    configPath: string;
+    dir: string;
+    backend: BackendAddr;
+    tls: TlsPair;
+    layout?: BinaryLayout;
+    contained?: boolean;
+    /** Set when the run is rewrite-only and the user did not opt in: why native code is refused (uncontainedNativeRefusal). */
+    refuseUncontainedNative?: string;
+  },
 ): SandboxPlan {
   const { configPath, dir, backend, tls } = input;
   const layout = input.layout ?? {
@@ -145,6 +154,7 @@ export function planSandbox(
       layout,
       limits,
       contained: !!input.contained,
+      refuseUncontainedNative: input.refuseUncontainedNative,
     });
     return {
       mainCopy: p.mainCopy,
@@ -166,6 +176,18 @@ export function planSandbox(
     adjustments: p.adjustments,
     reads: p.reads,
   };
+}
+
+/**
+ * Why a config that loads native code is refused when the run is not contained (rewrite-only),
+ * or undefined when it may run: contained, or the user opted in (`allow`, the bench option
+ * `allowUncontainedNativeCode`, the CLI's --allow-uncontained-native-code, or
+ * PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE=1 in the engine's environment).
+ */
+export function uncontainedNativeRefusal(jail: Containment | null, allow?: boolean): string | undefined {
+  if (!jail || jail.contained) return undefined;
+  if (allow || process.env.PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE === '1') return undefined;
+  return `it loads native code, and this run is not contained (${jail.reason}): the code would run as you, with your files and network. Run it anyway only if you trust it: --allow-uncontained-native-code (CLI), the benchmark option allowUncontainedNativeCode, or PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE=1`;
 }
 
 /** The environment the proxy is started with (HAProxy expands `${VAR}` from it). */
@@ -199,6 +221,7 @@ export class ProxySandbox {
   private proc: SupervisedProcess | null = null;
   private disposed = false;
   private jail: Containment | null = null;
+  private allowNative = false;
   readonly layout: BinaryLayout;
 
   private constructor(
@@ -213,7 +236,14 @@ export class ProxySandbox {
   }
 
   /** Finds the binary and makes the temp folder with a throw-away TLS pair. */
-  static create(opts: { configPath: string; kind?: ProxyKind; binary?: string; keyType?: 'rsa' | 'ecdsa' }): ProxySandbox {
+  static create(opts: {
+    configPath: string;
+    kind?: ProxyKind;
+    binary?: string;
+    keyType?: 'rsa' | 'ecdsa';
+    /** Run native code the config loads even when the run is not contained (see uncontainedNativeRefusal). */
+    allowUncontainedNativeCode?: boolean;
+  }): ProxySandbox {
     const configPath = path.resolve(opts.configPath);
     if (!existsSync(configPath)) throw new SandboxRefusal(`config file not found: ${configPath}`);
     const kind = opts.kind ?? detectKind(configPath);
@@ -223,7 +253,9 @@ export class ProxySandbox {
     const dir = makeSandboxDir();
     try {
       const tls = makeTlsPair(dir, opts.keyType ?? 'rsa');
-      return new ProxySandbox(kind, configPath, binary, version, dir, tls);
+      const sb = new ProxySandbox(kind, configPath, binary, version, dir, tls);
+      sb.allowNative = !!opts.allowUncontainedNativeCode;
+      return sb;
     } catch (e) {
       removeSandboxDir(dir);
       throw e;
@@ -263,6 +295,7 @@ export class ProxySandbox {
       tls: this.tls,
       layout: this.layout,
       contained: this.jail?.contained,
+      refuseUncontainedNative: uncontainedNativeRefusal(this.jail, this.allowNative),
     });
     this.files = p.files;
     this.listeners = p.listeners;

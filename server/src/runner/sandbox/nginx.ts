@@ -59,6 +59,13 @@ export interface NginxSandboxInput {
    * refused when the config loads dynamic modules.
    */
   contained?: boolean;
+  /**
+   * The run is known to be uncontained (rewrite-only) and the user did not opt in: a config that
+   * loads native code (any `load_module`) is refused, since that code would run as the user, with
+   * the user's files and network (allowUncontainedNativeCode, --allow-uncontained-native-code,
+   * PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE=1).
+   */
+  refuseUncontainedNative?: string;
 }
 
 export interface SandboxFileOut {
@@ -567,6 +574,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
               d,
               `\`load_module ${w.value}\`: modules are loaded only from the binary's own modules folder (${layout.modulesDir}); a library elsewhere would run its code during the check`,
             );
+          if (ctx.input.refuseUncontainedNative) refuse(file, orig, d, `\`load_module ${w.value}\`: ${ctx.input.refuseUncontainedNative}`);
           if (p !== w.value) replaceWord(w, q(p));
           break;
         }
