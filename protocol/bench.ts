@@ -117,6 +117,11 @@ export interface BenchOptions {
   /** Also run the same load straight at the backend (baseline without the proxy). */
   direct?: boolean;
   /**
+   * Where the run cannot be contained (rewrite-only), run a config that loads native code
+   * (`load_module`) anyway: that code then runs as the user. Default false: such a config is refused.
+   */
+  allowUncontainedNativeCode?: boolean;
+  /**
    * CPU placement: the generator's threads on their own CPU(s), the proxy and the backend on the
    * others, so neither takes CPU from the other. true: whenever the machine has 2 CPUs or more;
    * false: never; 'auto' (default): from 4 CPUs (on 2-3 the proxy would be left a single CPU).

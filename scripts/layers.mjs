@@ -108,6 +108,8 @@ export const SYNTAX = {
     'server/src/languages/haproxy/parser.ts',
     'server/src/languages/haproxy/ast.ts',
     'server/src/languages/haproxy/overrides.ts',
+    // the keyword tables (which quoted words of a message are HAProxy's own): data, not checks
+    'server/src/languages/haproxy/data.ts',
   ],
 };
 

@@ -300,7 +300,12 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
       };
       proxyInfo = { kind: 'external', binary: '', version: '' };
     } else {
-      sandbox = ProxySandbox.create({ configPath: options.configPath!, kind: options.kind, binary: options.binary });
+      sandbox = ProxySandbox.create({
+        configPath: options.configPath!,
+        kind: options.kind,
+        binary: options.binary,
+        allowUncontainedNativeCode: options.allowUncontainedNativeCode,
+      });
       if (signal?.aborted) throw abortError();
       await sandbox.contain();
       sandbox.failover = !!options.failover;

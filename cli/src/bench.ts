@@ -71,6 +71,9 @@ options:
   --target HOST:PORT   instead of FILE: send the load to a server already running on loopback
                        (no sandbox, no backend; for comparing load generators)
   --direct             also run the same load straight at the backend (the proxy's own cost)
+  --allow-uncontained-native-code
+                       where the run cannot be contained (no namespaces: rewrite-only), run a
+                       config that loads modules (load_module) anyway; their code runs as you
   --pin, --no-pin      CPU placement: the generator's threads on their own CPU, the proxy and
                        the backend on the others, so neither takes CPU from the other (default:
                        pinned from 4 CPUs; --pin also on 2-3 CPUs, where the proxy gets one CPU)
@@ -119,6 +122,7 @@ const SPEC: Record<string, FlagSpec> = {
   binary: { value: true },
   rounds: { value: true },
   direct: { value: false },
+  'allow-uncontained-native-code': { value: false },
   pin: { value: false },
   'no-pin': { value: false },
   target: { value: true },
@@ -265,6 +269,7 @@ export function benchOptionsFromArgs(argv: string[]): {
     if (binaries.length < 2) throw new UsageError('--rounds needs at least two --binary');
   }
   if (flags.has('direct')) o.direct = true;
+  if (flags.has('allow-uncontained-native-code')) o.allowUncontainedNativeCode = true;
   if (flags.has('pin') && flags.has('no-pin')) throw new UsageError('--pin and --no-pin exclude each other');
   if (flags.has('pin')) o.pin = true;
   if (flags.has('no-pin')) o.pin = false;

@@ -27,8 +27,10 @@ import {
   removeSandboxDir,
   SandboxRefusal,
   writeText,
+  visibleReads,
+  nearProductWord,
 } from '../runner/sandbox/common';
-import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox } from '../runner/sandbox/index';
+import { binaryLayout, configTestArgs, copyToOriginal, detectKind, planSandbox, uncontainedNativeRefusal } from '../runner/sandbox/index';
 import { Containment } from '../runner/contain';
 import { checkReadable } from './safeRead';
 import { MAX_READ_BYTES } from './nodeHost';
@@ -137,7 +139,7 @@ function run(binary: string, args: string[], cwd: string, timeoutMs: number): Pr
 function redactForeign(m: BinaryMessage, configPath: string): BinaryMessage {
   if (!m.file || path.resolve(m.file) === configPath) return m;
   const r = /^unknown directive "(.*)"\s*$/s.exec(m.message);
-  if (!r || looksLikeDirective(r[1])) return m;
+  if (!r || (looksLikeDirective(r[1]) && nearProductWord(r[1], 'nginx'))) return m;
   return { ...m, message: 'unknown directive (the included file does not look like an nginx config; its content is not shown)' };
 }
 
@@ -165,20 +167,25 @@ export async function checkWithBinary(opts: BinaryCheckOptions): Promise<BinaryC
   const jail = await Containment.open(dir);
   const base = { kind, binary, version, sandboxDir: dir, containment: jail.mode };
   try {
-    const { files, mainCopy, portCount } = planSandbox(kind, {
+    const { files, mainCopy, portCount, reads } = planSandbox(kind, {
       configPath,
       dir,
       backend: BACKEND_SLOTS,
       tls: makeTlsPair(dir, 'ecdsa'),
       layout: binaryLayout(kind, binary),
       contained: jail.contained,
+      refuseUncontainedNative: uncontainedNativeRefusal(jail),
     });
+    if (jail.contained) jail.showReadOnly(visibleReads(reads, configPath, dir).binds);
     const ports = await freePorts(portCount + 3);
     const backend = { http: ports[portCount], https: ports[portCount + 1], tcp: ports[portCount + 2] };
     for (const f of files) writeText(f.copy, editorLineEnds(fillPorts(f.text, ports, backend)));
     const w = jail.wrap(binary, configTestArgs(kind, dir, mainCopy));
     const r = await run(w.cmd, w.args, dir, opts.timeoutMs ?? 20_000);
-    const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath);
+    const output = redactForeignWords(mapMessages(r.output.trim(), copyToOriginal(files)), configPath, {
+      kind,
+      ownFiles: files.map((f) => f.original),
+    });
     const originals = files.map((f) => {
       try {
         return readFileSync(f.original, 'utf8');

@@ -30,6 +30,8 @@ import {
   readSync,
   realpathSync,
   statSync,
+  writeSync,
+  constants as fsc,
 } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import * as path from 'node:path';
@@ -95,6 +97,8 @@ export interface WrappedCommand {
 
 export class Containment {
   private disposed = false;
+  /** Files and folders the config reads in place, [real path, path as named], shown read-only (showReadOnly). */
+  private reads: [string, string][] = [];
 
   private constructor(
     readonly mode: ContainmentMode,
@@ -218,6 +222,15 @@ export class Containment {
     return c;
   }
 
+  /**
+   * Makes files and folders the config reads where they are (an HAProxy map, an nginx `root`)
+   * visible read-only to every later contained process, one bind each: [real path, path as the
+   * config names it]. The caller has checked them (sandbox/common.ts `visibleReads`).
+   */
+  showReadOnly(binds: readonly [string, string][]): void {
+    for (const [src, dest] of binds) if (!this.reads.some(([, d]) => d === dest)) this.reads.push([src, dest]);
+  }
+
   get contained(): boolean {
     return this.mode === 'namespace';
   }
@@ -254,6 +267,7 @@ export class Containment {
     }
     // a Node program (the built-in backend), maybe under the supervisor's shell
     const isNode = [cmd, ...args].some((a) => a === process.execPath || /(^|\/)node$/.test(a));
+    const filter = writeSeccomp(dir);
     if (root) shareWithUid(dir, this.uid);
     const drop = root
       ? ['setpriv', '--reuid', String(this.uid), '--regid', String(this.uid), '--clear-groups', '--no-new-privs', '--']
@@ -266,6 +280,8 @@ export class Containment {
       `--nofile=${nofile()}`,
       `--core=0`,
       '--',
+      // bwrap reads the seccomp program from fd 9, opened here on the engine's read-only file
+      ...(filter ? ['/bin/sh', '-c', 'exec 9<"$0" && exec "$@"', filter] : []),
     ];
     // the binary may be an argument of the supervisor's shell: every program named is looked at
     const programs = [cmd, ...args].filter((a) => path.isAbsolute(a) && !a.startsWith(dir + '/') && isProgram(a));
@@ -288,6 +304,8 @@ export class Containment {
       '--new-session',
       ...systemRoot(),
       ...[...visible].flatMap((v) => ['--ro-bind-try', v, v]),
+      // as root, bwrap opens these as the run's uid: a file only its owner may read stays unreadable
+      ...this.reads.flatMap(([src, dest]) => ['--ro-bind-try', src, dest]),
       '--size',
       String(LIMITS.runFolder),
       '--tmpfs',
@@ -301,6 +319,7 @@ export class Containment {
       dir,
       '--cap-drop',
       'ALL',
+      ...(filter ? ['--seccomp', '9'] : []),
     ];
     return { cmd: 'nsenter', args: [...enter, '--', ...drop, ...limits, ...bw, '--', cmd, ...args] };
   }
@@ -326,6 +345,69 @@ export class Containment {
 export interface WrapOptions {
   /** More paths made visible read-only (the binary's own files when they live elsewhere). */
   visible?: string[];
+}
+
+/**
+ * System calls no proxy, module or backend needs and that reach into the kernel or other
+ * processes: ptrace and process_vm_*, mount and the new mount API, pivot_root, keyrings, bpf,
+ * perf_event_open, userfaultfd, kexec. x86_64 numbers; every other architecture's calls (i386
+ * through int 0x80, x32) are denied whole. On other machines no filter is applied.
+ */
+const SECCOMP_DENY_X86_64 = [101, 310, 311, 165, 166, 155, 428, 429, 430, 431, 432, 433, 442, 248, 249, 250, 321, 298, 323, 246, 320];
+
+/** The classic BPF program for bwrap's --seccomp: EPERM for the calls above, everything else allowed. */
+export function seccompProgram(opts: { allowPtrace?: boolean } = {}): Buffer | null {
+  if (process.arch !== 'x64') return null;
+  // tests only: the adversarial suite traces the proxy with strace inside the containment
+  const denied = opts.allowPtrace ? SECCOMP_DENY_X86_64.filter((nr) => nr !== 101) : SECCOMP_DENY_X86_64;
+  const ins: [number, number, number, number][] = [];
+  const LD_W_ABS = 0x20;
+  const JEQ = 0x15;
+  const JGE = 0x35;
+  const JA = 0x05;
+  const RET = 0x06;
+  const ALLOW = 0x7fff0000;
+  const ERRNO_EPERM = 0x00050000 | 1;
+  const n = denied.length;
+  // 0 load arch; 1 x86_64? skip 2; 2 jump to deny; 3 load nr; 4 x32 (bit 30) -> deny;
+  // 5..5+n-1 each denied nr -> deny; 5+n allow; 6+n deny (EPERM)
+  const deny = 6 + n;
+  ins.push([LD_W_ABS, 0, 0, 4]);
+  ins.push([JEQ, 1, 0, 0xc000003e]);
+  ins.push([JA, 0, 0, deny - 3]);
+  ins.push([LD_W_ABS, 0, 0, 0]);
+  ins.push([JGE, deny - 5, 0, 0x40000000]);
+  denied.forEach((nr, i) => ins.push([JEQ, deny - 6 - i, 0, nr]));
+  ins.push([RET, 0, 0, ALLOW]);
+  ins.push([RET, 0, 0, ERRNO_EPERM]);
+  const b = Buffer.alloc(ins.length * 8);
+  ins.forEach(([code, jt, jf, k], i) => {
+    b.writeUInt16LE(code, i * 8);
+    b.writeUInt8(jt, i * 8 + 2);
+    b.writeUInt8(jf, i * 8 + 3);
+    b.writeUInt32LE(k >>> 0, i * 8 + 4);
+  });
+  return b;
+}
+
+/** Writes the run's seccomp program into its folder once (no link followed); its path, or null without a filter. */
+function writeSeccomp(dir: string): string | null {
+  const prog = seccompProgram({ allowPtrace: testWritable().length > 0 });
+  if (!prog || process.env.PROXY_TUNER_SECCOMP === 'off') return null;
+  const file = path.join(dir, '.seccomp.bpf');
+  try {
+    const st = lstatSync(file);
+    return st.isFile() ? file : null;
+  } catch {
+    // not written yet
+  }
+  const fd = openSync(file, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | (fsc.O_NOFOLLOW ?? 0), 0o640);
+  try {
+    writeSync(fd, prog);
+  } finally {
+    closeSync(fd);
+  }
+  return file;
 }
 
 /** The system's programs and libraries, a minimal /etc, fresh /proc and /dev, empty tmpfs elsewhere. */
@@ -413,7 +495,8 @@ function shareWithUid(dir: string, uid: number): void {
 /**
  * Tests only: PROXY_TUNER_TEST_TRACE_DIR (set in the engine's own environment, never by a config)
  * names a host folder bound writable into every containment, where the adversarial suite's strace
- * wrappers leave their traces. The engine never reads or writes it.
+ * wrappers leave their traces (the seccomp filter then lets ptrace through, for strace). The
+ * engine never reads or writes it.
  */
 function testWritable(): string[] {
   const d = process.env.PROXY_TUNER_TEST_TRACE_DIR;

@@ -20,6 +20,9 @@ import {
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DIRECTIVES } from '../../languages/nginx/data';
+import * as HA from '../../languages/haproxy/data';
+import { editDistance } from '../../core/editDistance';
 
 /** Replace text[start, end) with `text` (no newlines in it: lines must keep their numbers). */
 export interface Edit {
@@ -317,11 +320,19 @@ export function mapMessages(text: string, fileMap: Map<string, string>): string 
 /**
  * nginx quotes the first word of an included file it cannot read as a directive
  * (`unknown directive "root:x:0:0:..." in /etc/passwd:1`): that word is the file's content, so
- * in messages about a file other than the main config it is not shown.
+ * in messages about a file other than the main config it is shown only when it is a directive.
+ * Then every quoted text goes through redactQuoted: the words of the main config are the user's
+ * own (an included file may be anything: `include /etc/passwd`, `geo { include secret; }`), the
+ * paths of every file of the plan (`ownFiles`) are theirs, and the product's keywords are shown.
  */
-export function redactForeignWords(text: string, mainConfig: string): string {
+export function redactForeignWords(
+  text: string,
+  mainConfig: string,
+  opts: { kind?: 'nginx' | 'haproxy'; ownFiles?: readonly string[] } = {},
+): string {
+  const files = [...new Set([path.resolve(mainConfig), ...(opts.ownFiles ?? []).map((f) => path.resolve(f))])];
   const out = text.replace(/unknown directive "([^\n]*?)" in (\S+):(\d+)/g, (m, word: string, f: string, l: string) =>
-    path.resolve(f) === path.resolve(mainConfig) || looksLikeDirective(word)
+    path.resolve(f) === path.resolve(mainConfig) || nearProductWord(word, 'nginx')
       ? m
       : `unknown directive (the file does not look like an nginx config; its content is not shown) in ${f}:${l}`,
   );
@@ -331,23 +342,72 @@ export function redactForeignWords(text: string, mainConfig: string): string {
   } catch {
     // unreadable now: nothing quoted counts as the user's own text
   }
-  return redactQuoted(out, own);
+  return redactQuoted(out, own, { kind: opts.kind, files });
+}
+
+const productWordCache = new Map<string, ReadonlySet<string>>();
+
+/** Every directive of nginx, or every keyword, option, action, fetch and converter name of HAProxy (each word of a two-word keyword). */
+export function productWords(kind: 'nginx' | 'haproxy'): ReadonlySet<string> {
+  const hit = productWordCache.get(kind);
+  if (hit) return hit;
+  const out = new Set<string>();
+  const add = (names: Iterable<string>) => {
+    for (const n of names) for (const w of n.split(/\s+/)) if (w) out.add(w);
+  };
+  if (kind === 'nginx') add(DIRECTIVES.keys());
+  else {
+    add(HA.SECTIONS.keys());
+    add(HA.GLOBAL.keys());
+    add(HA.PROXY.keys());
+    add(HA.ACTIONS.keys());
+    add(HA.BIND_OPTIONS.keys());
+    add(HA.SERVER_OPTIONS.keys());
+    add(HA.FETCHES.keys());
+    add(HA.CONVERTERS.keys());
+    for (const m of HA.SECTION_KEYWORDS_MAP.values()) add(m.keys());
+  }
+  productWordCache.set(kind, out);
+  return out;
 }
 
 /**
- * Quoted text in a binary's message is shown only when it is the user's own: it occurs in their
- * config, or it is a path, a number or a plain keyword (`'bind'`, `"http"`). Anything else (the
- * first line of a file read by `acl -f` or `map_ip()`, a `.warning` text, a geo file's first
- * word) becomes `'(not shown)'`.
+ * A directive or keyword of the product, or a misspelling of one (at most 2 edits, 5 letters or
+ * more: `proxy_bufers`, `gzip_typs`), which a file's secret word is not.
  */
-export function redactQuoted(text: string, own: string): string {
-  const keep = (q: string) =>
-    q === '' ||
-    own.includes(q) ||
-    /^\/[\w./+@-]*$/.test(q) ||
-    /^[\d.:]+$/.test(q) ||
-    /^[a-z][a-z_-]{0,31}$/.test(q) ||
-    /^\(the file does not look/.test(q);
+export function nearProductWord(q: string, kind: 'nginx' | 'haproxy'): boolean {
+  const words = productWords(kind);
+  if (words.has(q)) return true;
+  if (q.length < 5 || q.length > 64 || !/^[a-z][a-z0-9_.-]*$/.test(q)) return false;
+  for (const w of words) if (Math.abs(w.length - q.length) <= 2 && editDistance(w, q, 3) <= 2) return true;
+  return false;
+}
+
+/**
+ * Quoted text in a binary's message is shown only when it is the user's own or the product's:
+ * - text that occurs in the user's config files (a single word must be one of their words, not
+ *   a piece of one);
+ * - a directive or keyword of the product (its language tables) or a misspelling of one, when
+ *   `kind` is given;
+ * - a path of the user's files: one of them, or under a folder or file their text names, or in
+ *   the run's folder;
+ * - a number (an address, a port, a size).
+ * Anything else (the first line of a file read by `acl -f` or `map_ip()`, a `.warning` text, a
+ * geo file's first word) becomes `'(not shown)'`.
+ */
+export function redactQuoted(text: string, own: string, opts: { kind?: 'nginx' | 'haproxy'; files?: readonly string[] } = {}): string {
+  const ownWords = new Set(own.split(/[\s;{}()\[\],'"=]+/).filter(Boolean));
+  const ownPaths = [...(own.match(/\/[\w./+@-]+/g) ?? []), ...(opts.files ?? [])]
+    .map((p) => p.replace(/\/+$/, ''))
+    .filter((p) => p.length > 1);
+  const words = opts.kind ? productWords(opts.kind) : new Set<string>();
+  const runRoot = path.join(os.tmpdir(), 'proxy-tuner-bench-');
+  const keep = (q: string) => {
+    if (q === '' || /^[\d.:]+$/.test(q) || /^\(the file does not look/.test(q)) return true;
+    if (/^[\w.@+-]+$/.test(q)) return ownWords.has(q) || words.has(q) || (!!opts.kind && nearProductWord(q, opts.kind));
+    if (/^\/[\w./+@-]*$/.test(q)) return q.startsWith(runRoot) || ownPaths.some((p) => q === p || q.startsWith(p + '/'));
+    return own.includes(q);
+  };
   return text.replace(/'([^'\n]{0,400})'|"([^"\n]{0,400})"/g, (m, a?: string, b?: string) => {
     const q = a ?? b ?? '';
     if (keep(q)) return m;
@@ -358,4 +418,73 @@ export function redactQuoted(text: string, own: string): string {
 /** A word that could be a misspelt directive (`proxy_bufers`) rather than a file's content. */
 export function looksLikeDirective(word: string): boolean {
   return /^[a-z][a-z0-9_]{0,63}$/.test(word);
+}
+
+/** A file or folder the config makes the proxy read where it is (not copied into the run's folder). */
+export interface InPlaceRead {
+  /** The path as the config names it (absolute). */
+  path: string;
+  /** Where it is named. */
+  file: string;
+  line: number;
+}
+
+/** Folders a contained proxy sees anyway (systemRoot in contain.ts): a read there needs no bind. */
+const ALWAYS_VISIBLE = ['/usr', '/etc/nginx', '/etc/haproxy', '/var/www', '/srv', '/etc/ssl/certs'];
+
+/**
+ * Which in-place reads are shown read-only inside the containment, as [source, destination]
+ * pairs: the source is the real path (every link resolved), the destination the path the config
+ * names. Only a regular file or a folder outside /proc, /sys and /dev (spelled and real); never a
+ * folder that holds the config's own folder or the home folder (a `root /home/me` would show the
+ * whole project or home), never `/` or a top-level folder. A path built from variables, a
+ * relative path (nginx reads it under the run's prefix) or a missing path is left to the binary,
+ * which reports it. The others are returned with why, for a warning.
+ */
+export function visibleReads(
+  reads: readonly InPlaceRead[],
+  configPath: string,
+  runDir: string,
+): { binds: [string, string][]; skipped: string[] } {
+  const binds = new Map<string, string>();
+  const skipped: string[] = [];
+  const under = (p: string, root: string) => p === root || p.startsWith(root + '/');
+  const configDir = path.dirname(path.resolve(configPath));
+  const homes = [os.homedir(), process.env.HOME ?? ''].filter((h) => h && h !== '/');
+  for (const r of reads) {
+    if (binds.size >= 256) break;
+    const spelled = r.path;
+    if (!path.isAbsolute(spelled) || spelled.includes('$')) continue;
+    const dest = path.resolve(spelled);
+    if (ALWAYS_VISIBLE.some((v) => under(dest, v)) || under(dest, runDir)) continue;
+    const why = (reason: string) => skipped.push(`${r.file}:${r.line}: ${spelled} is not visible inside the sandbox: ${reason}`);
+    if (isDeviceTree(dest)) {
+      why('files under /proc, /sys and /dev are never shown');
+      continue;
+    }
+    let real: string;
+    let st;
+    try {
+      real = realpathSync(dest);
+      st = lstatSync(real);
+    } catch {
+      continue;
+    }
+    if (!st.isFile() && !st.isDirectory()) {
+      why('only regular files and folders are shown (not a FIFO, socket or device)');
+      continue;
+    }
+    if (st.isDirectory()) {
+      const broad = [dest, real].some(
+        (d) =>
+          d.split('/').filter(Boolean).length < 2 || under(configDir, d) || homes.some((h) => under(h, d)) || /^\/home\/[^/]+$/.test(d),
+      );
+      if (broad) {
+        why("it is the file system's root, a top-level folder, a home folder or a folder holding the config's own");
+        continue;
+      }
+    }
+    if (!binds.has(dest)) binds.set(dest, real);
+  }
+  return { binds: [...binds].map(([dest, real]) => [real, dest]), skipped };
 }

@@ -24,6 +24,7 @@ import {
   type SandboxListener,
   editorLineEnds,
   readTextSafe,
+  type InPlaceRead,
 } from './common';
 import type { SandboxAdjustment } from '../../../../protocol/bench';
 import { expandHaproxyEnv } from './haproxyEnv';
@@ -83,6 +84,40 @@ export interface HaproxySandboxPlan {
   portCount: number;
   warnings: string[];
   adjustments: SandboxAdjustment[];
+  /** Files HAProxy reads where they are (not copied): pattern and map files, error files, data files. */
+  reads: InPlaceRead[];
+}
+
+/** Keywords and parameters followed by a file HAProxy reads in place. */
+const FILE_AFTER = new Set([
+  '-f',
+  'file',
+  'lf-file',
+  'errorfile',
+  'ssl-dh-param-file',
+  'h1-case-adjust-file',
+  '51degrees-data-file',
+  'wurfl-data-file',
+  'deviceatlas-json-file',
+  'config',
+]);
+/** A map converter's file: `map(FILE)`, `map_str(FILE,default)`, `map_ip_int(FILE)`... */
+const MAP_FILE = /(?:^|[^\w-])map(?:_\w+)?\(([^,()\s]+)/g;
+
+/** The files a statement makes HAProxy read (`acl ... -f F`, `map_*(F)`, `errorfile 503 F`, `return file F`...). */
+function fileReads(st: Statement, original: string, line: number): InPlaceRead[] {
+  const out: InPlaceRead[] = [];
+  const words = st.words.map((w) => w.value);
+  const k = st.keyword?.value ?? '';
+  words.forEach((w, i) => {
+    const next = words[i + 1];
+    if (next && FILE_AFTER.has(w) && (w !== 'config' || (k === 'filter' && words.includes('spoe'))))
+      out.push({ path: next, file: original, line });
+    for (const m of w.matchAll(MAP_FILE)) out.push({ path: m[1], file: original, line });
+  });
+  // `errorfile CODE FILE` (proxies and http-errors sections)
+  if (k === 'errorfile' && st.args[1]) out.push({ path: st.args[1].value, file: original, line });
+  return out;
 }
 
 /** Server/bind parameters followed by one value that must go (files, interfaces, source addresses). */
@@ -194,6 +229,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
     ast = parseHaproxy(text);
   }
   refuseAmbiguousLines(text, original);
+  const reads: InPlaceRead[] = [];
   const adjustments: SandboxAdjustment[] = [];
   const lim = input.limits;
   const edits: Edit[] = [];
@@ -266,6 +302,7 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
       refuse(sec.header, `\`${kw}\` sections are not known to the sandbox: it cannot tell which addresses or files they use`);
     for (const st of sec.statements) {
       const k = st.keyword?.value ?? '';
+      reads.push(...fileReads(st, original, st.line + 1));
       if (st.prefix) {
         continue; // `no option ...`
       }
@@ -523,5 +560,6 @@ export function planHaproxySandbox(input: HaproxySandboxInput): HaproxySandboxPl
     portCount: slots,
     warnings,
     adjustments,
+    reads,
   };
 }

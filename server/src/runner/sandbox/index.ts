@@ -28,6 +28,8 @@ import {
   type BackendAddr,
   type SandboxListener,
   type TlsPair,
+  type InPlaceRead,
+  visibleReads,
 } from './common';
 import { planNginxSandbox } from './nginx';
 import { planHaproxySandbox } from './haproxy';
@@ -113,6 +115,8 @@ export interface SandboxPlan {
   warnings: string[];
   /** Settings lowered to fit the machine (workers, connections, file limit). */
   adjustments: SandboxAdjustment[];
+  /** Files and folders the binary reads where they are (shown read-only when contained: showReadOnly). */
+  reads: InPlaceRead[];
 }
 
 /** Plans the sandboxed copy of `configPath` in `dir` (throws SandboxRefusal naming the line). */
@@ -127,6 +131,8 @@ export function planSandbox(
     contained?: boolean;
     /** Each upstream's second server on FAILOVER_HOST (a failover run). */
     failover?: boolean;
+    /** Set when the run is rewrite-only and the user did not opt in: why native code is refused (uncontainedNativeRefusal). */
+    refuseUncontainedNative?: string;
   },
 ): SandboxPlan {
   const { configPath, dir, backend, tls } = input;
@@ -151,6 +157,7 @@ export function planSandbox(
       limits,
       contained: !!input.contained,
       failover: input.failover,
+      refuseUncontainedNative: input.refuseUncontainedNative,
     });
     return {
       mainCopy: p.mainCopy,
@@ -159,6 +166,7 @@ export function planSandbox(
       portCount: p.portCount,
       warnings: p.warnings,
       adjustments: p.adjustments,
+      reads: p.reads,
     };
   }
   const p = planHaproxySandbox({ configPath, dir, backend, cert: tls, limits, env: proxyEnv(), failover: input.failover });
@@ -169,7 +177,20 @@ export function planSandbox(
     portCount: p.portCount,
     warnings: p.warnings,
     adjustments: p.adjustments,
+    reads: p.reads,
   };
+}
+
+/**
+ * Why a config that loads native code is refused when the run is not contained (rewrite-only),
+ * or undefined when it may run: contained, or the user opted in (`allow`, the bench option
+ * `allowUncontainedNativeCode`, the CLI's --allow-uncontained-native-code, or
+ * PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE=1 in the engine's environment).
+ */
+export function uncontainedNativeRefusal(jail: Containment | null, allow?: boolean): string | undefined {
+  if (!jail || jail.contained) return undefined;
+  if (allow || process.env.PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE === '1') return undefined;
+  return `it loads native code, and this run is not contained (${jail.reason}): the code would run as you, with your files and network. Run it anyway only if you trust it: --allow-uncontained-native-code (CLI), the benchmark option allowUncontainedNativeCode, or PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE=1`;
 }
 
 /** The environment the proxy is started with (HAProxy expands `${VAR}` from it). */
@@ -203,6 +224,7 @@ export class ProxySandbox {
   private proc: SupervisedProcess | null = null;
   private disposed = false;
   private jail: Containment | null = null;
+  private allowNative = false;
   readonly layout: BinaryLayout;
   /** A failover run: set before plan() (bench/src/failover.ts). */
   failover = false;
@@ -219,7 +241,14 @@ export class ProxySandbox {
   }
 
   /** Finds the binary and makes the temp folder with a throw-away TLS pair. */
-  static create(opts: { configPath: string; kind?: ProxyKind; binary?: string; keyType?: 'rsa' | 'ecdsa' }): ProxySandbox {
+  static create(opts: {
+    configPath: string;
+    kind?: ProxyKind;
+    binary?: string;
+    keyType?: 'rsa' | 'ecdsa';
+    /** Run native code the config loads even when the run is not contained (see uncontainedNativeRefusal). */
+    allowUncontainedNativeCode?: boolean;
+  }): ProxySandbox {
     const configPath = path.resolve(opts.configPath);
     if (!existsSync(configPath)) throw new SandboxRefusal(`config file not found: ${configPath}`);
     const kind = opts.kind ?? detectKind(configPath);
@@ -229,7 +258,9 @@ export class ProxySandbox {
     const dir = makeSandboxDir();
     try {
       const tls = makeTlsPair(dir, opts.keyType ?? 'rsa');
-      return new ProxySandbox(kind, configPath, binary, version, dir, tls);
+      const sb = new ProxySandbox(kind, configPath, binary, version, dir, tls);
+      sb.allowNative = !!opts.allowUncontainedNativeCode;
+      return sb;
     } catch (e) {
       removeSandboxDir(dir);
       throw e;
@@ -270,6 +301,7 @@ export class ProxySandbox {
       layout: this.layout,
       contained: this.jail?.contained,
       failover: this.failover,
+      refuseUncontainedNative: uncontainedNativeRefusal(this.jail, this.allowNative),
     });
     this.files = p.files;
     this.listeners = p.listeners;
@@ -277,6 +309,11 @@ export class ProxySandbox {
     this.mainCopy = p.mainCopy;
     this.warnings.push(...p.warnings);
     this.adjustments.push(...p.adjustments);
+    if (this.jail?.contained) {
+      const shown = visibleReads(p.reads, this.configPath, this.dir);
+      this.jail.showReadOnly(shown.binds);
+      this.warnings.push(...shown.skipped);
+    }
     if (this.listeners.length === 0)
       throw new SandboxRefusal('the config has no listener (no `listen` / `bind`) to send load to', this.configPath, 1);
   }
@@ -324,7 +361,10 @@ export class ProxySandbox {
       stdio: stdioFor(fds) as never,
       maxBuffer: 1024 * 1024,
     });
-    const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath);
+    const out = redactForeignWords(mapMessages(`${r.stdout ?? ''}${r.stderr ?? ''}`.trim(), this.fileMap()), this.configPath, {
+      kind: this.kind,
+      ownFiles: this.files.map((f) => f.original),
+    });
     if (r.status !== 0) {
       const lines = out.split('\n').filter((l) => /emerg|alert|error|crit/i.test(l));
       const first = lines[0] ?? out.split('\n')[0] ?? 'unknown error';

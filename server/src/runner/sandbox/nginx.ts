@@ -39,6 +39,7 @@ import {
   isDeviceTree,
   editorLineEnds,
   readTextSafe,
+  type InPlaceRead,
 } from './common';
 
 export interface NginxSandboxInput {
@@ -61,6 +62,13 @@ export interface NginxSandboxInput {
   contained?: boolean;
   /** A failover run: each upstream's second server goes to FAILOVER_HOST. */
   failover?: boolean;
+  /**
+   * The run is known to be uncontained (rewrite-only) and the user did not opt in: a config that
+   * loads native code (any `load_module`) is refused, since that code would run as the user, with
+   * the user's files and network (allowUncontainedNativeCode, --allow-uncontained-native-code,
+   * PROXY_TUNER_ALLOW_UNCONTAINED_NATIVE=1).
+   */
+  refuseUncontainedNative?: string;
 }
 
 export interface SandboxFileOut {
@@ -79,7 +87,21 @@ export interface NginxSandboxPlan {
   portCount: number;
   warnings: string[];
   adjustments: SandboxAdjustment[];
+  /** Files and folders nginx reads where they are (not copied): `root`, `alias`, user files, GeoIP databases. */
+  reads: InPlaceRead[];
 }
+
+/** Directives whose first argument is a file or folder nginx reads in place (the plan does not copy it). */
+const IN_PLACE_READS = new Set([
+  'root',
+  'alias',
+  'auth_basic_user_file',
+  'geoip_country',
+  'geoip_city',
+  'geoip_org',
+  'geoip2',
+  'modsecurity_rules_file',
+]);
 
 const TEMP_PATHS: ReadonlySet<string> = new Set(TEMP_PATH_DIRECTIVES);
 /** Files read for client verification, stapling, tickets...: dropped (the throw-away pair replaces the certs). */
@@ -158,6 +180,7 @@ interface Ctx {
   hasRlimit: boolean;
   /** The config loads dynamic modules (whose directives our tables may not know). */
   loadsModules: boolean;
+  reads: InPlaceRead[];
 }
 
 /** Folders an include may never read (kernel and device files: endless, huge or secret). */
@@ -362,6 +385,7 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
     httpAccessLog: false,
     hasRlimit: false,
     loadsModules: false,
+    reads: [],
   };
   const mainText = readConfig(original);
   const mainAst = parseNginx(mainText);
@@ -394,6 +418,7 @@ export function planNginxSandbox(input: NginxSandboxInput): NginxSandboxPlan {
     portCount: ctx.portKeys.size,
     warnings: ctx.warnings,
     adjustments: ctx.adjustments,
+    reads: ctx.reads,
   };
 }
 
@@ -494,7 +519,12 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
 
   const visit = (list: Directive[], c: string, server: Directive | undefined, upstreamName: string | undefined) => {
     for (const d of list) {
-      if (d.entry) continue;
+      if (d.entry) {
+        // an include among a geo/map/types block's entries is read by nginx where it is
+        if (d.name === 'include' && d.args[0] && path.isAbsolute(d.args[0].value))
+          for (const m of expandInclude(d.args[0].value)) ctx.reads.push({ path: m, file: orig, line: lineAt(file.text, d.start) });
+        continue;
+      }
       const n = d.name;
       if (SCRIPTING.test(n)) {
         refuse(
@@ -521,6 +551,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
           `\`${n}\` is not a directive the sandbox knows (a third-party module's?): without a network namespace here it cannot tell which addresses or paths it uses`,
         );
       const where = { file: orig, line: lineAt(file.text, d.start) };
+      if (IN_PLACE_READS.has(n) && d.args[0]) ctx.reads.push({ path: d.args[0].value, ...where });
       const lim = ctx.input.limits;
       switch (n) {
         case 'load_module': {
@@ -547,6 +578,7 @@ function rewriteFile(ctx: Ctx, job: FileJob, ast: NginxFile, depth: number): voi
               d,
               `\`load_module ${w.value}\`: modules are loaded only from the binary's own modules folder (${layout.modulesDir}); a library elsewhere would run its code during the check`,
             );
+          if (ctx.input.refuseUncontainedNative) refuse(file, orig, d, `\`load_module ${w.value}\`: ${ctx.input.refuseUncontainedNative}`);
           if (p !== w.value) replaceWord(w, q(p));
           break;
         }
