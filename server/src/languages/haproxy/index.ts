@@ -5,6 +5,7 @@ import { haproxyNavEntities } from './navigation';
 import { definitionsInFile } from '../../core/navigation';
 import { haproxyFolding, haproxySelectionRanges, haproxySymbols } from './symbols';
 import { formatHaproxy } from './format';
+import { sectionFixes } from './sectionFix';
 
 export type { HaproxyFile } from './ast';
 
@@ -42,6 +43,7 @@ export const haproxyModule: LanguageModule<HaproxyFile> = {
   folding: (doc, ast) => haproxyFolding(doc, ast),
   selectionRanges: (doc, ast, positions) => haproxySelectionRanges(doc, ast, positions),
   format: (doc, ast, range, options) => formatHaproxy(doc, ast, range, options),
+  codeActions: (doc, ast, range, diagnostics) => sectionFixes(doc, ast, range, diagnostics),
   navEntities: (_doc, ast) => haproxyNavEntities(ast),
   definition(doc, ast, pos) {
     const defs = definitionsInFile(haproxyNavEntities(ast), doc.offsetAt(pos));
