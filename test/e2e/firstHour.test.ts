@@ -93,8 +93,9 @@ describe("a user's first hour in the editor (code-server + chromium)", { timeout
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible' });
     await input.fill(name);
-    await poll(`"${name}" in Quick Open`, async () =>
-      (await page.locator('.quick-input-widget .monaco-list-row').allInnerTexts()).some((r) => r.includes(name)),
+    // the filtered list, not the recently opened one: the row Enter opens is the file asked for
+    await poll(`"${name}" as the selected row of Quick Open`, async () =>
+      (await page.locator('.quick-input-widget .monaco-list-row.focused').allInnerTexts()).some((r) => r.includes(name)),
     );
     await page.keyboard.press('Enter');
     await poll(`the editor of "${name}" to be active`, async () => (await wb.languageMode().catch(() => '')) === mode);
