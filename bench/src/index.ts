@@ -518,24 +518,12 @@ export async function runBenchmark(options: BenchOptions, hooks: RunHooks = {}):
     if (options.failover) result.failover = failoverSummary(options.failover.mode, load.perSecond, failAtMs / 1000);
     if (readings && sb) {
       readings.statuses = load.statuses;
-      result.diagnosis = makeDiagnosis(
-        result,
-        readings,
-        configFacts(
-          sb.kind,
-          sb.copies().map((c) => c.original),
-        ),
-        options.backend?.status ?? 200,
+      const facts = configFacts(
+        sb.kind,
+        sb.copies().map((c) => c.original),
       );
-      const ff = result.failover
-        ? failoverFinding(
-            result.failover,
-            configFacts(
-              sb.kind,
-              sb.copies().map((c) => c.original),
-            ),
-          )
-        : null;
+      result.diagnosis = makeDiagnosis(result, readings, facts, options.backend?.status ?? 200);
+      const ff = result.failover ? failoverFinding(result.failover, facts) : null;
       if (ff) result.diagnosis.findings.push(ff);
     }
     return result;

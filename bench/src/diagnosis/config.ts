@@ -1,7 +1,7 @@
 // What the diagnosis needs to know of the user's config, with the lines it comes from: read from
 // the user's files (never the sandbox's copies, whose paths and ports are the run's) with the
 // languages' own parsers. Only the settings a finding can point at are collected.
-import { readFileSync } from 'node:fs';
+import { readTextSafe } from '../../../server/src/runner/sandbox/common';
 import { parseNginx } from '../../../server/src/languages/nginx/parser';
 import { walk, type Directive, type NginxFile } from '../../../server/src/languages/nginx/ast';
 import { parseHaproxy } from '../../../server/src/languages/haproxy/parser';
@@ -76,7 +76,7 @@ export function nginxFacts(files: readonly string[]): NginxFacts {
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readTextSafe(file); // the user's file: regular, bounded, never blocking
     } catch {
       continue;
     }
@@ -195,7 +195,7 @@ export function haproxyFacts(files: readonly string[]): HaproxyFacts {
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readTextSafe(file); // the user's file: regular, bounded, never blocking
     } catch {
       continue;
     }
