@@ -4,6 +4,7 @@
 // 130 interrupted.
 import { FAIL_MODES, type FailMode } from '../../protocol/diagnosis';
 import { capacityCommand } from './capacity';
+import { reportBenchError } from './benchError';
 import { parseSlo, type Slo } from '../../bench/src/capacity';
 import { diagnosisLines } from './diagnosisText';
 import type { BenchOptions, BenchResult, ProxyKind, ScenarioName, SecondSample } from '../../protocol/bench';
@@ -598,26 +599,7 @@ export async function benchCommand(argv: string[]): Promise<number> {
     process.stdout.write(parsed.json ? JSON.stringify(resultJson(r), null, 2) + '\n' : formatTable(r));
     return 0;
   } catch (e) {
-    if (tty) process.stderr.write('\r\x1b[K');
-    const err = e as Error;
-    if (err.name === 'AbortError') {
-      process.stderr.write('bench: interrupted; the proxy and the backend were stopped\n');
-      return 130;
-    }
-    if (err instanceof BenchUsageError) {
-      process.stderr.write(`bench: ${escapeControls(err.message)}\n`);
-      return 2;
-    }
-    if (err instanceof SandboxRefusal) {
-      process.stderr.write(`bench: refused: ${escapeControls(err.message)}\n`);
-      return 1;
-    }
-    if (err instanceof ConfigCheckError) {
-      process.stderr.write(`bench: ${escapeControls(err.message)}\n${escapeControls(err.details)}\n`);
-      return 1;
-    }
-    process.stderr.write(`bench: ${escapeControls(err.message)}\n`);
-    return 1;
+    return reportBenchError(e, tty);
   } finally {
     process.removeListener('SIGINT', onSig);
     process.removeListener('SIGTERM', onSig);
@@ -638,12 +620,6 @@ async function exportCommand(options: BenchOptions, to: { engine: ExportEngine; 
     );
     return 0;
   } catch (e) {
-    const err = e as Error;
-    if (err instanceof BenchUsageError) {
-      process.stderr.write(`bench: ${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`bench: ${err instanceof SandboxRefusal ? 'refused: ' : ''}${err.message}\n`);
-    return 1;
+    return reportBenchError(e, false);
   }
 }

@@ -3,7 +3,7 @@
 // knee with its uncertainty; with two --binary or --compare-config, both knees A/B.
 import * as path from 'node:path';
 import type { BenchOptions } from '../../protocol/bench';
-import { BenchUsageError, ConfigCheckError, SandboxRefusal } from '../../bench/src/index';
+import { reportBenchError } from './benchError';
 import { formatSlo, runCapacity, type CapacityResult, type CapacityStep, type Slo } from '../../bench/src/capacity';
 
 export type Side = { label: string; options: BenchOptions; result?: CapacityResult & { proxy: { version: string } | null } };
@@ -101,16 +101,7 @@ export async function capacityCommand(
     );
     return 0;
   } catch (e) {
-    if (tty) process.stderr.write('\r\x1b[K');
-    const err = e as Error;
-    if (err.name === 'AbortError') {
-      process.stderr.write('bench: interrupted; the proxy and the backend were stopped\n');
-      return 130;
-    }
-    process.stderr.write(
-      `bench: ${err instanceof SandboxRefusal ? 'refused: ' : ''}${err.message}${err instanceof ConfigCheckError ? `\n${err.details}` : ''}\n`,
-    );
-    return err instanceof BenchUsageError ? 2 : 1;
+    return reportBenchError(e, tty);
   } finally {
     process.removeListener('SIGINT', onSig);
     process.removeListener('SIGTERM', onSig);
