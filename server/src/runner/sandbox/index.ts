@@ -14,7 +14,6 @@ import { fileLimits } from './limits';
 import {
   BACKEND_SLOTS,
   ConfigCheckError,
-  editorLineEnds,
   fillPorts,
   warningFromRewrite,
   makeSandboxDir,
@@ -335,7 +334,7 @@ export class ProxySandbox {
         text = text.replace(/127\.0\.0\.1:\u0000P(\d+)\u0000/g, (m, i: string) =>
           fdOfSlot.has(Number(i)) ? `fd@${fdOfSlot.get(Number(i))}` : m,
         );
-      writeText(f.copy, editorLineEnds(fillPorts(text, ports, this.backend)));
+      writeText(f.copy, fillPorts(text, ports, this.backend)); // the planner's text: line ends already the editor's
     }
     for (const l of this.listeners) l.port = ports[l.slot];
   }
