@@ -16,10 +16,11 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import * as ls from '../server/src/service/languageService';
 // @ts-expect-error plain .mjs generator without types
 import { nginxConfig, haproxyConfig } from './gen-large-config.mjs';
+import { corpusRoot } from '../test/corpusRoot';
 
 type Lang = 'nginx' | 'haproxy';
 const root = resolve(__dirname, '..');
-const corpus = process.env.PROXY_TUNER_CORPUS ?? resolve(root, '../shared/corpus');
+const corpus = corpusRoot;
 
 function diff(a: string, b: string): void {
   const A = JSON.parse(readFileSync(a, 'utf8'));
